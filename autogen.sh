@@ -1,0 +1,32 @@
+#!/bin/sh
+# autogen.sh [CONFIGURE-ARGS...]: installs what is missing (as root, from Debian's packages;
+# otherwise prints the apt-get line), then runs autoreconf and configure.
+set -eu
+cd "$(dirname "$0")"
+
+# Build: compiler, autotools, the libraries. Tests: Check, libcurl, curl, clang-format.
+packages="build-essential autoconf automake pkg-config libmicrohttpd-dev libjansson-dev \
+libsqlite3-dev zlib1g-dev check libcurl4-openssl-dev curl clang-format libjs-chart.js"
+
+missing=""
+for p in $packages; do
+	if ! dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed"; then
+		missing="$missing $p"
+	fi
+done
+if [ -n "$missing" ]; then
+	if [ "$(id -u)" = 0 ]; then
+		echo "autogen.sh: installing:$missing"
+		export DEBIAN_FRONTEND=noninteractive
+		apt-get update -qq
+		# shellcheck disable=SC2086
+		apt-get install -y -qq --no-install-recommends $missing
+	else
+		echo "autogen.sh: missing packages; run as root:" >&2
+		echo "  apt-get update && apt-get install -y$missing" >&2
+		exit 1
+	fi
+fi
+
+autoreconf -fi
+./configure "$@"

@@ -1,0 +1,106 @@
+/* catalog.h: the catalogue. Every SQL statement and every sqlite3 handle lives in catalog.c.
+ *
+ * A `struct catalog` is one SQLite connection with its prepared statements; it is used by one
+ * thread at a time. A `struct catalog_pool` hands each thread its own connection, opened on
+ * first use, and closes them all at shutdown. The interface speaks in model structures and
+ * JSON, never in SQL, so that another backend (PostgreSQL) could implement it.
+ *
+ * Storage rules: WAL, synchronous=NORMAL (a power cut may lose the last transactions, never
+ * corrupt the file; an application crash loses nothing), foreign keys on, busy timeout.
+ * Each upload is one transaction: its bytes, every entry, track and reference, or nothing.
+ */
+#ifndef ANIMDEX_CATALOG_H
+#define ANIMDEX_CATALOG_H
+
+#include <jansson.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "error.h"
+#include "format.h"
+#include "model.h"
+
+struct catalog;
+struct catalog_pool;
+
+/* Opens (creating if needed) and applies the migrations of schema/ not yet applied. */
+struct catalog *catalog_open(const char *path, struct error *err);
+void catalog_close(struct catalog *cat);
+/* The schema version (PRAGMA user_version) of an open catalogue. */
+int catalog_schema_version(struct catalog *cat);
+
+struct catalog_pool *catalog_pool_create(const char *path);
+void catalog_pool_free(struct catalog_pool *pool);
+/* The calling thread's connection, opened on first use; NULL with err set on failure. */
+struct catalog *catalog_pool_get(struct catalog_pool *pool, struct error *err);
+
+/* Who and what came with an upload. */
+struct catalog_upload {
+	const void *bytes;       /* the raw upload; not owned */
+	size_t length;
+	const char *sha256;      /* hex digest of bytes */
+	const char *filename;    /* may be NULL */
+	const char *note;        /* may be NULL */
+	const char *uploaded_by; /* may be NULL */
+};
+
+/* A write transaction around several catalog_put calls (BEGIN IMMEDIATE: writers queue for
+ * the lock instead of failing with SQLITE_BUSY on upgrade). catalog_put outside one opens its
+ * own. */
+int catalog_begin(struct catalog *cat, struct error *err);
+int catalog_commit(struct catalog *cat, struct error *err);
+void catalog_rollback(struct catalog *cat);
+
+/* The entries already stored for these bytes: a JSON array of summaries, empty when new. */
+json_t *catalog_find_by_sha256(struct catalog *cat, const char *sha256, struct error *err);
+
+/* Stores the bytes and every decoded resource in one transaction; returns the summaries of
+ * the created entries as a JSON array, or NULL with err set (and nothing stored). When the
+ * same bytes are already catalogued (a concurrent upload won), stores nothing, sets *existed
+ * and returns the existing entries. */
+json_t *catalog_put(struct catalog *cat, const struct catalog_upload *up,
+		    const struct decode_result *decoded, int *existed, struct error *err);
+
+struct catalog_query {
+	const char *class_name; /* exact class, or NULL */
+	const char *family;     /* exact family, or NULL */
+	const char *name;       /* exact name (case-insensitive), or NULL */
+	const char *q;          /* substring of name, class, filename or note, or NULL */
+	int has_crc32;
+	uint32_t crc32;
+	int64_t before_id;      /* keyset cursor: only ids below this; 0 for the first page */
+	unsigned limit;         /* rows per page, >= 1 */
+};
+
+/* {"resources": [...], "next_cursor": "..."} (no cursor on the last page). */
+json_t *catalog_list(struct catalog *cat, const struct catalog_query *q, struct error *err);
+/* The whole entry: summary, structure, assumed notes, tracks. */
+json_t *catalog_get(struct catalog *cat, int64_t id, struct error *err);
+/* The uploaded bytes of an entry, malloc'd; filename malloc'd or NULL. */
+int catalog_get_raw(struct catalog *cat, int64_t id, void **bytes, size_t *length,
+		    char **filename, struct error *err);
+/* Removes an entry, its tracks and references, and its bytes when no other entry uses them. */
+int catalog_delete(struct catalog *cat, int64_t id, struct error *err);
+
+/* One track ready to sample: its sampler owns copies of the keys. */
+struct catalog_track {
+	int64_t resource_id;
+	unsigned n;
+	char *name;
+	struct sampler sampler;
+};
+int catalog_load_track(struct catalog *cat, int64_t id, unsigned n, struct catalog_track *out,
+		       struct error *err);
+void catalog_track_cleanup(struct catalog_track *track);
+
+/* Everything known about a handle: entries, references, names. */
+json_t *catalog_handle(struct catalog *cat, uint32_t crc32, struct error *err);
+/* [{"class", "family", "count"}] */
+json_t *catalog_classes(struct catalog *cat, struct error *err);
+/* {"resources": n, "tracks": n, "blobs": n, "bytes": n, "schema_version": n} */
+json_t *catalog_stats(struct catalog *cat, struct error *err);
+
+/* Row counts of each table, for tests that check a failed upload changed nothing. */
+int catalog_count(struct catalog *cat, const char *table, int64_t *out, struct error *err);
+
+#endif

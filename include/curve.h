@@ -1,0 +1,49 @@
+/* curve.h: the one sampling engine (FORMATS 3.2). Pure: no I/O, no globals, no allocation.
+ *
+ * A curve is a read-only view of one sampler's keys. curve_sample_f32() evaluates float
+ * curves; curve_step_key() gives the key whose value a STEP curve (and every BOOL/INT/UINT
+ * curve) holds at a time. A cursor remembers the segment of the previous call, so a sweep of
+ * increasing times walks the keys instead of searching from scratch: the search gallops from
+ * the cursor, so a sweep costs O(keys + samples) and one random lookup costs O(log keys).
+ *
+ * Rules: before the first key, the first value; at or after the last key, the last value;
+ * at an exact key time, that key's value; one key, its value. LINEAR is (1-u)v_k + u v_k+1;
+ * quaternion LINEAR is shortest-path slerp (nlerp above a dot of 0.9995); CUBIC_SPLINE is
+ * Hermite with per-second tangents scaled by the key interval. Quaternion results are always
+ * normalised.
+ */
+#ifndef ANIMDEX_CURVE_H
+#define ANIMDEX_CURVE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "model.h"
+
+struct curve {
+	enum value_type type;       /* component kind and count */
+	enum interpolation interp;  /* STEP, LINEAR or CUBIC_SPLINE */
+	enum semantic semantic;     /* quaternion: elements are FLOAT4 quaternions */
+	uint32_t components;        /* floats per key value: type components x array size */
+	uint32_t key_count;         /* >= 1 */
+	const float *times;         /* key_count, strictly increasing */
+	const void *values;         /* native packed; for cubic: in, value, out per key */
+};
+
+struct curve_cursor {
+	uint32_t key; /* the segment found last: times[key] <= t < times[key + 1] */
+};
+
+void curve_from_sampler(struct curve *c, const struct sampler *s);
+void curve_cursor_init(struct curve_cursor *cursor);
+
+/* The index of the key at or before t (clamped to the first and last key). */
+uint32_t curve_step_key(const struct curve *c, struct curve_cursor *cursor, float t);
+
+/* Evaluates a float curve at t into out[components]. */
+void curve_sample_f32(const struct curve *c, struct curve_cursor *cursor, float t, float *out);
+
+/* The key value, in-tangent and out-tangent of key k as floats (tangents zero unless cubic). */
+const float *curve_key_value(const struct curve *c, uint32_t k);
+
+#endif

@@ -1,0 +1,75 @@
+/* format.h: the table of decoders and how an upload finds its decoder (DESIGN section 1).
+ *
+ * Detection order: an explicit class= or family=; then magic bytes; then the file name's
+ * extension; then each decoder's structural probe. The best-matching decoder decodes; when it
+ * refuses, its error is the answer. When no decoder matches, the answer is 415 with what was
+ * tried and why each refused.
+ *
+ * Adding a format: one file in src/formats/, one line in the table in format.c.
+ */
+#ifndef ANIMDEX_FORMAT_H
+#define ANIMDEX_FORMAT_H
+
+#include <jansson.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "error.h"
+#include "model.h"
+
+/* An upload as the decoders see it; nothing in it is trusted. */
+struct upload {
+	const uint8_t *data;    /* the bytes; not owned */
+	size_t length;
+	const char *filename;   /* as given by the client, or NULL */
+	const char *class_name; /* class=, or NULL */
+	const char *family;     /* family=, or NULL */
+	const char *name;       /* name=, or NULL */
+	const char *crc32;      /* crc32= as text, or NULL */
+	const char *layout;     /* layout=, or NULL */
+	const char *endian;     /* endian=, or NULL */
+};
+
+/* How strongly a decoder claims an upload. */
+enum format_match {
+	MATCH_NONE = 0,
+	MATCH_PROBE,     /* its structure looks right */
+	MATCH_EXTENSION, /* the file name's extension */
+	MATCH_MAGIC,     /* the leading bytes */
+	MATCH_EXPLICIT,  /* class= or family= names it */
+};
+
+struct decode_result {
+	struct resource **resources; /* count entries, owned */
+	size_t count;
+	json_t *skipped;             /* array of {"name", "type", "reason"}; owned */
+};
+
+struct format {
+	const char *family;      /* "radient" ... */
+	const char *description; /* one line for --help and 415 answers */
+	/* How well this decoder claims the upload; writes why not into `why` when MATCH_NONE. */
+	enum format_match (*match)(const struct upload *up, char *why, size_t why_size);
+	/* Appends one or more resources to `out`; on failure sets err and returns -1. */
+	int (*decode)(const struct upload *up, struct decode_result *out, struct error *err);
+};
+
+void decode_result_init(struct decode_result *result);
+void decode_result_cleanup(struct decode_result *result);
+/* Takes ownership of res, also on failure. */
+int decode_result_add(struct decode_result *result, struct resource *res);
+
+/* Finds the decoder, decodes, and fills in name and handle defaults. */
+int format_decode(const struct upload *up, struct decode_result *out, struct error *err);
+
+/* The file name's extension without the dot, or "" */
+const char *format_extension(const char *filename);
+/* Case-insensitive: does the file name end with ".<ext>"? */
+int format_has_extension(const char *filename, const char *ext);
+
+const struct format *const *format_table(size_t *count);
+
+/* The decoders. */
+extern const struct format format_radient;
+
+#endif

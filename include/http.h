@@ -1,0 +1,121 @@
+/* http.h: what a route handler sees of a request and gives back as a response.
+ *
+ * server.c is the only file that includes microhttpd.h: it collects each request (its query
+ * arguments, and its body: raw, or multipart parts and fields), finds the route, calls the
+ * handler once the whole body is in, and sends the response. Handlers are plain functions of
+ * (request, response), so the route table reads like the API's documentation.
+ */
+#ifndef ANIMDEX_HTTP_H
+#define ANIMDEX_HTTP_H
+
+#include <jansson.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "buf.h"
+#include "catalog.h"
+#include "error.h"
+
+struct server_config {
+	const char *listen;      /* "127.0.0.1:8080", "[::1]:8080", port 0 = any free port */
+	const char *db_path;     /* the SQLite file */
+	const char *www_dir;     /* static files */
+	size_t max_upload;       /* bytes in one request body */
+	unsigned threads;        /* libmicrohttpd polling threads */
+	unsigned max_samples;    /* samples in one sample request */
+	unsigned max_connections;
+	unsigned max_connections_per_ip;
+	unsigned timeout_seconds; /* idle connections are closed after this */
+	int quiet;               /* no request log */
+};
+
+/* One uploaded file: a multipart part with a file name, or a raw body. */
+struct upload_file {
+	char *field;        /* the form field ("file"), or NULL for a raw body */
+	char *filename;     /* as the client named it, or NULL */
+	struct buf data;    /* the bytes, bounded by the upload limit */
+};
+
+struct request_field {
+	char *key;
+	struct buf value;
+};
+
+#define REQUEST_MAX_CAPTURES 2
+#define REQUEST_MAX_FIELDS 16
+#define REQUEST_MAX_FILES 64
+
+struct request {
+	const char *method;
+	const char *path;
+	void *connection;                          /* the server's; opaque to routes */
+	const char *captures[REQUEST_MAX_CAPTURES]; /* the {id} and {n} of the route's path */
+	char capture_text[REQUEST_MAX_CAPTURES][64]; /* where captures point */
+	struct upload_file files[REQUEST_MAX_FILES];
+	size_t file_count;
+	struct request_field fields[REQUEST_MAX_FIELDS]; /* multipart form fields */
+	size_t field_count;
+	const struct server_config *config;
+	struct catalog_pool *pool;
+};
+
+struct response {
+	unsigned status;
+	char content_type[64];
+	char *body;              /* malloc'd; sent and freed by the server */
+	size_t length;
+	char *disposition;       /* Content-Disposition, or NULL */
+	char extra_name[2][32];  /* up to two more headers */
+	char extra_value[2][64];
+};
+
+/* A multipart form field if given, else the query argument, else NULL. */
+const char *request_arg(const struct request *req, const char *name);
+/* A request header, or NULL. */
+const char *request_header(const struct request *req, const char *name);
+
+void response_json(struct response *resp, unsigned status, json_t *json);
+void response_error(struct response *resp, const struct error *err);
+void response_take(struct response *resp, unsigned status, const char *type, char *body,
+		   size_t length);
+void response_header(struct response *resp, const char *name, const char *value);
+
+/* The routes. */
+typedef void (*route_handler)(struct request *req, struct response *resp);
+
+struct route {
+	const char *method;     /* "GET", "POST", "DELETE" */
+	const char *pattern;    /* "/api/resources/{}/tracks/{}/sample"; {} captures */
+	route_handler handler;
+	int takes_body;         /* collects an upload body */
+};
+
+const struct route *routes_find(const char *method, const char *path, struct request *req,
+				int *path_known);
+
+void route_upload(struct request *req, struct response *resp);
+void route_list(struct request *req, struct response *resp);
+void route_get(struct request *req, struct response *resp);
+void route_raw(struct request *req, struct response *resp);
+void route_delete(struct request *req, struct response *resp);
+void route_keys(struct request *req, struct response *resp);
+void route_sample(struct request *req, struct response *resp);
+void route_handle(struct request *req, struct response *resp);
+void route_classes(struct request *req, struct response *resp);
+void route_health(struct request *req, struct response *resp);
+void route_static(struct request *req, struct response *resp);
+
+/* The calling thread's catalogue, or NULL after answering 500/503. */
+struct catalog *route_catalog(struct request *req, struct response *resp);
+/* Parses the {id} capture; answers 400 and returns -1 when it is not a positive integer. */
+int route_id(struct request *req, struct response *resp, int64_t *id);
+
+/* Sample output shared by the routes and `animdexd decode`. */
+struct server;
+struct server *server_start(const struct server_config *cfg, struct catalog_pool *pool,
+			    struct error *err);
+uint16_t server_port(const struct server *srv);
+/* Stops accepting, lets requests in flight finish (up to a grace period), then stops. */
+void server_stop(struct server *srv);
+
+#endif

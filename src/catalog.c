@@ -1,0 +1,1038 @@
+/* catalog.c: the SQLite catalogue (DESIGN section 5). Every SQL statement of animdex is here.
+ *
+ * Statements are prepared once per connection (the list filters too: one statement per
+ * combination of filters, prepared on first use). u64 fields are stored as decimal text, since
+ * SQLite integers are signed 64-bit; CRC32 handles fit a SQLite integer as they are.
+ */
+#include "catalog.h"
+
+#include <inttypes.h>
+#include <pthread.h>
+#include <sqlite3.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "buf.h"
+#include "render.h"
+#include "schema.h"
+
+#if __BYTE_ORDER__ != __ORDER_LITTLE_ENDIAN__
+#error "tracks store native little-endian arrays; a big-endian host needs byte swapping here"
+#endif
+
+enum statement {
+	ST_BEGIN,
+	ST_COMMIT,
+	ST_ROLLBACK,
+	ST_FIND_BY_SHA256,
+	ST_INSERT_BLOB,
+	ST_INSERT_RESOURCE,
+	ST_INSERT_TRACK,
+	ST_INSERT_REF,
+	ST_GET_RESOURCE,
+	ST_GET_TRACKS,
+	ST_GET_RAW,
+	ST_GET_BLOB_OF,
+	ST_DELETE_RESOURCE,
+	ST_DELETE_UNUSED_BLOB,
+	ST_LOAD_TRACK,
+	ST_HANDLE_RESOURCES,
+	ST_HANDLE_REFS,
+	ST_HANDLE_NAMES,
+	ST_CLASSES,
+	ST_STATS,
+	ST_COUNT
+};
+
+#define SUMMARY_COLUMNS                                                                        \
+	"r.id, r.class, r.family, r.name, r.crc32, r.crc32_source, r.filename, r.note, "       \
+	"r.uploaded_by, r.uploaded_at, r.duration, r.track_count, r.blob_sha256, b.size, "     \
+	"r.part "
+#define SUMMARY_FROM " FROM resources r JOIN blobs b ON b.sha256 = r.blob_sha256 "
+
+static const char *const statement_sql[ST_COUNT] = {
+	[ST_BEGIN] = "BEGIN IMMEDIATE",
+	[ST_COMMIT] = "COMMIT",
+	[ST_ROLLBACK] = "ROLLBACK",
+	[ST_FIND_BY_SHA256] =
+		"SELECT " SUMMARY_COLUMNS SUMMARY_FROM "WHERE r.blob_sha256 = ?1 ORDER BY r.part",
+	[ST_INSERT_BLOB] = "INSERT INTO blobs (sha256, size, bytes, filename, uploaded_at) "
+			   "VALUES (?1, ?2, ?3, ?4, ?5)",
+	[ST_INSERT_RESOURCE] =
+		"INSERT INTO resources (blob_sha256, part, family, class, name, crc32, "
+		"crc32_source, filename, note, uploaded_by, uploaded_at, duration, track_count, "
+		"structure, assumed) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, "
+		"?13, ?14, ?15)",
+	[ST_INSERT_TRACK] =
+		"INSERT INTO tracks (resource_id, n, name, target_schema, target_object, "
+		"target_name, property, first_element, value_type, array_size, interpolation, "
+		"semantic, key_count, time_first, time_last, times, key_values) VALUES (?1, ?2, "
+		"?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17)",
+	[ST_INSERT_REF] = "INSERT INTO refs (resource_id, crc32, kind, track, key) "
+			  "VALUES (?1, ?2, ?3, ?4, ?5)",
+	[ST_GET_RESOURCE] = "SELECT " SUMMARY_COLUMNS ", r.structure, r.assumed" SUMMARY_FROM
+			    "WHERE r.id = ?1",
+	[ST_GET_TRACKS] = "SELECT n, name, target_schema, target_object, target_name, property, "
+			  "first_element, value_type, array_size, interpolation, semantic, "
+			  "key_count, time_first, time_last FROM tracks WHERE resource_id = ?1 "
+			  "ORDER BY n",
+	[ST_GET_RAW] = "SELECT b.bytes, r.filename" SUMMARY_FROM "WHERE r.id = ?1",
+	[ST_GET_BLOB_OF] = "SELECT blob_sha256 FROM resources WHERE id = ?1",
+	[ST_DELETE_RESOURCE] = "DELETE FROM resources WHERE id = ?1",
+	[ST_DELETE_UNUSED_BLOB] = "DELETE FROM blobs WHERE sha256 = ?1 AND NOT EXISTS "
+				  "(SELECT 1 FROM resources WHERE blob_sha256 = ?1)",
+	[ST_LOAD_TRACK] = "SELECT name, value_type, array_size, interpolation, semantic, "
+			  "key_count, times, key_values FROM tracks WHERE resource_id = ?1 AND "
+			  "n = ?2",
+	[ST_HANDLE_RESOURCES] = "SELECT " SUMMARY_COLUMNS SUMMARY_FROM
+				"WHERE r.crc32 = ?1 ORDER BY r.id DESC LIMIT 1000",
+	[ST_HANDLE_REFS] = "SELECT f.resource_id, f.kind, f.track, f.key, r.class, r.name "
+			   "FROM refs f JOIN resources r ON r.id = f.resource_id "
+			   "WHERE f.crc32 = ?1 ORDER BY f.resource_id DESC, f.track, f.key "
+			   "LIMIT 1000",
+	[ST_HANDLE_NAMES] = "SELECT name, asobo32 = ?1, crc32 = ?1 FROM names "
+			    "WHERE asobo32 = ?1 OR crc32 = ?1 ORDER BY name LIMIT 1000",
+	[ST_CLASSES] = "SELECT class, family, count(*) FROM resources GROUP BY class, family "
+		       "ORDER BY class",
+	[ST_STATS] = "SELECT (SELECT count(*) FROM resources), (SELECT count(*) FROM tracks), "
+		     "(SELECT count(*) FROM blobs), (SELECT coalesce(sum(size), 0) FROM blobs)",
+};
+
+/* The list query's filters, one bit each; one prepared statement per combination. */
+enum list_filter {
+	FILTER_CLASS = 1,
+	FILTER_FAMILY = 2,
+	FILTER_NAME = 4,
+	FILTER_Q = 8,
+	FILTER_CRC32 = 16,
+	FILTER_CURSOR = 32,
+	FILTER_COMBINATIONS = 64
+};
+
+struct catalog {
+	sqlite3 *db;                               /* the connection */
+	sqlite3_stmt *stmt[ST_COUNT];              /* prepared on first use */
+	sqlite3_stmt *list_stmt[FILTER_COMBINATIONS]; /* list queries by filter bits */
+	struct catalog *next;                      /* in its pool's list */
+};
+
+static int catalog_fail(struct catalog *cat, struct error *err, const char *what)
+{
+	int code = sqlite3_extended_errcode(cat->db);
+	enum error_code ec = (code & 0xFF) == SQLITE_BUSY || (code & 0xFF) == SQLITE_LOCKED
+				     ? ERROR_UNAVAILABLE
+				     : ERROR_INTERNAL;
+
+	error_set(err, ec, NULL, -1, "catalogue: %s: %s (SQLite code %d)", what,
+		  sqlite3_errmsg(cat->db), code);
+	return -1;
+}
+
+static sqlite3_stmt *catalog_stmt(struct catalog *cat, enum statement st, struct error *err)
+{
+	if (!cat->stmt[st] &&
+	    sqlite3_prepare_v3(cat->db, statement_sql[st], -1, SQLITE_PREPARE_PERSISTENT,
+			       &cat->stmt[st], NULL) != SQLITE_OK) {
+		catalog_fail(cat, err, "preparing a statement");
+		return NULL;
+	}
+	sqlite3_reset(cat->stmt[st]);
+	sqlite3_clear_bindings(cat->stmt[st]);
+	return cat->stmt[st];
+}
+
+static int catalog_exec(struct catalog *cat, enum statement st, struct error *err)
+{
+	sqlite3_stmt *s = catalog_stmt(cat, st, err);
+	int rc;
+
+	if (!s)
+		return -1;
+	rc = sqlite3_step(s);
+	sqlite3_reset(s);
+	if (rc != SQLITE_DONE)
+		return catalog_fail(cat, err, statement_sql[st]);
+	return 0;
+}
+
+static int catalog_migrate(struct catalog *cat, struct error *err)
+{
+	int version = catalog_schema_version(cat);
+	unsigned latest = schema_migrations[schema_migration_count - 1].version;
+	char *msg = NULL;
+
+	if (version < 0)
+		return catalog_fail(cat, err, "reading PRAGMA user_version");
+	if ((unsigned)version > latest) {
+		error_set(err, ERROR_INTERNAL, NULL, -1,
+			  "catalogue: the database's schema version %d is newer than this "
+			  "animdexd knows (%u); use a newer animdexd",
+			  version, latest);
+		return -1;
+	}
+	if ((unsigned)version == latest)
+		return 0;
+	if (sqlite3_exec(cat->db, "BEGIN IMMEDIATE", NULL, NULL, NULL) != SQLITE_OK)
+		return catalog_fail(cat, err, "starting the migration");
+	/* Another connection may have migrated while this one waited for the lock. */
+	version = catalog_schema_version(cat);
+	for (unsigned i = 0; i < schema_migration_count; i++) {
+		const struct schema_migration *m = &schema_migrations[i];
+		char pragma[48];
+		if (m->version <= (unsigned)version)
+			continue;
+		snprintf(pragma, sizeof(pragma), "PRAGMA user_version = %u", m->version);
+		if (sqlite3_exec(cat->db, m->sql, NULL, NULL, &msg) != SQLITE_OK ||
+		    sqlite3_exec(cat->db, pragma, NULL, NULL, &msg) != SQLITE_OK) {
+			error_set(err, ERROR_INTERNAL, NULL, -1, "catalogue: migration %s: %s",
+				  m->file, msg ? msg : "failed");
+			sqlite3_free(msg);
+			sqlite3_exec(cat->db, "ROLLBACK", NULL, NULL, NULL);
+			return -1;
+		}
+	}
+	if (sqlite3_exec(cat->db, "COMMIT", NULL, NULL, NULL) != SQLITE_OK) {
+		catalog_fail(cat, err, "committing the migration");
+		sqlite3_exec(cat->db, "ROLLBACK", NULL, NULL, NULL);
+		return -1;
+	}
+	return 0;
+}
+
+struct catalog *catalog_open(const char *path, struct error *err)
+{
+	static const char *const pragmas =
+		"PRAGMA journal_mode = WAL;"
+		"PRAGMA synchronous = NORMAL;"
+		"PRAGMA foreign_keys = ON;"
+		"PRAGMA temp_store = MEMORY;";
+	struct catalog *cat = calloc(1, sizeof(*cat));
+	char *msg = NULL;
+
+	if (!cat) {
+		error_set(err, ERROR_INTERNAL, NULL, -1, "out of memory");
+		return NULL;
+	}
+	if (sqlite3_open_v2(path, &cat->db,
+			    SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX,
+			    NULL) != SQLITE_OK) {
+		error_set(err, ERROR_INTERNAL, NULL, -1, "catalogue: cannot open %s: %s", path,
+			  cat->db ? sqlite3_errmsg(cat->db) : "out of memory");
+		goto fail;
+	}
+	sqlite3_busy_timeout(cat->db, 10000);
+	sqlite3_extended_result_codes(cat->db, 1);
+	if (sqlite3_exec(cat->db, pragmas, NULL, NULL, &msg) != SQLITE_OK) {
+		error_set(err, ERROR_INTERNAL, NULL, -1, "catalogue: %s: %s", path,
+			  msg ? msg : "cannot configure");
+		sqlite3_free(msg);
+		goto fail;
+	}
+	if (catalog_migrate(cat, err) < 0)
+		goto fail;
+	return cat;
+fail:
+	catalog_close(cat);
+	return NULL;
+}
+
+void catalog_close(struct catalog *cat)
+{
+	if (!cat)
+		return;
+	for (int i = 0; i < ST_COUNT; i++)
+		sqlite3_finalize(cat->stmt[i]);
+	for (int i = 0; i < FILTER_COMBINATIONS; i++)
+		sqlite3_finalize(cat->list_stmt[i]);
+	sqlite3_close(cat->db);
+	free(cat);
+}
+
+int catalog_schema_version(struct catalog *cat)
+{
+	sqlite3_stmt *s;
+	int version = -1;
+
+	if (sqlite3_prepare_v2(cat->db, "PRAGMA user_version", -1, &s, NULL) != SQLITE_OK)
+		return -1;
+	if (sqlite3_step(s) == SQLITE_ROW)
+		version = sqlite3_column_int(s, 0);
+	sqlite3_finalize(s);
+	return version;
+}
+
+/* The pool: one connection per thread. */
+
+struct catalog_pool {
+	char *path;              /* the database file */
+	pthread_key_t key;       /* the calling thread's connection */
+	pthread_mutex_t lock;    /* guards all */
+	struct catalog *all;     /* every connection opened, closed by catalog_pool_free */
+};
+
+struct catalog_pool *catalog_pool_create(const char *path)
+{
+	struct catalog_pool *pool = calloc(1, sizeof(*pool));
+
+	if (!pool)
+		return NULL;
+	pool->path = strdup(path);
+	if (!pool->path || pthread_key_create(&pool->key, NULL) != 0) {
+		free(pool->path);
+		free(pool);
+		return NULL;
+	}
+	pthread_mutex_init(&pool->lock, NULL);
+	return pool;
+}
+
+void catalog_pool_free(struct catalog_pool *pool)
+{
+	struct catalog *cat, *next;
+
+	if (!pool)
+		return;
+	for (cat = pool->all; cat; cat = next) {
+		next = cat->next;
+		catalog_close(cat);
+	}
+	pthread_key_delete(pool->key);
+	pthread_mutex_destroy(&pool->lock);
+	free(pool->path);
+	free(pool);
+}
+
+struct catalog *catalog_pool_get(struct catalog_pool *pool, struct error *err)
+{
+	struct catalog *cat = pthread_getspecific(pool->key);
+
+	if (cat)
+		return cat;
+	cat = catalog_open(pool->path, err);
+	if (!cat)
+		return NULL;
+	pthread_mutex_lock(&pool->lock);
+	cat->next = pool->all;
+	pool->all = cat;
+	pthread_mutex_unlock(&pool->lock);
+	pthread_setspecific(pool->key, cat);
+	return cat;
+}
+
+/* Rows to JSON. */
+
+static json_t *column_text_or_null(sqlite3_stmt *s, int col)
+{
+	const unsigned char *t = sqlite3_column_text(s, col);
+	return t ? json_string((const char *)t) : json_null();
+}
+
+/* A summary from the SUMMARY_COLUMNS of the current row. */
+static json_t *row_summary(sqlite3_stmt *s)
+{
+	int64_t id = sqlite3_column_int64(s, 0);
+	uint32_t crc = (uint32_t)sqlite3_column_int64(s, 4);
+	char handle[11], when[32], self[48];
+
+	render_handle(crc, handle);
+	render_time_ms(sqlite3_column_int64(s, 9), when);
+	snprintf(self, sizeof(self), "/api/resources/%" PRId64, id);
+	return json_pack("{s:I, s:o, s:o, s:o, s:s, s:I, s:o, s:o, s:o, s:o, s:s, s:o, s:i, "
+			 "s:o, s:I, s:i, s:s}",
+			 "id", (json_int_t)id, "class", column_text_or_null(s, 1), "family",
+			 column_text_or_null(s, 2), "name", column_text_or_null(s, 3), "crc32",
+			 handle, "crc32_decimal", (json_int_t)crc, "crc32_source",
+			 column_text_or_null(s, 5), "filename", column_text_or_null(s, 6), "note",
+			 column_text_or_null(s, 7), "uploaded_by", column_text_or_null(s, 8),
+			 "uploaded_at", when, "duration",
+			 sqlite3_column_type(s, 10) == SQLITE_NULL
+				 ? json_null()
+				 : json_real(sqlite3_column_double(s, 10)),
+			 "track_count", sqlite3_column_int(s, 11), "sha256",
+			 column_text_or_null(s, 12), "size", (json_int_t)sqlite3_column_int64(s, 13),
+			 "part", sqlite3_column_int(s, 14), "url", self);
+}
+
+static json_t *collect_summaries(struct catalog *cat, sqlite3_stmt *s, struct error *err)
+{
+	json_t *list = json_array();
+	int rc;
+
+	while ((rc = sqlite3_step(s)) == SQLITE_ROW)
+		json_array_append_new(list, row_summary(s));
+	sqlite3_reset(s);
+	if (rc != SQLITE_DONE) {
+		json_decref(list);
+		catalog_fail(cat, err, "reading entries");
+		return NULL;
+	}
+	return list;
+}
+
+json_t *catalog_find_by_sha256(struct catalog *cat, const char *sha256, struct error *err)
+{
+	sqlite3_stmt *s = catalog_stmt(cat, ST_FIND_BY_SHA256, err);
+
+	if (!s)
+		return NULL;
+	sqlite3_bind_text(s, 1, sha256, -1, SQLITE_STATIC);
+	return collect_summaries(cat, s, err);
+}
+
+static int64_t now_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_REALTIME, &ts);
+	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+static int bind_text_or_null(sqlite3_stmt *s, int col, const char *text)
+{
+	return text ? sqlite3_bind_text(s, col, text, -1, SQLITE_TRANSIENT)
+		    : sqlite3_bind_null(s, col);
+}
+
+static int insert_track(struct catalog *cat, int64_t id, const struct resource *res,
+			unsigned n, struct error *err)
+{
+	const struct channel *ch = &res->clip.channels[n];
+	const struct target *tg = &res->clip.targets[ch->target];
+	const struct sampler *sp = &res->clip.samplers[ch->sampler];
+	sqlite3_stmt *s = catalog_stmt(cat, ST_INSERT_TRACK, err);
+	char object[24], property[24];
+	int rc;
+
+	if (!s)
+		return -1;
+	snprintf(object, sizeof(object), "%" PRIu64, tg->object);
+	snprintf(property, sizeof(property), "%" PRIu64, ch->property);
+	sqlite3_bind_int64(s, 1, id);
+	sqlite3_bind_int(s, 2, (int)n);
+	sqlite3_bind_text(s, 3, res->track_names ? res->track_names[n] : "", -1, SQLITE_STATIC);
+	sqlite3_bind_text(s, 4, tg->schema, -1, SQLITE_STATIC);
+	sqlite3_bind_text(s, 5, object, -1, SQLITE_TRANSIENT);
+	bind_text_or_null(s, 6, tg->name);
+	sqlite3_bind_text(s, 7, property, -1, SQLITE_TRANSIENT);
+	sqlite3_bind_int64(s, 8, ch->first_element);
+	sqlite3_bind_text(s, 9, value_type_name(sp->type), -1, SQLITE_STATIC);
+	sqlite3_bind_int64(s, 10, sp->array_size);
+	sqlite3_bind_text(s, 11, interpolation_name(sp->interp), -1, SQLITE_STATIC);
+	sqlite3_bind_text(s, 12, semantic_name(sp->semantic), -1, SQLITE_STATIC);
+	sqlite3_bind_int64(s, 13, sp->key_count);
+	sqlite3_bind_double(s, 14, sp->times[0]);
+	sqlite3_bind_double(s, 15, sp->times[sp->key_count - 1]);
+	sqlite3_bind_blob64(s, 16, sp->times, (sqlite3_uint64)sp->key_count * sizeof(float),
+			    SQLITE_STATIC);
+	sqlite3_bind_blob64(s, 17, sp->values ? sp->values : "", sp->value_bytes, SQLITE_STATIC);
+	rc = sqlite3_step(s);
+	sqlite3_reset(s);
+	return rc == SQLITE_DONE ? 0 : catalog_fail(cat, err, "storing a track");
+}
+
+static int insert_resource(struct catalog *cat, const struct catalog_upload *up,
+			   const struct resource *res, unsigned part, int64_t when,
+			   int64_t *id, struct error *err)
+{
+	sqlite3_stmt *s = catalog_stmt(cat, ST_INSERT_RESOURCE, err);
+	json_t *structure;
+	char *structure_text, *assumed_text;
+	int rc;
+
+	if (!s)
+		return -1;
+	structure = render_structure(res);
+	structure_text = structure ? json_dumps(structure, JSON_COMPACT) : NULL;
+	assumed_text = json_dumps(res->assumed, JSON_COMPACT);
+	json_decref(structure);
+	if (!structure_text || !assumed_text) {
+		free(structure_text);
+		free(assumed_text);
+		error_set(err, ERROR_INTERNAL, NULL, -1, "out of memory");
+		return -1;
+	}
+	sqlite3_bind_text(s, 1, up->sha256, -1, SQLITE_STATIC);
+	sqlite3_bind_int(s, 2, (int)part);
+	sqlite3_bind_text(s, 3, res->family, -1, SQLITE_STATIC);
+	sqlite3_bind_text(s, 4, res->class_name, -1, SQLITE_STATIC);
+	bind_text_or_null(s, 5, res->name);
+	sqlite3_bind_int64(s, 6, res->crc32);
+	sqlite3_bind_text(s, 7, res->crc32_source, -1, SQLITE_STATIC);
+	bind_text_or_null(s, 8, up->filename);
+	bind_text_or_null(s, 9, up->note);
+	bind_text_or_null(s, 10, up->uploaded_by);
+	sqlite3_bind_int64(s, 11, when);
+	if (res->clip.sampler_count || res->clip.duration > 0)
+		sqlite3_bind_double(s, 12, res->clip.duration);
+	else
+		sqlite3_bind_null(s, 12);
+	sqlite3_bind_int64(s, 13, (sqlite3_int64)res->clip.channel_count);
+	sqlite3_bind_text(s, 14, structure_text, -1, free);
+	sqlite3_bind_text(s, 15, assumed_text, -1, free);
+	rc = sqlite3_step(s);
+	sqlite3_reset(s);
+	if (rc != SQLITE_DONE)
+		return catalog_fail(cat, err, "storing an entry");
+	*id = sqlite3_last_insert_rowid(cat->db);
+	return 0;
+}
+
+static int insert_refs(struct catalog *cat, int64_t id, const struct resource *res,
+		       struct error *err)
+{
+	for (size_t i = 0; i < res->ref_count; i++) {
+		const struct reference *ref = &res->refs[i];
+		sqlite3_stmt *s = catalog_stmt(cat, ST_INSERT_REF, err);
+		int rc;
+		if (!s)
+			return -1;
+		sqlite3_bind_int64(s, 1, id);
+		sqlite3_bind_int64(s, 2, ref->crc32);
+		sqlite3_bind_text(s, 3, ref->kind, -1, SQLITE_STATIC);
+		if (ref->track >= 0)
+			sqlite3_bind_int(s, 4, ref->track);
+		if (ref->key >= 0)
+			sqlite3_bind_int(s, 5, ref->key);
+		rc = sqlite3_step(s);
+		sqlite3_reset(s);
+		if (rc != SQLITE_DONE)
+			return catalog_fail(cat, err, "storing a reference");
+	}
+	return 0;
+}
+
+json_t *catalog_put(struct catalog *cat, const struct catalog_upload *up,
+		    const struct decode_result *decoded, int *existed, struct error *err)
+{
+	int64_t when = now_ms();
+	sqlite3_stmt *s;
+	json_t *created = NULL;
+	int own = sqlite3_get_autocommit(cat->db);
+	int rc;
+
+	*existed = 0;
+	if (own && catalog_exec(cat, ST_BEGIN, err) < 0)
+		return NULL;
+	/* Inside the write lock: a concurrent upload of the same bytes is seen here. */
+	created = catalog_find_by_sha256(cat, up->sha256, err);
+	if (!created)
+		goto fail;
+	if (json_array_size(created) > 0) {
+		*existed = 1;
+		if (own)
+			catalog_exec(cat, ST_ROLLBACK, NULL);
+		return created;
+	}
+	json_decref(created);
+	created = NULL;
+	s = catalog_stmt(cat, ST_INSERT_BLOB, err);
+	if (!s)
+		goto fail;
+	sqlite3_bind_text(s, 1, up->sha256, -1, SQLITE_STATIC);
+	sqlite3_bind_int64(s, 2, (sqlite3_int64)up->length);
+	sqlite3_bind_blob64(s, 3, up->length ? up->bytes : "", up->length, SQLITE_STATIC);
+	bind_text_or_null(s, 4, up->filename);
+	sqlite3_bind_int64(s, 5, when);
+	rc = sqlite3_step(s);
+	sqlite3_reset(s);
+	if (rc != SQLITE_DONE) {
+		catalog_fail(cat, err, "storing the uploaded bytes");
+		goto fail;
+	}
+	for (size_t i = 0; i < decoded->count; i++) {
+		const struct resource *res = decoded->resources[i];
+		int64_t id = 0;
+		if (insert_resource(cat, up, res, (unsigned)i, when, &id, err) < 0 ||
+		    insert_refs(cat, id, res, err) < 0)
+			goto fail;
+		for (size_t n = 0; n < res->clip.channel_count; n++)
+			if (insert_track(cat, id, res, (unsigned)n, err) < 0)
+				goto fail;
+	}
+	created = catalog_find_by_sha256(cat, up->sha256, err);
+	if (!created || (own && catalog_exec(cat, ST_COMMIT, err) < 0))
+		goto fail;
+	return created;
+fail:
+	json_decref(created);
+	if (own)
+		catalog_exec(cat, ST_ROLLBACK, NULL);
+	return NULL;
+}
+
+int catalog_begin(struct catalog *cat, struct error *err)
+{
+	return catalog_exec(cat, ST_BEGIN, err);
+}
+
+int catalog_commit(struct catalog *cat, struct error *err)
+{
+	if (catalog_exec(cat, ST_COMMIT, err) < 0) {
+		catalog_rollback(cat);
+		return -1;
+	}
+	return 0;
+}
+
+void catalog_rollback(struct catalog *cat)
+{
+	if (!sqlite3_get_autocommit(cat->db))
+		catalog_exec(cat, ST_ROLLBACK, NULL);
+}
+
+/* List with filters and keyset paging. */
+
+static sqlite3_stmt *list_statement(struct catalog *cat, unsigned bits, struct error *err)
+{
+	struct buf sql;
+
+	if (cat->list_stmt[bits]) {
+		sqlite3_reset(cat->list_stmt[bits]);
+		sqlite3_clear_bindings(cat->list_stmt[bits]);
+		return cat->list_stmt[bits];
+	}
+	buf_init(&sql, 4096);
+	buf_puts(&sql, "SELECT " SUMMARY_COLUMNS SUMMARY_FROM "WHERE 1");
+	if (bits & FILTER_CLASS)
+		buf_puts(&sql, " AND r.class = ?1");
+	if (bits & FILTER_FAMILY)
+		buf_puts(&sql, " AND r.family = ?2");
+	if (bits & FILTER_NAME)
+		buf_puts(&sql, " AND r.name = ?3 COLLATE NOCASE");
+	if (bits & FILTER_Q)
+		buf_puts(&sql, " AND (r.name LIKE ?4 ESCAPE '\\' OR r.class LIKE ?4 ESCAPE '\\'"
+			       " OR r.filename LIKE ?4 ESCAPE '\\' OR r.note LIKE ?4 ESCAPE '\\')");
+	if (bits & FILTER_CRC32)
+		buf_puts(&sql, " AND r.crc32 = ?5");
+	if (bits & FILTER_CURSOR)
+		buf_puts(&sql, " AND r.id < ?6");
+	buf_puts(&sql, " ORDER BY r.id DESC LIMIT ?7");
+	if (!sql.data || sqlite3_prepare_v3(cat->db, sql.data, -1, SQLITE_PREPARE_PERSISTENT,
+					    &cat->list_stmt[bits], NULL) != SQLITE_OK) {
+		buf_cleanup(&sql);
+		catalog_fail(cat, err, "preparing the list query");
+		return NULL;
+	}
+	buf_cleanup(&sql);
+	return cat->list_stmt[bits];
+}
+
+/* "%q%" with LIKE's wildcards escaped. */
+static char *like_pattern(const char *q)
+{
+	size_t n = strlen(q);
+	char *p = malloc(2 * n + 3), *o = p;
+
+	if (!p)
+		return NULL;
+	*o++ = '%';
+	for (; *q; q++) {
+		if (*q == '%' || *q == '_' || *q == '\\')
+			*o++ = '\\';
+		*o++ = *q;
+	}
+	*o++ = '%';
+	*o = '\0';
+	return p;
+}
+
+json_t *catalog_list(struct catalog *cat, const struct catalog_query *q, struct error *err)
+{
+	unsigned bits = (q->class_name ? FILTER_CLASS : 0) | (q->family ? FILTER_FAMILY : 0) |
+			(q->name ? FILTER_NAME : 0) | (q->q ? FILTER_Q : 0) |
+			(q->has_crc32 ? FILTER_CRC32 : 0) | (q->before_id > 0 ? FILTER_CURSOR : 0);
+	sqlite3_stmt *s = list_statement(cat, bits, err);
+	json_t *list, *out;
+	size_t count;
+
+	if (!s)
+		return NULL;
+	if (q->class_name)
+		sqlite3_bind_text(s, 1, q->class_name, -1, SQLITE_STATIC);
+	if (q->family)
+		sqlite3_bind_text(s, 2, q->family, -1, SQLITE_STATIC);
+	if (q->name)
+		sqlite3_bind_text(s, 3, q->name, -1, SQLITE_STATIC);
+	if (q->q)
+		sqlite3_bind_text(s, 4, like_pattern(q->q), -1, free);
+	if (q->has_crc32)
+		sqlite3_bind_int64(s, 5, q->crc32);
+	if (q->before_id > 0)
+		sqlite3_bind_int64(s, 6, q->before_id);
+	sqlite3_bind_int64(s, 7, (sqlite3_int64)q->limit + 1);
+	list = collect_summaries(cat, s, err);
+	if (!list)
+		return NULL;
+	out = json_object();
+	count = json_array_size(list);
+	if (count > q->limit) {
+		char cursor[24];
+		json_array_remove(list, count - 1);
+		snprintf(cursor, sizeof(cursor), "%" PRId64,
+			 (int64_t)json_integer_value(
+				 json_object_get(json_array_get(list, q->limit - 1), "id")));
+		json_object_set_new(out, "next_cursor", json_string(cursor));
+	}
+	json_object_set_new(out, "resources", list);
+	return out;
+}
+
+static json_t *track_row(sqlite3_stmt *s)
+{
+	const char *schema = (const char *)sqlite3_column_text(s, 2);
+	uint64_t property = strtoull((const char *)sqlite3_column_text(s, 5), NULL, 10);
+	uint64_t object = strtoull((const char *)sqlite3_column_text(s, 3), NULL, 10);
+	const char *prop_name = schema_property_name(schema, property);
+
+	return json_pack("{s:i, s:o, s:{s:s, s:o, s:o}, s:o, s:o, s:I, s:o, s:I, s:o, s:o, s:I, "
+			 "s:[f, f]}",
+			 "n", sqlite3_column_int(s, 0), "name", column_text_or_null(s, 1),
+			 "target", "schema", schema, "object", render_u64(object), "name",
+			 column_text_or_null(s, 4), "property", render_u64(property),
+			 "property_name", prop_name ? json_string(prop_name) : json_null(),
+			 "first_array_element", (json_int_t)sqlite3_column_int64(s, 6), "type",
+			 column_text_or_null(s, 7), "array_size",
+			 (json_int_t)sqlite3_column_int64(s, 8), "interpolation",
+			 column_text_or_null(s, 9), "semantic", column_text_or_null(s, 10),
+			 "key_count", (json_int_t)sqlite3_column_int64(s, 11), "time_range",
+			 sqlite3_column_double(s, 12), sqlite3_column_double(s, 13));
+}
+
+json_t *catalog_get(struct catalog *cat, int64_t id, struct error *err)
+{
+	sqlite3_stmt *s = catalog_stmt(cat, ST_GET_RESOURCE, err);
+	json_t *entry, *tracks;
+	int rc;
+
+	if (!s)
+		return NULL;
+	sqlite3_bind_int64(s, 1, id);
+	rc = sqlite3_step(s);
+	if (rc != SQLITE_ROW) {
+		sqlite3_reset(s);
+		if (rc == SQLITE_DONE)
+			error_set(err, ERROR_NOT_FOUND, "id", -1, "no resource has id %" PRId64, id);
+		else
+			catalog_fail(cat, err, "reading an entry");
+		return NULL;
+	}
+	entry = row_summary(s);
+	json_object_set_new(entry, "structure",
+			    json_loads((const char *)sqlite3_column_text(s, 15), 0, NULL));
+	json_object_set_new(entry, "assumed",
+			    json_loads((const char *)sqlite3_column_text(s, 16), 0, NULL));
+	sqlite3_reset(s);
+	s = catalog_stmt(cat, ST_GET_TRACKS, err);
+	if (!s) {
+		json_decref(entry);
+		return NULL;
+	}
+	sqlite3_bind_int64(s, 1, id);
+	tracks = json_array();
+	while ((rc = sqlite3_step(s)) == SQLITE_ROW)
+		json_array_append_new(tracks, track_row(s));
+	sqlite3_reset(s);
+	json_object_set_new(entry, "tracks", tracks);
+	if (rc != SQLITE_DONE) {
+		json_decref(entry);
+		catalog_fail(cat, err, "reading tracks");
+		return NULL;
+	}
+	return entry;
+}
+
+int catalog_get_raw(struct catalog *cat, int64_t id, void **bytes, size_t *length,
+		    char **filename, struct error *err)
+{
+	sqlite3_stmt *s = catalog_stmt(cat, ST_GET_RAW, err);
+	const unsigned char *name;
+	int rc;
+
+	if (!s)
+		return -1;
+	sqlite3_bind_int64(s, 1, id);
+	rc = sqlite3_step(s);
+	if (rc != SQLITE_ROW) {
+		sqlite3_reset(s);
+		if (rc == SQLITE_DONE)
+			error_set(err, ERROR_NOT_FOUND, "id", -1, "no resource has id %" PRId64, id);
+		else
+			catalog_fail(cat, err, "reading the uploaded bytes");
+		return -1;
+	}
+	*length = (size_t)sqlite3_column_bytes(s, 0);
+	*bytes = malloc(*length ? *length : 1);
+	name = sqlite3_column_text(s, 1);
+	*filename = name ? strdup((const char *)name) : NULL;
+	if (!*bytes) {
+		sqlite3_reset(s);
+		free(*filename);
+		error_set(err, ERROR_INTERNAL, NULL, -1, "out of memory");
+		return -1;
+	}
+	if (*length)
+		memcpy(*bytes, sqlite3_column_blob(s, 0), *length);
+	sqlite3_reset(s);
+	return 0;
+}
+
+int catalog_delete(struct catalog *cat, int64_t id, struct error *err)
+{
+	sqlite3_stmt *s;
+	char *sha = NULL;
+	int rc;
+
+	if (catalog_exec(cat, ST_BEGIN, err) < 0)
+		return -1;
+	s = catalog_stmt(cat, ST_GET_BLOB_OF, err);
+	if (!s)
+		goto fail;
+	sqlite3_bind_int64(s, 1, id);
+	rc = sqlite3_step(s);
+	if (rc == SQLITE_ROW)
+		sha = strdup((const char *)sqlite3_column_text(s, 0));
+	sqlite3_reset(s);
+	if (rc == SQLITE_DONE) {
+		error_set(err, ERROR_NOT_FOUND, "id", -1, "no resource has id %" PRId64, id);
+		goto fail;
+	}
+	if (!sha) {
+		catalog_fail(cat, err, "finding the entry");
+		goto fail;
+	}
+	s = catalog_stmt(cat, ST_DELETE_RESOURCE, err);
+	if (!s)
+		goto fail;
+	sqlite3_bind_int64(s, 1, id);
+	rc = sqlite3_step(s);
+	sqlite3_reset(s);
+	if (rc != SQLITE_DONE) {
+		catalog_fail(cat, err, "deleting the entry");
+		goto fail;
+	}
+	s = catalog_stmt(cat, ST_DELETE_UNUSED_BLOB, err);
+	if (!s)
+		goto fail;
+	sqlite3_bind_text(s, 1, sha, -1, SQLITE_STATIC);
+	rc = sqlite3_step(s);
+	sqlite3_reset(s);
+	if (rc != SQLITE_DONE) {
+		catalog_fail(cat, err, "deleting the uploaded bytes");
+		goto fail;
+	}
+	if (catalog_exec(cat, ST_COMMIT, err) < 0)
+		goto fail;
+	free(sha);
+	return 0;
+fail:
+	free(sha);
+	catalog_exec(cat, ST_ROLLBACK, NULL);
+	return -1;
+}
+
+int catalog_load_track(struct catalog *cat, int64_t id, unsigned n, struct catalog_track *out,
+		       struct error *err)
+{
+	sqlite3_stmt *s = catalog_stmt(cat, ST_LOAD_TRACK, err);
+	struct sampler *sp = &out->sampler;
+	size_t times_len, values_len;
+	int rc;
+
+	memset(out, 0, sizeof(*out));
+	if (!s)
+		return -1;
+	sqlite3_bind_int64(s, 1, id);
+	sqlite3_bind_int64(s, 2, n);
+	rc = sqlite3_step(s);
+	if (rc != SQLITE_ROW) {
+		sqlite3_reset(s);
+		if (rc != SQLITE_DONE)
+			return catalog_fail(cat, err, "reading a track");
+		error_set(err, ERROR_NOT_FOUND, "n", -1,
+			  "resource %" PRId64 " has no track %u (or does not exist)", id, n);
+		return -1;
+	}
+	out->resource_id = id;
+	out->n = n;
+	out->name = strdup((const char *)sqlite3_column_text(s, 0));
+	sp->type = value_type_from_name((const char *)sqlite3_column_text(s, 1));
+	sp->array_size = (uint32_t)sqlite3_column_int64(s, 2);
+	interpolation_from_name((const char *)sqlite3_column_text(s, 3), &sp->interp);
+	semantic_from_name((const char *)sqlite3_column_text(s, 4), &sp->semantic);
+	sp->key_count = (uint32_t)sqlite3_column_int64(s, 5);
+	times_len = (size_t)sqlite3_column_bytes(s, 6);
+	values_len = (size_t)sqlite3_column_bytes(s, 7);
+	sp->value_bytes = values_len;
+	/* Copies: SQLite's blob pointers carry no alignment promise. */
+	sp->times = malloc(times_len ? times_len : 1);
+	sp->values = malloc(values_len ? values_len : 1);
+	if (!out->name || !sp->times || !sp->values) {
+		sqlite3_reset(s);
+		catalog_track_cleanup(out);
+		error_set(err, ERROR_INTERNAL, NULL, -1, "out of memory");
+		return -1;
+	}
+	if (times_len)
+		memcpy(sp->times, sqlite3_column_blob(s, 6), times_len);
+	if (values_len)
+		memcpy(sp->values, sqlite3_column_blob(s, 7), values_len);
+	sqlite3_reset(s);
+	if (times_len != (size_t)sp->key_count * sizeof(float) || sp->key_count == 0 ||
+	    sp->type == VALUE_UNKNOWN ||
+	    values_len != sampler_components(sp) * value_type_component_size(sp->type) *
+				  sp->key_count * (sp->interp == INTERP_CUBIC_SPLINE ? 3 : 1)) {
+		catalog_track_cleanup(out);
+		error_set(err, ERROR_INTERNAL, NULL, -1,
+			  "catalogue: track %u of resource %" PRId64 " is damaged (key arrays of "
+			  "the wrong size)",
+			  n, id);
+		return -1;
+	}
+	return 0;
+}
+
+void catalog_track_cleanup(struct catalog_track *track)
+{
+	free(track->name);
+	free(track->sampler.times);
+	free(track->sampler.values);
+	memset(track, 0, sizeof(*track));
+}
+
+json_t *catalog_handle(struct catalog *cat, uint32_t crc32, struct error *err)
+{
+	sqlite3_stmt *s;
+	json_t *out, *resources, *refs, *names;
+	char handle[11];
+	int rc;
+
+	s = catalog_stmt(cat, ST_HANDLE_RESOURCES, err);
+	if (!s)
+		return NULL;
+	sqlite3_bind_int64(s, 1, crc32);
+	resources = collect_summaries(cat, s, err);
+	if (!resources)
+		return NULL;
+	refs = json_array();
+	names = json_array();
+	s = catalog_stmt(cat, ST_HANDLE_REFS, err);
+	if (!s)
+		goto fail;
+	sqlite3_bind_int64(s, 1, crc32);
+	while ((rc = sqlite3_step(s)) == SQLITE_ROW)
+		json_array_append_new(
+			refs, json_pack("{s:I, s:o, s:o, s:o, s:o, s:o}", "resource_id",
+					(json_int_t)sqlite3_column_int64(s, 0), "kind",
+					column_text_or_null(s, 1), "track",
+					sqlite3_column_type(s, 2) == SQLITE_NULL
+						? json_null()
+						: json_integer(sqlite3_column_int(s, 2)),
+					"key",
+					sqlite3_column_type(s, 3) == SQLITE_NULL
+						? json_null()
+						: json_integer(sqlite3_column_int(s, 3)),
+					"class", column_text_or_null(s, 4), "name",
+					column_text_or_null(s, 5)));
+	sqlite3_reset(s);
+	if (rc != SQLITE_DONE) {
+		catalog_fail(cat, err, "reading references");
+		goto fail;
+	}
+	s = catalog_stmt(cat, ST_HANDLE_NAMES, err);
+	if (!s)
+		goto fail;
+	sqlite3_bind_int64(s, 1, crc32);
+	while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
+		json_t *hashes = json_array();
+		if (sqlite3_column_int(s, 1))
+			json_array_append_new(hashes, json_string("asobo32"));
+		if (sqlite3_column_int(s, 2))
+			json_array_append_new(hashes, json_string("crc32"));
+		json_array_append_new(names, json_pack("{s:o, s:o}", "name",
+						       column_text_or_null(s, 0), "hashes",
+						       hashes));
+	}
+	sqlite3_reset(s);
+	if (rc != SQLITE_DONE) {
+		catalog_fail(cat, err, "reading names");
+		goto fail;
+	}
+	render_handle(crc32, handle);
+	out = json_pack("{s:s, s:I, s:I, s:o, s:o, s:o}", "crc32", handle, "crc32_decimal",
+			(json_int_t)crc32, "crc32_signed", (json_int_t)(int32_t)crc32, "resources",
+			resources, "references", refs, "names", names);
+	return out;
+fail:
+	json_decref(resources);
+	json_decref(refs);
+	json_decref(names);
+	return NULL;
+}
+
+json_t *catalog_classes(struct catalog *cat, struct error *err)
+{
+	sqlite3_stmt *s = catalog_stmt(cat, ST_CLASSES, err);
+	json_t *list;
+	int rc;
+
+	if (!s)
+		return NULL;
+	list = json_array();
+	while ((rc = sqlite3_step(s)) == SQLITE_ROW)
+		json_array_append_new(list, json_pack("{s:o, s:o, s:I}", "class",
+						      column_text_or_null(s, 0), "family",
+						      column_text_or_null(s, 1), "count",
+						      (json_int_t)sqlite3_column_int64(s, 2)));
+	sqlite3_reset(s);
+	if (rc != SQLITE_DONE) {
+		json_decref(list);
+		catalog_fail(cat, err, "counting classes");
+		return NULL;
+	}
+	return list;
+}
+
+json_t *catalog_stats(struct catalog *cat, struct error *err)
+{
+	sqlite3_stmt *s = catalog_stmt(cat, ST_STATS, err);
+	json_t *out;
+
+	if (!s)
+		return NULL;
+	if (sqlite3_step(s) != SQLITE_ROW) {
+		sqlite3_reset(s);
+		catalog_fail(cat, err, "counting entries");
+		return NULL;
+	}
+	out = json_pack("{s:I, s:I, s:I, s:I, s:i}", "resources",
+			(json_int_t)sqlite3_column_int64(s, 0), "tracks",
+			(json_int_t)sqlite3_column_int64(s, 1), "blobs",
+			(json_int_t)sqlite3_column_int64(s, 2), "bytes",
+			(json_int_t)sqlite3_column_int64(s, 3), "schema_version",
+			catalog_schema_version(cat));
+	sqlite3_reset(s);
+	return out;
+}
+
+int catalog_count(struct catalog *cat, const char *table, int64_t *out, struct error *err)
+{
+	static const char *const tables[] = {"blobs", "resources", "tracks", "refs", "names"};
+	char sql[64];
+	sqlite3_stmt *s;
+	int known = 0;
+
+	for (size_t i = 0; i < sizeof(tables) / sizeof(tables[0]); i++)
+		known |= strcmp(table, tables[i]) == 0;
+	if (!known) {
+		error_set(err, ERROR_BAD_PARAMETER, "table", -1, "no table named %s", table);
+		return -1;
+	}
+	snprintf(sql, sizeof(sql), "SELECT count(*) FROM %s", table);
+	if (sqlite3_prepare_v2(cat->db, sql, -1, &s, NULL) != SQLITE_OK)
+		return catalog_fail(cat, err, "counting rows");
+	*out = sqlite3_step(s) == SQLITE_ROW ? sqlite3_column_int64(s, 0) : -1;
+	sqlite3_finalize(s);
+	return 0;
+}

@@ -1,0 +1,173 @@
+/* curve.c: key search with a galloping cursor, and the interpolation rules of FORMATS 3.2. */
+#include "curve.h"
+
+#include <math.h>
+#include <string.h>
+
+void curve_from_sampler(struct curve *c, const struct sampler *s)
+{
+	c->type = s->type;
+	c->interp = s->interp;
+	c->semantic = s->semantic;
+	c->components = (uint32_t)sampler_components(s);
+	c->key_count = s->key_count;
+	c->times = s->times;
+	c->values = s->values;
+}
+
+void curve_cursor_init(struct curve_cursor *cursor)
+{
+	cursor->key = 0;
+}
+
+/* Finds k with times[k] <= t < times[k+1], given 0 < k < n-1 is possible and
+ * times[0] <= t < times[n-1]. Gallops from the cursor: distance d costs O(log d). */
+static uint32_t curve_find_segment(const float *times, uint32_t n, uint32_t from, float t)
+{
+	uint32_t lo, hi, step;
+
+	if (from >= n - 1)
+		from = n - 2;
+	if (times[from] <= t) {
+		/* forward: find hi with t < times[hi] */
+		lo = from;
+		if (t < times[lo + 1])
+			return lo;
+		step = 1;
+		hi = lo + 1;
+		while (hi < n - 1 && times[hi] <= t) {
+			lo = hi;
+			hi = (n - 1 - hi > step) ? hi + step : n - 1;
+			step *= 2;
+		}
+	} else {
+		/* backward: find lo with times[lo] <= t */
+		hi = from;
+		step = 1;
+		lo = hi > 0 ? hi - 1 : 0;
+		while (lo > 0 && times[lo] > t) {
+			hi = lo;
+			lo = lo > step ? lo - step : 0;
+			step *= 2;
+		}
+	}
+	/* invariant: times[lo] <= t < times[hi] */
+	while (hi - lo > 1) {
+		uint32_t mid = lo + (hi - lo) / 2;
+		if (times[mid] <= t)
+			lo = mid;
+		else
+			hi = mid;
+	}
+	return lo;
+}
+
+uint32_t curve_step_key(const struct curve *c, struct curve_cursor *cursor, float t)
+{
+	uint32_t n = c->key_count;
+
+	if (n <= 1 || !(t > c->times[0]))
+		return 0;
+	if (t >= c->times[n - 1])
+		return n - 1;
+	cursor->key = curve_find_segment(c->times, n, cursor->key, t);
+	return cursor->key;
+}
+
+const float *curve_key_value(const struct curve *c, uint32_t k)
+{
+	const float *v = c->values;
+
+	if (c->interp == INTERP_CUBIC_SPLINE)
+		return v + ((size_t)k * 3 + 1) * c->components;
+	return v + (size_t)k * c->components;
+}
+
+static void quat_normalize(float *q)
+{
+	float len2 = q[0] * q[0] + q[1] * q[1] + q[2] * q[2] + q[3] * q[3];
+
+	if (len2 > 0.0f && len2 != 1.0f) {
+		float inv = 1.0f / sqrtf(len2);
+		q[0] *= inv, q[1] *= inv, q[2] *= inv, q[3] *= inv;
+	}
+}
+
+static void normalize_quaternions(const struct curve *c, float *out)
+{
+	for (uint32_t e = 0; e + 4 <= c->components; e += 4)
+		quat_normalize(out + e);
+}
+
+static void quat_slerp(const float *qa, const float *qb, float u, float *out)
+{
+	float a[4], b[4], dot, wa, wb;
+
+	memcpy(a, qa, sizeof(a));
+	memcpy(b, qb, sizeof(b));
+	quat_normalize(a);
+	quat_normalize(b);
+	dot = a[0] * b[0] + a[1] * b[1] + a[2] * b[2] + a[3] * b[3];
+	if (dot < 0.0f) {
+		dot = -dot;
+		b[0] = -b[0], b[1] = -b[1], b[2] = -b[2], b[3] = -b[3];
+	}
+	if (dot > 0.9995f) {
+		wa = 1.0f - u;
+		wb = u;
+	} else {
+		float theta = acosf(dot), s = sinf(theta);
+		wa = sinf((1.0f - u) * theta) / s;
+		wb = sinf(u * theta) / s;
+	}
+	for (int i = 0; i < 4; i++)
+		out[i] = wa * a[i] + wb * b[i];
+	quat_normalize(out);
+}
+
+void curve_sample_f32(const struct curve *c, struct curve_cursor *cursor, float t, float *out)
+{
+	const uint32_t n = c->key_count, m = c->components;
+	const float *v = c->values;
+	uint32_t k;
+	float t0, t1, d, u;
+
+	if (n <= 1 || !(t > c->times[0]) || t >= c->times[n - 1] ||
+	    c->interp == INTERP_STEP) {
+		k = curve_step_key(c, cursor, t);
+		memcpy(out, curve_key_value(c, k), m * sizeof(float));
+		goto normalize;
+	}
+	k = cursor->key = curve_find_segment(c->times, n, cursor->key, t);
+	t0 = c->times[k];
+	t1 = c->times[k + 1];
+	if (t == t0) {
+		memcpy(out, curve_key_value(c, k), m * sizeof(float));
+		goto normalize;
+	}
+	d = t1 - t0;
+	u = (t - t0) / d;
+	if (c->interp == INTERP_LINEAR) {
+		const float *a = v + (size_t)k * m, *b = a + m;
+		if (c->semantic == SEMANTIC_NORMALIZED_QUATERNION) {
+			for (uint32_t e = 0; e + 4 <= m; e += 4)
+				quat_slerp(a + e, b + e, u, out + e);
+			return;
+		}
+		for (uint32_t i = 0; i < m; i++)
+			out[i] = a[i] + (b[i] - a[i]) * u;
+		return;
+	} else {
+		/* key k: [in | value | out], key k+1 follows */
+		const float *p0 = v + ((size_t)k * 3 + 1) * m, *b0 = p0 + m;
+		const float *a1 = b0 + m, *p1 = a1 + m;
+		float u2 = u * u, u3 = u2 * u;
+		float h00 = 2.0f * u3 - 3.0f * u2 + 1.0f, h10 = (u3 - 2.0f * u2 + u) * d;
+		float h01 = -2.0f * u3 + 3.0f * u2, h11 = (u3 - u2) * d;
+		for (uint32_t i = 0; i < m; i++)
+			out[i] = h00 * p0[i] + h10 * b0[i] + h01 * p1[i] + h11 * a1[i];
+	}
+normalize:
+	if (c->semantic == SEMANTIC_NORMALIZED_QUATERNION)
+		normalize_quaternions(c, out);
+}

@@ -1,0 +1,174 @@
+/* format.c: the decoder table, detection, and the defaults every decoded entry gets. */
+#include "format.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#include "buf.h"
+#include "hash.h"
+
+static const struct format *const formats[] = {
+	&format_radient,
+};
+
+const struct format *const *format_table(size_t *count)
+{
+	*count = sizeof(formats) / sizeof(formats[0]);
+	return formats;
+}
+
+void decode_result_init(struct decode_result *result)
+{
+	result->resources = NULL;
+	result->count = 0;
+	result->skipped = json_array();
+}
+
+void decode_result_cleanup(struct decode_result *result)
+{
+	for (size_t i = 0; i < result->count; i++)
+		resource_free(result->resources[i]);
+	free(result->resources);
+	json_decref(result->skipped);
+	result->resources = NULL;
+	result->count = 0;
+	result->skipped = NULL;
+}
+
+int decode_result_add(struct decode_result *result, struct resource *res)
+{
+	struct resource **list;
+
+	if (!res)
+		return -1;
+	list = realloc(result->resources, (result->count + 1) * sizeof(*list));
+	if (!list) {
+		resource_free(res);
+		return -1;
+	}
+	result->resources = list;
+	list[result->count++] = res;
+	return 0;
+}
+
+const char *format_extension(const char *filename)
+{
+	const char *dot, *slash;
+
+	if (!filename)
+		return "";
+	slash = strrchr(filename, '/');
+	dot = strrchr(slash ? slash : filename, '.');
+	return dot ? dot + 1 : "";
+}
+
+int format_has_extension(const char *filename, const char *ext)
+{
+	return strcasecmp(format_extension(filename), ext) == 0;
+}
+
+/* The file name without folders and without its extension, or NULL when nothing is left. */
+static char *format_stem(const char *filename)
+{
+	const char *base, *slash, *dot;
+	size_t n;
+	char *out;
+
+	if (!filename)
+		return NULL;
+	slash = strrchr(filename, '/');
+	base = slash ? slash + 1 : filename;
+	dot = strrchr(base, '.');
+	n = dot ? (size_t)(dot - base) : strlen(base);
+	if (n == 0)
+		return NULL;
+	out = malloc(n + 1);
+	if (out) {
+		memcpy(out, base, n);
+		out[n] = '\0';
+	}
+	return out;
+}
+
+/* Names, handles and their sources that every entry gets unless its decoder set them. */
+static int format_apply_defaults(const struct upload *up, struct resource *res,
+				 struct error *err)
+{
+	uint32_t crc;
+
+	if (up->name && *up->name) {
+		free(res->name);
+		res->name = strdup(up->name);
+		if (!res->name)
+			goto oom;
+	}
+	if (!res->name && !res->crc32_source[0]) {
+		res->name = format_stem(up->filename);
+	}
+	if (up->crc32) {
+		if (hash_parse_handle(up->crc32, &crc) < 0) {
+			error_set(err, ERROR_BAD_PARAMETER, "crc32", -1,
+				  "crc32: '%s' is not a handle; write it in hex (0x1A2B3C4D) or "
+				  "decimal (signed or unsigned 32-bit)",
+				  up->crc32);
+			return -1;
+		}
+		res->crc32 = crc;
+		snprintf(res->crc32_source, sizeof(res->crc32_source), "crc32=");
+	} else if (!res->crc32_source[0]) {
+		const char *name = res->name ? res->name : "";
+		if (strcmp(res->family, "zouna") == 0)
+			res->crc32 = hash_asobo32(name, strlen(name));
+		else
+			res->crc32 = hash_crc32_lower(name, strlen(name));
+		snprintf(res->crc32_source, sizeof(res->crc32_source), "name");
+	}
+	if (resource_name_tracks(res) < 0)
+		goto oom;
+	return 0;
+oom:
+	error_set(err, ERROR_INTERNAL, NULL, -1, "out of memory");
+	return -1;
+}
+
+int format_decode(const struct upload *up, struct decode_result *out, struct error *err)
+{
+	const struct format *best = NULL;
+	enum format_match best_match = MATCH_NONE;
+	char why[sizeof(formats) / sizeof(formats[0])][200];
+	size_t count = sizeof(formats) / sizeof(formats[0]);
+	struct buf tried;
+
+	for (size_t i = 0; i < count; i++) {
+		enum format_match m;
+		why[i][0] = '\0';
+		m = formats[i]->match(up, why[i], sizeof(why[i]));
+		if (m > best_match) {
+			best_match = m;
+			best = formats[i];
+		}
+	}
+	if (!best) {
+		buf_init(&tried, 4096);
+		buf_puts(&tried, "no decoder accepts this upload; tried ");
+		for (size_t i = 0; i < count; i++)
+			buf_printf(&tried, "%s%s (%s)", i ? ", " : "", formats[i]->family,
+				   why[i][0] ? why[i] : "did not match");
+		error_set(err, ERROR_UNSUPPORTED_FORMAT, NULL, -1, "%s",
+			  tried.data ? tried.data : "no decoder accepts this upload");
+		buf_cleanup(&tried);
+		return -1;
+	}
+	if (best->decode(up, out, err) < 0) {
+		if (!error_is_set(err))
+			error_set(err, ERROR_INTERNAL, NULL, -1, "%s decoder failed",
+				  best->family);
+		return -1;
+	}
+	for (size_t i = 0; i < out->count; i++)
+		if (format_apply_defaults(up, out->resources[i], err) < 0)
+			return -1;
+	return 0;
+}

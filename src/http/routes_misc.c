@@ -1,0 +1,155 @@
+/* routes_misc.c: handles, classes, health, and the static files of www/. */
+#define _XOPEN_SOURCE 700 /* realpath */
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "format.h"
+#include "hash.h"
+#include "http.h"
+
+#define STATIC_MAX_FILE (16u * 1024 * 1024)
+
+void route_handle(struct request *req, struct response *resp)
+{
+	struct catalog *cat = route_catalog(req, resp);
+	const char *text = req->captures[0];
+	struct error err;
+	uint32_t crc;
+	json_t *out;
+
+	error_init(&err);
+	if (!cat)
+		return;
+	if (hash_parse_handle(text, &crc) < 0) {
+		error_set(&err, ERROR_BAD_PARAMETER, "crc32", -1,
+			  "crc32: '%s' is not a handle; write it in hex (0x1A2B3C4D) or decimal "
+			  "(signed or unsigned 32-bit)",
+			  text ? text : "");
+		response_error(resp, &err);
+		return;
+	}
+	out = catalog_handle(cat, crc, &err);
+	if (!out) {
+		response_error(resp, &err);
+		return;
+	}
+	response_json(resp, 200, out);
+}
+
+void route_classes(struct request *req, struct response *resp)
+{
+	struct catalog *cat = route_catalog(req, resp);
+	struct error err;
+	json_t *out;
+
+	error_init(&err);
+	if (!cat)
+		return;
+	out = catalog_classes(cat, &err);
+	if (!out) {
+		response_error(resp, &err);
+		return;
+	}
+	response_json(resp, 200, json_pack("{s:o}", "classes", out));
+}
+
+void route_health(struct request *req, struct response *resp)
+{
+	struct catalog *cat = route_catalog(req, resp);
+	struct error err;
+	json_t *counts, *families;
+	size_t n;
+	const struct format *const *table = format_table(&n);
+
+	error_init(&err);
+	if (!cat)
+		return;
+	counts = catalog_stats(cat, &err);
+	if (!counts) {
+		response_error(resp, &err);
+		return;
+	}
+	families = json_array();
+	for (size_t i = 0; i < n; i++)
+		json_array_append_new(families, json_string(table[i]->family));
+	response_json(resp, 200,
+		      json_pack("{s:s, s:s, s:o, s:o}", "status", "ok", "version", PACKAGE_VERSION,
+				"counts", counts, "families", families));
+}
+
+static const char *content_type_of(const char *path)
+{
+	static const struct {
+		const char *ext, *type;
+	} types[] = {
+		{"html", "text/html; charset=utf-8"}, {"js", "text/javascript; charset=utf-8"},
+		{"css", "text/css; charset=utf-8"},   {"json", "application/json"},
+		{"svg", "image/svg+xml"},             {"png", "image/png"},
+		{"ico", "image/x-icon"},              {"txt", "text/plain; charset=utf-8"},
+	};
+	const char *ext = format_extension(path);
+
+	for (size_t i = 0; i < sizeof(types) / sizeof(types[0]); i++)
+		if (strcasecmp(ext, types[i].ext) == 0)
+			return types[i].type;
+	return "application/octet-stream";
+}
+
+/* Serves files below --www only: no "..", no hidden files, no listings, no links out. */
+void route_static(struct request *req, struct response *resp)
+{
+	const char *path = req->path;
+	char root[PATH_MAX], want[PATH_MAX], real[PATH_MAX];
+	struct error err;
+	struct stat st;
+	char *body = NULL;
+	size_t rootlen;
+	int fd = -1;
+
+	error_init(&err);
+	if (strcmp(path, "/") == 0)
+		path = "/index.html";
+	if (path[0] != '/' || strstr(path, "/.") || strchr(path, '\\') ||
+	    strlen(path) >= sizeof(want) - strlen(req->config->www_dir) - 1)
+		goto not_found;
+	if (!realpath(req->config->www_dir, root))
+		goto not_found;
+	snprintf(want, sizeof(want), "%s%s", root, path);
+	if (!realpath(want, real))
+		goto not_found;
+	rootlen = strlen(root);
+	if (strncmp(real, root, rootlen) != 0 || real[rootlen] != '/')
+		goto not_found;
+	fd = open(real, O_RDONLY | O_CLOEXEC);
+	if (fd < 0 || fstat(fd, &st) < 0 || !S_ISREG(st.st_mode) ||
+	    (size_t)st.st_size > STATIC_MAX_FILE)
+		goto not_found;
+	body = malloc((size_t)st.st_size + 1);
+	if (!body)
+		goto not_found;
+	{
+		size_t got = 0;
+		while (got < (size_t)st.st_size) {
+			ssize_t r = read(fd, body + got, (size_t)st.st_size - got);
+			if (r <= 0)
+				goto not_found;
+			got += (size_t)r;
+		}
+	}
+	close(fd);
+	response_take(resp, 200, content_type_of(real), body, (size_t)st.st_size);
+	return;
+not_found:
+	if (fd >= 0)
+		close(fd);
+	free(body);
+	error_set(&err, ERROR_NOT_FOUND, "path", -1, "no file %s", req->path);
+	response_error(resp, &err);
+}

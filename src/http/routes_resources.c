@@ -1,0 +1,299 @@
+/* routes_resources.c: upload, list, get, raw download and delete of catalogue entries. */
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "format.h"
+#include "hash.h"
+#include "http.h"
+
+#define LIST_DEFAULT_LIMIT 50
+#define LIST_MAX_LIMIT 500
+
+/* One file of an upload on its way into the catalogue. */
+struct pending {
+	struct upload up;
+	char sha256[SHA256_HEX_SIZE];
+	json_t *existing;          /* entries already stored for these bytes, or NULL */
+	struct decode_result decoded;
+};
+
+/* Prefixes the error with the file's name when the request carried several files. */
+static void name_the_file(struct error *err, size_t count, const char *filename, size_t index)
+{
+	char message[sizeof(err->message)];
+
+	if (count < 2)
+		return;
+	if (filename)
+		snprintf(message, sizeof(message), "file '%.80s': %.380s", filename, err->message);
+	else
+		snprintf(message, sizeof(message), "file %zu: %.380s", index + 1, err->message);
+	memcpy(err->message, message, sizeof(message));
+}
+
+static void mark_status(json_t *entries, const char *status)
+{
+	size_t i;
+	json_t *e;
+
+	json_array_foreach(entries, i, e) json_object_set_new(e, "status", json_string(status));
+}
+
+void route_upload(struct request *req, struct response *resp)
+{
+	struct catalog *cat = route_catalog(req, resp);
+	struct pending *files = NULL;
+	size_t count = req->file_count;
+	json_t *resources = NULL, *skipped = NULL;
+	int created_any = 0;
+	struct error err;
+
+	error_init(&err);
+	if (!cat)
+		return;
+	if (count == 0) {
+		error_set(&err, ERROR_BAD_PARAMETER, "file", -1,
+			  "file: no file in the request; send multipart/form-data with a 'file' "
+			  "part (curl -F file=@clip.json), or the bytes as the body with "
+			  "?filename=");
+		goto fail;
+	}
+	files = calloc(count, sizeof(*files));
+	if (!files) {
+		error_set(&err, ERROR_INTERNAL, NULL, -1, "out of memory");
+		goto fail;
+	}
+	/* Decode everything first: a request with one bad file stores nothing. */
+	for (size_t i = 0; i < count; i++) {
+		struct pending *p = &files[i];
+		const struct upload_file *f = &req->files[i];
+
+		decode_result_init(&p->decoded);
+		p->up.data = (const uint8_t *)f->data.data;
+		p->up.length = f->data.len;
+		p->up.filename = f->filename ? f->filename : request_arg(req, "filename");
+		p->up.class_name = request_arg(req, "class");
+		p->up.family = request_arg(req, "family");
+		p->up.name = request_arg(req, "name");
+		p->up.crc32 = request_arg(req, "crc32");
+		p->up.layout = request_arg(req, "layout");
+		p->up.endian = request_arg(req, "endian");
+		if (p->up.length == 0) {
+			error_set(&err, ERROR_MALFORMED, "file", -1, "file: the upload is empty");
+			name_the_file(&err, count, p->up.filename, i);
+			goto fail;
+		}
+		sha256_hex(p->up.data, p->up.length, p->sha256);
+		p->existing = catalog_find_by_sha256(cat, p->sha256, &err);
+		if (!p->existing)
+			goto fail;
+		if (json_array_size(p->existing) > 0)
+			continue;
+		if (format_decode(&p->up, &p->decoded, &err) < 0) {
+			name_the_file(&err, count, p->up.filename, i);
+			goto fail;
+		}
+	}
+	resources = json_array();
+	skipped = json_array();
+	if (catalog_begin(cat, &err) < 0)
+		goto fail;
+	for (size_t i = 0; i < count; i++) {
+		struct pending *p = &files[i];
+		struct catalog_upload cu = {p->up.data, p->up.length, p->sha256, p->up.filename,
+					    request_arg(req, "note"), NULL};
+		json_t *entries;
+		int existed = 0;
+
+		if (json_array_size(p->existing) > 0) {
+			mark_status(p->existing, "existing");
+			json_array_extend(resources, p->existing);
+			continue;
+		}
+		entries = catalog_put(cat, &cu, &p->decoded, &existed, &err);
+		if (!entries) {
+			catalog_rollback(cat);
+			name_the_file(&err, count, p->up.filename, i);
+			goto fail;
+		}
+		mark_status(entries, existed ? "existing" : "created");
+		created_any |= !existed;
+		json_array_extend(resources, entries);
+		json_decref(entries);
+		if (p->decoded.skipped)
+			json_array_extend(skipped, p->decoded.skipped);
+	}
+	if (catalog_commit(cat, &err) < 0)
+		goto fail;
+	response_json(resp, created_any ? 201 : 200,
+		      json_pack("{s:o, s:o}", "resources", resources, "skipped", skipped));
+	resources = skipped = NULL;
+	goto done;
+fail:
+	response_error(resp, &err);
+done:
+	json_decref(resources);
+	json_decref(skipped);
+	for (size_t i = 0; files && i < count; i++) {
+		json_decref(files[i].existing);
+		decode_result_cleanup(&files[i].decoded);
+	}
+	free(files);
+}
+
+static int parse_positive(const char *text, long long max, long long *out)
+{
+	char *end;
+	long long v;
+
+	if (!text || !*text)
+		return -1;
+	v = strtoll(text, &end, 10);
+	if (*end || v < 1 || v > max)
+		return -1;
+	*out = v;
+	return 0;
+}
+
+void route_list(struct request *req, struct response *resp)
+{
+	struct catalog *cat = route_catalog(req, resp);
+	struct catalog_query q = {0};
+	const char *limit = request_arg(req, "limit"), *cursor = request_arg(req, "cursor");
+	const char *crc = request_arg(req, "crc32");
+	long long v;
+	struct error err;
+	json_t *out;
+
+	error_init(&err);
+	if (!cat)
+		return;
+	q.class_name = request_arg(req, "class");
+	q.family = request_arg(req, "family");
+	q.name = request_arg(req, "name");
+	q.q = request_arg(req, "q");
+	q.limit = LIST_DEFAULT_LIMIT;
+	if (q.class_name && !*q.class_name)
+		q.class_name = NULL;
+	if (q.family && !*q.family)
+		q.family = NULL;
+	if (q.name && !*q.name)
+		q.name = NULL;
+	if (q.q && !*q.q)
+		q.q = NULL;
+	if (limit) {
+		if (parse_positive(limit, LIST_MAX_LIMIT, &v) < 0) {
+			error_set(&err, ERROR_BAD_PARAMETER, "limit", -1,
+				  "limit: '%s' is not a whole number from 1 to %d", limit,
+				  LIST_MAX_LIMIT);
+			goto fail;
+		}
+		q.limit = (unsigned)v;
+	}
+	if (cursor) {
+		if (parse_positive(cursor, INT64_MAX, &v) < 0) {
+			error_set(&err, ERROR_BAD_PARAMETER, "cursor", -1,
+				  "cursor: '%s' is not a cursor from a previous page's next_cursor",
+				  cursor);
+			goto fail;
+		}
+		q.before_id = v;
+	}
+	if (crc && *crc) {
+		if (hash_parse_handle(crc, &q.crc32) < 0) {
+			error_set(&err, ERROR_BAD_PARAMETER, "crc32", -1,
+				  "crc32: '%s' is not a handle; write it in hex (0x1A2B3C4D) or "
+				  "decimal (signed or unsigned 32-bit)",
+				  crc);
+			goto fail;
+		}
+		q.has_crc32 = 1;
+	}
+	out = catalog_list(cat, &q, &err);
+	if (!out)
+		goto fail;
+	response_json(resp, 200, out);
+	return;
+fail:
+	response_error(resp, &err);
+}
+
+void route_get(struct request *req, struct response *resp)
+{
+	struct catalog *cat = route_catalog(req, resp);
+	struct error err;
+	int64_t id;
+	json_t *entry;
+
+	error_init(&err);
+	if (!cat || route_id(req, resp, &id) < 0)
+		return;
+	entry = catalog_get(cat, id, &err);
+	if (!entry) {
+		response_error(resp, &err);
+		return;
+	}
+	response_json(resp, 200, entry);
+}
+
+/* attachment; filename="..." with anything but plain printable ASCII replaced. */
+static char *content_disposition(const char *filename, int64_t id)
+{
+	char name[200], *out;
+	size_t n = 0;
+
+	if (filename) {
+		const char *base = strrchr(filename, '/');
+		base = base ? base + 1 : filename;
+		for (; *base && n < sizeof(name) - 1; base++) {
+			unsigned char c = (unsigned char)*base;
+			name[n++] = (c < 0x20 || c >= 0x7F || c == '"' || c == '\\') ? '_' : (char)c;
+		}
+	}
+	name[n] = '\0';
+	if (n == 0)
+		snprintf(name, sizeof(name), "resource-%" PRId64 ".bin", id);
+	out = malloc(strlen(name) + 32);
+	if (out)
+		sprintf(out, "attachment; filename=\"%s\"", name);
+	return out;
+}
+
+void route_raw(struct request *req, struct response *resp)
+{
+	struct catalog *cat = route_catalog(req, resp);
+	struct error err;
+	int64_t id;
+	void *bytes;
+	size_t length;
+	char *filename;
+
+	error_init(&err);
+	if (!cat || route_id(req, resp, &id) < 0)
+		return;
+	if (catalog_get_raw(cat, id, &bytes, &length, &filename, &err) < 0) {
+		response_error(resp, &err);
+		return;
+	}
+	response_take(resp, 200, "application/octet-stream", bytes, length);
+	resp->disposition = content_disposition(filename, id);
+	free(filename);
+}
+
+void route_delete(struct request *req, struct response *resp)
+{
+	struct catalog *cat = route_catalog(req, resp);
+	struct error err;
+	int64_t id;
+
+	error_init(&err);
+	if (!cat || route_id(req, resp, &id) < 0)
+		return;
+	if (catalog_delete(cat, id, &err) < 0) {
+		response_error(resp, &err);
+		return;
+	}
+	response_json(resp, 200, json_pack("{s:I}", "deleted", (json_int_t)id));
+}

@@ -1,0 +1,348 @@
+/* main.c: the command line, start-up, signals and shutdown of animdexd. */
+#include <errno.h>
+#include <getopt.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "catalog.h"
+#include "format.h"
+#include "hash.h"
+#include "http.h"
+#include "render.h"
+
+#define DEFAULT_MAX_UPLOAD (64u * 1024 * 1024)
+#define DEFAULT_MAX_SAMPLES 1000000u
+
+static const char usage_text[] =
+	"Usage: animdexd [serve] [OPTION]...\n"
+	"       animdexd decode [OPTION]... FILE\n"
+	"       animdexd hash NAME...\n"
+	"\n"
+	"An HTTP/JSON catalogue of game animation resources.\n"
+	"\n"
+	"Serve options:\n"
+	"  --listen ADDR:PORT     where to listen (default 127.0.0.1:8080; port 0: any free)\n"
+	"  --db PATH              the SQLite catalogue (default ./animdex.db)\n"
+	"  --www DIR              the web page's files (default: the installed ones)\n"
+	"  --max-upload SIZE      largest request body, e.g. 64M (default 64M)\n"
+	"  --max-samples N        most samples one request may ask for (default 1000000)\n"
+	"  --threads N            polling threads (default: the number of cores)\n"
+	"  --max-connections N    open connections in all (default 256)\n"
+	"  --max-connections-per-ip N  (default 32)\n"
+	"  --timeout SECONDS      idle connections are closed after this (default 30)\n"
+	"  --open-writes          allow listening on a non-loopback address without tokens\n"
+	"  --quiet                no request log\n"
+	"\n"
+	"Decode options (what an upload would store, printed as JSON; no database):\n"
+	"  --class NAME  --family NAME  --name NAME  --crc32 HANDLE  --layout 32|64\n"
+	"  --endian little|big\n"
+	"\n"
+	"hash prints the Asobo32 (Zouna) and CRC-32 (Burnout resource ID) of each name.\n"
+	"\n"
+	"  -h, --help             this text\n"
+	"  -V, --version          the version\n";
+
+static void usage_error(const char *fmt, const char *arg)
+{
+	fprintf(stderr, "animdexd: ");
+	fprintf(stderr, fmt, arg);
+	fprintf(stderr, "\nTry 'animdexd --help'.\n");
+	exit(2);
+}
+
+static unsigned parse_unsigned(const char *text, const char *option, unsigned min,
+			       unsigned max)
+{
+	char *end;
+	unsigned long v;
+
+	errno = 0;
+	v = strtoul(text, &end, 10);
+	if (errno || *end || end == text || text[0] == '-' || v < min || v > max) {
+		fprintf(stderr, "animdexd: %s: '%s' is not a whole number from %u to %u\n", option,
+			text, min, max);
+		exit(2);
+	}
+	return (unsigned)v;
+}
+
+static size_t parse_size(const char *text, const char *option)
+{
+	char *end;
+	unsigned long long v;
+	unsigned long long unit = 1;
+
+	errno = 0;
+	v = strtoull(text, &end, 10);
+	if (*end == 'k' || *end == 'K')
+		unit = 1024, end++;
+	else if (*end == 'm' || *end == 'M')
+		unit = 1024 * 1024, end++;
+	else if (*end == 'g' || *end == 'G')
+		unit = 1024ull * 1024 * 1024, end++;
+	if (errno || *end || end == text || text[0] == '-' || v == 0 ||
+	    v > (unsigned long long)SIZE_MAX / unit || v * unit > (1ull << 32)) {
+		fprintf(stderr,
+			"animdexd: %s: '%s' is not a size from 1 byte to 4G (e.g. 512K, 64M)\n",
+			option, text);
+		exit(2);
+	}
+	return (size_t)(v * unit);
+}
+
+static int is_loopback(const char *listen)
+{
+	return strncmp(listen, "127.", 4) == 0 || strncmp(listen, "localhost:", 10) == 0 ||
+	       strncmp(listen, "[::1]:", 6) == 0;
+}
+
+static const char *default_www(void)
+{
+	struct stat st;
+
+	if (stat(WWW_DIR "/index.html", &st) == 0)
+		return WWW_DIR;
+	return SOURCE_WWW_DIR;
+}
+
+static int cmd_serve(int argc, char **argv)
+{
+	enum { OPT_LISTEN = 256, OPT_DB, OPT_WWW, OPT_MAX_UPLOAD, OPT_MAX_SAMPLES, OPT_THREADS,
+	       OPT_MAX_CONN, OPT_MAX_CONN_IP, OPT_TIMEOUT, OPT_OPEN_WRITES, OPT_QUIET };
+	static const struct option options[] = {
+		{"listen", required_argument, NULL, OPT_LISTEN},
+		{"db", required_argument, NULL, OPT_DB},
+		{"www", required_argument, NULL, OPT_WWW},
+		{"max-upload", required_argument, NULL, OPT_MAX_UPLOAD},
+		{"max-samples", required_argument, NULL, OPT_MAX_SAMPLES},
+		{"threads", required_argument, NULL, OPT_THREADS},
+		{"max-connections", required_argument, NULL, OPT_MAX_CONN},
+		{"max-connections-per-ip", required_argument, NULL, OPT_MAX_CONN_IP},
+		{"timeout", required_argument, NULL, OPT_TIMEOUT},
+		{"open-writes", no_argument, NULL, OPT_OPEN_WRITES},
+		{"quiet", no_argument, NULL, OPT_QUIET},
+		{"help", no_argument, NULL, 'h'},
+		{NULL, 0, NULL, 0},
+	};
+	long cores = sysconf(_SC_NPROCESSORS_ONLN);
+	struct server_config cfg = {
+		.listen = "127.0.0.1:8080",
+		.db_path = "./animdex.db",
+		.www_dir = NULL,
+		.max_upload = DEFAULT_MAX_UPLOAD,
+		.threads = cores > 0 ? (unsigned)cores : 1,
+		.max_samples = DEFAULT_MAX_SAMPLES,
+		.max_connections = 256,
+		.max_connections_per_ip = 32,
+		.timeout_seconds = 30,
+	};
+	int open_writes = 0, opt, sig;
+	struct catalog_pool *pool;
+	struct catalog *cat;
+	struct server *srv;
+	struct error err;
+	sigset_t stop;
+
+	while ((opt = getopt_long(argc, argv, "h", options, NULL)) != -1) {
+		switch (opt) {
+		case OPT_LISTEN: cfg.listen = optarg; break;
+		case OPT_DB: cfg.db_path = optarg; break;
+		case OPT_WWW: cfg.www_dir = optarg; break;
+		case OPT_MAX_UPLOAD: cfg.max_upload = parse_size(optarg, "--max-upload"); break;
+		case OPT_MAX_SAMPLES:
+			cfg.max_samples = parse_unsigned(optarg, "--max-samples", 1, 100000000);
+			break;
+		case OPT_THREADS: cfg.threads = parse_unsigned(optarg, "--threads", 1, 256); break;
+		case OPT_MAX_CONN:
+			cfg.max_connections = parse_unsigned(optarg, "--max-connections", 1, 65536);
+			break;
+		case OPT_MAX_CONN_IP:
+			cfg.max_connections_per_ip =
+				parse_unsigned(optarg, "--max-connections-per-ip", 1, 65536);
+			break;
+		case OPT_TIMEOUT: cfg.timeout_seconds = parse_unsigned(optarg, "--timeout", 1, 86400); break;
+		case OPT_OPEN_WRITES: open_writes = 1; break;
+		case OPT_QUIET: cfg.quiet = 1; break;
+		case 'h': fputs(usage_text, stdout); return 0;
+		default: usage_error("%s", "unknown option");
+		}
+	}
+	if (optind < argc)
+		usage_error("unexpected argument '%s'", argv[optind]);
+	if (!cfg.www_dir)
+		cfg.www_dir = default_www();
+	if (!is_loopback(cfg.listen) && !open_writes) {
+		fprintf(stderr,
+			"animdexd: refusing to listen on %s: anyone who can reach it could upload "
+			"and delete. Listen on 127.0.0.1, or give --open-writes to allow it.\n",
+			cfg.listen);
+		return 2;
+	}
+
+	/* Threads started from here on inherit this mask: only main() takes the signals. */
+	signal(SIGPIPE, SIG_IGN);
+	sigemptyset(&stop);
+	sigaddset(&stop, SIGINT);
+	sigaddset(&stop, SIGTERM);
+	pthread_sigmask(SIG_BLOCK, &stop, NULL);
+
+	error_init(&err);
+	cat = catalog_open(cfg.db_path, &err); /* creates and migrates before serving */
+	if (!cat) {
+		fprintf(stderr, "animdexd: %s\n", err.message);
+		return 1;
+	}
+	catalog_close(cat);
+	pool = catalog_pool_create(cfg.db_path);
+	if (!pool) {
+		fprintf(stderr, "animdexd: out of memory\n");
+		return 1;
+	}
+	srv = server_start(&cfg, pool, &err);
+	if (!srv) {
+		fprintf(stderr, "animdexd: %s\n", err.message);
+		catalog_pool_free(pool);
+		return 1;
+	}
+	printf("animdexd %s listening on http://%.*s:%u (database %s, web page %s)\n",
+	       PACKAGE_VERSION, (int)(strrchr(cfg.listen, ':') - cfg.listen), cfg.listen,
+	       server_port(srv), cfg.db_path, cfg.www_dir);
+	fflush(stdout);
+	sigwait(&stop, &sig);
+	fprintf(stderr, "animdexd: %s: finishing requests in flight, then stopping\n",
+		sig == SIGINT ? "SIGINT" : "SIGTERM");
+	server_stop(srv);
+	catalog_pool_free(pool);
+	fprintf(stderr, "animdexd: stopped\n");
+	return 0;
+}
+
+static int read_file(const char *path, uint8_t **data, size_t *length)
+{
+	FILE *f = fopen(path, "rb");
+	struct stat st;
+	size_t got;
+
+	if (!f)
+		return -1;
+	if (fstat(fileno(f), &st) < 0 || !S_ISREG(st.st_mode)) {
+		fclose(f);
+		errno = EINVAL;
+		return -1;
+	}
+	*data = malloc((size_t)st.st_size + 1);
+	if (!*data) {
+		fclose(f);
+		return -1;
+	}
+	got = fread(*data, 1, (size_t)st.st_size, f);
+	fclose(f);
+	if (got != (size_t)st.st_size) {
+		free(*data);
+		errno = EIO;
+		return -1;
+	}
+	*length = got;
+	return 0;
+}
+
+static int cmd_decode(int argc, char **argv)
+{
+	static const struct option options[] = {
+		{"class", required_argument, NULL, 'c'}, {"family", required_argument, NULL, 'f'},
+		{"name", required_argument, NULL, 'n'},  {"crc32", required_argument, NULL, 'x'},
+		{"layout", required_argument, NULL, 'l'}, {"endian", required_argument, NULL, 'e'},
+		{"help", no_argument, NULL, 'h'},         {NULL, 0, NULL, 0},
+	};
+	struct upload up = {0};
+	struct decode_result result;
+	struct error err;
+	uint8_t *data;
+	json_t *out, *list;
+	int opt, rc = 0;
+
+	while ((opt = getopt_long(argc, argv, "h", options, NULL)) != -1) {
+		switch (opt) {
+		case 'c': up.class_name = optarg; break;
+		case 'f': up.family = optarg; break;
+		case 'n': up.name = optarg; break;
+		case 'x': up.crc32 = optarg; break;
+		case 'l': up.layout = optarg; break;
+		case 'e': up.endian = optarg; break;
+		case 'h': fputs(usage_text, stdout); return 0;
+		default: usage_error("%s", "unknown option");
+		}
+	}
+	if (optind != argc - 1)
+		usage_error("%s", "decode takes exactly one FILE");
+	up.filename = argv[optind];
+	if (read_file(up.filename, &data, &up.length) < 0) {
+		fprintf(stderr, "animdexd: %s: %s\n", up.filename, strerror(errno));
+		return 1;
+	}
+	up.data = data;
+	error_init(&err);
+	decode_result_init(&result);
+	if (format_decode(&up, &result, &err) < 0) {
+		json_t *e = json_pack("{s:{s:s, s:s}}", "error", "code", error_code_name(err.code),
+				      "message", err.message);
+		if (err.path[0])
+			json_object_set_new(json_object_get(e, "error"), "path",
+					    json_string(err.path));
+		if (err.offset >= 0)
+			json_object_set_new(json_object_get(e, "error"), "offset",
+					    json_integer(err.offset));
+		json_dumpf(e, stdout, JSON_INDENT(2));
+		putchar('\n');
+		json_decref(e);
+		rc = 1;
+	} else {
+		list = json_array();
+		for (size_t i = 0; i < result.count; i++)
+			json_array_append_new(list, render_decoded(result.resources[i]));
+		out = json_pack("{s:o, s:O}", "resources", list, "skipped", result.skipped);
+		json_dumpf(out, stdout, JSON_INDENT(2) | JSON_REAL_PRECISION(9));
+		putchar('\n');
+		json_decref(out);
+	}
+	decode_result_cleanup(&result);
+	free(data);
+	return rc;
+}
+
+static int cmd_hash(int argc, char **argv)
+{
+	if (argc < 2 || strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0) {
+		fputs("Usage: animdexd hash NAME...\n"
+		      "Prints, for each name: Asobo32 (Zouna names and classes) and the CRC-32 of\n"
+		      "the lower-cased name (Burnout resource IDs), in hex and unsigned decimal.\n",
+		      argc < 2 ? stderr : stdout);
+		return argc < 2 ? 2 : 0;
+	}
+	for (int i = 1; i < argc; i++) {
+		size_t len = strlen(argv[i]);
+		uint32_t a = hash_asobo32(argv[i], len), c = hash_crc32_lower(argv[i], len);
+		printf("%s\tasobo32 0x%08X %u\tcrc32 0x%08X %u\n", argv[i], a, a, c, c);
+	}
+	return 0;
+}
+
+int main(int argc, char **argv)
+{
+	if (argc > 1 && (strcmp(argv[1], "--version") == 0 || strcmp(argv[1], "-V") == 0)) {
+		printf("animdexd %s\n", PACKAGE_VERSION);
+		return 0;
+	}
+	if (argc > 1 && strcmp(argv[1], "decode") == 0)
+		return cmd_decode(argc - 1, argv + 1);
+	if (argc > 1 && strcmp(argv[1], "hash") == 0)
+		return cmd_hash(argc - 1, argv + 1);
+	if (argc > 1 && strcmp(argv[1], "serve") == 0)
+		return cmd_serve(argc - 1, argv + 1);
+	return cmd_serve(argc, argv);
+}
