@@ -6,7 +6,7 @@ cd "$(dirname "$0")"
 
 # Build: compiler, autotools, the libraries. Tests: Check, libcurl, curl, clang-format.
 packages="build-essential autoconf automake pkg-config libmicrohttpd-dev libjansson-dev \
-libsqlite3-dev zlib1g-dev check libcurl4-openssl-dev curl clang-format libjs-chart.js"
+libsqlite3-dev zlib1g-dev check libcurl4-openssl-dev curl sqlite3 clang-format libjs-chart.js"
 
 missing=""
 for p in $packages; do

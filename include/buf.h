@@ -9,11 +9,11 @@
 #include <stddef.h>
 
 struct buf {
-	char *data;    /* NUL-terminated when non-NULL, so text can be used as a string */
-	size_t len;    /* bytes used, excluding the terminator */
-	size_t cap;    /* bytes allocated, excluding the terminator */
-	size_t max;    /* the most len may ever reach */
-	int overflow;  /* set when an append was refused for exceeding max */
+	char *data;   /* NUL-terminated when non-NULL, so text can be used as a string */
+	size_t len;   /* bytes used, excluding the terminator */
+	size_t cap;   /* bytes allocated, excluding the terminator */
+	size_t max;   /* the most len may ever reach */
+	int overflow; /* set when an append was refused for exceeding max */
 };
 
 void buf_init(struct buf *b, size_t max);

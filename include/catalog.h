@@ -36,7 +36,7 @@ struct catalog *catalog_pool_get(struct catalog_pool *pool, struct error *err);
 
 /* Who and what came with an upload. */
 struct catalog_upload {
-	const void *bytes;       /* the raw upload; not owned */
+	const void *bytes; /* the raw upload; not owned */
 	size_t length;
 	const char *sha256;      /* hex digest of bytes */
 	const char *filename;    /* may be NULL */
@@ -59,7 +59,7 @@ json_t *catalog_find_by_sha256(struct catalog *cat, const char *sha256, struct e
  * same bytes are already catalogued (a concurrent upload won), stores nothing, sets *existed
  * and returns the existing entries. */
 json_t *catalog_put(struct catalog *cat, const struct catalog_upload *up,
-		    const struct decode_result *decoded, int *existed, struct error *err);
+                    const struct decode_result *decoded, int *existed, struct error *err);
 
 struct catalog_query {
 	const char *class_name; /* exact class, or NULL */
@@ -68,8 +68,8 @@ struct catalog_query {
 	const char *q;          /* substring of name, class, filename or note, or NULL */
 	int has_crc32;
 	uint32_t crc32;
-	int64_t before_id;      /* keyset cursor: only ids below this; 0 for the first page */
-	unsigned limit;         /* rows per page, >= 1 */
+	int64_t before_id; /* keyset cursor: only ids below this; 0 for the first page */
+	unsigned limit;    /* rows per page, >= 1 */
 };
 
 /* {"resources": [...], "next_cursor": "..."} (no cursor on the last page). */
@@ -77,8 +77,8 @@ json_t *catalog_list(struct catalog *cat, const struct catalog_query *q, struct 
 /* The whole entry: summary, structure, assumed notes, tracks. */
 json_t *catalog_get(struct catalog *cat, int64_t id, struct error *err);
 /* The uploaded bytes of an entry, malloc'd; filename malloc'd or NULL. */
-int catalog_get_raw(struct catalog *cat, int64_t id, void **bytes, size_t *length,
-		    char **filename, struct error *err);
+int catalog_get_raw(struct catalog *cat, int64_t id, void **bytes, size_t *length, char **filename,
+                    struct error *err);
 /* Removes an entry, its tracks and references, and its bytes when no other entry uses them. */
 int catalog_delete(struct catalog *cat, int64_t id, struct error *err);
 
@@ -90,7 +90,7 @@ struct catalog_track {
 	struct sampler sampler;
 };
 int catalog_load_track(struct catalog *cat, int64_t id, unsigned n, struct catalog_track *out,
-		       struct error *err);
+                       struct error *err);
 void catalog_track_cleanup(struct catalog_track *track);
 
 /* Everything known about a handle: entries, references, names. */

@@ -21,13 +21,13 @@
 #include "model.h"
 
 struct curve {
-	enum value_type type;       /* component kind and count */
-	enum interpolation interp;  /* STEP, LINEAR or CUBIC_SPLINE */
-	enum semantic semantic;     /* quaternion: elements are FLOAT4 quaternions */
-	uint32_t components;        /* floats per key value: type components x array size */
-	uint32_t key_count;         /* >= 1 */
-	const float *times;         /* key_count, strictly increasing */
-	const void *values;         /* native packed; for cubic: in, value, out per key */
+	enum value_type type;      /* component kind and count */
+	enum interpolation interp; /* STEP, LINEAR or CUBIC_SPLINE */
+	enum semantic semantic;    /* quaternion: elements are FLOAT4 quaternions */
+	uint32_t components;       /* floats per key value: type components x array size */
+	uint32_t key_count;        /* >= 1 */
+	const float *times;        /* key_count, strictly increasing */
+	const void *values;        /* native packed; for cubic: in, value, out per key */
 };
 
 struct curve_cursor {

@@ -64,7 +64,7 @@ struct error {
 void error_init(struct error *err);
 /* Sets the error unless one is already set. `path` may be NULL; `offset` may be -1. */
 void error_set(struct error *err, enum error_code code, const char *path, long long offset,
-	       const char *fmt, ...) __attribute__((format(printf, 5, 6)));
+               const char *fmt, ...) __attribute__((format(printf, 5, 6)));
 int error_is_set(const struct error *err);
 /* The stable machine-readable name, e.g. "time_not_increasing". */
 const char *error_code_name(enum error_code code);

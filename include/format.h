@@ -19,7 +19,7 @@
 
 /* An upload as the decoders see it; nothing in it is trusted. */
 struct upload {
-	const uint8_t *data;    /* the bytes; not owned */
+	const uint8_t *data; /* the bytes; not owned */
 	size_t length;
 	const char *filename;   /* as given by the client, or NULL */
 	const char *class_name; /* class=, or NULL */
@@ -42,7 +42,7 @@ enum format_match {
 struct decode_result {
 	struct resource **resources; /* count entries, owned */
 	size_t count;
-	json_t *skipped;             /* array of {"name", "type", "reason"}; owned */
+	json_t *skipped; /* array of {"name", "type", "reason"}; owned */
 };
 
 struct format {

@@ -17,13 +17,13 @@ uint32_t hash_crc32_lower(const char *name, size_t len);
 int hash_parse_handle(const char *text, uint32_t *out);
 
 #define SHA256_DIGEST_SIZE 32
-#define SHA256_HEX_SIZE 65 /* 64 hex digits and a NUL */
+#define SHA256_HEX_SIZE    65 /* 64 hex digits and a NUL */
 
 struct sha256 {
-	uint32_t state[8];   /* running hash */
-	uint64_t bytes;      /* message length so far */
-	uint8_t block[64];   /* the pending partial block */
-	size_t block_len;    /* bytes used in block */
+	uint32_t state[8]; /* running hash */
+	uint64_t bytes;    /* message length so far */
+	uint8_t block[64]; /* the pending partial block */
+	size_t block_len;  /* bytes used in block */
 };
 
 void sha256_init(struct sha256 *s);

@@ -17,23 +17,23 @@
 #include "error.h"
 
 struct server_config {
-	const char *listen;      /* "127.0.0.1:8080", "[::1]:8080", port 0 = any free port */
-	const char *db_path;     /* the SQLite file */
-	const char *www_dir;     /* static files */
-	size_t max_upload;       /* bytes in one request body */
-	unsigned threads;        /* libmicrohttpd polling threads */
-	unsigned max_samples;    /* samples in one sample request */
+	const char *listen;   /* "127.0.0.1:8080", "[::1]:8080", port 0 = any free port */
+	const char *db_path;  /* the SQLite file */
+	const char *www_dir;  /* static files */
+	size_t max_upload;    /* bytes in one request body */
+	unsigned threads;     /* libmicrohttpd polling threads */
+	unsigned max_samples; /* samples in one sample request */
 	unsigned max_connections;
 	unsigned max_connections_per_ip;
 	unsigned timeout_seconds; /* idle connections are closed after this */
-	int quiet;               /* no request log */
+	int quiet;                /* no request log */
 };
 
 /* One uploaded file: a multipart part with a file name, or a raw body. */
 struct upload_file {
-	char *field;        /* the form field ("file"), or NULL for a raw body */
-	char *filename;     /* as the client named it, or NULL */
-	struct buf data;    /* the bytes, bounded by the upload limit */
+	char *field;     /* the form field ("file"), or NULL for a raw body */
+	char *filename;  /* as the client named it, or NULL */
+	struct buf data; /* the bytes, bounded by the upload limit */
 };
 
 struct request_field {
@@ -42,14 +42,14 @@ struct request_field {
 };
 
 #define REQUEST_MAX_CAPTURES 2
-#define REQUEST_MAX_FIELDS 16
-#define REQUEST_MAX_FILES 64
+#define REQUEST_MAX_FIELDS   16
+#define REQUEST_MAX_FILES    64
 
 struct request {
 	const char *method;
 	const char *path;
-	void *connection;                          /* the server's; opaque to routes */
-	const char *captures[REQUEST_MAX_CAPTURES]; /* the {id} and {n} of the route's path */
+	void *connection;                            /* the server's; opaque to routes */
+	const char *captures[REQUEST_MAX_CAPTURES];  /* the {id} and {n} of the route's path */
 	char capture_text[REQUEST_MAX_CAPTURES][64]; /* where captures point */
 	struct upload_file files[REQUEST_MAX_FILES];
 	size_t file_count;
@@ -62,10 +62,10 @@ struct request {
 struct response {
 	unsigned status;
 	char content_type[64];
-	char *body;              /* malloc'd; sent and freed by the server */
+	char *body; /* malloc'd; sent and freed by the server */
 	size_t length;
-	char *disposition;       /* Content-Disposition, or NULL */
-	char extra_name[2][32];  /* up to two more headers */
+	char *disposition;      /* Content-Disposition, or NULL */
+	char extra_name[2][32]; /* up to two more headers */
 	char extra_value[2][64];
 };
 
@@ -77,21 +77,21 @@ const char *request_header(const struct request *req, const char *name);
 void response_json(struct response *resp, unsigned status, json_t *json);
 void response_error(struct response *resp, const struct error *err);
 void response_take(struct response *resp, unsigned status, const char *type, char *body,
-		   size_t length);
+                   size_t length);
 void response_header(struct response *resp, const char *name, const char *value);
 
 /* The routes. */
 typedef void (*route_handler)(struct request *req, struct response *resp);
 
 struct route {
-	const char *method;     /* "GET", "POST", "DELETE" */
-	const char *pattern;    /* "/api/resources/{}/tracks/{}/sample"; {} captures */
+	const char *method;  /* "GET", "POST", "DELETE" */
+	const char *pattern; /* "/api/resources/{}/tracks/{}/sample"; {} captures */
 	route_handler handler;
-	int takes_body;         /* collects an upload body */
+	int takes_body; /* collects an upload body */
 };
 
 const struct route *routes_find(const char *method, const char *path, struct request *req,
-				int *path_known);
+                                int *path_known);
 
 void route_upload(struct request *req, struct response *resp);
 void route_list(struct request *req, struct response *resp);
@@ -113,7 +113,7 @@ int route_id(struct request *req, struct response *resp, int64_t *id);
 /* Sample output shared by the routes and `animdexd decode`. */
 struct server;
 struct server *server_start(const struct server_config *cfg, struct catalog_pool *pool,
-			    struct error *err);
+                            struct error *err);
 uint16_t server_port(const struct server *srv);
 /* Stops accepting, lets requests in flight finish (up to a grace period), then stops. */
 void server_stop(struct server *srv);

@@ -44,8 +44,8 @@ enum interpolation { INTERP_STEP = 0, INTERP_LINEAR = 1, INTERP_CUBIC_SPLINE = 2
 
 enum semantic { SEMANTIC_COMPONENT_WISE = 0, SEMANTIC_NORMALIZED_QUATERNION = 1 };
 
-#define SCHEMA_NODE "E4ADD320-EECA-439F-A6C3-1D8A25AEFBC3"
-#define SCHEMA_MORPH "8E3A3B5B-2267-4E06-B94A-316746AB9F61"
+#define SCHEMA_NODE      "E4ADD320-EECA-439F-A6C3-1D8A25AEFBC3"
+#define SCHEMA_MORPH     "8E3A3B5B-2267-4E06-B94A-316746AB9F61"
 #define SCHEMA_TEXT_SIZE 37 /* 36 characters and a NUL */
 
 enum node_property {
@@ -57,14 +57,14 @@ enum node_property {
 enum morph_property { MORPH_WEIGHTS = 1 };
 
 struct sampler {
-	enum value_type type;       /* component type and count of one value */
-	uint32_t array_size;        /* whole values per key, >= 1 */
-	enum interpolation interp;  /* how to go from key to key */
-	enum semantic semantic;     /* quaternion semantic implies FLOAT4 */
-	uint32_t key_count;         /* entries in times, >= 1 */
-	float *times;               /* key_count seconds, strictly increasing */
-	void *values;               /* packed native values, value_bytes long */
-	size_t value_bytes;         /* = native size x array_size x key_count (x3 cubic) */
+	enum value_type type;      /* component type and count of one value */
+	uint32_t array_size;       /* whole values per key, >= 1 */
+	enum interpolation interp; /* how to go from key to key */
+	enum semantic semantic;    /* quaternion semantic implies FLOAT4 */
+	uint32_t key_count;        /* entries in times, >= 1 */
+	float *times;              /* key_count seconds, strictly increasing */
+	void *values;              /* packed native values, value_bytes long */
+	size_t value_bytes;        /* = native size x array_size x key_count (x3 cubic) */
 };
 
 struct target {
@@ -81,9 +81,9 @@ struct channel {
 };
 
 struct clip {
-	char *name;               /* may be NULL */
-	double duration;          /* seconds, finite, >= 0 */
-	struct target *targets;   /* target_count entries */
+	char *name;             /* may be NULL */
+	double duration;        /* seconds, finite, >= 0 */
+	struct target *targets; /* target_count entries */
 	size_t target_count;
 	struct sampler *samplers; /* sampler_count entries */
 	size_t sampler_count;
@@ -93,10 +93,10 @@ struct clip {
 
 /* A handle that some part of a resource refers to, indexed for GET /api/handles. */
 struct reference {
-	uint32_t crc32;   /* the handle */
-	char kind[32];    /* what refers to it: "handle_key", "message_receiver", "import"... */
-	int32_t track;    /* track index, or -1 */
-	int32_t key;      /* key index within the track, or -1 */
+	uint32_t crc32; /* the handle */
+	char kind[32];  /* what refers to it: "handle_key", "message_receiver", "import"... */
+	int32_t track;  /* track index, or -1 */
+	int32_t key;    /* key index within the track, or -1 */
 };
 
 struct resource {
@@ -140,8 +140,8 @@ void clip_cleanup(struct clip *clip);
 
 struct resource *resource_create(const char *family, const char *class_name);
 void resource_free(struct resource *res);
-int resource_add_reference(struct resource *res, uint32_t crc32, const char *kind,
-			   int32_t track, int32_t key);
+int resource_add_reference(struct resource *res, uint32_t crc32, const char *kind, int32_t track,
+                           int32_t key);
 /* Gives every channel a readable name: "<target name> <property name>". */
 int resource_name_tracks(struct resource *res);
 int resource_assume(struct resource *res, const char *note);

@@ -27,7 +27,7 @@ struct reader {
 };
 
 void reader_init(struct reader *r, const void *data, size_t length, enum byte_order order,
-		 struct error *err);
+                 struct error *err);
 int reader_failed(const struct reader *r);
 size_t reader_remaining(const struct reader *r);
 /* Moves to an absolute offset; fails when past the end. */

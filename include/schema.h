@@ -3,9 +3,9 @@
 #define ANIMDEX_SCHEMA_H
 
 struct schema_migration {
-	unsigned version;  /* the file's number: PRAGMA user_version after it is applied */
-	const char *file;  /* e.g. "001_initial.sql" */
-	const char *sql;   /* the whole file */
+	unsigned version; /* the file's number: PRAGMA user_version after it is applied */
+	const char *file; /* e.g. "001_initial.sql" */
+	const char *sql;  /* the whole file */
 };
 
 extern const struct schema_migration schema_migrations[];

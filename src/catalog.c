@@ -46,58 +46,58 @@ enum statement {
 	ST_COUNT
 };
 
-#define SUMMARY_COLUMNS                                                                        \
-	"r.id, r.class, r.family, r.name, r.crc32, r.crc32_source, r.filename, r.note, "       \
-	"r.uploaded_by, r.uploaded_at, r.duration, r.track_count, r.blob_sha256, b.size, "     \
+#define SUMMARY_COLUMNS                                                                    \
+	"r.id, r.class, r.family, r.name, r.crc32, r.crc32_source, r.filename, r.note, "   \
+	"r.uploaded_by, r.uploaded_at, r.duration, r.track_count, r.blob_sha256, b.size, " \
 	"r.part "
 #define SUMMARY_FROM " FROM resources r JOIN blobs b ON b.sha256 = r.blob_sha256 "
 
 static const char *const statement_sql[ST_COUNT] = {
-	[ST_BEGIN] = "BEGIN IMMEDIATE",
-	[ST_COMMIT] = "COMMIT",
-	[ST_ROLLBACK] = "ROLLBACK",
-	[ST_FIND_BY_SHA256] =
-		"SELECT " SUMMARY_COLUMNS SUMMARY_FROM "WHERE r.blob_sha256 = ?1 ORDER BY r.part",
-	[ST_INSERT_BLOB] = "INSERT INTO blobs (sha256, size, bytes, filename, uploaded_at) "
-			   "VALUES (?1, ?2, ?3, ?4, ?5)",
-	[ST_INSERT_RESOURCE] =
-		"INSERT INTO resources (blob_sha256, part, family, class, name, crc32, "
-		"crc32_source, filename, note, uploaded_by, uploaded_at, duration, track_count, "
-		"structure, assumed) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, "
-		"?13, ?14, ?15)",
-	[ST_INSERT_TRACK] =
-		"INSERT INTO tracks (resource_id, n, name, target_schema, target_object, "
-		"target_name, property, first_element, value_type, array_size, interpolation, "
-		"semantic, key_count, time_first, time_last, times, key_values) VALUES (?1, ?2, "
-		"?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17)",
-	[ST_INSERT_REF] = "INSERT INTO refs (resource_id, crc32, kind, track, key) "
-			  "VALUES (?1, ?2, ?3, ?4, ?5)",
-	[ST_GET_RESOURCE] = "SELECT " SUMMARY_COLUMNS ", r.structure, r.assumed" SUMMARY_FROM
-			    "WHERE r.id = ?1",
-	[ST_GET_TRACKS] = "SELECT n, name, target_schema, target_object, target_name, property, "
-			  "first_element, value_type, array_size, interpolation, semantic, "
-			  "key_count, time_first, time_last FROM tracks WHERE resource_id = ?1 "
-			  "ORDER BY n",
-	[ST_GET_RAW] = "SELECT b.bytes, r.filename" SUMMARY_FROM "WHERE r.id = ?1",
-	[ST_GET_BLOB_OF] = "SELECT blob_sha256 FROM resources WHERE id = ?1",
-	[ST_DELETE_RESOURCE] = "DELETE FROM resources WHERE id = ?1",
-	[ST_DELETE_UNUSED_BLOB] = "DELETE FROM blobs WHERE sha256 = ?1 AND NOT EXISTS "
-				  "(SELECT 1 FROM resources WHERE blob_sha256 = ?1)",
-	[ST_LOAD_TRACK] = "SELECT name, value_type, array_size, interpolation, semantic, "
-			  "key_count, times, key_values FROM tracks WHERE resource_id = ?1 AND "
-			  "n = ?2",
-	[ST_HANDLE_RESOURCES] = "SELECT " SUMMARY_COLUMNS SUMMARY_FROM
-				"WHERE r.crc32 = ?1 ORDER BY r.id DESC LIMIT 1000",
-	[ST_HANDLE_REFS] = "SELECT f.resource_id, f.kind, f.track, f.key, r.class, r.name "
-			   "FROM refs f JOIN resources r ON r.id = f.resource_id "
-			   "WHERE f.crc32 = ?1 ORDER BY f.resource_id DESC, f.track, f.key "
-			   "LIMIT 1000",
-	[ST_HANDLE_NAMES] = "SELECT name, asobo32 = ?1, crc32 = ?1 FROM names "
-			    "WHERE asobo32 = ?1 OR crc32 = ?1 ORDER BY name LIMIT 1000",
-	[ST_CLASSES] = "SELECT class, family, count(*) FROM resources GROUP BY class, family "
-		       "ORDER BY class",
-	[ST_STATS] = "SELECT (SELECT count(*) FROM resources), (SELECT count(*) FROM tracks), "
-		     "(SELECT count(*) FROM blobs), (SELECT coalesce(sum(size), 0) FROM blobs)",
+    [ST_BEGIN] = "BEGIN IMMEDIATE",
+    [ST_COMMIT] = "COMMIT",
+    [ST_ROLLBACK] = "ROLLBACK",
+    [ST_FIND_BY_SHA256] =
+        "SELECT " SUMMARY_COLUMNS SUMMARY_FROM "WHERE r.blob_sha256 = ?1 ORDER BY r.part",
+    [ST_INSERT_BLOB] = "INSERT INTO blobs (sha256, size, bytes, filename, uploaded_at) "
+                       "VALUES (?1, ?2, ?3, ?4, ?5)",
+    [ST_INSERT_RESOURCE] =
+        "INSERT INTO resources (blob_sha256, part, family, class, name, crc32, "
+        "crc32_source, filename, note, uploaded_by, uploaded_at, duration, track_count, "
+        "structure, assumed) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, "
+        "?13, ?14, ?15)",
+    [ST_INSERT_TRACK] =
+        "INSERT INTO tracks (resource_id, n, name, target_schema, target_object, "
+        "target_name, property, first_element, value_type, array_size, interpolation, "
+        "semantic, key_count, time_first, time_last, times, key_values) VALUES (?1, ?2, "
+        "?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17)",
+    [ST_INSERT_REF] = "INSERT INTO refs (resource_id, crc32, kind, track, key) "
+                      "VALUES (?1, ?2, ?3, ?4, ?5)",
+    [ST_GET_RESOURCE] =
+        "SELECT " SUMMARY_COLUMNS ", r.structure, r.assumed" SUMMARY_FROM "WHERE r.id = ?1",
+    [ST_GET_TRACKS] = "SELECT n, name, target_schema, target_object, target_name, property, "
+                      "first_element, value_type, array_size, interpolation, semantic, "
+                      "key_count, time_first, time_last FROM tracks WHERE resource_id = ?1 "
+                      "ORDER BY n",
+    [ST_GET_RAW] = "SELECT b.bytes, r.filename" SUMMARY_FROM "WHERE r.id = ?1",
+    [ST_GET_BLOB_OF] = "SELECT blob_sha256 FROM resources WHERE id = ?1",
+    [ST_DELETE_RESOURCE] = "DELETE FROM resources WHERE id = ?1",
+    [ST_DELETE_UNUSED_BLOB] = "DELETE FROM blobs WHERE sha256 = ?1 AND NOT EXISTS "
+                              "(SELECT 1 FROM resources WHERE blob_sha256 = ?1)",
+    [ST_LOAD_TRACK] = "SELECT name, value_type, array_size, interpolation, semantic, "
+                      "key_count, times, key_values FROM tracks WHERE resource_id = ?1 AND "
+                      "n = ?2",
+    [ST_HANDLE_RESOURCES] =
+        "SELECT " SUMMARY_COLUMNS SUMMARY_FROM "WHERE r.crc32 = ?1 ORDER BY r.id DESC LIMIT 1000",
+    [ST_HANDLE_REFS] = "SELECT f.resource_id, f.kind, f.track, f.key, r.class, r.name "
+                       "FROM refs f JOIN resources r ON r.id = f.resource_id "
+                       "WHERE f.crc32 = ?1 ORDER BY f.resource_id DESC, f.track, f.key "
+                       "LIMIT 1000",
+    [ST_HANDLE_NAMES] = "SELECT name, asobo32 = ?1, crc32 = ?1 FROM names "
+                        "WHERE asobo32 = ?1 OR crc32 = ?1 ORDER BY name LIMIT 1000",
+    [ST_CLASSES] = "SELECT class, family, count(*) FROM resources GROUP BY class, family "
+                   "ORDER BY class",
+    [ST_STATS] = "SELECT (SELECT count(*) FROM resources), (SELECT count(*) FROM tracks), "
+                 "(SELECT count(*) FROM blobs), (SELECT coalesce(sum(size), 0) FROM blobs)",
 };
 
 /* The list query's filters, one bit each; one prepared statement per combination. */
@@ -112,21 +112,21 @@ enum list_filter {
 };
 
 struct catalog {
-	sqlite3 *db;                               /* the connection */
-	sqlite3_stmt *stmt[ST_COUNT];              /* prepared on first use */
+	sqlite3 *db;                                  /* the connection */
+	sqlite3_stmt *stmt[ST_COUNT];                 /* prepared on first use */
 	sqlite3_stmt *list_stmt[FILTER_COMBINATIONS]; /* list queries by filter bits */
-	struct catalog *next;                      /* in its pool's list */
+	struct catalog *next;                         /* in its pool's list */
 };
 
 static int catalog_fail(struct catalog *cat, struct error *err, const char *what)
 {
 	int code = sqlite3_extended_errcode(cat->db);
 	enum error_code ec = (code & 0xFF) == SQLITE_BUSY || (code & 0xFF) == SQLITE_LOCKED
-				     ? ERROR_UNAVAILABLE
-				     : ERROR_INTERNAL;
+	                         ? ERROR_UNAVAILABLE
+	                         : ERROR_INTERNAL;
 
 	error_set(err, ec, NULL, -1, "catalogue: %s: %s (SQLite code %d)", what,
-		  sqlite3_errmsg(cat->db), code);
+	          sqlite3_errmsg(cat->db), code);
 	return -1;
 }
 
@@ -134,7 +134,7 @@ static sqlite3_stmt *catalog_stmt(struct catalog *cat, enum statement st, struct
 {
 	if (!cat->stmt[st] &&
 	    sqlite3_prepare_v3(cat->db, statement_sql[st], -1, SQLITE_PREPARE_PERSISTENT,
-			       &cat->stmt[st], NULL) != SQLITE_OK) {
+	                       &cat->stmt[st], NULL) != SQLITE_OK) {
 		catalog_fail(cat, err, "preparing a statement");
 		return NULL;
 	}
@@ -167,9 +167,9 @@ static int catalog_migrate(struct catalog *cat, struct error *err)
 		return catalog_fail(cat, err, "reading PRAGMA user_version");
 	if ((unsigned)version > latest) {
 		error_set(err, ERROR_INTERNAL, NULL, -1,
-			  "catalogue: the database's schema version %d is newer than this "
-			  "animdexd knows (%u); use a newer animdexd",
-			  version, latest);
+		          "catalogue: the database's schema version %d is newer than this "
+		          "animdexd knows (%u); use a newer animdexd",
+		          version, latest);
 		return -1;
 	}
 	if ((unsigned)version == latest)
@@ -187,7 +187,7 @@ static int catalog_migrate(struct catalog *cat, struct error *err)
 		if (sqlite3_exec(cat->db, m->sql, NULL, NULL, &msg) != SQLITE_OK ||
 		    sqlite3_exec(cat->db, pragma, NULL, NULL, &msg) != SQLITE_OK) {
 			error_set(err, ERROR_INTERNAL, NULL, -1, "catalogue: migration %s: %s",
-				  m->file, msg ? msg : "failed");
+			          m->file, msg ? msg : "failed");
 			sqlite3_free(msg);
 			sqlite3_exec(cat->db, "ROLLBACK", NULL, NULL, NULL);
 			return -1;
@@ -203,11 +203,10 @@ static int catalog_migrate(struct catalog *cat, struct error *err)
 
 struct catalog *catalog_open(const char *path, struct error *err)
 {
-	static const char *const pragmas =
-		"PRAGMA journal_mode = WAL;"
-		"PRAGMA synchronous = NORMAL;"
-		"PRAGMA foreign_keys = ON;"
-		"PRAGMA temp_store = MEMORY;";
+	static const char *const pragmas = "PRAGMA journal_mode = WAL;"
+	                                   "PRAGMA synchronous = NORMAL;"
+	                                   "PRAGMA foreign_keys = ON;"
+	                                   "PRAGMA temp_store = MEMORY;";
 	struct catalog *cat = calloc(1, sizeof(*cat));
 	char *msg = NULL;
 
@@ -216,17 +215,17 @@ struct catalog *catalog_open(const char *path, struct error *err)
 		return NULL;
 	}
 	if (sqlite3_open_v2(path, &cat->db,
-			    SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX,
-			    NULL) != SQLITE_OK) {
+	                    SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX,
+	                    NULL) != SQLITE_OK) {
 		error_set(err, ERROR_INTERNAL, NULL, -1, "catalogue: cannot open %s: %s", path,
-			  cat->db ? sqlite3_errmsg(cat->db) : "out of memory");
+		          cat->db ? sqlite3_errmsg(cat->db) : "out of memory");
 		goto fail;
 	}
 	sqlite3_busy_timeout(cat->db, 10000);
 	sqlite3_extended_result_codes(cat->db, 1);
 	if (sqlite3_exec(cat->db, pragmas, NULL, NULL, &msg) != SQLITE_OK) {
 		error_set(err, ERROR_INTERNAL, NULL, -1, "catalogue: %s: %s", path,
-			  msg ? msg : "cannot configure");
+		          msg ? msg : "cannot configure");
 		sqlite3_free(msg);
 		goto fail;
 	}
@@ -266,10 +265,10 @@ int catalog_schema_version(struct catalog *cat)
 /* The pool: one connection per thread. */
 
 struct catalog_pool {
-	char *path;              /* the database file */
-	pthread_key_t key;       /* the calling thread's connection */
-	pthread_mutex_t lock;    /* guards all */
-	struct catalog *all;     /* every connection opened, closed by catalog_pool_free */
+	char *path;           /* the database file */
+	pthread_key_t key;    /* the calling thread's connection */
+	pthread_mutex_t lock; /* guards all */
+	struct catalog *all;  /* every connection opened, closed by catalog_pool_free */
 };
 
 struct catalog_pool *catalog_pool_create(const char *path)
@@ -339,20 +338,19 @@ static json_t *row_summary(sqlite3_stmt *s)
 	render_handle(crc, handle);
 	render_time_ms(sqlite3_column_int64(s, 9), when);
 	snprintf(self, sizeof(self), "/api/resources/%" PRId64, id);
-	return json_pack("{s:I, s:o, s:o, s:o, s:s, s:I, s:o, s:o, s:o, s:o, s:s, s:o, s:i, "
-			 "s:o, s:I, s:i, s:s}",
-			 "id", (json_int_t)id, "class", column_text_or_null(s, 1), "family",
-			 column_text_or_null(s, 2), "name", column_text_or_null(s, 3), "crc32",
-			 handle, "crc32_decimal", (json_int_t)crc, "crc32_source",
-			 column_text_or_null(s, 5), "filename", column_text_or_null(s, 6), "note",
-			 column_text_or_null(s, 7), "uploaded_by", column_text_or_null(s, 8),
-			 "uploaded_at", when, "duration",
-			 sqlite3_column_type(s, 10) == SQLITE_NULL
-				 ? json_null()
-				 : json_real(sqlite3_column_double(s, 10)),
-			 "track_count", sqlite3_column_int(s, 11), "sha256",
-			 column_text_or_null(s, 12), "size", (json_int_t)sqlite3_column_int64(s, 13),
-			 "part", sqlite3_column_int(s, 14), "url", self);
+	return json_pack(
+	    "{s:I, s:o, s:o, s:o, s:s, s:I, s:o, s:o, s:o, s:o, s:s, s:o, s:i, "
+	    "s:o, s:I, s:i, s:s}",
+	    "id", (json_int_t)id, "class", column_text_or_null(s, 1), "family",
+	    column_text_or_null(s, 2), "name", column_text_or_null(s, 3), "crc32", handle,
+	    "crc32_decimal", (json_int_t)crc, "crc32_source", column_text_or_null(s, 5), "filename",
+	    column_text_or_null(s, 6), "note", column_text_or_null(s, 7), "uploaded_by",
+	    column_text_or_null(s, 8), "uploaded_at", when, "duration",
+	    sqlite3_column_type(s, 10) == SQLITE_NULL ? json_null()
+	                                              : json_real(sqlite3_column_double(s, 10)),
+	    "track_count", sqlite3_column_int(s, 11), "sha256", column_text_or_null(s, 12), "size",
+	    (json_int_t)sqlite3_column_int64(s, 13), "part", sqlite3_column_int(s, 14), "url",
+	    self);
 }
 
 static json_t *collect_summaries(struct catalog *cat, sqlite3_stmt *s, struct error *err)
@@ -392,11 +390,11 @@ static int64_t now_ms(void)
 static int bind_text_or_null(sqlite3_stmt *s, int col, const char *text)
 {
 	return text ? sqlite3_bind_text(s, col, text, -1, SQLITE_TRANSIENT)
-		    : sqlite3_bind_null(s, col);
+	            : sqlite3_bind_null(s, col);
 }
 
-static int insert_track(struct catalog *cat, int64_t id, const struct resource *res,
-			unsigned n, struct error *err)
+static int insert_track(struct catalog *cat, int64_t id, const struct resource *res, unsigned n,
+                        struct error *err)
 {
 	const struct channel *ch = &res->clip.channels[n];
 	const struct target *tg = &res->clip.targets[ch->target];
@@ -425,7 +423,7 @@ static int insert_track(struct catalog *cat, int64_t id, const struct resource *
 	sqlite3_bind_double(s, 14, sp->times[0]);
 	sqlite3_bind_double(s, 15, sp->times[sp->key_count - 1]);
 	sqlite3_bind_blob64(s, 16, sp->times, (sqlite3_uint64)sp->key_count * sizeof(float),
-			    SQLITE_STATIC);
+	                    SQLITE_STATIC);
 	sqlite3_bind_blob64(s, 17, sp->values ? sp->values : "", sp->value_bytes, SQLITE_STATIC);
 	rc = sqlite3_step(s);
 	sqlite3_reset(s);
@@ -433,8 +431,8 @@ static int insert_track(struct catalog *cat, int64_t id, const struct resource *
 }
 
 static int insert_resource(struct catalog *cat, const struct catalog_upload *up,
-			   const struct resource *res, unsigned part, int64_t when,
-			   int64_t *id, struct error *err)
+                           const struct resource *res, unsigned part, int64_t when, int64_t *id,
+                           struct error *err)
 {
 	sqlite3_stmt *s = catalog_stmt(cat, ST_INSERT_RESOURCE, err);
 	json_t *structure;
@@ -480,7 +478,7 @@ static int insert_resource(struct catalog *cat, const struct catalog_upload *up,
 }
 
 static int insert_refs(struct catalog *cat, int64_t id, const struct resource *res,
-		       struct error *err)
+                       struct error *err)
 {
 	for (size_t i = 0; i < res->ref_count; i++) {
 		const struct reference *ref = &res->refs[i];
@@ -504,7 +502,7 @@ static int insert_refs(struct catalog *cat, int64_t id, const struct resource *r
 }
 
 json_t *catalog_put(struct catalog *cat, const struct catalog_upload *up,
-		    const struct decode_result *decoded, int *existed, struct error *err)
+                    const struct decode_result *decoded, int *existed, struct error *err)
 {
 	int64_t when = now_ms();
 	sqlite3_stmt *s;
@@ -603,14 +601,14 @@ static sqlite3_stmt *list_statement(struct catalog *cat, unsigned bits, struct e
 		buf_puts(&sql, " AND r.name = ?3 COLLATE NOCASE");
 	if (bits & FILTER_Q)
 		buf_puts(&sql, " AND (r.name LIKE ?4 ESCAPE '\\' OR r.class LIKE ?4 ESCAPE '\\'"
-			       " OR r.filename LIKE ?4 ESCAPE '\\' OR r.note LIKE ?4 ESCAPE '\\')");
+		               " OR r.filename LIKE ?4 ESCAPE '\\' OR r.note LIKE ?4 ESCAPE '\\')");
 	if (bits & FILTER_CRC32)
 		buf_puts(&sql, " AND r.crc32 = ?5");
 	if (bits & FILTER_CURSOR)
 		buf_puts(&sql, " AND r.id < ?6");
 	buf_puts(&sql, " ORDER BY r.id DESC LIMIT ?7");
 	if (!sql.data || sqlite3_prepare_v3(cat->db, sql.data, -1, SQLITE_PREPARE_PERSISTENT,
-					    &cat->list_stmt[bits], NULL) != SQLITE_OK) {
+	                                    &cat->list_stmt[bits], NULL) != SQLITE_OK) {
 		buf_cleanup(&sql);
 		catalog_fail(cat, err, "preparing the list query");
 		return NULL;
@@ -641,8 +639,8 @@ static char *like_pattern(const char *q)
 json_t *catalog_list(struct catalog *cat, const struct catalog_query *q, struct error *err)
 {
 	unsigned bits = (q->class_name ? FILTER_CLASS : 0) | (q->family ? FILTER_FAMILY : 0) |
-			(q->name ? FILTER_NAME : 0) | (q->q ? FILTER_Q : 0) |
-			(q->has_crc32 ? FILTER_CRC32 : 0) | (q->before_id > 0 ? FILTER_CURSOR : 0);
+	                (q->name ? FILTER_NAME : 0) | (q->q ? FILTER_Q : 0) |
+	                (q->has_crc32 ? FILTER_CRC32 : 0) | (q->before_id > 0 ? FILTER_CURSOR : 0);
 	sqlite3_stmt *s = list_statement(cat, bits, err);
 	json_t *list, *out;
 	size_t count;
@@ -671,8 +669,8 @@ json_t *catalog_list(struct catalog *cat, const struct catalog_query *q, struct 
 		char cursor[24];
 		json_array_remove(list, count - 1);
 		snprintf(cursor, sizeof(cursor), "%" PRId64,
-			 (int64_t)json_integer_value(
-				 json_object_get(json_array_get(list, q->limit - 1), "id")));
+		         (int64_t)json_integer_value(
+		             json_object_get(json_array_get(list, q->limit - 1), "id")));
 		json_object_set_new(out, "next_cursor", json_string(cursor));
 	}
 	json_object_set_new(out, "resources", list);
@@ -686,18 +684,17 @@ static json_t *track_row(sqlite3_stmt *s)
 	uint64_t object = strtoull((const char *)sqlite3_column_text(s, 3), NULL, 10);
 	const char *prop_name = schema_property_name(schema, property);
 
-	return json_pack("{s:i, s:o, s:{s:s, s:o, s:o}, s:o, s:o, s:I, s:o, s:I, s:o, s:o, s:I, "
-			 "s:[f, f]}",
-			 "n", sqlite3_column_int(s, 0), "name", column_text_or_null(s, 1),
-			 "target", "schema", schema, "object", render_u64(object), "name",
-			 column_text_or_null(s, 4), "property", render_u64(property),
-			 "property_name", prop_name ? json_string(prop_name) : json_null(),
-			 "first_array_element", (json_int_t)sqlite3_column_int64(s, 6), "type",
-			 column_text_or_null(s, 7), "array_size",
-			 (json_int_t)sqlite3_column_int64(s, 8), "interpolation",
-			 column_text_or_null(s, 9), "semantic", column_text_or_null(s, 10),
-			 "key_count", (json_int_t)sqlite3_column_int64(s, 11), "time_range",
-			 sqlite3_column_double(s, 12), sqlite3_column_double(s, 13));
+	return json_pack(
+	    "{s:i, s:o, s:{s:s, s:o, s:o}, s:o, s:o, s:I, s:o, s:I, s:o, s:o, s:I, "
+	    "s:[f, f]}",
+	    "n", sqlite3_column_int(s, 0), "name", column_text_or_null(s, 1), "target", "schema",
+	    schema, "object", render_u64(object), "name", column_text_or_null(s, 4), "property",
+	    render_u64(property), "property_name", prop_name ? json_string(prop_name) : json_null(),
+	    "first_array_element", (json_int_t)sqlite3_column_int64(s, 6), "type",
+	    column_text_or_null(s, 7), "array_size", (json_int_t)sqlite3_column_int64(s, 8),
+	    "interpolation", column_text_or_null(s, 9), "semantic", column_text_or_null(s, 10),
+	    "key_count", (json_int_t)sqlite3_column_int64(s, 11), "time_range",
+	    sqlite3_column_double(s, 12), sqlite3_column_double(s, 13));
 }
 
 json_t *catalog_get(struct catalog *cat, int64_t id, struct error *err)
@@ -713,16 +710,17 @@ json_t *catalog_get(struct catalog *cat, int64_t id, struct error *err)
 	if (rc != SQLITE_ROW) {
 		sqlite3_reset(s);
 		if (rc == SQLITE_DONE)
-			error_set(err, ERROR_NOT_FOUND, "id", -1, "no resource has id %" PRId64, id);
+			error_set(err, ERROR_NOT_FOUND, "id", -1, "no resource has id %" PRId64,
+			          id);
 		else
 			catalog_fail(cat, err, "reading an entry");
 		return NULL;
 	}
 	entry = row_summary(s);
 	json_object_set_new(entry, "structure",
-			    json_loads((const char *)sqlite3_column_text(s, 15), 0, NULL));
+	                    json_loads((const char *)sqlite3_column_text(s, 15), 0, NULL));
 	json_object_set_new(entry, "assumed",
-			    json_loads((const char *)sqlite3_column_text(s, 16), 0, NULL));
+	                    json_loads((const char *)sqlite3_column_text(s, 16), 0, NULL));
 	sqlite3_reset(s);
 	s = catalog_stmt(cat, ST_GET_TRACKS, err);
 	if (!s) {
@@ -743,8 +741,8 @@ json_t *catalog_get(struct catalog *cat, int64_t id, struct error *err)
 	return entry;
 }
 
-int catalog_get_raw(struct catalog *cat, int64_t id, void **bytes, size_t *length,
-		    char **filename, struct error *err)
+int catalog_get_raw(struct catalog *cat, int64_t id, void **bytes, size_t *length, char **filename,
+                    struct error *err)
 {
 	sqlite3_stmt *s = catalog_stmt(cat, ST_GET_RAW, err);
 	const unsigned char *name;
@@ -757,7 +755,8 @@ int catalog_get_raw(struct catalog *cat, int64_t id, void **bytes, size_t *lengt
 	if (rc != SQLITE_ROW) {
 		sqlite3_reset(s);
 		if (rc == SQLITE_DONE)
-			error_set(err, ERROR_NOT_FOUND, "id", -1, "no resource has id %" PRId64, id);
+			error_set(err, ERROR_NOT_FOUND, "id", -1, "no resource has id %" PRId64,
+			          id);
 		else
 			catalog_fail(cat, err, "reading the uploaded bytes");
 		return -1;
@@ -833,7 +832,7 @@ fail:
 }
 
 int catalog_load_track(struct catalog *cat, int64_t id, unsigned n, struct catalog_track *out,
-		       struct error *err)
+                       struct error *err)
 {
 	sqlite3_stmt *s = catalog_stmt(cat, ST_LOAD_TRACK, err);
 	struct sampler *sp = &out->sampler;
@@ -851,7 +850,7 @@ int catalog_load_track(struct catalog *cat, int64_t id, unsigned n, struct catal
 		if (rc != SQLITE_DONE)
 			return catalog_fail(cat, err, "reading a track");
 		error_set(err, ERROR_NOT_FOUND, "n", -1,
-			  "resource %" PRId64 " has no track %u (or does not exist)", id, n);
+		          "resource %" PRId64 " has no track %u (or does not exist)", id, n);
 		return -1;
 	}
 	out->resource_id = id;
@@ -882,12 +881,12 @@ int catalog_load_track(struct catalog *cat, int64_t id, unsigned n, struct catal
 	if (times_len != (size_t)sp->key_count * sizeof(float) || sp->key_count == 0 ||
 	    sp->type == VALUE_UNKNOWN ||
 	    values_len != sampler_components(sp) * value_type_component_size(sp->type) *
-				  sp->key_count * (sp->interp == INTERP_CUBIC_SPLINE ? 3 : 1)) {
+	                      sp->key_count * (sp->interp == INTERP_CUBIC_SPLINE ? 3 : 1)) {
 		catalog_track_cleanup(out);
 		error_set(err, ERROR_INTERNAL, NULL, -1,
-			  "catalogue: track %u of resource %" PRId64 " is damaged (key arrays of "
-			  "the wrong size)",
-			  n, id);
+		          "catalogue: track %u of resource %" PRId64 " is damaged (key arrays of "
+		          "the wrong size)",
+		          n, id);
 		return -1;
 	}
 	return 0;
@@ -922,19 +921,19 @@ json_t *catalog_handle(struct catalog *cat, uint32_t crc32, struct error *err)
 		goto fail;
 	sqlite3_bind_int64(s, 1, crc32);
 	while ((rc = sqlite3_step(s)) == SQLITE_ROW)
-		json_array_append_new(
-			refs, json_pack("{s:I, s:o, s:o, s:o, s:o, s:o}", "resource_id",
-					(json_int_t)sqlite3_column_int64(s, 0), "kind",
-					column_text_or_null(s, 1), "track",
-					sqlite3_column_type(s, 2) == SQLITE_NULL
-						? json_null()
-						: json_integer(sqlite3_column_int(s, 2)),
-					"key",
-					sqlite3_column_type(s, 3) == SQLITE_NULL
-						? json_null()
-						: json_integer(sqlite3_column_int(s, 3)),
-					"class", column_text_or_null(s, 4), "name",
-					column_text_or_null(s, 5)));
+		json_array_append_new(refs,
+		                      json_pack("{s:I, s:o, s:o, s:o, s:o, s:o}", "resource_id",
+		                                (json_int_t)sqlite3_column_int64(s, 0), "kind",
+		                                column_text_or_null(s, 1), "track",
+		                                sqlite3_column_type(s, 2) == SQLITE_NULL
+		                                    ? json_null()
+		                                    : json_integer(sqlite3_column_int(s, 2)),
+		                                "key",
+		                                sqlite3_column_type(s, 3) == SQLITE_NULL
+		                                    ? json_null()
+		                                    : json_integer(sqlite3_column_int(s, 3)),
+		                                "class", column_text_or_null(s, 4), "name",
+		                                column_text_or_null(s, 5)));
 	sqlite3_reset(s);
 	if (rc != SQLITE_DONE) {
 		catalog_fail(cat, err, "reading references");
@@ -950,9 +949,9 @@ json_t *catalog_handle(struct catalog *cat, uint32_t crc32, struct error *err)
 			json_array_append_new(hashes, json_string("asobo32"));
 		if (sqlite3_column_int(s, 2))
 			json_array_append_new(hashes, json_string("crc32"));
-		json_array_append_new(names, json_pack("{s:o, s:o}", "name",
-						       column_text_or_null(s, 0), "hashes",
-						       hashes));
+		json_array_append_new(
+		    names,
+		    json_pack("{s:o, s:o}", "name", column_text_or_null(s, 0), "hashes", hashes));
 	}
 	sqlite3_reset(s);
 	if (rc != SQLITE_DONE) {
@@ -961,8 +960,8 @@ json_t *catalog_handle(struct catalog *cat, uint32_t crc32, struct error *err)
 	}
 	render_handle(crc32, handle);
 	out = json_pack("{s:s, s:I, s:I, s:o, s:o, s:o}", "crc32", handle, "crc32_decimal",
-			(json_int_t)crc32, "crc32_signed", (json_int_t)(int32_t)crc32, "resources",
-			resources, "references", refs, "names", names);
+	                (json_int_t)crc32, "crc32_signed", (json_int_t)(int32_t)crc32, "resources",
+	                resources, "references", refs, "names", names);
 	return out;
 fail:
 	json_decref(resources);
@@ -982,9 +981,9 @@ json_t *catalog_classes(struct catalog *cat, struct error *err)
 	list = json_array();
 	while ((rc = sqlite3_step(s)) == SQLITE_ROW)
 		json_array_append_new(list, json_pack("{s:o, s:o, s:I}", "class",
-						      column_text_or_null(s, 0), "family",
-						      column_text_or_null(s, 1), "count",
-						      (json_int_t)sqlite3_column_int64(s, 2)));
+		                                      column_text_or_null(s, 0), "family",
+		                                      column_text_or_null(s, 1), "count",
+		                                      (json_int_t)sqlite3_column_int64(s, 2)));
 	sqlite3_reset(s);
 	if (rc != SQLITE_DONE) {
 		json_decref(list);
@@ -1006,12 +1005,11 @@ json_t *catalog_stats(struct catalog *cat, struct error *err)
 		catalog_fail(cat, err, "counting entries");
 		return NULL;
 	}
-	out = json_pack("{s:I, s:I, s:I, s:I, s:i}", "resources",
-			(json_int_t)sqlite3_column_int64(s, 0), "tracks",
-			(json_int_t)sqlite3_column_int64(s, 1), "blobs",
-			(json_int_t)sqlite3_column_int64(s, 2), "bytes",
-			(json_int_t)sqlite3_column_int64(s, 3), "schema_version",
-			catalog_schema_version(cat));
+	out = json_pack(
+	    "{s:I, s:I, s:I, s:I, s:i}", "resources", (json_int_t)sqlite3_column_int64(s, 0),
+	    "tracks", (json_int_t)sqlite3_column_int64(s, 1), "blobs",
+	    (json_int_t)sqlite3_column_int64(s, 2), "bytes", (json_int_t)sqlite3_column_int64(s, 3),
+	    "schema_version", catalog_schema_version(cat));
 	sqlite3_reset(s);
 	return out;
 }

@@ -132,8 +132,7 @@ void curve_sample_f32(const struct curve *c, struct curve_cursor *cursor, float 
 	uint32_t k;
 	float t0, t1, d, u;
 
-	if (n <= 1 || !(t > c->times[0]) || t >= c->times[n - 1] ||
-	    c->interp == INTERP_STEP) {
+	if (n <= 1 || !(t > c->times[0]) || t >= c->times[n - 1] || c->interp == INTERP_STEP) {
 		k = curve_step_key(c, cursor, t);
 		memcpy(out, curve_key_value(c, k), m * sizeof(float));
 		goto normalize;

@@ -15,37 +15,37 @@
 #include "http.h"
 #include "render.h"
 
-#define DEFAULT_MAX_UPLOAD (64u * 1024 * 1024)
+#define DEFAULT_MAX_UPLOAD  (64u * 1024 * 1024)
 #define DEFAULT_MAX_SAMPLES 1000000u
 
 static const char usage_text[] =
-	"Usage: animdexd [serve] [OPTION]...\n"
-	"       animdexd decode [OPTION]... FILE\n"
-	"       animdexd hash NAME...\n"
-	"\n"
-	"An HTTP/JSON catalogue of game animation resources.\n"
-	"\n"
-	"Serve options:\n"
-	"  --listen ADDR:PORT     where to listen (default 127.0.0.1:8080; port 0: any free)\n"
-	"  --db PATH              the SQLite catalogue (default ./animdex.db)\n"
-	"  --www DIR              the web page's files (default: the installed ones)\n"
-	"  --max-upload SIZE      largest request body, e.g. 64M (default 64M)\n"
-	"  --max-samples N        most samples one request may ask for (default 1000000)\n"
-	"  --threads N            polling threads (default: the number of cores)\n"
-	"  --max-connections N    open connections in all (default 256)\n"
-	"  --max-connections-per-ip N  (default 32)\n"
-	"  --timeout SECONDS      idle connections are closed after this (default 30)\n"
-	"  --open-writes          allow listening on a non-loopback address without tokens\n"
-	"  --quiet                no request log\n"
-	"\n"
-	"Decode options (what an upload would store, printed as JSON; no database):\n"
-	"  --class NAME  --family NAME  --name NAME  --crc32 HANDLE  --layout 32|64\n"
-	"  --endian little|big\n"
-	"\n"
-	"hash prints the Asobo32 (Zouna) and CRC-32 (Burnout resource ID) of each name.\n"
-	"\n"
-	"  -h, --help             this text\n"
-	"  -V, --version          the version\n";
+    "Usage: animdexd [serve] [OPTION]...\n"
+    "       animdexd decode [OPTION]... FILE\n"
+    "       animdexd hash NAME...\n"
+    "\n"
+    "An HTTP/JSON catalogue of game animation resources.\n"
+    "\n"
+    "Serve options:\n"
+    "  --listen ADDR:PORT     where to listen (default 127.0.0.1:8080; port 0: any free)\n"
+    "  --db PATH              the SQLite catalogue (default ./animdex.db)\n"
+    "  --www DIR              the web page's files (default: the installed ones)\n"
+    "  --max-upload SIZE      largest request body, e.g. 64M (default 64M)\n"
+    "  --max-samples N        most samples one request may ask for (default 1000000)\n"
+    "  --threads N            polling threads (default: the number of cores)\n"
+    "  --max-connections N    open connections in all (default 256)\n"
+    "  --max-connections-per-ip N  (default 32)\n"
+    "  --timeout SECONDS      idle connections are closed after this (default 30)\n"
+    "  --open-writes          allow listening on a non-loopback address without tokens\n"
+    "  --quiet                no request log\n"
+    "\n"
+    "Decode options (what an upload would store, printed as JSON; no database):\n"
+    "  --class NAME  --family NAME  --name NAME  --crc32 HANDLE  --layout 32|64\n"
+    "  --endian little|big\n"
+    "\n"
+    "hash prints the Asobo32 (Zouna) and CRC-32 (Burnout resource ID) of each name.\n"
+    "\n"
+    "  -h, --help             this text\n"
+    "  -V, --version          the version\n";
 
 static void usage_error(const char *fmt, const char *arg)
 {
@@ -55,8 +55,7 @@ static void usage_error(const char *fmt, const char *arg)
 	exit(2);
 }
 
-static unsigned parse_unsigned(const char *text, const char *option, unsigned min,
-			       unsigned max)
+static unsigned parse_unsigned(const char *text, const char *option, unsigned min, unsigned max)
 {
 	char *end;
 	unsigned long v;
@@ -65,7 +64,7 @@ static unsigned parse_unsigned(const char *text, const char *option, unsigned mi
 	v = strtoul(text, &end, 10);
 	if (errno || *end || end == text || text[0] == '-' || v < min || v > max) {
 		fprintf(stderr, "animdexd: %s: '%s' is not a whole number from %u to %u\n", option,
-			text, min, max);
+		        text, min, max);
 		exit(2);
 	}
 	return (unsigned)v;
@@ -88,8 +87,8 @@ static size_t parse_size(const char *text, const char *option)
 	if (errno || *end || end == text || text[0] == '-' || v == 0 ||
 	    v > (unsigned long long)SIZE_MAX / unit || v * unit > (1ull << 32)) {
 		fprintf(stderr,
-			"animdexd: %s: '%s' is not a size from 1 byte to 4G (e.g. 512K, 64M)\n",
-			option, text);
+		        "animdexd: %s: '%s' is not a size from 1 byte to 4G (e.g. 512K, 64M)\n",
+		        option, text);
 		exit(2);
 	}
 	return (size_t)(v * unit);
@@ -112,34 +111,45 @@ static const char *default_www(void)
 
 static int cmd_serve(int argc, char **argv)
 {
-	enum { OPT_LISTEN = 256, OPT_DB, OPT_WWW, OPT_MAX_UPLOAD, OPT_MAX_SAMPLES, OPT_THREADS,
-	       OPT_MAX_CONN, OPT_MAX_CONN_IP, OPT_TIMEOUT, OPT_OPEN_WRITES, OPT_QUIET };
+	enum {
+		OPT_LISTEN = 256,
+		OPT_DB,
+		OPT_WWW,
+		OPT_MAX_UPLOAD,
+		OPT_MAX_SAMPLES,
+		OPT_THREADS,
+		OPT_MAX_CONN,
+		OPT_MAX_CONN_IP,
+		OPT_TIMEOUT,
+		OPT_OPEN_WRITES,
+		OPT_QUIET
+	};
 	static const struct option options[] = {
-		{"listen", required_argument, NULL, OPT_LISTEN},
-		{"db", required_argument, NULL, OPT_DB},
-		{"www", required_argument, NULL, OPT_WWW},
-		{"max-upload", required_argument, NULL, OPT_MAX_UPLOAD},
-		{"max-samples", required_argument, NULL, OPT_MAX_SAMPLES},
-		{"threads", required_argument, NULL, OPT_THREADS},
-		{"max-connections", required_argument, NULL, OPT_MAX_CONN},
-		{"max-connections-per-ip", required_argument, NULL, OPT_MAX_CONN_IP},
-		{"timeout", required_argument, NULL, OPT_TIMEOUT},
-		{"open-writes", no_argument, NULL, OPT_OPEN_WRITES},
-		{"quiet", no_argument, NULL, OPT_QUIET},
-		{"help", no_argument, NULL, 'h'},
-		{NULL, 0, NULL, 0},
+	    {"listen", required_argument, NULL, OPT_LISTEN},
+	    {"db", required_argument, NULL, OPT_DB},
+	    {"www", required_argument, NULL, OPT_WWW},
+	    {"max-upload", required_argument, NULL, OPT_MAX_UPLOAD},
+	    {"max-samples", required_argument, NULL, OPT_MAX_SAMPLES},
+	    {"threads", required_argument, NULL, OPT_THREADS},
+	    {"max-connections", required_argument, NULL, OPT_MAX_CONN},
+	    {"max-connections-per-ip", required_argument, NULL, OPT_MAX_CONN_IP},
+	    {"timeout", required_argument, NULL, OPT_TIMEOUT},
+	    {"open-writes", no_argument, NULL, OPT_OPEN_WRITES},
+	    {"quiet", no_argument, NULL, OPT_QUIET},
+	    {"help", no_argument, NULL, 'h'},
+	    {NULL, 0, NULL, 0},
 	};
 	long cores = sysconf(_SC_NPROCESSORS_ONLN);
 	struct server_config cfg = {
-		.listen = "127.0.0.1:8080",
-		.db_path = "./animdex.db",
-		.www_dir = NULL,
-		.max_upload = DEFAULT_MAX_UPLOAD,
-		.threads = cores > 0 ? (unsigned)cores : 1,
-		.max_samples = DEFAULT_MAX_SAMPLES,
-		.max_connections = 256,
-		.max_connections_per_ip = 32,
-		.timeout_seconds = 30,
+	    .listen = "127.0.0.1:8080",
+	    .db_path = "./animdex.db",
+	    .www_dir = NULL,
+	    .max_upload = DEFAULT_MAX_UPLOAD,
+	    .threads = cores > 0 ? (unsigned)cores : 1,
+	    .max_samples = DEFAULT_MAX_SAMPLES,
+	    .max_connections = 256,
+	    .max_connections_per_ip = 32,
+	    .timeout_seconds = 30,
 	};
 	int open_writes = 0, opt, sig;
 	struct catalog_pool *pool;
@@ -163,9 +173,11 @@ static int cmd_serve(int argc, char **argv)
 			break;
 		case OPT_MAX_CONN_IP:
 			cfg.max_connections_per_ip =
-				parse_unsigned(optarg, "--max-connections-per-ip", 1, 65536);
+			    parse_unsigned(optarg, "--max-connections-per-ip", 1, 65536);
 			break;
-		case OPT_TIMEOUT: cfg.timeout_seconds = parse_unsigned(optarg, "--timeout", 1, 86400); break;
+		case OPT_TIMEOUT:
+			cfg.timeout_seconds = parse_unsigned(optarg, "--timeout", 1, 86400);
+			break;
 		case OPT_OPEN_WRITES: open_writes = 1; break;
 		case OPT_QUIET: cfg.quiet = 1; break;
 		case 'h': fputs(usage_text, stdout); return 0;
@@ -178,9 +190,9 @@ static int cmd_serve(int argc, char **argv)
 		cfg.www_dir = default_www();
 	if (!is_loopback(cfg.listen) && !open_writes) {
 		fprintf(stderr,
-			"animdexd: refusing to listen on %s: anyone who can reach it could upload "
-			"and delete. Listen on 127.0.0.1, or give --open-writes to allow it.\n",
-			cfg.listen);
+		        "animdexd: refusing to listen on %s: anyone who can reach it could upload "
+		        "and delete. Listen on 127.0.0.1, or give --open-writes to allow it.\n",
+		        cfg.listen);
 		return 2;
 	}
 
@@ -215,7 +227,7 @@ static int cmd_serve(int argc, char **argv)
 	fflush(stdout);
 	sigwait(&stop, &sig);
 	fprintf(stderr, "animdexd: %s: finishing requests in flight, then stopping\n",
-		sig == SIGINT ? "SIGINT" : "SIGTERM");
+	        sig == SIGINT ? "SIGINT" : "SIGTERM");
 	server_stop(srv);
 	catalog_pool_free(pool);
 	fprintf(stderr, "animdexd: stopped\n");
@@ -254,10 +266,10 @@ static int read_file(const char *path, uint8_t **data, size_t *length)
 static int cmd_decode(int argc, char **argv)
 {
 	static const struct option options[] = {
-		{"class", required_argument, NULL, 'c'}, {"family", required_argument, NULL, 'f'},
-		{"name", required_argument, NULL, 'n'},  {"crc32", required_argument, NULL, 'x'},
-		{"layout", required_argument, NULL, 'l'}, {"endian", required_argument, NULL, 'e'},
-		{"help", no_argument, NULL, 'h'},         {NULL, 0, NULL, 0},
+	    {"class", required_argument, NULL, 'c'},  {"family", required_argument, NULL, 'f'},
+	    {"name", required_argument, NULL, 'n'},   {"crc32", required_argument, NULL, 'x'},
+	    {"layout", required_argument, NULL, 'l'}, {"endian", required_argument, NULL, 'e'},
+	    {"help", no_argument, NULL, 'h'},         {NULL, 0, NULL, 0},
 	};
 	struct upload up = {0};
 	struct decode_result result;
@@ -290,13 +302,13 @@ static int cmd_decode(int argc, char **argv)
 	decode_result_init(&result);
 	if (format_decode(&up, &result, &err) < 0) {
 		json_t *e = json_pack("{s:{s:s, s:s}}", "error", "code", error_code_name(err.code),
-				      "message", err.message);
+		                      "message", err.message);
 		if (err.path[0])
 			json_object_set_new(json_object_get(e, "error"), "path",
-					    json_string(err.path));
+			                    json_string(err.path));
 		if (err.offset >= 0)
 			json_object_set_new(json_object_get(e, "error"), "offset",
-					    json_integer(err.offset));
+			                    json_integer(err.offset));
 		json_dumpf(e, stdout, JSON_INDENT(2));
 		putchar('\n');
 		json_decref(e);

@@ -12,23 +12,23 @@ static const struct {
 	unsigned components;
 	enum scalar_kind scalar;
 } value_types[VALUE_TYPE_COUNT] = {
-	[VALUE_UNKNOWN] = {"UNKNOWN", 0, SCALAR_NONE},
-	[VALUE_BOOL] = {"BOOL", 1, SCALAR_BOOL},
-	[VALUE_INT] = {"INT", 1, SCALAR_INT},
-	[VALUE_INT2] = {"INT2", 2, SCALAR_INT},
-	[VALUE_INT3] = {"INT3", 3, SCALAR_INT},
-	[VALUE_INT4] = {"INT4", 4, SCALAR_INT},
-	[VALUE_UINT] = {"UINT", 1, SCALAR_UINT},
-	[VALUE_UINT2] = {"UINT2", 2, SCALAR_UINT},
-	[VALUE_UINT3] = {"UINT3", 3, SCALAR_UINT},
-	[VALUE_UINT4] = {"UINT4", 4, SCALAR_UINT},
-	[VALUE_FLOAT] = {"FLOAT", 1, SCALAR_FLOAT},
-	[VALUE_FLOAT2] = {"FLOAT2", 2, SCALAR_FLOAT},
-	[VALUE_FLOAT3] = {"FLOAT3", 3, SCALAR_FLOAT},
-	[VALUE_FLOAT4] = {"FLOAT4", 4, SCALAR_FLOAT},
-	[VALUE_FLOAT2X2] = {"FLOAT2X2", 4, SCALAR_FLOAT},
-	[VALUE_FLOAT3X3] = {"FLOAT3X3", 9, SCALAR_FLOAT},
-	[VALUE_FLOAT4X4] = {"FLOAT4X4", 16, SCALAR_FLOAT},
+    [VALUE_UNKNOWN] = {"UNKNOWN", 0, SCALAR_NONE},
+    [VALUE_BOOL] = {"BOOL", 1, SCALAR_BOOL},
+    [VALUE_INT] = {"INT", 1, SCALAR_INT},
+    [VALUE_INT2] = {"INT2", 2, SCALAR_INT},
+    [VALUE_INT3] = {"INT3", 3, SCALAR_INT},
+    [VALUE_INT4] = {"INT4", 4, SCALAR_INT},
+    [VALUE_UINT] = {"UINT", 1, SCALAR_UINT},
+    [VALUE_UINT2] = {"UINT2", 2, SCALAR_UINT},
+    [VALUE_UINT3] = {"UINT3", 3, SCALAR_UINT},
+    [VALUE_UINT4] = {"UINT4", 4, SCALAR_UINT},
+    [VALUE_FLOAT] = {"FLOAT", 1, SCALAR_FLOAT},
+    [VALUE_FLOAT2] = {"FLOAT2", 2, SCALAR_FLOAT},
+    [VALUE_FLOAT3] = {"FLOAT3", 3, SCALAR_FLOAT},
+    [VALUE_FLOAT4] = {"FLOAT4", 4, SCALAR_FLOAT},
+    [VALUE_FLOAT2X2] = {"FLOAT2X2", 4, SCALAR_FLOAT},
+    [VALUE_FLOAT3X3] = {"FLOAT3X3", 9, SCALAR_FLOAT},
+    [VALUE_FLOAT4X4] = {"FLOAT4X4", 16, SCALAR_FLOAT},
 };
 
 const char *value_type_name(enum value_type type)
@@ -80,7 +80,7 @@ int interpolation_from_name(const char *name, enum interpolation *out)
 const char *semantic_name(enum semantic semantic)
 {
 	return (unsigned)semantic <= SEMANTIC_NORMALIZED_QUATERNION ? semantic_names[semantic]
-								     : "?";
+	                                                            : "?";
 }
 
 int semantic_from_name(const char *name, enum semantic *out)
@@ -99,11 +99,11 @@ static const struct {
 	const char *name;
 	enum value_type type;
 } schema_properties[] = {
-	{SCHEMA_NODE, NODE_TRANSLATION, "translation", VALUE_FLOAT3},
-	{SCHEMA_NODE, NODE_ROTATION, "rotation", VALUE_FLOAT4},
-	{SCHEMA_NODE, NODE_SCALE, "scale", VALUE_FLOAT3},
-	{SCHEMA_NODE, NODE_VISIBILITY, "visibility", VALUE_BOOL},
-	{SCHEMA_MORPH, MORPH_WEIGHTS, "weights", VALUE_FLOAT},
+    {SCHEMA_NODE, NODE_TRANSLATION, "translation", VALUE_FLOAT3},
+    {SCHEMA_NODE, NODE_ROTATION, "rotation", VALUE_FLOAT4},
+    {SCHEMA_NODE, NODE_SCALE, "scale", VALUE_FLOAT3},
+    {SCHEMA_NODE, NODE_VISIBILITY, "visibility", VALUE_BOOL},
+    {SCHEMA_MORPH, MORPH_WEIGHTS, "weights", VALUE_FLOAT},
 };
 
 int schema_property_type(const char *schema, uint64_t property, enum value_type *type)
@@ -190,8 +190,8 @@ void resource_free(struct resource *res)
 	free(res);
 }
 
-int resource_add_reference(struct resource *res, uint32_t crc32, const char *kind,
-			   int32_t track, int32_t key)
+int resource_add_reference(struct resource *res, uint32_t crc32, const char *kind, int32_t track,
+                           int32_t key)
 {
 	struct reference *refs;
 

@@ -10,7 +10,7 @@
 #include "hash.h"
 
 static const struct format *const formats[] = {
-	&format_radient,
+    &format_radient,
 };
 
 const struct format *const *format_table(size_t *count)
@@ -93,8 +93,7 @@ static char *format_stem(const char *filename)
 }
 
 /* Names, handles and their sources that every entry gets unless its decoder set them. */
-static int format_apply_defaults(const struct upload *up, struct resource *res,
-				 struct error *err)
+static int format_apply_defaults(const struct upload *up, struct resource *res, struct error *err)
 {
 	uint32_t crc;
 
@@ -110,9 +109,9 @@ static int format_apply_defaults(const struct upload *up, struct resource *res,
 	if (up->crc32) {
 		if (hash_parse_handle(up->crc32, &crc) < 0) {
 			error_set(err, ERROR_BAD_PARAMETER, "crc32", -1,
-				  "crc32: '%s' is not a handle; write it in hex (0x1A2B3C4D) or "
-				  "decimal (signed or unsigned 32-bit)",
-				  up->crc32);
+			          "crc32: '%s' is not a handle; write it in hex (0x1A2B3C4D) or "
+			          "decimal (signed or unsigned 32-bit)",
+			          up->crc32);
 			return -1;
 		}
 		res->crc32 = crc;
@@ -155,16 +154,15 @@ int format_decode(const struct upload *up, struct decode_result *out, struct err
 		buf_puts(&tried, "no decoder accepts this upload; tried ");
 		for (size_t i = 0; i < count; i++)
 			buf_printf(&tried, "%s%s (%s)", i ? ", " : "", formats[i]->family,
-				   why[i][0] ? why[i] : "did not match");
+			           why[i][0] ? why[i] : "did not match");
 		error_set(err, ERROR_UNSUPPORTED_FORMAT, NULL, -1, "%s",
-			  tried.data ? tried.data : "no decoder accepts this upload");
+		          tried.data ? tried.data : "no decoder accepts this upload");
 		buf_cleanup(&tried);
 		return -1;
 	}
 	if (best->decode(up, out, err) < 0) {
 		if (!error_is_set(err))
-			error_set(err, ERROR_INTERNAL, NULL, -1, "%s decoder failed",
-				  best->family);
+			error_set(err, ERROR_INTERNAL, NULL, -1, "%s decoder failed", best->family);
 		return -1;
 	}
 	for (size_t i = 0; i < out->count; i++)

@@ -45,7 +45,7 @@ static enum format_match radient_match(const struct upload *up, char *why, size_
 		return MATCH_NONE;
 	}
 	while (i < up->length && (up->data[i] == ' ' || up->data[i] == '\t' ||
-				  up->data[i] == '\r' || up->data[i] == '\n'))
+	                          up->data[i] == '\r' || up->data[i] == '\n'))
 		i++;
 	if (i < up->length && up->data[i] == '{')
 		return MATCH_MAGIC;
@@ -58,14 +58,13 @@ static enum format_match radient_match(const struct upload *up, char *why, size_
 /* Field access with paths. Each returns 0 or -1 after setting err. */
 
 static int field_type_error(struct error *err, const char *path, const char *want,
-			    const json_t *got)
+                            const json_t *got)
 {
 	static const char *const names[] = {"an object", "an array", "a string", "an integer",
-					    "a number", "true", "false", "null"};
+	                                    "a number",  "true",     "false",    "null"};
 	const char *got_name = got ? names[json_typeof(got)] : "nothing (the field is missing)";
 
-	error_set(err, ERROR_INVALID, path, -1, "%s: expected %s, got %s", path, want,
-		  got_name);
+	error_set(err, ERROR_INVALID, path, -1, "%s: expected %s, got %s", path, want, got_name);
 	return -1;
 }
 
@@ -75,8 +74,8 @@ static int get_u64(const json_t *v, const char *path, uint64_t *out, struct erro
 		json_int_t i = json_integer_value(v);
 		if (i < 0) {
 			error_set(err, ERROR_INVALID, path, -1,
-				  "%s: %lld is negative; it must be an unsigned 64-bit integer",
-				  path, (long long)i);
+			          "%s: %lld is negative; it must be an unsigned 64-bit integer",
+			          path, (long long)i);
 			return -1;
 		}
 		*out = (uint64_t)i;
@@ -95,7 +94,7 @@ static int get_u64(const json_t *v, const char *path, uint64_t *out, struct erro
 			}
 		}
 		error_set(err, ERROR_INVALID, path, -1,
-			  "%s: '%s' is not an unsigned 64-bit decimal integer", path, s);
+		          "%s: '%s' is not an unsigned 64-bit decimal integer", path, s);
 		return -1;
 	}
 	return field_type_error(err, path, "an unsigned integer (or a decimal string)", v);
@@ -109,7 +108,7 @@ static int get_u32(const json_t *v, const char *path, uint32_t *out, struct erro
 		return -1;
 	if (x > UINT32_MAX) {
 		error_set(err, ERROR_INVALID, path, -1,
-			  "%s: %" PRIu64 " does not fit an unsigned 32-bit integer", path, x);
+		          "%s: %" PRIu64 " does not fit an unsigned 32-bit integer", path, x);
 		return -1;
 	}
 	*out = (uint32_t)x;
@@ -131,7 +130,7 @@ static int parse_uuid(const char *s, char out[SCHEMA_TEXT_SIZE])
 			if (c != '-')
 				return -1;
 		} else if (!((c >= '0' && c <= '9') || (c >= 'a' && c <= 'f') ||
-			     (c >= 'A' && c <= 'F'))) {
+		             (c >= 'A' && c <= 'F'))) {
 			return -1;
 		}
 		out[i] = (c >= 'a' && c <= 'f') ? (char)(c - 32) : c;
@@ -153,7 +152,8 @@ static int parse_targets(const json_t *arr, struct clip *clip, struct error *err
 	clip->targets = calloc(json_array_size(arr) + 1, sizeof(*clip->targets));
 	if (!clip->targets)
 		goto oom;
-	json_array_foreach(arr, i, t) {
+	json_array_foreach(arr, i, t)
+	{
 		struct target *tg = &clip->targets[i];
 		json_t *schema, *name;
 
@@ -167,8 +167,8 @@ static int parse_targets(const json_t *arr, struct clip *clip, struct error *err
 			return field_type_error(err, path, "a UUID string", schema);
 		if (parse_uuid(json_string_value(schema), tg->schema) < 0) {
 			error_set(err, ERROR_INVALID, path, -1,
-				  "%s: '%s' is not a UUID (8-4-4-4-12 hexadecimal digits)", path,
-				  json_string_value(schema));
+			          "%s: '%s' is not a UUID (8-4-4-4-12 hexadecimal digits)", path,
+			          json_string_value(schema));
 			return -1;
 		}
 		snprintf(path, sizeof(path), "targets[%zu].object", i);
@@ -176,9 +176,9 @@ static int parse_targets(const json_t *arr, struct clip *clip, struct error *err
 			return -1;
 		if (tg->object == UINT64_MAX) {
 			error_set(err, ERROR_OBJECT_INVALID, path, -1,
-				  "%s: 18446744073709551615 (2^64-1) is reserved as the invalid "
-				  "object and cannot be a target",
-				  path);
+			          "%s: 18446744073709551615 (2^64-1) is reserved as the invalid "
+			          "object and cannot be a target",
+			          path);
 			return -1;
 		}
 		name = json_object_get(t, "name");
@@ -198,7 +198,7 @@ oom:
 }
 
 static int parse_times(const json_t *arr, size_t index, struct sampler *s, double duration,
-		       struct error *err)
+                       struct error *err)
 {
 	char path[64];
 	size_t k;
@@ -209,8 +209,8 @@ static int parse_times(const json_t *arr, size_t index, struct sampler *s, doubl
 		return field_type_error(err, path, "an array of numbers", arr);
 	if (json_array_size(arr) == 0) {
 		error_set(err, ERROR_NO_KEYS, path, -1,
-			  "%s: a sampler needs at least one key (KeyframeCount must be non-zero)",
-			  path);
+		          "%s: a sampler needs at least one key (KeyframeCount must be non-zero)",
+		          path);
 		return -1;
 	}
 	if (json_array_size(arr) > UINT32_MAX) {
@@ -218,12 +218,20 @@ static int parse_times(const json_t *arr, size_t index, struct sampler *s, doubl
 		return -1;
 	}
 	s->key_count = (uint32_t)json_array_size(arr);
+	if (duration == 0.0 && s->key_count != 1) {
+		error_set(err, ERROR_ZERO_DURATION_KEYS, path, -1,
+		          "%s: has %" PRIu32 " keys, but a clip of duration 0 needs exactly one "
+		          "key per sampler, at time 0",
+		          path, s->key_count);
+		return -1;
+	}
 	s->times = malloc(s->key_count * sizeof(float));
 	if (!s->times) {
 		error_set(err, ERROR_INTERNAL, NULL, -1, "out of memory");
 		return -1;
 	}
-	json_array_foreach(arr, k, v) {
+	json_array_foreach(arr, k, v)
+	{
 		float t;
 		snprintf(path, sizeof(path), "samplers[%zu].times[%zu]", index, k);
 		if (!json_is_number(v))
@@ -231,60 +239,52 @@ static int parse_times(const json_t *arr, size_t index, struct sampler *s, doubl
 		t = (float)json_number_value(v);
 		if (!isfinite(t)) {
 			error_set(err, ERROR_TIME_NOT_FINITE, path, -1,
-				  "%s: %.9g is not a finite 32-bit float time", path,
-				  json_number_value(v));
+			          "%s: %.9g is not a finite 32-bit float time", path,
+			          json_number_value(v));
 			return -1;
 		}
 		if (k > 0 && !(t > s->times[k - 1])) {
 			error_set(err, ERROR_TIME_NOT_INCREASING, path, -1,
-				  "%s: %.9g is not greater than the previous time %.9g", path,
-				  (double)t, (double)s->times[k - 1]);
+			          "%s: %.9g is not greater than the previous time %.9g", path,
+			          (double)t, (double)s->times[k - 1]);
 			return -1;
 		}
 		if (t < 0.0f || (double)t > duration) {
 			error_set(err, ERROR_TIME_OUT_OF_RANGE, path, -1,
-				  "%s: %.9g is outside the clip's time range [0, %.9g]", path,
-				  (double)t, duration);
+			          "%s: %.9g is outside the clip's time range [0, %.9g]", path,
+			          (double)t, duration);
 			return -1;
 		}
 		s->times[k] = t;
-	}
-	if (duration == 0.0 && s->key_count != 1) {
-		snprintf(path, sizeof(path), "samplers[%zu].times", index);
-		error_set(err, ERROR_ZERO_DURATION_KEYS, path, -1,
-			  "%s: has %" PRIu32 " keys, but a clip of duration 0 needs exactly one "
-			  "key per sampler, at time 0",
-			  path, s->key_count);
-		return -1;
 	}
 	return 0;
 }
 
 /* Checks one native component: floats finite, BOOL 0 or 1. `what` is the path. */
 static int check_component(const struct sampler *s, const uint8_t *p, const char *path,
-			   struct error *err)
+                           struct error *err)
 {
 	if (value_type_scalar(s->type) == SCALAR_FLOAT) {
 		float f;
 		memcpy(&f, p, sizeof(f));
 		if (!isfinite(f)) {
 			error_set(err, ERROR_VALUE_NOT_FINITE, path, -1,
-				  "%s: %g is not finite; every float component must be finite "
-				  "(tangents included)",
-				  path, (double)f);
+			          "%s: %g is not finite; every float component must be finite "
+			          "(tangents included)",
+			          path, (double)f);
 			return -1;
 		}
 	} else if (s->type == VALUE_BOOL && *p > 1) {
 		error_set(err, ERROR_VALUE_OUT_OF_RANGE, path, -1,
-			  "%s: byte %u is not a BOOL (0 false, 1 true)", path, *p);
+		          "%s: byte %u is not a BOOL (0 false, 1 true)", path, *p);
 		return -1;
 	}
 	return 0;
 }
 
 /* Stores JSON number v as the native component at p. */
-static int store_component(const struct sampler *s, const json_t *v, uint8_t *p,
-			   const char *path, struct error *err)
+static int store_component(const struct sampler *s, const json_t *v, uint8_t *p, const char *path,
+                           struct error *err)
 {
 	enum scalar_kind kind = value_type_scalar(s->type);
 
@@ -300,8 +300,8 @@ static int store_component(const struct sampler *s, const json_t *v, uint8_t *p,
 		}
 		if (json_is_number(v)) {
 			error_set(err, ERROR_VALUE_OUT_OF_RANGE, path, -1,
-				  "%s: %.9g is not a BOOL (true, false, 0 or 1)", path,
-				  json_number_value(v));
+			          "%s: %.9g is not a BOOL (true, false, 0 or 1)", path,
+			          json_number_value(v));
 			return -1;
 		}
 		return field_type_error(err, path, "true, false, 0 or 1", v);
@@ -312,9 +312,9 @@ static int store_component(const struct sampler *s, const json_t *v, uint8_t *p,
 		float f = (float)json_number_value(v);
 		if (!isfinite(f)) {
 			error_set(err, ERROR_VALUE_NOT_FINITE, path, -1,
-				  "%s: %.9g is not finite as a 32-bit float; every float "
-				  "component must be finite (tangents included)",
-				  path, json_number_value(v));
+			          "%s: %.9g is not finite as a 32-bit float; every float "
+			          "component must be finite (tangents included)",
+			          path, json_number_value(v));
 			return -1;
 		}
 		memcpy(p, &f, sizeof(f));
@@ -322,22 +322,22 @@ static int store_component(const struct sampler *s, const json_t *v, uint8_t *p,
 	}
 	if (!json_is_integer(v)) {
 		error_set(err, ERROR_VALUE_OUT_OF_RANGE, path, -1,
-			  "%s: %.9g is not an integer, as %s components must be", path,
-			  json_number_value(v), value_type_name(s->type));
+		          "%s: %.9g is not an integer, as %s components must be", path,
+		          json_number_value(v), value_type_name(s->type));
 		return -1;
 	}
 	{
 		json_int_t i = json_integer_value(v);
 		if (kind == SCALAR_INT && (i < INT32_MIN || i > INT32_MAX)) {
 			error_set(err, ERROR_VALUE_OUT_OF_RANGE, path, -1,
-				  "%s: %lld does not fit a signed 32-bit integer", path,
-				  (long long)i);
+			          "%s: %lld does not fit a signed 32-bit integer", path,
+			          (long long)i);
 			return -1;
 		}
 		if (kind == SCALAR_UINT && (i < 0 || i > (json_int_t)UINT32_MAX)) {
 			error_set(err, ERROR_VALUE_OUT_OF_RANGE, path, -1,
-				  "%s: %lld does not fit an unsigned 32-bit integer", path,
-				  (long long)i);
+			          "%s: %lld does not fit an unsigned 32-bit integer", path,
+			          (long long)i);
 			return -1;
 		}
 		if (kind == SCALAR_INT) {
@@ -364,7 +364,7 @@ static int parse_values(const json_t *sj, size_t index, struct sampler *s, struc
 	if (values && b64) {
 		snprintf(path, sizeof(path), "samplers[%zu]", index);
 		error_set(err, ERROR_INVALID, path, -1,
-			  "%s: give either values or values_base64, not both", path);
+		          "%s: give either values or values_base64, not both", path);
 		return -1;
 	}
 	if (b64) {
@@ -372,21 +372,21 @@ static int parse_values(const json_t *sj, size_t index, struct sampler *s, struc
 		snprintf(path, sizeof(path), "samplers[%zu].values_base64", index);
 		if (!json_is_string(b64))
 			return field_type_error(err, path, "a base64 string", b64);
-		s->values = base64_decode(json_string_value(b64), json_string_length(b64), &len,
-					  &bad);
+		s->values =
+		    base64_decode(json_string_value(b64), json_string_length(b64), &len, &bad);
 		if (!s->values) {
 			error_set(err, ERROR_INVALID, path, (long long)bad,
-				  "%s: not valid base64 (at character %zu)", path, bad);
+			          "%s: not valid base64 (at character %zu)", path, bad);
 			return -1;
 		}
 		if (len != s->value_bytes) {
 			error_set(err, ERROR_VALUE_SIZE_MISMATCH, path, -1,
-				  "%s: %zu bytes, but ValueDataSize must be %zu (%zu-byte "
-				  "components x %u per %s x array size %" PRIu32
-				  " x %" PRIu32 " keys%s)",
-				  path, len, s->value_bytes, csize, value_type_components(s->type),
-				  value_type_name(s->type), s->array_size, s->key_count,
-				  s->interp == INTERP_CUBIC_SPLINE ? " x 3 for CUBIC_SPLINE" : "");
+			          "%s: %zu bytes, but ValueDataSize must be %zu (%zu-byte "
+			          "components x %u per %s x array size %" PRIu32 " x %" PRIu32
+			          " keys%s)",
+			          path, len, s->value_bytes, csize, value_type_components(s->type),
+			          value_type_name(s->type), s->array_size, s->key_count,
+			          s->interp == INTERP_CUBIC_SPLINE ? " x 3 for CUBIC_SPLINE" : "");
 			return -1;
 		}
 		for (size_t i = 0; i < expected; i++) {
@@ -399,16 +399,17 @@ static int parse_values(const json_t *sj, size_t index, struct sampler *s, struc
 	snprintf(path, sizeof(path), "samplers[%zu].values", index);
 	if (!json_is_array(values))
 		return field_type_error(err, path, "an array of numbers (or values_base64)",
-					values);
+		                        values);
 	if (json_array_size(values) != expected) {
 		error_set(err, ERROR_VALUE_SIZE_MISMATCH, path, -1,
-			  "%s: %zu numbers, but %s x array size %" PRIu32 " x %" PRIu32
-			  " keys%s needs %zu (ValueDataSize %zu bytes)",
-			  path, json_array_size(values), value_type_name(s->type), s->array_size,
-			  s->key_count,
-			  s->interp == INTERP_CUBIC_SPLINE ? " x 3 (in, value, out) for CUBIC_SPLINE"
-							   : "",
-			  expected, s->value_bytes);
+		          "%s: %zu numbers, but %s x array size %" PRIu32 " x %" PRIu32
+		          " keys%s needs %zu (ValueDataSize %zu bytes)",
+		          path, json_array_size(values), value_type_name(s->type), s->array_size,
+		          s->key_count,
+		          s->interp == INTERP_CUBIC_SPLINE
+		              ? " x 3 (in, value, out) for CUBIC_SPLINE"
+		              : "",
+		          expected, s->value_bytes);
 		return -1;
 	}
 	s->values = malloc(s->value_bytes ? s->value_bytes : 1);
@@ -419,14 +420,14 @@ static int parse_values(const json_t *sj, size_t index, struct sampler *s, struc
 	for (size_t i = 0; i < expected; i++) {
 		snprintf(path, sizeof(path), "samplers[%zu].values[%zu]", index, i);
 		if (store_component(s, json_array_get(values, i), (uint8_t *)s->values + i * csize,
-				    path, err) < 0)
+		                    path, err) < 0)
 			return -1;
 	}
 	return 0;
 }
 
 static int parse_samplers(const json_t *arr, struct clip *clip, int *semantic_given,
-			  struct error *err)
+                          struct error *err)
 {
 	char path[80];
 	size_t i;
@@ -441,7 +442,8 @@ static int parse_samplers(const json_t *arr, struct clip *clip, int *semantic_gi
 		error_set(err, ERROR_INTERNAL, NULL, -1, "out of memory");
 		return -1;
 	}
-	json_array_foreach(arr, i, sj) {
+	json_array_foreach(arr, i, sj)
+	{
 		struct sampler *s = &clip->samplers[i];
 		json_t *value, *type, *size, *interp, *semantic;
 
@@ -454,7 +456,7 @@ static int parse_samplers(const json_t *arr, struct clip *clip, int *semantic_gi
 		snprintf(path, sizeof(path), "samplers[%zu].value", i);
 		if (!json_is_object(value))
 			return field_type_error(err, path, "an object {\"type\", \"array_size\"}",
-						value);
+			                        value);
 		type = json_object_get(value, "type");
 		snprintf(path, sizeof(path), "samplers[%zu].value.type", i);
 		if (!json_is_string(type))
@@ -462,9 +464,9 @@ static int parse_samplers(const json_t *arr, struct clip *clip, int *semantic_gi
 		s->type = value_type_from_name(json_string_value(type));
 		if (s->type == VALUE_UNKNOWN) {
 			error_set(err, ERROR_INVALID, path, -1,
-				  "%s: '%s' is not a value type (BOOL, INT..INT4, UINT..UINT4, "
-				  "FLOAT..FLOAT4, FLOAT2X2, FLOAT3X3, FLOAT4X4)",
-				  path, json_string_value(type));
+			          "%s: '%s' is not a value type (BOOL, INT..INT4, UINT..UINT4, "
+			          "FLOAT..FLOAT4, FLOAT2X2, FLOAT3X3, FLOAT4X4)",
+			          path, json_string_value(type));
 			return -1;
 		}
 		size = json_object_get(value, "array_size");
@@ -474,16 +476,16 @@ static int parse_samplers(const json_t *arr, struct clip *clip, int *semantic_gi
 			return -1;
 		if (s->array_size == 0) {
 			error_set(err, ERROR_ARRAY_SIZE_INVALID, path, -1,
-				  "%s: 0 is not allowed; ArraySize counts whole values per key and "
-				  "must be non-zero",
-				  path);
+			          "%s: 0 is not allowed; ArraySize counts whole values per key and "
+			          "must be non-zero",
+			          path);
 			return -1;
 		}
 		if ((uint64_t)s->array_size * value_type_components(s->type) > 1u << 20) {
 			error_set(err, ERROR_ARRAY_SIZE_INVALID, path, -1,
-				  "%s: %" PRIu32 " values of %s per key is more than animdex "
-				  "accepts (2^20 components)",
-				  path, s->array_size, value_type_name(s->type));
+			          "%s: %" PRIu32 " values of %s per key is more than animdex "
+			          "accepts (2^20 components)",
+			          path, s->array_size, value_type_name(s->type));
 			return -1;
 		}
 		interp = json_object_get(sj, "interpolation");
@@ -493,15 +495,15 @@ static int parse_samplers(const json_t *arr, struct clip *clip, int *semantic_gi
 				return field_type_error(err, path, "a string", interp);
 			if (interpolation_from_name(json_string_value(interp), &s->interp) < 0) {
 				error_set(err, ERROR_INVALID, path, -1,
-					  "%s: '%s' is not STEP, LINEAR or CUBIC_SPLINE", path,
-					  json_string_value(interp));
+				          "%s: '%s' is not STEP, LINEAR or CUBIC_SPLINE", path,
+				          json_string_value(interp));
 				return -1;
 			}
 		}
 		if (value_type_scalar(s->type) != SCALAR_FLOAT && s->interp != INTERP_STEP) {
 			error_set(err, ERROR_INTERPOLATION_NOT_ALLOWED, path, -1,
-				  "%s: %s samplers allow only STEP, not %s", path,
-				  value_type_name(s->type), interpolation_name(s->interp));
+			          "%s: %s samplers allow only STEP, not %s", path,
+			          value_type_name(s->type), interpolation_name(s->interp));
 			return -1;
 		}
 		semantic = json_object_get(sj, "semantic");
@@ -511,15 +513,15 @@ static int parse_samplers(const json_t *arr, struct clip *clip, int *semantic_gi
 				return field_type_error(err, path, "a string", semantic);
 			if (semantic_from_name(json_string_value(semantic), &s->semantic) < 0) {
 				error_set(err, ERROR_INVALID, path, -1,
-					  "%s: '%s' is not COMPONENT_WISE or NORMALIZED_QUATERNION",
-					  path, json_string_value(semantic));
+				          "%s: '%s' is not COMPONENT_WISE or NORMALIZED_QUATERNION",
+				          path, json_string_value(semantic));
 				return -1;
 			}
 			if (s->semantic == SEMANTIC_NORMALIZED_QUATERNION &&
 			    s->type != VALUE_FLOAT4) {
 				error_set(err, ERROR_SEMANTIC_INVALID, path, -1,
-					  "%s: NORMALIZED_QUATERNION needs FLOAT4 values, not %s",
-					  path, value_type_name(s->type));
+				          "%s: NORMALIZED_QUATERNION needs FLOAT4 values, not %s",
+				          path, value_type_name(s->type));
 				return -1;
 			}
 			semantic_given[i] = 1;
@@ -547,7 +549,8 @@ static int parse_channels(const json_t *arr, struct clip *clip, struct error *er
 		error_set(err, ERROR_INTERNAL, NULL, -1, "out of memory");
 		return -1;
 	}
-	json_array_foreach(arr, i, cj) {
+	json_array_foreach(arr, i, cj)
+	{
 		struct channel *ch = &clip->channels[i];
 		json_t *first;
 
@@ -560,8 +563,9 @@ static int parse_channels(const json_t *arr, struct clip *clip, struct error *er
 			return -1;
 		if (ch->target >= clip->target_count) {
 			error_set(err, ERROR_INDEX_OUT_OF_RANGE, path, -1,
-				  "%s: target %" PRIu32 " does not exist (the clip has %zu targets)",
-				  path, ch->target, clip->target_count);
+			          "%s: target %" PRIu32
+			          " does not exist (the clip has %zu targets)",
+			          path, ch->target, clip->target_count);
 			return -1;
 		}
 		snprintf(path, sizeof(path), "channels[%zu].sampler", i);
@@ -569,9 +573,9 @@ static int parse_channels(const json_t *arr, struct clip *clip, struct error *er
 			return -1;
 		if (ch->sampler >= clip->sampler_count) {
 			error_set(err, ERROR_INDEX_OUT_OF_RANGE, path, -1,
-				  "%s: sampler %" PRIu32
-				  " does not exist (the clip has %zu samplers)",
-				  path, ch->sampler, clip->sampler_count);
+			          "%s: sampler %" PRIu32
+			          " does not exist (the clip has %zu samplers)",
+			          path, ch->sampler, clip->sampler_count);
 			return -1;
 		}
 		snprintf(path, sizeof(path), "channels[%zu].property", i);
@@ -579,7 +583,7 @@ static int parse_channels(const json_t *arr, struct clip *clip, struct error *er
 			return -1;
 		if (ch->property == 0) {
 			error_set(err, ERROR_PROPERTY_INVALID, path, -1,
-				  "%s: 0 is not a property (property 0 is invalid)", path);
+			          "%s: 0 is not a property (property 0 is invalid)", path);
 			return -1;
 		}
 		first = json_object_get(cj, "first_array_element");
@@ -591,8 +595,7 @@ static int parse_channels(const json_t *arr, struct clip *clip, struct error *er
 }
 
 /* Rule 8: the property of a built-in schema fixes the sampler's value type. */
-static int check_channel_types(struct clip *clip, const int *semantic_given,
-			       struct error *err)
+static int check_channel_types(struct clip *clip, const int *semantic_given, struct error *err)
 {
 	char path[80];
 
@@ -605,42 +608,42 @@ static int check_channel_types(struct clip *clip, const int *semantic_given,
 		snprintf(path, sizeof(path), "channels[%zu].property", i);
 		if (schema_property_type(tg->schema, ch->property, &want) < 0) {
 			error_set(err, ERROR_PROPERTY_INVALID, path, -1,
-				  "%s: %" PRIu64 " is not a property of the %s schema (%s)", path,
-				  ch->property,
-				  strcmp(tg->schema, SCHEMA_NODE) == 0 ? "node" : "morph-weights",
-				  strcmp(tg->schema, SCHEMA_NODE) == 0
-					  ? "1 translation, 2 rotation, 3 scale, 4 visibility"
-					  : "1 weights");
+			          "%s: %" PRIu64 " is not a property of the %s schema (%s)", path,
+			          ch->property,
+			          strcmp(tg->schema, SCHEMA_NODE) == 0 ? "node" : "morph-weights",
+			          strcmp(tg->schema, SCHEMA_NODE) == 0
+			              ? "1 translation, 2 rotation, 3 scale, 4 visibility"
+			              : "1 weights");
 			return -1;
 		}
 		if (want == VALUE_UNKNOWN)
 			continue;
 		if (s->type != want) {
 			error_set(err, ERROR_PROPERTY_TYPE_MISMATCH, path, -1,
-				  "%s: %s needs %s values, but sampler %" PRIu32 " holds %s", path,
-				  schema_property_name(tg->schema, ch->property),
-				  value_type_name(want), ch->sampler, value_type_name(s->type));
+			          "%s: %s needs %s values, but sampler %" PRIu32 " holds %s", path,
+			          schema_property_name(tg->schema, ch->property),
+			          value_type_name(want), ch->sampler, value_type_name(s->type));
 			return -1;
 		}
 		if (strcmp(tg->schema, SCHEMA_NODE) == 0 &&
 		    (s->array_size != 1 || ch->first_element != 0)) {
 			error_set(err, ERROR_PROPERTY_TYPE_MISMATCH, path, -1,
-				  "%s: %s is a single %s (array size 1, element 0), but the "
-				  "channel writes elements [%" PRIu32 ", %" PRIu64 ")",
-				  path, schema_property_name(tg->schema, ch->property),
-				  value_type_name(want), ch->first_element,
-				  (uint64_t)ch->first_element + s->array_size);
+			          "%s: %s is a single %s (array size 1, element 0), but the "
+			          "channel writes elements [%" PRIu32 ", %" PRIu64 ")",
+			          path, schema_property_name(tg->schema, ch->property),
+			          value_type_name(want), ch->first_element,
+			          (uint64_t)ch->first_element + s->array_size);
 			return -1;
 		}
 		if (strcmp(tg->schema, SCHEMA_NODE) == 0 && ch->property == NODE_ROTATION) {
 			if (semantic_given[ch->sampler] &&
 			    s->semantic != SEMANTIC_NORMALIZED_QUATERNION) {
 				snprintf(path, sizeof(path), "samplers[%" PRIu32 "].semantic",
-					 ch->sampler);
+				         ch->sampler);
 				error_set(err, ERROR_SEMANTIC_INVALID, path, -1,
-					  "%s: COMPONENT_WISE, but channel %zu uses this sampler "
-					  "for a node rotation, which is a NORMALIZED_QUATERNION",
-					  path, i);
+				          "%s: COMPONENT_WISE, but channel %zu uses this sampler "
+				          "for a node rotation, which is a NORMALIZED_QUATERNION",
+				          path, i);
 				return -1;
 			}
 			s->semantic = SEMANTIC_NORMALIZED_QUATERNION;
@@ -648,7 +651,6 @@ static int check_channel_types(struct clip *clip, const int *semantic_given,
 	}
 	return 0;
 }
-
 
 struct channel_order {
 	const struct clip *clip;
@@ -692,15 +694,14 @@ static int check_channel_overlap(const struct clip *clip, struct error *err)
 		    q->first_element >= p_end)
 			continue;
 		snprintf(path, sizeof(path), "channels[%zu]",
-			 order[i].index > order[i - 1].index ? order[i].index
-							     : order[i - 1].index);
+		         order[i].index > order[i - 1].index ? order[i].index : order[i - 1].index);
 		error_set(err, ERROR_CHANNEL_OVERLAP, path, -1,
-			  "%s: channels %zu and %zu both write target %" PRIu32
-			  " property %" PRIu64 ": elements [%" PRIu32 ", %" PRIu64
-			  ") overlap [%" PRIu32 ", %" PRIu64 ")",
-			  path, order[i - 1].index, order[i].index, p->target, p->property,
-			  p->first_element, p_end, q->first_element,
-			  (uint64_t)q->first_element + clip->samplers[q->sampler].array_size);
+		          "%s: channels %zu and %zu both write target %" PRIu32 " property %" PRIu64
+		          ": elements [%" PRIu32 ", %" PRIu64 ") overlap [%" PRIu32 ", %" PRIu64
+		          ")",
+		          path, order[i - 1].index, order[i].index, p->target, p->property,
+		          p->first_element, p_end, q->first_element,
+		          (uint64_t)q->first_element + clip->samplers[q->sampler].array_size);
 		rc = -1;
 		break;
 	}
@@ -745,10 +746,10 @@ static int check_duplicate_targets(const struct clip *clip, struct error *err)
 			continue;
 		snprintf(path, sizeof(path), "targets[%zu]", order[i].index);
 		error_set(err, ERROR_DUPLICATE_TARGET, path, -1,
-			  "%s: schema %s object %" PRIu64 " is already targets[%zu]; each "
-			  "(schema, object) pair must be unique in a clip",
-			  path, order[i].target->schema, order[i].target->object,
-			  order[i - 1].index);
+		          "%s: schema %s object %" PRIu64 " is already targets[%zu]; each "
+		          "(schema, object) pair must be unique in a clip",
+		          path, order[i].target->schema, order[i].target->object,
+		          order[i - 1].index);
 		rc = -1;
 		break;
 	}
@@ -759,8 +760,8 @@ static int check_duplicate_targets(const struct clip *clip, struct error *err)
 /* Rule 2: an empty clip has nothing; a non-empty one uses every target and sampler. */
 static int check_usage(const struct clip *clip, struct error *err)
 {
-	size_t n = clip->target_count > clip->sampler_count ? clip->target_count
-							    : clip->sampler_count;
+	size_t n =
+	    clip->target_count > clip->sampler_count ? clip->target_count : clip->sampler_count;
 	unsigned char *used;
 	int rc = 0;
 
@@ -768,12 +769,12 @@ static int check_usage(const struct clip *clip, struct error *err)
 		return 0;
 	if (clip->target_count == 0 || clip->sampler_count == 0 || clip->channel_count == 0) {
 		const char *missing = clip->target_count == 0    ? "targets"
-				      : clip->sampler_count == 0 ? "samplers"
-								 : "channels";
+		                      : clip->sampler_count == 0 ? "samplers"
+		                                                 : "channels";
 		error_set(err, ERROR_EMPTY_CLIP_INCOMPLETE, missing, -1,
-			  "%s: is empty, but a clip that is not empty needs at least one "
-			  "target, one sampler and one channel",
-			  missing);
+		          "%s: is empty, but a clip that is not empty needs at least one "
+		          "target, one sampler and one channel",
+		          missing);
 		return -1;
 	}
 	used = calloc(n, 2);
@@ -790,8 +791,8 @@ static int check_usage(const struct clip *clip, struct error *err)
 			char path[32];
 			snprintf(path, sizeof(path), "targets[%zu]", i);
 			error_set(err, ERROR_UNUSED_TARGET, path, -1,
-				  "%s: no channel uses this target; every target must be used",
-				  path);
+			          "%s: no channel uses this target; every target must be used",
+			          path);
 			rc = -1;
 		}
 	}
@@ -800,8 +801,8 @@ static int check_usage(const struct clip *clip, struct error *err)
 			char path[32];
 			snprintf(path, sizeof(path), "samplers[%zu]", i);
 			error_set(err, ERROR_UNUSED_SAMPLER, path, -1,
-				  "%s: no channel uses this sampler; every sampler must be used",
-				  path);
+			          "%s: no channel uses this sampler; every sampler must be used",
+			          path);
 			rc = -1;
 		}
 	}
@@ -833,14 +834,13 @@ int radient_parse_clip(const json_t *doc, struct clip *clip, struct error *err)
 	clip->duration = json_number_value(duration);
 	if (!isfinite(clip->duration) || clip->duration < 0) {
 		error_set(err, ERROR_DURATION_INVALID, "duration", -1,
-			  "duration: %.9g is not allowed; it must be finite and >= 0",
-			  clip->duration);
+		          "duration: %.9g is not allowed; it must be finite and >= 0",
+		          clip->duration);
 		return -1;
 	}
 	if (parse_targets(json_object_get(doc, "targets"), clip, err) < 0)
 		return -1;
-	semantic_given = calloc(json_array_size(json_object_get(doc, "samplers")) + 1,
-				sizeof(int));
+	semantic_given = calloc(json_array_size(json_object_get(doc, "samplers")) + 1, sizeof(int));
 	if (!semantic_given)
 		goto oom;
 	if (parse_samplers(json_object_get(doc, "samplers"), clip, semantic_given, err) < 0 ||
@@ -857,8 +857,7 @@ oom:
 	return -1;
 }
 
-static int radient_decode(const struct upload *up, struct decode_result *out,
-			  struct error *err)
+static int radient_decode(const struct upload *up, struct decode_result *out, struct error *err)
 {
 	json_error_t jerr;
 	json_t *doc = json_loadb((const char *)up->data, up->length, JSON_REJECT_DUPLICATES, &jerr);
@@ -866,8 +865,8 @@ static int radient_decode(const struct upload *up, struct decode_result *out,
 
 	if (!doc) {
 		error_set(err, ERROR_MALFORMED, NULL, jerr.position,
-			  "the clip document is not valid JSON: %s at line %d, column %d", jerr.text,
-			  jerr.line, jerr.column);
+		          "the clip document is not valid JSON: %s at line %d, column %d",
+		          jerr.text, jerr.line, jerr.column);
 		return -1;
 	}
 	res = resource_create("radient", RADIENT_CLASS);
@@ -894,8 +893,8 @@ static int radient_decode(const struct upload *up, struct decode_result *out,
 }
 
 const struct format format_radient = {
-	.family = "radient",
-	.description = "Radient animation clip documents (JSON)",
-	.match = radient_match,
-	.decode = radient_decode,
+    .family = "radient",
+    .description = "Radient animation clip documents (JSON)",
+    .match = radient_match,
+    .decode = radient_decode,
 };

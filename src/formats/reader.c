@@ -4,7 +4,7 @@
 #include <string.h>
 
 void reader_init(struct reader *r, const void *data, size_t length, enum byte_order order,
-		 struct error *err)
+                 struct error *err)
 {
 	r->data = data;
 	r->length = length;
@@ -28,8 +28,8 @@ static int reader_fail(struct reader *r, const char *field, size_t need)
 {
 	if (!r->failed)
 		error_set(r->err, ERROR_MALFORMED, field, (long long)r->pos,
-			  "%s: needs %zu bytes at offset %zu but the input ends at %zu",
-			  field ? field : "data", need, r->pos, r->length);
+		          "%s: needs %zu bytes at offset %zu but the input ends at %zu",
+		          field ? field : "data", need, r->pos, r->length);
 	r->failed = 1;
 	return -1;
 }
@@ -57,8 +57,8 @@ int reader_seek(struct reader *r, size_t pos, const char *field)
 	if (pos > r->length) {
 		if (!r->failed)
 			error_set(r->err, ERROR_MALFORMED, field, (long long)pos,
-				  "%s: offset %zu is past the end of the input (%zu bytes)",
-				  field ? field : "offset", pos, r->length);
+			          "%s: offset %zu is past the end of the input (%zu bytes)",
+			          field ? field : "offset", pos, r->length);
 		r->failed = 1;
 		return -1;
 	}
@@ -79,10 +79,10 @@ int reader_check_count(struct reader *r, uint64_t count, size_t size, const char
 		return -1;
 	if (size != 0 && count > remaining / size) {
 		error_set(r->err, ERROR_MALFORMED, field, (long long)r->pos,
-			  "%s: count %llu of %zu-byte elements needs more than the %llu bytes "
-			  "left at offset %zu",
-			  field ? field : "count", (unsigned long long)count, size,
-			  (unsigned long long)remaining, r->pos);
+		          "%s: count %llu of %zu-byte elements needs more than the %llu bytes "
+		          "left at offset %zu",
+		          field ? field : "count", (unsigned long long)count, size,
+		          (unsigned long long)remaining, r->pos);
 		r->failed = 1;
 		return -1;
 	}

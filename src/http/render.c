@@ -70,36 +70,35 @@ json_t *render_structure(const struct resource *res)
 
 	for (size_t i = 0; i < clip->target_count; i++) {
 		const struct target *t = &clip->targets[i];
-		json_array_append_new(targets, json_pack("{s:s, s:o, s:o}", "schema", t->schema,
-							 "object", render_u64(t->object), "name",
-							 t->name ? json_string(t->name)
-								 : json_null()));
+		json_array_append_new(targets,
+		                      json_pack("{s:s, s:o, s:o}", "schema", t->schema, "object",
+		                                render_u64(t->object), "name",
+		                                t->name ? json_string(t->name) : json_null()));
 	}
 	for (size_t i = 0; i < clip->sampler_count; i++) {
 		const struct sampler *s = &clip->samplers[i];
 		json_array_append_new(
-			samplers,
-			json_pack("{s:{s:s, s:I}, s:s, s:s, s:I, s:I, s:[f, f]}", "value", "type",
-				  value_type_name(s->type), "array_size", (json_int_t)s->array_size,
-				  "interpolation", interpolation_name(s->interp), "semantic",
-				  semantic_name(s->semantic), "keyframe_count",
-				  (json_int_t)s->key_count, "value_data_size",
-				  (json_int_t)s->value_bytes, "time_range", (double)s->times[0],
-				  (double)s->times[s->key_count - 1]));
+		    samplers,
+		    json_pack("{s:{s:s, s:I}, s:s, s:s, s:I, s:I, s:[f, f]}", "value", "type",
+		              value_type_name(s->type), "array_size", (json_int_t)s->array_size,
+		              "interpolation", interpolation_name(s->interp), "semantic",
+		              semantic_name(s->semantic), "keyframe_count",
+		              (json_int_t)s->key_count, "value_data_size",
+		              (json_int_t)s->value_bytes, "time_range", (double)s->times[0],
+		              (double)s->times[s->key_count - 1]));
 	}
 	for (size_t i = 0; i < clip->channel_count; i++) {
 		const struct channel *c = &clip->channels[i];
-		json_array_append_new(channels,
-				      json_pack("{s:I, s:o, s:I, s:I}", "target",
-						(json_int_t)c->target, "property",
-						render_u64(c->property), "first_array_element",
-						(json_int_t)c->first_element, "sampler",
-						(json_int_t)c->sampler));
+		json_array_append_new(
+		    channels,
+		    json_pack("{s:I, s:o, s:I, s:I}", "target", (json_int_t)c->target, "property",
+		              render_u64(c->property), "first_array_element",
+		              (json_int_t)c->first_element, "sampler", (json_int_t)c->sampler));
 	}
 	out = json_pack("{s:{s:o, s:f, s:o, s:o, s:o}}", "clip", "name",
-			clip->name ? json_string(clip->name) : json_null(), "duration",
-			clip->duration, "targets", targets, "samplers", samplers, "channels",
-			channels);
+	                clip->name ? json_string(clip->name) : json_null(), "duration",
+	                clip->duration, "targets", targets, "samplers", samplers, "channels",
+	                channels);
 	if (out && res->metadata)
 		json_object_set(out, "metadata", res->metadata);
 	return out;
@@ -116,26 +115,25 @@ json_t *render_decoded(const struct resource *res)
 		const struct sampler *s = &res->clip.samplers[ch->sampler];
 		const char *prop = schema_property_name(tg->schema, ch->property);
 		json_array_append_new(
-			tracks,
-			json_pack("{s:I, s:o, s:{s:s, s:o, s:o}, s:o, s:o, s:I, s:s, s:I, s:s, "
-				  "s:s, s:I, s:[f, f]}",
-				  "n", (json_int_t)i, "name",
-				  res->track_names ? json_string(res->track_names[i]) : json_null(),
-				  "target", "schema", tg->schema, "object", render_u64(tg->object),
-				  "name", tg->name ? json_string(tg->name) : json_null(), "property",
-				  render_u64(ch->property), "property_name",
-				  prop ? json_string(prop) : json_null(), "first_array_element",
-				  (json_int_t)ch->first_element, "type", value_type_name(s->type),
-				  "array_size", (json_int_t)s->array_size, "interpolation",
-				  interpolation_name(s->interp), "semantic", semantic_name(s->semantic),
-				  "key_count", (json_int_t)s->key_count, "time_range",
-				  (double)s->times[0], (double)s->times[s->key_count - 1]));
+		    tracks,
+		    json_pack("{s:I, s:o, s:{s:s, s:o, s:o}, s:o, s:o, s:I, s:s, s:I, s:s, "
+		              "s:s, s:I, s:[f, f]}",
+		              "n", (json_int_t)i, "name",
+		              res->track_names ? json_string(res->track_names[i]) : json_null(),
+		              "target", "schema", tg->schema, "object", render_u64(tg->object),
+		              "name", tg->name ? json_string(tg->name) : json_null(), "property",
+		              render_u64(ch->property), "property_name",
+		              prop ? json_string(prop) : json_null(), "first_array_element",
+		              (json_int_t)ch->first_element, "type", value_type_name(s->type),
+		              "array_size", (json_int_t)s->array_size, "interpolation",
+		              interpolation_name(s->interp), "semantic", semantic_name(s->semantic),
+		              "key_count", (json_int_t)s->key_count, "time_range",
+		              (double)s->times[0], (double)s->times[s->key_count - 1]));
 	}
 	render_handle(res->crc32, handle);
-	return json_pack("{s:s, s:s, s:o, s:s, s:I, s:s, s:o, s:O, s:o}", "family", res->family,
-			 "class", res->class_name, "name",
-			 res->name ? json_string(res->name) : json_null(), "crc32", handle,
-			 "crc32_decimal", (json_int_t)res->crc32, "crc32_source", res->crc32_source,
-			 "structure", render_structure(res), "assumed", res->assumed, "tracks",
-			 tracks);
+	return json_pack(
+	    "{s:s, s:s, s:o, s:s, s:I, s:s, s:o, s:O, s:o}", "family", res->family, "class",
+	    res->class_name, "name", res->name ? json_string(res->name) : json_null(), "crc32",
+	    handle, "crc32_decimal", (json_int_t)res->crc32, "crc32_source", res->crc32_source,
+	    "structure", render_structure(res), "assumed", res->assumed, "tracks", tracks);
 }

@@ -8,21 +8,21 @@
 
 /* Most specific first; the static route last answers every other GET. */
 static const struct route routes[] = {
-	{"POST", "/api/resources", route_upload, 1},
-	{"GET", "/api/resources", route_list, 0},
-	{"GET", "/api/resources/{}", route_get, 0},
-	{"DELETE", "/api/resources/{}", route_delete, 0},
-	{"GET", "/api/resources/{}/raw", route_raw, 0},
-	{"GET", "/api/resources/{}/tracks/{}/keys", route_keys, 0},
-	{"GET", "/api/resources/{}/tracks/{}/sample", route_sample, 0},
-	{"GET", "/api/handles/{}", route_handle, 0},
-	{"GET", "/api/classes", route_classes, 0},
-	{"GET", "/api/health", route_health, 0},
+    {"POST", "/api/resources", route_upload, 1},
+    {"GET", "/api/resources", route_list, 0},
+    {"GET", "/api/resources/{}", route_get, 0},
+    {"DELETE", "/api/resources/{}", route_delete, 0},
+    {"GET", "/api/resources/{}/raw", route_raw, 0},
+    {"GET", "/api/resources/{}/tracks/{}/keys", route_keys, 0},
+    {"GET", "/api/resources/{}/tracks/{}/sample", route_sample, 0},
+    {"GET", "/api/handles/{}", route_handle, 0},
+    {"GET", "/api/classes", route_classes, 0},
+    {"GET", "/api/health", route_health, 0},
 };
 
 /* Matches path against pattern; {} matches one non-empty segment, copied into storage. */
 static int route_match(const char *pattern, const char *path,
-		       char storage[REQUEST_MAX_CAPTURES][64])
+                       char storage[REQUEST_MAX_CAPTURES][64])
 {
 	int n = 0;
 
@@ -48,7 +48,7 @@ static int route_match(const char *pattern, const char *path,
 }
 
 const struct route *routes_find(const char *method, const char *path, struct request *req,
-				int *path_known)
+                                int *path_known)
 {
 	static const struct route static_route = {"GET", "/", route_static, 0};
 
@@ -95,7 +95,7 @@ int route_id(struct request *req, struct response *resp, int64_t *id)
 	v = text ? strtoll(text, &end, 10) : 0;
 	if (!text || *end || v <= 0) {
 		error_set(&err, ERROR_BAD_PARAMETER, "id", -1,
-			  "id: '%s' is not a resource id (a positive integer)", text ? text : "");
+		          "id: '%s' is not a resource id (a positive integer)", text ? text : "");
 		response_error(resp, &err);
 		return -1;
 	}

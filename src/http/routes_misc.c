@@ -29,9 +29,9 @@ void route_handle(struct request *req, struct response *resp)
 		return;
 	if (hash_parse_handle(text, &crc) < 0) {
 		error_set(&err, ERROR_BAD_PARAMETER, "crc32", -1,
-			  "crc32: '%s' is not a handle; write it in hex (0x1A2B3C4D) or decimal "
-			  "(signed or unsigned 32-bit)",
-			  text ? text : "");
+		          "crc32: '%s' is not a handle; write it in hex (0x1A2B3C4D) or decimal "
+		          "(signed or unsigned 32-bit)",
+		          text ? text : "");
 		response_error(resp, &err);
 		return;
 	}
@@ -80,8 +80,8 @@ void route_health(struct request *req, struct response *resp)
 	for (size_t i = 0; i < n; i++)
 		json_array_append_new(families, json_string(table[i]->family));
 	response_json(resp, 200,
-		      json_pack("{s:s, s:s, s:o, s:o}", "status", "ok", "version", PACKAGE_VERSION,
-				"counts", counts, "families", families));
+	              json_pack("{s:s, s:s, s:o, s:o}", "status", "ok", "version", PACKAGE_VERSION,
+	                        "counts", counts, "families", families));
 }
 
 static const char *content_type_of(const char *path)
@@ -89,10 +89,14 @@ static const char *content_type_of(const char *path)
 	static const struct {
 		const char *ext, *type;
 	} types[] = {
-		{"html", "text/html; charset=utf-8"}, {"js", "text/javascript; charset=utf-8"},
-		{"css", "text/css; charset=utf-8"},   {"json", "application/json"},
-		{"svg", "image/svg+xml"},             {"png", "image/png"},
-		{"ico", "image/x-icon"},              {"txt", "text/plain; charset=utf-8"},
+	    {"html", "text/html; charset=utf-8"},
+	    {"js", "text/javascript; charset=utf-8"},
+	    {"css", "text/css; charset=utf-8"},
+	    {"json", "application/json"},
+	    {"svg", "image/svg+xml"},
+	    {"png", "image/png"},
+	    {"ico", "image/x-icon"},
+	    {"txt", "text/plain; charset=utf-8"},
 	};
 	const char *ext = format_extension(path);
 

@@ -9,13 +9,13 @@
 #include "http.h"
 
 #define LIST_DEFAULT_LIMIT 50
-#define LIST_MAX_LIMIT 500
+#define LIST_MAX_LIMIT     500
 
 /* One file of an upload on its way into the catalogue. */
 struct pending {
 	struct upload up;
 	char sha256[SHA256_HEX_SIZE];
-	json_t *existing;          /* entries already stored for these bytes, or NULL */
+	json_t *existing; /* entries already stored for these bytes, or NULL */
 	struct decode_result decoded;
 };
 
@@ -55,9 +55,9 @@ void route_upload(struct request *req, struct response *resp)
 		return;
 	if (count == 0) {
 		error_set(&err, ERROR_BAD_PARAMETER, "file", -1,
-			  "file: no file in the request; send multipart/form-data with a 'file' "
-			  "part (curl -F file=@clip.json), or the bytes as the body with "
-			  "?filename=");
+		          "file: no file in the request; send multipart/form-data with a 'file' "
+		          "part (curl -F file=@clip.json), or the bytes as the body with "
+		          "?filename=");
 		goto fail;
 	}
 	files = calloc(count, sizeof(*files));
@@ -102,8 +102,9 @@ void route_upload(struct request *req, struct response *resp)
 		goto fail;
 	for (size_t i = 0; i < count; i++) {
 		struct pending *p = &files[i];
-		struct catalog_upload cu = {p->up.data, p->up.length, p->sha256, p->up.filename,
-					    request_arg(req, "note"), NULL};
+		struct catalog_upload cu = {
+		    p->up.data, p->up.length, p->sha256, p->up.filename, request_arg(req, "note"),
+		    NULL};
 		json_t *entries;
 		int existed = 0;
 
@@ -128,7 +129,7 @@ void route_upload(struct request *req, struct response *resp)
 	if (catalog_commit(cat, &err) < 0)
 		goto fail;
 	response_json(resp, created_any ? 201 : 200,
-		      json_pack("{s:o, s:o}", "resources", resources, "skipped", skipped));
+	              json_pack("{s:o, s:o}", "resources", resources, "skipped", skipped));
 	resources = skipped = NULL;
 	goto done;
 fail:
@@ -186,8 +187,8 @@ void route_list(struct request *req, struct response *resp)
 	if (limit) {
 		if (parse_positive(limit, LIST_MAX_LIMIT, &v) < 0) {
 			error_set(&err, ERROR_BAD_PARAMETER, "limit", -1,
-				  "limit: '%s' is not a whole number from 1 to %d", limit,
-				  LIST_MAX_LIMIT);
+			          "limit: '%s' is not a whole number from 1 to %d", limit,
+			          LIST_MAX_LIMIT);
 			goto fail;
 		}
 		q.limit = (unsigned)v;
@@ -195,8 +196,8 @@ void route_list(struct request *req, struct response *resp)
 	if (cursor) {
 		if (parse_positive(cursor, INT64_MAX, &v) < 0) {
 			error_set(&err, ERROR_BAD_PARAMETER, "cursor", -1,
-				  "cursor: '%s' is not a cursor from a previous page's next_cursor",
-				  cursor);
+			          "cursor: '%s' is not a cursor from a previous page's next_cursor",
+			          cursor);
 			goto fail;
 		}
 		q.before_id = v;
@@ -204,9 +205,9 @@ void route_list(struct request *req, struct response *resp)
 	if (crc && *crc) {
 		if (hash_parse_handle(crc, &q.crc32) < 0) {
 			error_set(&err, ERROR_BAD_PARAMETER, "crc32", -1,
-				  "crc32: '%s' is not a handle; write it in hex (0x1A2B3C4D) or "
-				  "decimal (signed or unsigned 32-bit)",
-				  crc);
+			          "crc32: '%s' is not a handle; write it in hex (0x1A2B3C4D) or "
+			          "decimal (signed or unsigned 32-bit)",
+			          crc);
 			goto fail;
 		}
 		q.has_crc32 = 1;
@@ -249,7 +250,8 @@ static char *content_disposition(const char *filename, int64_t id)
 		base = base ? base + 1 : filename;
 		for (; *base && n < sizeof(name) - 1; base++) {
 			unsigned char c = (unsigned char)*base;
-			name[n++] = (c < 0x20 || c >= 0x7F || c == '"' || c == '\\') ? '_' : (char)c;
+			name[n++] =
+			    (c < 0x20 || c >= 0x7F || c == '"' || c == '\\') ? '_' : (char)c;
 		}
 	}
 	name[n] = '\0';

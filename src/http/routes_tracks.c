@@ -17,7 +17,7 @@
 #include "render.h"
 
 #define DEFAULT_SAMPLE_COUNT 101
-#define MAX_OUTPUT_VALUES (64u * 1024 * 1024) /* samples x components in one answer */
+#define MAX_OUTPUT_VALUES    (64u * 1024 * 1024) /* samples x components in one answer */
 
 enum sample_format { FORMAT_JSON, FORMAT_CSV, FORMAT_F32 };
 
@@ -36,7 +36,7 @@ static int load_track(struct request *req, struct response *resp, struct catalog
 	n = n_text ? strtol(n_text, &end, 10) : -1;
 	if (!n_text || *end || n < 0 || n > INT32_MAX) {
 		error_set(&err, ERROR_BAD_PARAMETER, "n", -1,
-			  "n: '%s' is not a track index (0, 1, 2...)", n_text ? n_text : "");
+		          "n: '%s' is not a track index (0, 1, 2...)", n_text ? n_text : "");
 		response_error(resp, &err);
 		return -1;
 	}
@@ -49,7 +49,7 @@ static int load_track(struct request *req, struct response *resp, struct catalog
 
 /* Writes one value (components numbers) as a JSON array or as CSV cells. */
 static void write_value(struct buf *b, const struct sampler *s, const void *value,
-			size_t components, int digits, int csv)
+                        size_t components, int digits, int csv)
 {
 	enum scalar_kind kind = value_type_scalar(s->type);
 	char text[32];
@@ -85,8 +85,7 @@ static void write_value(struct buf *b, const struct sampler *s, const void *valu
 			buf_puts(b, csv ? (x ? "1" : "0") : (x ? "true" : "false"));
 			break;
 		}
-		default:
-			buf_puts(b, "null");
+		default: buf_puts(b, "null");
 		}
 	}
 	if (!csv)
@@ -98,10 +97,11 @@ static void write_header(struct buf *b, const struct catalog_track *track)
 	const struct sampler *s = &track->sampler;
 
 	buf_printf(b,
-		   "{\"resource\":%" PRId64 ",\"track\":%u,\"type\":\"%s\",\"array_size\":%" PRIu32
-		   ",\"components\":%zu,\"interpolation\":\"%s\",\"semantic\":\"%s\",\"name\":",
-		   track->resource_id, track->n, value_type_name(s->type), s->array_size,
-		   sampler_components(s), interpolation_name(s->interp), semantic_name(s->semantic));
+	           "{\"resource\":%" PRId64 ",\"track\":%u,\"type\":\"%s\",\"array_size\":%" PRIu32
+	           ",\"components\":%zu,\"interpolation\":\"%s\",\"semantic\":\"%s\",\"name\":",
+	           track->resource_id, track->n, value_type_name(s->type), s->array_size,
+	           sampler_components(s), interpolation_name(s->interp),
+	           semantic_name(s->semantic));
 	{
 		json_t *name = json_string(track->name);
 		char *text = name ? json_dumps(name, JSON_ENCODE_ANY) : NULL;
@@ -123,9 +123,9 @@ static int parse_digits(struct request *req, struct error *err, int *digits)
 	v = strtol(text, &end, 10);
 	if (!*text || *end || v < 1 || v > 9) {
 		error_set(err, ERROR_BAD_PARAMETER, "digits", -1,
-			  "digits: '%s' is not a number of significant digits from 1 to 9 "
-			  "(leave it out for the shortest exact float32 text)",
-			  text);
+		          "digits: '%s' is not a number of significant digits from 1 to 9 "
+		          "(leave it out for the shortest exact float32 text)",
+		          text);
 		return -1;
 	}
 	*digits = (int)v;
@@ -168,9 +168,9 @@ void route_keys(struct request *req, struct response *resp)
 				if (k)
 					buf_putc(&b, ',');
 				write_value(&b, s,
-					    (const char *)s->values +
-						    ((size_t)k * 3 + (size_t)part) * m * csize,
-					    m, digits, 0);
+				            (const char *)s->values +
+				                ((size_t)k * 3 + (size_t)part) * m * csize,
+				            m, digits, 0);
 			}
 		}
 	} else {
@@ -178,15 +178,16 @@ void route_keys(struct request *req, struct response *resp)
 		for (uint32_t k = 0; k < s->key_count; k++) {
 			if (k)
 				buf_putc(&b, ',');
-			write_value(&b, s, (const char *)s->values + (size_t)k * m * csize, m, digits,
-				    0);
+			write_value(&b, s, (const char *)s->values + (size_t)k * m * csize, m,
+			            digits, 0);
 		}
 	}
 	buf_puts(&b, "]}");
 	catalog_track_cleanup(&track);
 	if (b.overflow) {
 		buf_cleanup(&b);
-		error_set(&err, ERROR_TOO_LARGE, NULL, -1, "the keys are too many to answer at once");
+		error_set(&err, ERROR_TOO_LARGE, NULL, -1,
+		          "the keys are too many to answer at once");
 		response_error(resp, &err);
 		return;
 	}
@@ -198,14 +199,15 @@ void route_keys(struct request *req, struct response *resp)
 }
 
 static int parse_time(const char *text, size_t len, const char *field, double *out,
-		      struct error *err)
+                      struct error *err)
 {
 	char tmp[64], *end;
 	double v;
 
 	if (len == 0 || len >= sizeof(tmp)) {
-		error_set(err, ERROR_BAD_PARAMETER, field, -1, "%s: '%.*s' is not a time in seconds",
-			  field, (int)(len < 40 ? len : 40), text);
+		error_set(err, ERROR_BAD_PARAMETER, field, -1,
+		          "%s: '%.*s' is not a time in seconds", field, (int)(len < 40 ? len : 40),
+		          text);
 		return -1;
 	}
 	memcpy(tmp, text, len);
@@ -214,7 +216,7 @@ static int parse_time(const char *text, size_t len, const char *field, double *o
 	v = strtod(tmp, &end);
 	if (*end || end == tmp || !isfinite(v) || !isfinite((float)v)) {
 		error_set(err, ERROR_BAD_PARAMETER, field, -1,
-			  "%s: '%s' is not a finite time in seconds", field, tmp);
+		          "%s: '%s' is not a finite time in seconds", field, tmp);
 		return -1;
 	}
 	*out = v;
@@ -222,8 +224,8 @@ static int parse_time(const char *text, size_t len, const char *field, double *o
 }
 
 /* Fills times[] from the request; *count is how many. */
-static int sample_times(struct request *req, const struct sampler *s, float **times,
-			size_t *count, struct error *err)
+static int sample_times(struct request *req, const struct sampler *s, float **times, size_t *count,
+                        struct error *err)
 {
 	const char *t = request_arg(req, "t"), *from_text = request_arg(req, "from");
 	const char *to_text = request_arg(req, "to"), *count_text = request_arg(req, "count");
@@ -237,7 +239,7 @@ static int sample_times(struct request *req, const struct sampler *s, float **ti
 		const char *p = t;
 		if (from_text || to_text || count_text || step_text) {
 			error_set(err, ERROR_BAD_PARAMETER, "t", -1,
-				  "t: give either t=... or from/to with count or step, not both");
+			          "t: give either t=... or from/to with count or step, not both");
 			return -1;
 		}
 		n = 1;
@@ -267,12 +269,12 @@ static int sample_times(struct request *req, const struct sampler *s, float **ti
 		return -1;
 	if (to < from) {
 		error_set(err, ERROR_BAD_PARAMETER, "to", -1,
-			  "to: %.9g is before from %.9g; the range must not be reversed", to, from);
+		          "to: %.9g is before from %.9g; the range must not be reversed", to, from);
 		return -1;
 	}
 	if (count_text && step_text) {
 		error_set(err, ERROR_BAD_PARAMETER, "step", -1,
-			  "step: give either count or step, not both");
+		          "step: give either count or step, not both");
 		return -1;
 	}
 	if (count_text) {
@@ -282,8 +284,8 @@ static int sample_times(struct request *req, const struct sampler *s, float **ti
 		c = strtoull(count_text, &end, 10);
 		if (!*count_text || *end || errno || c < 1 || count_text[0] == '-') {
 			error_set(err, ERROR_BAD_PARAMETER, "count", -1,
-				  "count: '%s' is not a whole number of samples (1 or more)",
-				  count_text);
+			          "count: '%s' is not a whole number of samples (1 or more)",
+			          count_text);
 			return -1;
 		}
 		if (c > max)
@@ -295,7 +297,7 @@ static int sample_times(struct request *req, const struct sampler *s, float **ti
 			return -1;
 		if (!(step > 0)) {
 			error_set(err, ERROR_BAD_PARAMETER, "step", -1,
-				  "step: %.9g is not a positive number of seconds", step);
+			          "step: %.9g is not a positive number of seconds", step);
 			return -1;
 		}
 		steps = floor((to - from) / step * (1 + 1e-12));
@@ -318,7 +320,7 @@ static int sample_times(struct request *req, const struct sampler *s, float **ti
 	return 0;
 too_many:
 	error_set(err, ERROR_BAD_PARAMETER, "count", -1,
-		  "count: more than the %u samples one request may ask for (--max-samples)", max);
+	          "count: more than the %u samples one request may ask for (--max-samples)", max);
 	return -1;
 oom:
 	error_set(err, ERROR_INTERNAL, NULL, -1, "out of memory");
@@ -334,9 +336,9 @@ static void write_csv_header(struct buf *b, const struct sampler *s)
 	static const char *const xyzw[] = {"x", "y", "z", "w"};
 	unsigned comps = value_type_components(s->type);
 	unsigned rows = s->type == VALUE_FLOAT2X2   ? 2
-			: s->type == VALUE_FLOAT3X3 ? 3
-			: s->type == VALUE_FLOAT4X4 ? 4
-						    : 0;
+	                : s->type == VALUE_FLOAT3X3 ? 3
+	                : s->type == VALUE_FLOAT4X4 ? 4
+	                                            : 0;
 
 	buf_puts(b, "t");
 	for (uint32_t e = 0; e < s->array_size; e++) {
@@ -380,7 +382,7 @@ void route_sample(struct request *req, struct response *resp)
 			format = FORMAT_F32;
 		else {
 			error_set(&err, ERROR_BAD_PARAMETER, "format", -1,
-				  "format: '%s' is not json, csv or f32", format_text);
+			          "format: '%s' is not json, csv or f32", format_text);
 			response_error(resp, &err);
 			return;
 		}
@@ -395,18 +397,18 @@ void route_sample(struct request *req, struct response *resp)
 	csize = value_type_component_size(s->type);
 	if (format == FORMAT_F32 && value_type_scalar(s->type) != SCALAR_FLOAT) {
 		error_set(&err, ERROR_BAD_PARAMETER, "format", -1,
-			  "format: f32 carries float32 values, but track %u holds %s values; "
-			  "use json or csv",
-			  track.n, value_type_name(s->type));
+		          "format: f32 carries float32 values, but track %u holds %s values; "
+		          "use json or csv",
+		          track.n, value_type_name(s->type));
 		goto fail;
 	}
 	if (sample_times(req, s, &times, &count, &err) < 0)
 		goto fail;
 	if ((uint64_t)count * m > MAX_OUTPUT_VALUES) {
 		error_set(&err, ERROR_BAD_PARAMETER, "count", -1,
-			  "count: %zu samples of %zu components is more than one answer may "
-			  "hold (%u values)",
-			  count, m, MAX_OUTPUT_VALUES);
+		          "count: %zu samples of %zu components is more than one answer may "
+		          "hold (%u values)",
+		          count, m, MAX_OUTPUT_VALUES);
 		goto fail;
 	}
 	values = malloc(count * m * csize + 1);
@@ -471,14 +473,15 @@ void route_sample(struct request *req, struct response *resp)
 	}
 	if (b.overflow) {
 		buf_cleanup(&b);
-		error_set(&err, ERROR_TOO_LARGE, NULL, -1, "the answer is too large; ask for fewer samples");
+		error_set(&err, ERROR_TOO_LARGE, NULL, -1,
+		          "the answer is too large; ask for fewer samples");
 		goto fail;
 	}
 	{
 		size_t len;
 		char *body = buf_steal(&b, &len);
 		response_take(resp, 200, format == FORMAT_CSV ? "text/csv" : "application/json",
-			      body, len);
+		              body, len);
 	}
 	goto done;
 fail:

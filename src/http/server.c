@@ -32,19 +32,19 @@ struct server {
 
 /* One request's state, from its first callback to its completion. */
 struct request_state {
-	struct request req;                 /* what the route sees */
-	const struct route *route;          /* NULL: answer error_status */
-	struct MHD_PostProcessor *post;     /* multipart body parser, or NULL */
-	int too_large;                      /* the body grew past the limit */
-	size_t body_seen;                   /* bytes of body received so far */
+	struct request req;             /* what the route sees */
+	const struct route *route;      /* NULL: answer error_status */
+	struct MHD_PostProcessor *post; /* multipart body parser, or NULL */
+	int too_large;                  /* the body grew past the limit */
+	size_t body_seen;               /* bytes of body received so far */
 	struct timespec started;
-	unsigned status;                    /* for the log */
+	unsigned status; /* for the log */
 	size_t bytes_sent;
 	const struct server *srv;
 };
 
 static const char *server_connection_value(const struct request *req, enum MHD_ValueKind kind,
-					   const char *name)
+                                           const char *name)
 {
 	return MHD_lookup_connection_value((struct MHD_Connection *)req->connection, kind, name);
 }
@@ -63,7 +63,7 @@ const char *request_header(const struct request *req, const char *name)
 }
 
 void response_take(struct response *resp, unsigned status, const char *type, char *body,
-		   size_t length)
+                   size_t length)
 {
 	free(resp->body);
 	resp->status = status;
@@ -91,7 +91,7 @@ void response_error(struct response *resp, const struct error *err)
 {
 	enum error_code code = err && err->code != ERROR_NONE ? err->code : ERROR_INTERNAL;
 	json_t *body = json_pack("{s:s, s:s}", "code", error_code_name(code), "message",
-				 err && err->message[0] ? err->message : "internal error");
+	                         err && err->message[0] ? err->message : "internal error");
 	char *text;
 
 	if (body && err && err->path[0])
@@ -101,11 +101,11 @@ void response_error(struct response *resp, const struct error *err)
 	text = body ? json_dumps(json_pack("{s:o}", "error", body), JSON_COMPACT) : NULL;
 	if (!text) {
 		static const char fallback[] =
-			"{\"error\":{\"code\":\"internal\",\"message\":\"out of memory\"}}";
+		    "{\"error\":{\"code\":\"internal\",\"message\":\"out of memory\"}}";
 		text = strdup(fallback);
 	}
 	response_take(resp, error_http_status(code), "application/json", text,
-		      text ? strlen(text) : 0);
+	              text ? strlen(text) : 0);
 }
 
 void response_header(struct response *resp, const char *name, const char *value)
@@ -119,7 +119,7 @@ void response_header(struct response *resp, const char *name, const char *value)
 }
 
 static enum MHD_Result server_send(struct request_state *st, struct MHD_Connection *conn,
-				   struct response *resp)
+                                   struct response *resp)
 {
 	struct MHD_Response *r;
 	enum MHD_Result ret;
@@ -150,11 +150,11 @@ static enum MHD_Result server_send(struct request_state *st, struct MHD_Connecti
 }
 
 static enum MHD_Result server_send_error(struct request_state *st, struct MHD_Connection *conn,
-					 enum error_code code, const char *fmt, ...)
-	__attribute__((format(printf, 4, 5)));
+                                         enum error_code code, const char *fmt, ...)
+    __attribute__((format(printf, 4, 5)));
 
 static enum MHD_Result server_send_error(struct request_state *st, struct MHD_Connection *conn,
-					 enum error_code code, const char *fmt, ...)
+                                         enum error_code code, const char *fmt, ...)
 {
 	struct response resp = {0};
 	struct error err;
@@ -187,9 +187,9 @@ static struct request_field *state_field(struct request_state *st, const char *k
 }
 
 static enum MHD_Result post_iterator(void *cls, enum MHD_ValueKind kind, const char *key,
-				     const char *filename, const char *content_type,
-				     const char *transfer_encoding, const char *data, uint64_t off,
-				     size_t size)
+                                     const char *filename, const char *content_type,
+                                     const char *transfer_encoding, const char *data, uint64_t off,
+                                     size_t size)
 {
 	struct request_state *st = cls;
 	struct request *req = &st->req;
@@ -199,9 +199,10 @@ static enum MHD_Result post_iterator(void *cls, enum MHD_ValueKind kind, const c
 		return MHD_YES;
 	if (filename || (key && strcmp(key, "file") == 0)) {
 		struct upload_file *f = req->file_count ? &req->files[req->file_count - 1] : NULL;
-		int fresh = off == 0 && (!f || f->data.len > 0 || !f->field ||
-					 strcmp(f->field, key ? key : "") != 0 ||
-					 (filename && (!f->filename || strcmp(f->filename, filename))));
+		int fresh =
+		    off == 0 &&
+		    (!f || f->data.len > 0 || !f->field || strcmp(f->field, key ? key : "") != 0 ||
+		     (filename && (!f->filename || strcmp(f->filename, filename))));
 		if (fresh) {
 			if (req->file_count == REQUEST_MAX_FILES) {
 				st->too_large = 1;
@@ -243,7 +244,7 @@ static void state_free(struct request_state *st)
 }
 
 static void request_completed(void *cls, struct MHD_Connection *conn, void **con_cls,
-			      enum MHD_RequestTerminationCode toe)
+                              enum MHD_RequestTerminationCode toe)
 {
 	struct server *srv = cls;
 	struct request_state *st = *con_cls;
@@ -263,8 +264,8 @@ static void request_completed(void *cls, struct MHD_Connection *conn, void **con
 		     (double)(now.tv_nsec - st->started.tv_nsec) / 1e6;
 		render_time_ms((int64_t)wall.tv_sec * 1000 + wall.tv_nsec / 1000000, when);
 		fprintf(stderr, "%s %s %s %u %zuB %.2fms%s\n", when, st->req.method, st->req.path,
-			st->status, st->bytes_sent, ms,
-			toe == MHD_REQUEST_TERMINATED_COMPLETED_OK ? "" : " (aborted)");
+		        st->status, st->bytes_sent, ms,
+		        toe == MHD_REQUEST_TERMINATED_COMPLETED_OK ? "" : " (aborted)");
 	}
 	state_free(st);
 	*con_cls = NULL;
@@ -276,9 +277,9 @@ static int is_multipart(const char *type)
 }
 
 static enum MHD_Result access_handler(void *cls, struct MHD_Connection *conn, const char *url,
-				      const char *method, const char *version,
-				      const char *upload_data, size_t *upload_data_size,
-				      void **con_cls)
+                                      const char *method, const char *version,
+                                      const char *upload_data, size_t *upload_data_size,
+                                      void **con_cls)
 {
 	struct server *srv = cls;
 	struct request_state *st = *con_cls;
@@ -305,29 +306,29 @@ static enum MHD_Result access_handler(void *cls, struct MHD_Connection *conn, co
 		if (!st->route) {
 			if (path_known)
 				return server_send_error(st, conn, ERROR_METHOD_NOT_ALLOWED,
-							 "%s is not allowed on %s", method, url);
-			return server_send_error(st, conn, ERROR_NOT_FOUND,
-						 "no route for %s %s", method, url);
+				                         "%s is not allowed on %s", method, url);
+			return server_send_error(st, conn, ERROR_NOT_FOUND, "no route for %s %s",
+			                         method, url);
 		}
 		length = MHD_lookup_connection_value(conn, MHD_HEADER_KIND,
-						     MHD_HTTP_HEADER_CONTENT_LENGTH);
+		                                     MHD_HTTP_HEADER_CONTENT_LENGTH);
 		if (length) {
 			unsigned long long n = strtoull(length, NULL, 10);
 			if (n > srv->config.max_upload)
 				return server_send_error(
-					st, conn, ERROR_TOO_LARGE,
-					"the request body of %llu bytes is larger than the upload "
-					"limit of %zu bytes (--max-upload)",
-					n, srv->config.max_upload);
+				    st, conn, ERROR_TOO_LARGE,
+				    "the request body of %llu bytes is larger than the upload "
+				    "limit of %zu bytes (--max-upload)",
+				    n, srv->config.max_upload);
 		}
 		if (st->route->takes_body &&
 		    is_multipart(MHD_lookup_connection_value(conn, MHD_HEADER_KIND,
-							     MHD_HTTP_HEADER_CONTENT_TYPE))) {
+		                                             MHD_HTTP_HEADER_CONTENT_TYPE))) {
 			st->post = MHD_create_post_processor(conn, 65536, post_iterator, st);
 			if (!st->post)
 				return server_send_error(st, conn, ERROR_BAD_PARAMETER,
-							 "the multipart/form-data body has no "
-							 "usable boundary");
+				                         "the multipart/form-data body has no "
+				                         "usable boundary");
 		}
 		return MHD_YES;
 	}
@@ -354,12 +355,12 @@ static enum MHD_Result access_handler(void *cls, struct MHD_Connection *conn, co
 	}
 	if (st->too_large == 2)
 		return server_send_error(st, conn, ERROR_MALFORMED,
-					 "the multipart/form-data body could not be parsed");
+		                         "the multipart/form-data body could not be parsed");
 	if (st->too_large)
 		return server_send_error(st, conn, ERROR_TOO_LARGE,
-					 "the request body is larger than the upload limit of %zu "
-					 "bytes (--max-upload), or has more than %d files",
-					 srv->config.max_upload, REQUEST_MAX_FILES);
+		                         "the request body is larger than the upload limit of %zu "
+		                         "bytes (--max-upload), or has more than %d files",
+		                         srv->config.max_upload, REQUEST_MAX_FILES);
 	st->route->handler(&st->req, &resp);
 	if (resp.status == 0) {
 		struct error err;
@@ -371,8 +372,7 @@ static enum MHD_Result access_handler(void *cls, struct MHD_Connection *conn, co
 }
 
 /* Parses "host:port", "[v6]:port" or ":port" into a socket address. */
-static int parse_listen(const char *text, struct sockaddr_storage *ss, int *ipv6,
-			struct error *err)
+static int parse_listen(const char *text, struct sockaddr_storage *ss, int *ipv6, struct error *err)
 {
 	char host[128];
 	const char *colon;
@@ -420,20 +420,20 @@ static int parse_listen(const char *text, struct sockaddr_storage *ss, int *ipv6
 	}
 bad:
 	error_set(err, ERROR_BAD_PARAMETER, "--listen", -1,
-		  "--listen: '%s' is not ADDRESS:PORT (e.g. 127.0.0.1:8080 or [::1]:8080; "
-		  "the address must be numeric or localhost, the port 0-65535)",
-		  text);
+	          "--listen: '%s' is not ADDRESS:PORT (e.g. 127.0.0.1:8080 or [::1]:8080; "
+	          "the address must be numeric or localhost, the port 0-65535)",
+	          text);
 	return -1;
 }
 
 struct server *server_start(const struct server_config *cfg, struct catalog_pool *pool,
-			    struct error *err)
+                            struct error *err)
 {
 	struct server *srv = calloc(1, sizeof(*srv));
 	struct sockaddr_storage addr;
 	const union MHD_DaemonInfo *info;
-	unsigned flags = MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_EPOLL | MHD_USE_ITC |
-			 MHD_USE_ERROR_LOG;
+	unsigned flags =
+	    MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_EPOLL | MHD_USE_ITC | MHD_USE_ERROR_LOG;
 	int ipv6 = 0;
 
 	if (!srv) {
@@ -449,18 +449,18 @@ struct server *server_start(const struct server_config *cfg, struct catalog_pool
 	if (ipv6)
 		flags |= MHD_USE_IPv6;
 	srv->daemon = MHD_start_daemon(
-		flags, 0, NULL, NULL, access_handler, srv, MHD_OPTION_SOCK_ADDR,
-		(struct sockaddr *)&addr, MHD_OPTION_THREAD_POOL_SIZE,
-		(unsigned int)(cfg->threads ? cfg->threads : 1), MHD_OPTION_CONNECTION_LIMIT,
-		(unsigned int)cfg->max_connections, MHD_OPTION_PER_IP_CONNECTION_LIMIT,
-		(unsigned int)cfg->max_connections_per_ip, MHD_OPTION_CONNECTION_TIMEOUT,
-		(unsigned int)cfg->timeout_seconds, MHD_OPTION_CONNECTION_MEMORY_LIMIT,
-		(size_t)(128 * 1024), MHD_OPTION_NOTIFY_COMPLETED, request_completed, srv,
-		MHD_OPTION_LISTENING_ADDRESS_REUSE, (unsigned int)1, MHD_OPTION_END);
+	    flags, 0, NULL, NULL, access_handler, srv, MHD_OPTION_SOCK_ADDR,
+	    (struct sockaddr *)&addr, MHD_OPTION_THREAD_POOL_SIZE,
+	    (unsigned int)(cfg->threads ? cfg->threads : 1), MHD_OPTION_CONNECTION_LIMIT,
+	    (unsigned int)cfg->max_connections, MHD_OPTION_PER_IP_CONNECTION_LIMIT,
+	    (unsigned int)cfg->max_connections_per_ip, MHD_OPTION_CONNECTION_TIMEOUT,
+	    (unsigned int)cfg->timeout_seconds, MHD_OPTION_CONNECTION_MEMORY_LIMIT,
+	    (size_t)(128 * 1024), MHD_OPTION_NOTIFY_COMPLETED, request_completed, srv,
+	    MHD_OPTION_LISTENING_ADDRESS_REUSE, (unsigned int)1, MHD_OPTION_END);
 	if (!srv->daemon) {
 		error_set(err, ERROR_INTERNAL, NULL, -1,
-			  "cannot listen on %s: %s (is the port in use?)", cfg->listen,
-			  strerror(errno));
+		          "cannot listen on %s: %s (is the port in use?)", cfg->listen,
+		          strerror(errno));
 		free(srv);
 		return NULL;
 	}

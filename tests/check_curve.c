@@ -1,0 +1,305 @@
+/* check_curve.c: the sampling engine against hand-computed values (FORMATS 3.2, 1.3). */
+#include <check.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "curve.h"
+
+#ifndef M_PI
+#define M_PI 3.14159265358979323846
+#endif
+
+#define EPS 1e-6f
+
+static struct curve make(enum value_type type, enum interpolation interp, enum semantic sem,
+                         uint32_t components, uint32_t keys, const float *times,
+                         const float *values)
+{
+	struct curve c = {type, interp, sem, components, keys, times, values};
+	return c;
+}
+
+static float sample1(const struct curve *c, float t)
+{
+	struct curve_cursor cur;
+	float out[16];
+
+	curve_cursor_init(&cur);
+	curve_sample_f32(c, &cur, t, out);
+	return out[0];
+}
+
+START_TEST(linear_between_at_and_outside_keys)
+{
+	const float times[] = {0.0f, 1.0f, 3.0f};
+	const float values[] = {0.0f, 10.0f, 30.0f};
+	struct curve c =
+	    make(VALUE_FLOAT, INTERP_LINEAR, SEMANTIC_COMPONENT_WISE, 1, 3, times, values);
+
+	ck_assert_float_eq_tol(sample1(&c, 0.5f), 5.0f, EPS);
+	ck_assert_float_eq_tol(sample1(&c, 2.0f), 20.0f, EPS);
+	ck_assert_float_eq(sample1(&c, 1.0f), 10.0f);   /* exact key */
+	ck_assert_float_eq(sample1(&c, -5.0f), 0.0f);   /* before the first key */
+	ck_assert_float_eq(sample1(&c, 3.0f), 30.0f);   /* at the last key */
+	ck_assert_float_eq(sample1(&c, 100.0f), 30.0f); /* after */
+	ck_assert_float_eq(sample1(&c, NAN), 0.0f);     /* NaN clamps to the first key */
+}
+END_TEST
+
+START_TEST(step_switches_at_the_key)
+{
+	const float times[] = {0.0f, 1.0f, 2.0f};
+	const float values[] = {1.0f, 2.0f, 3.0f};
+	struct curve c =
+	    make(VALUE_FLOAT, INTERP_STEP, SEMANTIC_COMPONENT_WISE, 1, 3, times, values);
+
+	ck_assert_float_eq(sample1(&c, 0.999f), 1.0f);
+	ck_assert_float_eq(sample1(&c, 1.0f), 2.0f);
+	ck_assert_float_eq(sample1(&c, 1.5f), 2.0f);
+	ck_assert_float_eq(sample1(&c, 2.0f), 3.0f);
+	ck_assert_float_eq(sample1(&c, 9.0f), 3.0f);
+}
+END_TEST
+
+START_TEST(one_key_is_constant)
+{
+	const float times[] = {0.5f};
+	const float values[] = {7.0f, 8.0f};
+	struct curve c =
+	    make(VALUE_FLOAT2, INTERP_LINEAR, SEMANTIC_COMPONENT_WISE, 2, 1, times, values);
+	struct curve_cursor cur;
+	float out[2];
+
+	curve_cursor_init(&cur);
+	curve_sample_f32(&c, &cur, -1.0f, out);
+	ck_assert_float_eq(out[0], 7.0f);
+	curve_sample_f32(&c, &cur, 10.0f, out);
+	ck_assert_float_eq(out[1], 8.0f);
+}
+END_TEST
+
+START_TEST(one_key_cubic_is_its_central_value)
+{
+	const float times[] = {0.0f};
+	const float values[] = {100.0f, 5.0f, -100.0f}; /* in, value, out */
+	struct curve c =
+	    make(VALUE_FLOAT, INTERP_CUBIC_SPLINE, SEMANTIC_COMPONENT_WISE, 1, 1, times, values);
+
+	ck_assert_float_eq(sample1(&c, 0.0f), 5.0f);
+	ck_assert_float_eq(sample1(&c, 3.0f), 5.0f);
+}
+END_TEST
+
+/* Hermite with per-second tangents: p(u) = h00 v0 + d h10 b0 + h01 v1 + d h11 a1. */
+START_TEST(cubic_spline_per_second_tangents)
+{
+	const float times[] = {1.0f, 3.0f}; /* d = 2 */
+	/* key 0: in 0, value 0, out 1; key 1: in 1, value 1, out 0 */
+	const float values[] = {0.0f, 0.0f, 1.0f, 1.0f, 1.0f, 0.0f};
+	struct curve c =
+	    make(VALUE_FLOAT, INTERP_CUBIC_SPLINE, SEMANTIC_COMPONENT_WISE, 1, 2, times, values);
+	/* u = 0.25: h00 = 0.84375, h10 = 0.140625, h01 = 0.15625, h11 = -0.046875 */
+	float want = 0.84375f * 0 + 2 * 0.140625f * 1 + 0.15625f * 1 + 2 * -0.046875f * 1;
+
+	ck_assert_float_eq_tol(sample1(&c, 1.5f), want, EPS);
+	ck_assert_float_eq(sample1(&c, 1.0f), 0.0f);
+	ck_assert_float_eq(sample1(&c, 3.0f), 1.0f);
+}
+END_TEST
+
+/* FORMATS 1.3's Zouna vectors: unscaled tangents T become per-second T/d. */
+START_TEST(zouna_hermite_vectors_through_per_second_tangents)
+{
+	const float d = 0.5f, times[] = {2.0f, 2.5f};
+	const float flat[] = {0, 0, 0, 0, 1, 0};              /* (P0,T0,P1,T1) = (0,0,1,0) */
+	const float slope[] = {0, 0, 1 / d, 1 / d, 1, 1 / d}; /* (0,1,1,1) */
+	struct curve a =
+	    make(VALUE_FLOAT, INTERP_CUBIC_SPLINE, SEMANTIC_COMPONENT_WISE, 1, 2, times, flat);
+	struct curve b =
+	    make(VALUE_FLOAT, INTERP_CUBIC_SPLINE, SEMANTIC_COMPONENT_WISE, 1, 2, times, slope);
+
+	ck_assert_float_eq_tol(sample1(&a, 2.0f + 0.25f * d), 0.15625f, EPS);
+	ck_assert_float_eq_tol(sample1(&b, 2.0f + 0.25f * d), 0.25f, EPS);
+}
+END_TEST
+
+static float quat_dot(const float *a, const float *b)
+{
+	return a[0] * b[0] + a[1] * b[1] + a[2] * b[2] + a[3] * b[3];
+}
+
+START_TEST(quaternion_slerp_takes_the_short_path_across_a_sign_flip)
+{
+	/* identity, then -(90 degrees about z): the short path is a 90-degree turn */
+	const float s = sqrtf(0.5f), times[] = {0.0f, 1.0f};
+	const float values[] = {0, 0, 0, 1, 0, 0, -s, -s};
+	struct curve c =
+	    make(VALUE_FLOAT4, INTERP_LINEAR, SEMANTIC_NORMALIZED_QUATERNION, 4, 2, times, values);
+	struct curve_cursor cur;
+	float out[4];
+	/* 45 degrees about z, up to sign */
+	const float want[] = {0, 0, sinf((float)M_PI / 8), cosf((float)M_PI / 8)};
+
+	curve_cursor_init(&cur);
+	curve_sample_f32(&c, &cur, 0.5f, out);
+	ck_assert_float_eq_tol(fabsf(quat_dot(out, want)), 1.0f, 1e-6f);
+	ck_assert_float_eq_tol(quat_dot(out, out), 1.0f, 1e-6f);
+}
+END_TEST
+
+START_TEST(quaternion_slerp_is_not_nlerp)
+{
+	/* 0 to 120 degrees about x; at u = 0.25 slerp gives exactly 30 degrees */
+	const float times[] = {0.0f, 1.0f};
+	const float values[] = {0, 0, 0, 1, sinf((float)M_PI / 3), 0, 0, cosf((float)M_PI / 3)};
+	struct curve c =
+	    make(VALUE_FLOAT4, INTERP_LINEAR, SEMANTIC_NORMALIZED_QUATERNION, 4, 2, times, values);
+	struct curve_cursor cur;
+	float out[4];
+
+	curve_cursor_init(&cur);
+	curve_sample_f32(&c, &cur, 0.25f, out);
+	ck_assert_float_eq_tol(out[0], sinf((float)M_PI / 12), 1e-6f);
+	ck_assert_float_eq_tol(out[3], cosf((float)M_PI / 12), 1e-6f);
+}
+END_TEST
+
+START_TEST(quaternion_results_are_normalised)
+{
+	/* unnormalised keys: STEP, exact keys and cubic results come out unit length */
+	const float times[] = {0.0f, 1.0f};
+	const float step_values[] = {0, 0, 0, 2, 0, 0, 3, 0};
+	const float cubic_values[] = {0, 0, 0, 0, 0, 0, 0, 1, 0, 0, 0, 0,
+	                              0, 0, 0, 0, 1, 0, 0, 0, 0, 0, 0, 0};
+	struct curve step = make(VALUE_FLOAT4, INTERP_STEP, SEMANTIC_NORMALIZED_QUATERNION, 4, 2,
+	                         times, step_values);
+	struct curve cubic = make(VALUE_FLOAT4, INTERP_CUBIC_SPLINE, SEMANTIC_NORMALIZED_QUATERNION,
+	                          4, 2, times, cubic_values);
+	struct curve_cursor cur;
+	float out[4];
+
+	curve_cursor_init(&cur);
+	curve_sample_f32(&step, &cur, 0.5f, out);
+	ck_assert_float_eq(out[3], 1.0f);
+	curve_sample_f32(&step, &cur, 1.0f, out);
+	ck_assert_float_eq(out[2], 1.0f);
+	curve_cursor_init(&cur);
+	curve_sample_f32(&cubic, &cur, 0.5f, out);
+	ck_assert_float_eq_tol(quat_dot(out, out), 1.0f, 1e-6f);
+	/* halfway between (0,0,0,1) and (1,0,0,0) with zero tangents: equal parts */
+	ck_assert_float_eq_tol(out[0], out[3], 1e-6f);
+}
+END_TEST
+
+START_TEST(arrays_interpolate_every_element)
+{
+	/* FLOAT2[2]: four floats per key */
+	const float times[] = {0.0f, 2.0f};
+	const float values[] = {0, 0, 0, 0, 2, 4, 6, 8};
+	struct curve c =
+	    make(VALUE_FLOAT2, INTERP_LINEAR, SEMANTIC_COMPONENT_WISE, 4, 2, times, values);
+	struct curve_cursor cur;
+	float out[4];
+
+	curve_cursor_init(&cur);
+	curve_sample_f32(&c, &cur, 1.0f, out);
+	ck_assert_float_eq(out[0], 1.0f);
+	ck_assert_float_eq(out[1], 2.0f);
+	ck_assert_float_eq(out[2], 3.0f);
+	ck_assert_float_eq(out[3], 4.0f);
+}
+END_TEST
+
+START_TEST(step_key_for_integer_tracks)
+{
+	const float times[] = {0.0f, 1.0f, 2.0f};
+	const float unused[] = {0, 0, 0};
+	struct curve c =
+	    make(VALUE_UINT, INTERP_STEP, SEMANTIC_COMPONENT_WISE, 1, 3, times, unused);
+	struct curve_cursor cur;
+
+	curve_cursor_init(&cur);
+	ck_assert_uint_eq(curve_step_key(&c, &cur, -1.0f), 0);
+	ck_assert_uint_eq(curve_step_key(&c, &cur, 0.5f), 0);
+	ck_assert_uint_eq(curve_step_key(&c, &cur, 1.0f), 1);
+	ck_assert_uint_eq(curve_step_key(&c, &cur, 1.99f), 1);
+	ck_assert_uint_eq(curve_step_key(&c, &cur, 2.0f), 2);
+	ck_assert_uint_eq(curve_step_key(&c, &cur, 0.0f), 0); /* backwards too */
+}
+END_TEST
+
+/* The cursor must give exactly what a fresh search gives, in any order of times. */
+START_TEST(cursor_matches_fresh_search_forwards_backwards_and_random)
+{
+	enum { KEYS = 1000, SAMPLES = 20000 };
+	float *times = malloc(KEYS * sizeof(float)), *values = malloc(KEYS * 3 * 3 * sizeof(float));
+	struct curve c;
+	struct curve_cursor swept, fresh;
+	unsigned seed = 12345;
+
+	for (int k = 0; k < KEYS; k++) {
+		times[k] = (float)k * 0.01f + (float)(k % 7) * 0.001f;
+		for (int i = 0; i < 9; i++)
+			values[k * 9 + i] = sinf((float)(k * 9 + i));
+	}
+	c = make(VALUE_FLOAT3, INTERP_CUBIC_SPLINE, SEMANTIC_COMPONENT_WISE, 3, KEYS, times,
+	         values);
+	curve_cursor_init(&swept);
+	for (int pass = 0; pass < 3; pass++) {
+		for (int i = 0; i < SAMPLES; i++) {
+			float t, a[3], b[3];
+			if (pass == 0)
+				t = -1.0f + 12.0f * (float)i / SAMPLES;
+			else if (pass == 1)
+				t = 11.0f - 12.0f * (float)i / SAMPLES;
+			else
+				t = -1.0f + 12.0f * (float)(rand_r(&seed) % 100000) / 100000.0f;
+			curve_sample_f32(&c, &swept, t, a);
+			curve_cursor_init(&fresh);
+			curve_sample_f32(&c, &fresh, t, b);
+			ck_assert_mem_eq(a, b, sizeof(a));
+		}
+	}
+	/* and the keys themselves come back exactly */
+	for (int k = 0; k < KEYS; k++) {
+		float a[3];
+		curve_sample_f32(&c, &swept, times[k], a);
+		ck_assert_mem_eq(a, &values[k * 9 + 3], sizeof(a));
+	}
+	free(times);
+	free(values);
+}
+END_TEST
+
+static Suite *curve_suite(void)
+{
+	Suite *s = suite_create("curve");
+	TCase *tc = tcase_create("sampling");
+
+	tcase_add_test(tc, linear_between_at_and_outside_keys);
+	tcase_add_test(tc, step_switches_at_the_key);
+	tcase_add_test(tc, one_key_is_constant);
+	tcase_add_test(tc, one_key_cubic_is_its_central_value);
+	tcase_add_test(tc, cubic_spline_per_second_tangents);
+	tcase_add_test(tc, zouna_hermite_vectors_through_per_second_tangents);
+	tcase_add_test(tc, quaternion_slerp_takes_the_short_path_across_a_sign_flip);
+	tcase_add_test(tc, quaternion_slerp_is_not_nlerp);
+	tcase_add_test(tc, quaternion_results_are_normalised);
+	tcase_add_test(tc, arrays_interpolate_every_element);
+	tcase_add_test(tc, step_key_for_integer_tracks);
+	tcase_add_test(tc, cursor_matches_fresh_search_forwards_backwards_and_random);
+	suite_add_tcase(s, tc);
+	return s;
+}
+
+int main(void)
+{
+	SRunner *sr = srunner_create(curve_suite());
+	int failed;
+
+	srunner_run_all(sr, CK_NORMAL);
+	failed = srunner_ntests_failed(sr);
+	srunner_free(sr);
+	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+}

@@ -1,0 +1,595 @@
+/* check_http.c: the real daemon on an ephemeral loopback port with a temporary database,
+ * driven over HTTP with libcurl: every route, every kind of bad request, and a restart. */
+#include <check.h>
+#include <dirent.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "hash.h"
+#include "testutil.h"
+
+static struct daemon_proc daemon_main;
+static char *dir;
+
+static const char walk_doc[] =
+    "{\"name\": \"Walk\", \"duration\": 1.0,"
+    " \"targets\": [{\"schema\": \"E4ADD320-EECA-439F-A6C3-1D8A25AEFBC3\", \"object\": 0,"
+    " \"name\": \"hips\"}],"
+    " \"samplers\": [{\"value\": {\"type\": \"FLOAT3\", \"array_size\": 1},"
+    " \"interpolation\": \"LINEAR\", \"times\": [0, 1], \"values\": [0,0,0, 2,1,0]},"
+    " {\"value\": {\"type\": \"FLOAT4\"}, \"interpolation\": \"STEP\", \"times\": [0, 0.5],"
+    " \"values\": [0,0,0,1, 0,0,1,0]},"
+    " {\"value\": {\"type\": \"BOOL\"}, \"interpolation\": \"STEP\", \"times\": [0, 0.5],"
+    " \"values\": [true, false]}],"
+    " \"channels\": [{\"target\": 0, \"property\": 1, \"sampler\": 0},"
+    " {\"target\": 0, \"property\": 2, \"sampler\": 1},"
+    " {\"target\": 0, \"property\": 4, \"sampler\": 2}]}";
+
+static void start_main_daemon(void)
+{
+	char db[512];
+
+	dir = testutil_temp_dir();
+	snprintf(db, sizeof(db), "%s/animdex.db", dir);
+	if (daemon_start(&daemon_main, db, "--max-upload 64K --max-samples 5000") < 0) {
+		fprintf(stderr, "cannot start %s\n", getenv("ANIMDEXD"));
+		exit(1);
+	}
+}
+
+static void stop_main_daemon(void)
+{
+	daemon_stop(&daemon_main);
+	testutil_remove_tree(dir);
+	free(dir);
+}
+
+static json_t *get_json(const char *path, long want_status)
+{
+	struct http_reply r;
+	json_t *j;
+
+	ck_assert_int_eq(http_request(&daemon_main, "GET", path, NULL, 0, NULL, &r), 0);
+	ck_assert_msg(r.status == want_status, "GET %s: %ld %s", path, r.status, r.body);
+	j = http_json(&r);
+	ck_assert_msg(j != NULL, "GET %s: not JSON: %s", path, r.body);
+	http_reply_cleanup(&r);
+	return j;
+}
+
+static json_t *upload(const char *filename, const char *text, size_t len, const char *const *fields,
+                      long want_status)
+{
+	struct http_reply r;
+	const void *data[1] = {text};
+	const char *names[1] = {filename};
+	json_t *j;
+
+	ck_assert_int_eq(http_upload(&daemon_main, 1, names, data, &len, fields, &r), 0);
+	ck_assert_msg(r.status == want_status, "upload %s: %ld %s", filename, r.status, r.body);
+	j = http_json(&r);
+	ck_assert_msg(j != NULL, "upload: not JSON: %s", r.body);
+	http_reply_cleanup(&r);
+	return j;
+}
+
+static json_int_t first_id(json_t *reply)
+{
+	return json_integer_value(
+	    json_object_get(json_array_get(json_object_get(reply, "resources"), 0), "id"));
+}
+
+/* resources, tracks, blobs from /api/health */
+static void counts(json_int_t out[3])
+{
+	json_t *h = get_json("/api/health", 200), *c = json_object_get(h, "counts");
+	out[0] = json_integer_value(json_object_get(c, "resources"));
+	out[1] = json_integer_value(json_object_get(c, "tracks"));
+	out[2] = json_integer_value(json_object_get(c, "blobs"));
+	json_decref(h);
+}
+
+START_TEST(upload_find_get_keys_sample_download_delete)
+{
+	json_t *j, *e;
+	json_int_t id;
+	char path[256], handle[16];
+	struct http_reply r;
+
+	j = upload("walk.json", walk_doc, strlen(walk_doc), NULL, 201);
+	id = first_id(j);
+	e = json_array_get(json_object_get(j, "resources"), 0);
+	ck_assert_str_eq(json_string_value(json_object_get(e, "status")), "created");
+	ck_assert_str_eq(json_string_value(json_object_get(e, "class")), "RadientAnimationClip");
+	snprintf(handle, sizeof(handle), "0x%08X", hash_crc32_lower("walk", 4));
+	ck_assert_str_eq(json_string_value(json_object_get(e, "crc32")), handle);
+	ck_assert_int_eq(json_integer_value(json_object_get(e, "track_count")), 3);
+	json_decref(j);
+
+	/* the same bytes again: 200 and the same entry */
+	j = upload("again.json", walk_doc, strlen(walk_doc), NULL, 200);
+	ck_assert_int_eq(first_id(j), id);
+	json_decref(j);
+
+	/* found by class, by handle (hex, decimal, signed) and by name */
+	j = get_json("/api/resources?class=RadientAnimationClip", 200);
+	ck_assert_int_eq(first_id(j), id);
+	json_decref(j);
+	snprintf(path, sizeof(path), "/api/resources?crc32=%s", handle);
+	j = get_json(path, 200);
+	ck_assert_int_eq(first_id(j), id);
+	json_decref(j);
+	snprintf(path, sizeof(path), "/api/resources?crc32=%d",
+	         (int32_t)hash_crc32_lower("walk", 4));
+	j = get_json(path, 200);
+	ck_assert_int_eq(first_id(j), id);
+	json_decref(j);
+	j = get_json("/api/resources?name=WALK", 200);
+	ck_assert_int_eq(first_id(j), id);
+	json_decref(j);
+	j = get_json("/api/resources?class=KeyframerRot_Z", 200);
+	ck_assert_uint_eq(json_array_size(json_object_get(j, "resources")), 0);
+	json_decref(j);
+	snprintf(path, sizeof(path), "/api/handles/%s", handle);
+	j = get_json(path, 200);
+	ck_assert_int_eq(first_id(j), id);
+	json_decref(j);
+
+	/* the entry */
+	snprintf(path, sizeof(path), "/api/resources/%lld", (long long)id);
+	j = get_json(path, 200);
+	ck_assert_str_eq(json_string_value(json_object_get(
+	                     json_array_get(json_object_get(j, "tracks"), 1), "semantic")),
+	                 "NORMALIZED_QUATERNION");
+	ck_assert_str_eq(json_string_value(json_object_get(
+	                     json_array_get(json_object_get(j, "tracks"), 0), "name")),
+	                 "hips translation");
+	json_decref(j);
+
+	/* keys */
+	snprintf(path, sizeof(path), "/api/resources/%lld/tracks/0/keys", (long long)id);
+	j = get_json(path, 200);
+	ck_assert_float_eq(
+	    json_number_value(json_array_get(json_array_get(json_object_get(j, "values"), 1), 0)),
+	    2.0);
+	json_decref(j);
+
+	/* samples: json */
+	snprintf(path, sizeof(path), "/api/resources/%lld/tracks/0/sample?t=0.25,0.5,2",
+	         (long long)id);
+	j = get_json(path, 200);
+	e = json_object_get(j, "values");
+	ck_assert_float_eq(json_number_value(json_array_get(json_array_get(e, 0), 0)), 0.5);
+	ck_assert_float_eq(json_number_value(json_array_get(json_array_get(e, 1), 1)), 0.5);
+	ck_assert_float_eq(json_number_value(json_array_get(json_array_get(e, 2), 0)), 2.0);
+	json_decref(j);
+	/* a BOOL track: booleans, switching at the key */
+	snprintf(path, sizeof(path), "/api/resources/%lld/tracks/2/sample?t=0.49,0.5",
+	         (long long)id);
+	j = get_json(path, 200);
+	e = json_object_get(j, "values");
+	ck_assert(json_is_true(json_array_get(json_array_get(e, 0), 0)));
+	ck_assert(json_is_false(json_array_get(json_array_get(e, 1), 0)));
+	json_decref(j);
+
+	/* csv */
+	snprintf(path, sizeof(path),
+	         "/api/resources/%lld/tracks/0/sample?from=0&to=1&count=3&format=csv",
+	         (long long)id);
+	ck_assert_int_eq(http_request(&daemon_main, "GET", path, NULL, 0, NULL, &r), 0);
+	ck_assert_int_eq(r.status, 200);
+	ck_assert_str_eq(r.body, "t,x,y,z\n0,0,0,0\n0.5,1,0.5,0\n1,2,1,0\n");
+	ck_assert(strncmp(r.content_type, "text/csv", 8) == 0);
+	http_reply_cleanup(&r);
+
+	/* f32: times then values, little-endian */
+	snprintf(path, sizeof(path),
+	         "/api/resources/%lld/tracks/0/sample?from=0&to=1&step=0.5&format=f32",
+	         (long long)id);
+	ck_assert_int_eq(http_request(&daemon_main, "GET", path, NULL, 0, NULL, &r), 0);
+	ck_assert_int_eq(r.status, 200);
+	ck_assert_uint_eq(r.length, 3 * 4 + 9 * 4);
+	ck_assert_str_eq(r.header_count, "3");
+	ck_assert_str_eq(r.header_components, "3");
+	{
+		float f[12];
+		memcpy(f, r.body, sizeof(f));
+		ck_assert_float_eq(f[1], 0.5f);
+		ck_assert_float_eq(f[3 + 3], 1.0f); /* second sample's x */
+		ck_assert_float_eq(f[3 + 7], 1.0f); /* third sample's y */
+	}
+	http_reply_cleanup(&r);
+
+	/* raw download, byte-identical, with its file name */
+	snprintf(path, sizeof(path), "/api/resources/%lld/raw", (long long)id);
+	ck_assert_int_eq(http_request(&daemon_main, "GET", path, NULL, 0, NULL, &r), 0);
+	ck_assert_int_eq(r.status, 200);
+	ck_assert_uint_eq(r.length, strlen(walk_doc));
+	ck_assert_mem_eq(r.body, walk_doc, r.length);
+	ck_assert_str_eq(r.disposition, "attachment; filename=\"walk.json\"");
+	http_reply_cleanup(&r);
+
+	/* delete, then it is gone */
+	snprintf(path, sizeof(path), "/api/resources/%lld", (long long)id);
+	ck_assert_int_eq(http_request(&daemon_main, "DELETE", path, NULL, 0, NULL, &r), 0);
+	ck_assert_int_eq(r.status, 200);
+	http_reply_cleanup(&r);
+	json_decref(get_json(path, 404));
+	snprintf(path, sizeof(path), "/api/resources/%lld/tracks/0/sample?t=0", (long long)id);
+	json_decref(get_json(path, 404));
+}
+END_TEST
+
+START_TEST(raw_body_upload_with_query_parameters)
+{
+	struct http_reply r;
+	json_t *j, *e;
+	const char *doc = "{\"duration\": 0}";
+
+	ck_assert_int_eq(
+	    http_request(&daemon_main, "POST",
+	                 "/api/resources?filename=idle.json&name=Idle&note=from%20curl", doc,
+	                 strlen(doc), "application/json", &r),
+	    0);
+	ck_assert_msg(r.status == 201, "%ld %s", r.status, r.body);
+	j = http_json(&r);
+	e = json_array_get(json_object_get(j, "resources"), 0);
+	ck_assert_str_eq(json_string_value(json_object_get(e, "name")), "Idle");
+	ck_assert_str_eq(json_string_value(json_object_get(e, "note")), "from curl");
+	ck_assert_str_eq(json_string_value(json_object_get(e, "filename")), "idle.json");
+	ck_assert_int_eq(json_integer_value(json_object_get(e, "crc32_decimal")),
+	                 hash_crc32_lower("idle", 4));
+	json_decref(j);
+	http_reply_cleanup(&r);
+	/* crc32= overrides the name's hash */
+	{
+		const char *fields[] = {"crc32", "0x1A2B3C4D", "class", "RadientAnimationClip",
+		                        NULL};
+		const char *doc2 = "{\"duration\": 0.5}";
+		j = upload("x.bin", doc2, strlen(doc2), fields, 201);
+		e = json_array_get(json_object_get(j, "resources"), 0);
+		ck_assert_str_eq(json_string_value(json_object_get(e, "crc32")), "0x1A2B3C4D");
+		ck_assert_str_eq(json_string_value(json_object_get(e, "crc32_source")), "crc32=");
+		json_decref(j);
+	}
+}
+END_TEST
+
+START_TEST(list_pages_with_a_cursor)
+{
+	char doc[128], path[128];
+	json_t *j;
+	int seen = 0;
+	const char *cursor = NULL;
+	char cursor_copy[32] = "";
+
+	for (int i = 0; i < 7; i++) {
+		snprintf(doc, sizeof(doc), "{\"name\": \"page%d\", \"duration\": %d}", i, i);
+		json_decref(upload("p.json", doc, strlen(doc), NULL, 201));
+	}
+	do {
+		snprintf(path, sizeof(path), "/api/resources?q=page&limit=3%s%s",
+		         cursor ? "&cursor=" : "", cursor ? cursor_copy : "");
+		j = get_json(path, 200);
+		seen += (int)json_array_size(json_object_get(j, "resources"));
+		cursor = json_string_value(json_object_get(j, "next_cursor"));
+		if (cursor)
+			snprintf(cursor_copy, sizeof(cursor_copy), "%s", cursor);
+		json_decref(j);
+	} while (cursor);
+	ck_assert_int_eq(seen, 7);
+}
+END_TEST
+
+/* Every invalid document of tests/data/radient/invalid over HTTP: the right status and code,
+ * and nothing stored. */
+START_TEST(bad_uploads_answer_their_error_and_store_nothing)
+{
+	char folder[1024], file[1400];
+	json_int_t before[3], after[3];
+	struct dirent **names;
+	int n, checked = 0;
+
+	counts(before);
+	testutil_src_path("tests/data/radient/invalid", folder, sizeof(folder));
+	n = scandir(folder, &names, NULL, alphasort);
+	for (int i = 0; i < n; i++) {
+		const char *base = names[i]->d_name;
+		char want[64];
+		size_t len;
+		char *text;
+		json_t *j, *e;
+
+		if (!strstr(base, ".json")) {
+			free(names[i]);
+			continue;
+		}
+		snprintf(want, sizeof(want), "%.*s", (int)strcspn(base, "-."), base);
+		snprintf(file, sizeof(file), "%s/%s", folder, base);
+		text = testutil_read_file(file, &len);
+		j = upload(base, text, len, NULL, strcmp(want, "malformed") == 0 ? 400 : 422);
+		e = json_object_get(j, "error");
+		ck_assert_msg(strcmp(json_string_value(json_object_get(e, "code")), want) == 0,
+		              "%s: %s", base, json_string_value(json_object_get(e, "message")));
+		ck_assert_ptr_nonnull(json_object_get(e, "message"));
+		json_decref(j);
+		free(text);
+		free(names[i]);
+		checked++;
+	}
+	free(names);
+	ck_assert_int_gt(checked, 20);
+	counts(after);
+	ck_assert_mem_eq(before, after, sizeof(before));
+}
+END_TEST
+
+START_TEST(other_bad_requests)
+{
+	json_int_t before[3], after[3];
+	struct http_reply r;
+	json_t *j;
+	char big[70000];
+
+	counts(before);
+	/* unknown bytes: 415 naming what was tried */
+	j = upload("mystery.bin", "\x01\x02\x03\x04", 4, NULL, 415);
+	ck_assert_str_eq(json_string_value(json_object_get(json_object_get(j, "error"), "code")),
+	                 "unsupported_format");
+	ck_assert(strstr(json_string_value(json_object_get(json_object_get(j, "error"), "message")),
+	                 "radient") != NULL);
+	json_decref(j);
+	/* an empty file, a class nobody reads, a bad handle */
+	json_decref(upload("empty.json", "", 0, NULL, 400));
+	{
+		const char *fields[] = {"class", "NoSuchClass_Z", NULL};
+		json_decref(upload("walk.json", walk_doc, strlen(walk_doc), fields, 415));
+	}
+	{
+		const char *fields[] = {"crc32", "0xZZ", NULL};
+		json_decref(upload("walk.json", walk_doc, strlen(walk_doc), fields, 400));
+	}
+	/* too large (the daemon runs with --max-upload 64K) */
+	memset(big, ' ', sizeof(big));
+	big[0] = '{';
+	ck_assert_int_eq(http_request(&daemon_main, "POST", "/api/resources?filename=big.json", big,
+	                              sizeof(big), "application/json", &r),
+	                 0);
+	ck_assert_int_eq(r.status, 413);
+	http_reply_cleanup(&r);
+	/* two files, one bad: nothing stored, the message names the file */
+	{
+		const char *names[2] = {"good.json", "bad.json"};
+		const char *good = "{\"name\": \"good-one\", \"duration\": 3}",
+		           *bad = "{\"duration\": -3}";
+		const void *data[2] = {good, bad};
+		size_t lengths[2] = {strlen(good), strlen(bad)};
+		ck_assert_int_eq(http_upload(&daemon_main, 2, names, data, lengths, NULL, &r), 0);
+		ck_assert_int_eq(r.status, 422);
+		ck_assert(strstr(r.body, "bad.json") != NULL);
+		http_reply_cleanup(&r);
+	}
+	/* no file at all */
+	ck_assert_int_eq(http_request(&daemon_main, "POST", "/api/resources", NULL, 0, NULL, &r),
+	                 0);
+	ck_assert_int_eq(r.status, 400);
+	http_reply_cleanup(&r);
+	counts(after);
+	ck_assert_mem_eq(before, after, sizeof(before));
+
+	/* parameters */
+	json_decref(get_json("/api/resources/abc", 400));
+	json_decref(get_json("/api/resources/999999", 404));
+	json_decref(get_json("/api/resources/999999/raw", 404));
+	json_decref(get_json("/api/resources?limit=0", 400));
+	json_decref(get_json("/api/resources?limit=501", 400));
+	json_decref(get_json("/api/resources?cursor=x", 400));
+	json_decref(get_json("/api/resources?crc32=0x", 400));
+	json_decref(get_json("/api/handles/banana", 400));
+	json_decref(get_json("/api/nothing", 404));
+	ck_assert_int_eq(http_request(&daemon_main, "PUT", "/api/resources", NULL, 0, NULL, &r), 0);
+	ck_assert_int_eq(r.status, 405);
+	http_reply_cleanup(&r);
+}
+END_TEST
+
+START_TEST(sample_parameters_are_checked)
+{
+	char doc[2048], path[256];
+	json_int_t id;
+	json_t *j;
+
+	snprintf(doc, sizeof(doc), "%s ", walk_doc); /* different bytes, same clip */
+	j = upload("walk2.json", doc, strlen(doc), NULL, 201);
+	id = first_id(j);
+	json_decref(j);
+	static const char *const bad[] = {
+	    "t=abc",
+	    "t=1,,2",
+	    "t=nan",
+	    "t=1e99",
+	    "from=1&to=0",
+	    "count=0",
+	    "count=-3",
+	    "count=5001",
+	    "step=0",
+	    "step=-1",
+	    "count=3&step=0.1",
+	    "t=0&from=0",
+	    "format=xml",
+	    "digits=0",
+	    "digits=12",
+	    "from=0&to=1000&step=0.0001",
+	};
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		snprintf(path, sizeof(path), "/api/resources/%lld/tracks/0/sample?%s",
+		         (long long)id, bad[i]);
+		j = get_json(path, 400);
+		ck_assert_str_eq(
+		    json_string_value(json_object_get(json_object_get(j, "error"), "code")),
+		    "bad_parameter");
+		json_decref(j);
+	}
+	/* f32 of a BOOL track is refused; json of it is fine */
+	snprintf(path, sizeof(path), "/api/resources/%lld/tracks/2/sample?format=f32",
+	         (long long)id);
+	json_decref(get_json(path, 400));
+	snprintf(path, sizeof(path), "/api/resources/%lld/tracks/9/sample", (long long)id);
+	json_decref(get_json(path, 404));
+	snprintf(path, sizeof(path), "/api/resources/%lld/tracks/x/keys", (long long)id);
+	json_decref(get_json(path, 400));
+	/* defaults: 101 samples over the keys; digits shortens */
+	snprintf(path, sizeof(path), "/api/resources/%lld/tracks/0/sample?digits=2&t=0.3333",
+	         (long long)id);
+	j = get_json(path, 200);
+	ck_assert_float_eq(
+	    json_number_value(json_array_get(json_array_get(json_object_get(j, "values"), 0), 0)),
+	    0.67);
+	json_decref(j);
+	snprintf(path, sizeof(path), "/api/resources/%lld/tracks/0/sample", (long long)id);
+	j = get_json(path, 200);
+	ck_assert_int_eq(json_integer_value(json_object_get(j, "count")), 101);
+	json_decref(j);
+}
+END_TEST
+
+START_TEST(static_files_stay_inside_www)
+{
+	struct http_reply r;
+
+	ck_assert_int_eq(http_request(&daemon_main, "GET", "/", NULL, 0, NULL, &r), 0);
+	ck_assert_int_eq(r.status, 200);
+	ck_assert(strncmp(r.content_type, "text/html", 9) == 0);
+	ck_assert(strstr(r.body, "animdex") != NULL);
+	http_reply_cleanup(&r);
+	static const char *const escapes[] = {"/../../../../etc/passwd",
+	                                      "/%2e%2e/%2e%2e/etc/passwd", "/.git/config",
+	                                      "/..%2fMakefile.am", "/nothing.js"};
+	for (size_t i = 0; i < sizeof(escapes) / sizeof(escapes[0]); i++) {
+		ck_assert_int_eq(http_request(&daemon_main, "GET", escapes[i], NULL, 0, NULL, &r),
+		                 0);
+		ck_assert_msg(r.status == 404, "%s: %ld", escapes[i], r.status);
+		ck_assert(strstr(r.body, "root:") == NULL);
+		http_reply_cleanup(&r);
+	}
+}
+END_TEST
+
+START_TEST(restart_finds_everything_again)
+{
+	struct daemon_proc d;
+	char *tmp = testutil_temp_dir(), db[512], path[128];
+	struct http_reply r;
+	json_int_t id;
+	json_t *j;
+
+	snprintf(db, sizeof(db), "%s/restart.db", tmp);
+	ck_assert_int_eq(daemon_start(&d, db, NULL), 0);
+	{
+		const char *names[1] = {"walk.json"};
+		const void *data[1] = {walk_doc};
+		size_t len = strlen(walk_doc);
+		ck_assert_int_eq(http_upload(&d, 1, names, data, &len, NULL, &r), 0);
+		ck_assert_int_eq(r.status, 201);
+		j = http_json(&r);
+		id = first_id(j);
+		json_decref(j);
+		http_reply_cleanup(&r);
+	}
+	ck_assert_int_eq(daemon_stop(&d), 0); /* SIGTERM: a clean exit 0 */
+	ck_assert_int_eq(daemon_start(&d, db, NULL), 0);
+	snprintf(path, sizeof(path), "/api/resources/%lld/raw", (long long)id);
+	ck_assert_int_eq(http_request(&d, "GET", path, NULL, 0, NULL, &r), 0);
+	ck_assert_int_eq(r.status, 200);
+	ck_assert_mem_eq(r.body, walk_doc, strlen(walk_doc));
+	http_reply_cleanup(&r);
+	snprintf(path, sizeof(path), "/api/resources/%lld/tracks/0/sample?t=0.5", (long long)id);
+	ck_assert_int_eq(http_request(&d, "GET", path, NULL, 0, NULL, &r), 0);
+	ck_assert_int_eq(r.status, 200);
+	ck_assert(strstr(r.body, "[[1,0.5,0]]") != NULL);
+	http_reply_cleanup(&r);
+	ck_assert_int_eq(daemon_stop(&d), 0);
+	testutil_remove_tree(tmp);
+	free(tmp);
+}
+END_TEST
+
+/* The conformance clip uploaded and sampled over HTTP: the same numbers as in memory. */
+START_TEST(conformance_over_http)
+{
+	const char *fixtures = testutil_fixtures("glTF conformance over HTTP");
+	char gltf[1024], expected_path[1024], path[256];
+	json_t *doc, *expected, *track, *sample, *j;
+	char *text;
+	json_int_t id;
+	size_t i;
+
+	if (!fixtures)
+		return;
+	snprintf(gltf, sizeof(gltf), "%s/gltf/BoxAnimated.gltf", fixtures);
+	snprintf(expected_path, sizeof(expected_path), "%s/gltf/expected/BoxAnimated.json",
+	         fixtures);
+	doc = testutil_gltf_to_radient(gltf, 0);
+	text = json_dumps(doc, JSON_COMPACT | JSON_REAL_PRECISION(17));
+	j = upload("box.json", text, strlen(text), NULL, 201);
+	id = first_id(j);
+	json_decref(j);
+	expected = json_load_file(expected_path, 0, NULL);
+	track = json_array_get(
+	    json_object_get(json_array_get(json_object_get(expected, "clips"), 0), "tracks"),
+	    0); /* inner_box.quaternion: 180-degree key pairs */
+	json_array_foreach(json_object_get(track, "samples"), i, sample)
+	{
+		json_t *want = json_array_get(sample, 1), *got;
+		double dot = 0, norm = 0;
+		snprintf(path, sizeof(path), "/api/resources/%lld/tracks/0/sample?t=%.17g",
+		         (long long)id, json_number_value(json_array_get(sample, 0)));
+		j = get_json(path, 200);
+		got = json_array_get(json_object_get(j, "values"), 0);
+		for (size_t k = 0; k < 4; k++) {
+			double w = json_number_value(json_array_get(want, k));
+			dot += w * json_number_value(json_array_get(got, k));
+			norm += w * w;
+		}
+		ck_assert_msg(fabs(fabs(dot) / sqrt(norm) - 1.0) < 1e-5, "t=%g: dot %g",
+		              json_number_value(json_array_get(sample, 0)), dot);
+		json_decref(j);
+	}
+	json_decref(expected);
+	json_decref(doc);
+	free(text);
+}
+END_TEST
+
+static Suite *http_suite(void)
+{
+	Suite *s = suite_create("http");
+	TCase *tc = tcase_create("daemon");
+
+	tcase_add_unchecked_fixture(tc, start_main_daemon, stop_main_daemon);
+	tcase_set_timeout(tc, 60);
+	tcase_add_test(tc, upload_find_get_keys_sample_download_delete);
+	tcase_add_test(tc, raw_body_upload_with_query_parameters);
+	tcase_add_test(tc, list_pages_with_a_cursor);
+	tcase_add_test(tc, bad_uploads_answer_their_error_and_store_nothing);
+	tcase_add_test(tc, other_bad_requests);
+	tcase_add_test(tc, sample_parameters_are_checked);
+	tcase_add_test(tc, static_files_stay_inside_www);
+	tcase_add_test(tc, restart_finds_everything_again);
+	tcase_add_test(tc, conformance_over_http);
+	suite_add_tcase(s, tc);
+	return s;
+}
+
+int main(void)
+{
+	SRunner *sr = srunner_create(http_suite());
+	int failed;
+
+	srunner_run_all(sr, CK_NORMAL);
+	failed = srunner_ntests_failed(sr);
+	srunner_free(sr);
+	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+}

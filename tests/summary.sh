@@ -1,0 +1,44 @@
+#!/bin/sh
+# summary.sh [BUILDDIR]: adds up the results of `make check` into one closing line,
+# "N passed, N failed, N skipped", and exits non-zero when anything failed.
+#
+# A Check program's log ends with "NN%: Checks: C, Failures: F, Errors: E"; each "SKIP:" line
+# in a log is one test that skipped (and counted as a check). Any other test counts as one,
+# by its automake result. A test program that crashed before its summary counts one failure.
+set -u
+dir=${1:-.}
+passed=0 failed=0 skipped=0
+for trs in $(find "$dir/tests" -name '*.trs' | sort); do
+	log=${trs%.trs}.log
+	result=$(sed -n 's/^:test-result: //p' "$trs" | head -n 1)
+	line=$(grep -E '^[0-9]+%: Checks: [0-9]+, Failures: [0-9]+, Errors: [0-9]+' "$log" 2>/dev/null | tail -n 1)
+	skips=$(grep -c '^SKIP:' "$log" 2>/dev/null)
+	if [ -n "$line" ]; then
+		checks=$(echo "$line" | sed 's/.*Checks: \([0-9]*\).*/\1/')
+		fails=$(echo "$line" | sed 's/.*Failures: \([0-9]*\).*/\1/')
+		errors=$(echo "$line" | sed 's/.*Errors: \([0-9]*\).*/\1/')
+		bad=$((fails + errors))
+		if [ "$bad" -eq 0 ] && [ "$result" != PASS ]; then
+			bad=1 # it crashed or leaked after its tests
+		fi
+		passed=$((passed + checks - fails - errors - skips))
+		failed=$((failed + bad))
+		skipped=$((skipped + skips))
+	else
+		case "$result" in
+		PASS | XFAIL) passed=$((passed + 1)) ;;
+		SKIP) skipped=$((skipped + 1)) ;;
+		*) failed=$((failed + 1)) ;;
+		esac
+	fi
+	if [ "$result" != PASS ] && [ "$result" != SKIP ]; then
+		echo "--- $log"
+		tail -n 40 "$log"
+	fi
+done
+if [ $((passed + failed + skipped)) -eq 0 ]; then
+	echo "summary.sh: no test results found under $dir/tests" >&2
+	failed=1
+fi
+echo "$passed passed, $failed failed, $skipped skipped"
+[ "$failed" -eq 0 ]

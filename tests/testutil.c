@@ -1,0 +1,422 @@
+/* testutil.c: helpers shared by the test programs. */
+#define _GNU_SOURCE
+#include "testutil.h"
+
+#include <curl/curl.h>
+#include <dirent.h>
+#include <errno.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "base64.h"
+
+char *testutil_read_file(const char *path, size_t *length)
+{
+	FILE *f = fopen(path, "rb");
+	char *data = NULL;
+	long size;
+
+	if (!f)
+		return NULL;
+	if (fseek(f, 0, SEEK_END) == 0 && (size = ftell(f)) >= 0 && fseek(f, 0, SEEK_SET) == 0) {
+		data = malloc((size_t)size + 1);
+		if (data && fread(data, 1, (size_t)size, f) == (size_t)size) {
+			data[size] = '\0';
+			*length = (size_t)size;
+		} else {
+			free(data);
+			data = NULL;
+		}
+	}
+	fclose(f);
+	return data;
+}
+
+const char *testutil_src_path(const char *rel, char *out, size_t size)
+{
+	const char *src = getenv("ANIMDEX_SRCDIR");
+	snprintf(out, size, "%s/%s", src ? src : ".", rel);
+	return out;
+}
+
+const char *testutil_fixtures(const char *what)
+{
+	const char *dir = getenv("ANIMDEX_FIXTURES");
+	struct stat st;
+
+	if (dir && stat(dir, &st) == 0 && S_ISDIR(st.st_mode))
+		return dir;
+	printf("SKIP: %s: the fixtures folder %s is absent (set ANIMDEX_FIXTURES)\n", what,
+	       dir ? dir : "../shared/fixtures");
+	fflush(stdout);
+	return NULL;
+}
+
+char *testutil_temp_dir(void)
+{
+	char tmpl[] = "/tmp/animdex-test-XXXXXX";
+	char *dir = mkdtemp(tmpl);
+	return dir ? strdup(dir) : NULL;
+}
+
+void testutil_remove_tree(const char *dir)
+{
+	DIR *d = opendir(dir);
+	struct dirent *e;
+	char path[4096];
+
+	if (!d)
+		return;
+	while ((e = readdir(d))) {
+		if (strcmp(e->d_name, ".") == 0 || strcmp(e->d_name, "..") == 0)
+			continue;
+		snprintf(path, sizeof(path), "%s/%s", dir, e->d_name);
+		if (e->d_type == DT_DIR)
+			testutil_remove_tree(path);
+		else
+			unlink(path);
+	}
+	closedir(d);
+	rmdir(dir);
+}
+
+/* glTF: buffers (data URIs or files beside the .gltf) and float accessors. */
+
+static uint8_t *gltf_buffer(const json_t *gltf, size_t index, const char *dir, size_t *length)
+{
+	const char *uri = json_string_value(
+	    json_object_get(json_array_get(json_object_get(gltf, "buffers"), index), "uri"));
+	const char *comma;
+	char path[2200];
+	size_t bad;
+
+	if (!uri)
+		return NULL;
+	if (strncmp(uri, "data:", 5) == 0) {
+		comma = strchr(uri, ',');
+		return comma ? base64_decode(comma + 1, strlen(comma + 1), length, &bad) : NULL;
+	}
+	snprintf(path, sizeof(path), "%s/%s", dir, uri);
+	return (uint8_t *)testutil_read_file(path, length);
+}
+
+/* Appends accessor `index` (float components) to `out` as JSON numbers; returns its count. */
+static size_t gltf_accessor(const json_t *gltf, size_t index, uint8_t **buffers,
+                            const size_t *buffer_lengths, json_t *out)
+{
+	static const struct {
+		const char *type;
+		size_t n;
+	} types[] = {{"SCALAR", 1}, {"VEC2", 2}, {"VEC3", 3}, {"VEC4", 4}};
+	const json_t *acc = json_array_get(json_object_get(gltf, "accessors"), index);
+	const json_t *view =
+	    json_array_get(json_object_get(gltf, "bufferViews"),
+	                   (size_t)json_integer_value(json_object_get(acc, "bufferView")));
+	size_t count = (size_t)json_integer_value(json_object_get(acc, "count"));
+	size_t buffer = (size_t)json_integer_value(json_object_get(view, "buffer"));
+	size_t offset = (size_t)json_integer_value(json_object_get(view, "byteOffset")) +
+	                (size_t)json_integer_value(json_object_get(acc, "byteOffset"));
+	const char *type = json_string_value(json_object_get(acc, "type"));
+	size_t n = 0;
+
+	for (size_t i = 0; i < 4; i++)
+		if (type && strcmp(type, types[i].type) == 0)
+			n = types[i].n;
+	if (json_integer_value(json_object_get(acc, "componentType")) != 5126 || n == 0 ||
+	    offset + count * n * 4 > buffer_lengths[buffer])
+		return 0;
+	for (size_t i = 0; i < count * n; i++) {
+		float f;
+		memcpy(&f, buffers[buffer] + offset + 4 * i, 4);
+		json_array_append_new(out, json_real(f));
+	}
+	return count;
+}
+
+json_t *testutil_gltf_to_radient(const char *gltf_path, size_t index)
+{
+	json_t *gltf = json_load_file(gltf_path, 0, NULL), *anim, *doc = NULL;
+	json_t *targets, *samplers, *channels, *ch;
+	uint8_t *buffers[8] = {0};
+	size_t lengths[8] = {0}, nbuf, i;
+	char dir[1024];
+	double duration = 0;
+	long node_target[256];
+
+	if (!gltf)
+		return NULL;
+	snprintf(dir, sizeof(dir), "%s", gltf_path);
+	*strrchr(dir, '/') = '\0';
+	nbuf = json_array_size(json_object_get(gltf, "buffers"));
+	for (i = 0; i < nbuf && i < 8; i++)
+		buffers[i] = gltf_buffer(gltf, i, dir, &lengths[i]);
+	anim = json_array_get(json_object_get(gltf, "animations"), index);
+	targets = json_array();
+	samplers = json_array();
+	channels = json_array();
+	for (i = 0; i < 256; i++)
+		node_target[i] = -1;
+	json_array_foreach(json_object_get(anim, "channels"), i, ch)
+	{
+		const json_t *target = json_object_get(ch, "target");
+		const json_t *sampler =
+		    json_array_get(json_object_get(anim, "samplers"),
+		                   (size_t)json_integer_value(json_object_get(ch, "sampler")));
+		long node = (long)json_integer_value(json_object_get(target, "node"));
+		const char *path = json_string_value(json_object_get(target, "path"));
+		const char *interp = json_string_value(json_object_get(sampler, "interpolation"));
+		json_t *times = json_array(), *values = json_array();
+		size_t keys;
+		int property = strcmp(path, "translation") == 0 ? 1
+		               : strcmp(path, "rotation") == 0  ? 2
+		                                                : 3;
+
+		if (node < 0 || node >= 256)
+			continue;
+		if (node_target[node] < 0) {
+			const char *name = json_string_value(json_object_get(
+			    json_array_get(json_object_get(gltf, "nodes"), (size_t)node), "name"));
+			node_target[node] = (long)json_array_size(targets);
+			json_array_append_new(targets,
+			                      json_pack("{s:s, s:i, s:s?}", "schema",
+			                                "E4ADD320-EECA-439F-A6C3-1D8A25AEFBC3",
+			                                "object", (int)node, "name", name));
+		}
+		keys = gltf_accessor(gltf,
+		                     (size_t)json_integer_value(json_object_get(sampler, "input")),
+		                     buffers, lengths, times);
+		gltf_accessor(gltf, (size_t)json_integer_value(json_object_get(sampler, "output")),
+		              buffers, lengths, values);
+		if (keys && json_real_value(json_array_get(times, keys - 1)) > duration)
+			duration = json_real_value(json_array_get(times, keys - 1));
+		json_array_append_new(
+		    samplers,
+		    json_pack("{s:{s:s, s:i}, s:s, s:o, s:o}", "value", "type",
+		              property == 2 ? "FLOAT4" : "FLOAT3", "array_size", 1, "interpolation",
+		              !interp                              ? "LINEAR"
+		              : strcmp(interp, "CUBICSPLINE") == 0 ? "CUBIC_SPLINE"
+		                                                   : interp,
+		              "times", times, "values", values));
+		json_array_append_new(channels,
+		                      json_pack("{s:i, s:i, s:i}", "target", (int)node_target[node],
+		                                "property", property, "sampler",
+		                                (int)json_array_size(samplers) - 1));
+	}
+	/* float32 times: the duration must be the float32 value of the last time */
+	doc = json_pack("{s:s, s:f, s:o, s:o, s:o}", "name", "conformance", "duration",
+	                (double)(float)duration, "targets", targets, "samplers", samplers,
+	                "channels", channels);
+	for (i = 0; i < 8; i++)
+		free(buffers[i]);
+	json_decref(gltf);
+	return doc;
+}
+
+/* The daemon. */
+
+int daemon_start(struct daemon_proc *d, const char *db, const char *extra_args)
+{
+	const char *bin = getenv("ANIMDEXD");
+	char line[512], www[512];
+	int out[2];
+	FILE *f;
+
+	memset(d, 0, sizeof(*d));
+	snprintf(d->db, sizeof(d->db), "%s", db);
+	if (!bin || pipe(out) < 0)
+		return -1;
+	testutil_src_path("www", www, sizeof(www));
+	d->pid = fork();
+	if (d->pid < 0)
+		return -1;
+	if (d->pid == 0) {
+		char *argv[32];
+		int argc = 0;
+		char extra[512];
+		dup2(out[1], 1);
+		close(out[0]);
+		close(out[1]);
+		argv[argc++] = (char *)bin;
+		argv[argc++] = "--listen";
+		argv[argc++] = "127.0.0.1:0";
+		argv[argc++] = "--db";
+		argv[argc++] = (char *)db;
+		argv[argc++] = "--www";
+		argv[argc++] = www;
+		argv[argc++] = "--quiet";
+		if (extra_args) {
+			snprintf(extra, sizeof(extra), "%s", extra_args);
+			for (char *tok = strtok(extra, " "); tok && argc < 30;
+			     tok = strtok(NULL, " "))
+				argv[argc++] = tok;
+		}
+		argv[argc] = NULL;
+		execv(bin, argv);
+		_exit(127);
+	}
+	close(out[1]);
+	f = fdopen(out[0], "r");
+	if (!f || !fgets(line, sizeof(line), f)) {
+		if (f)
+			fclose(f);
+		daemon_stop(d);
+		return -1;
+	}
+	fclose(f);
+	{
+		const char *p = strstr(line, "http://127.0.0.1:");
+		if (!p)
+			return -1;
+		d->port = atoi(p + strlen("http://127.0.0.1:"));
+	}
+	snprintf(d->base, sizeof(d->base), "http://127.0.0.1:%d", d->port);
+	return d->port > 0 ? 0 : -1;
+}
+
+int daemon_stop(struct daemon_proc *d)
+{
+	int status;
+
+	if (d->pid <= 0)
+		return -1;
+	kill(d->pid, SIGTERM);
+	if (waitpid(d->pid, &status, 0) != d->pid)
+		return -1;
+	d->pid = 0;
+	return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+}
+
+/* HTTP through libcurl. */
+
+static size_t collect(char *data, size_t size, size_t n, void *userdata)
+{
+	struct http_reply *r = userdata;
+	char *p = realloc(r->body, r->length + size * n + 1);
+
+	if (!p)
+		return 0;
+	memcpy(p + r->length, data, size * n);
+	r->body = p;
+	r->length += size * n;
+	r->body[r->length] = '\0';
+	return size * n;
+}
+
+static size_t header_line(char *data, size_t size, size_t n, void *userdata)
+{
+	struct http_reply *r = userdata;
+	size_t len = size * n;
+	char line[512];
+
+	if (len >= sizeof(line))
+		return len;
+	memcpy(line, data, len);
+	line[len] = '\0';
+	line[strcspn(line, "\r\n")] = '\0';
+	if (strncasecmp(line, "Content-Disposition: ", 21) == 0)
+		snprintf(r->disposition, sizeof(r->disposition), "%.255s", line + 21);
+	else if (strncasecmp(line, "X-Animdex-Count: ", 17) == 0)
+		snprintf(r->header_count, sizeof(r->header_count), "%.31s", line + 17);
+	else if (strncasecmp(line, "X-Animdex-Components: ", 22) == 0)
+		snprintf(r->header_components, sizeof(r->header_components), "%.31s", line + 22);
+	return len;
+}
+
+static int http_perform(CURL *c, const struct daemon_proc *d, const char *path,
+                        struct http_reply *reply)
+{
+	char url[2048];
+	char *type = NULL;
+	CURLcode rc;
+
+	memset(reply, 0, sizeof(*reply));
+	snprintf(url, sizeof(url), "%s%s", d->base, path);
+	curl_easy_setopt(c, CURLOPT_URL, url);
+	curl_easy_setopt(c, CURLOPT_WRITEFUNCTION, collect);
+	curl_easy_setopt(c, CURLOPT_WRITEDATA, reply);
+	curl_easy_setopt(c, CURLOPT_HEADERFUNCTION, header_line);
+	curl_easy_setopt(c, CURLOPT_HEADERDATA, reply);
+	curl_easy_setopt(c, CURLOPT_TIMEOUT, 60L);
+	curl_easy_setopt(c, CURLOPT_PATH_AS_IS, 1L);
+	rc = curl_easy_perform(c);
+	curl_easy_getinfo(c, CURLINFO_RESPONSE_CODE, &reply->status);
+	curl_easy_getinfo(c, CURLINFO_CONTENT_TYPE, &type);
+	if (type)
+		snprintf(reply->content_type, sizeof(reply->content_type), "%s", type);
+	if (!reply->body)
+		reply->body = calloc(1, 1);
+	return rc == CURLE_OK ? 0 : -1;
+}
+
+int http_request(const struct daemon_proc *d, const char *method, const char *path,
+                 const void *body, size_t length, const char *content_type,
+                 struct http_reply *reply)
+{
+	CURL *c = curl_easy_init();
+	struct curl_slist *headers = NULL;
+	char type[160];
+	int rc;
+
+	if (!c)
+		return -1;
+	curl_easy_setopt(c, CURLOPT_CUSTOMREQUEST, method);
+	if (body) {
+		curl_easy_setopt(c, CURLOPT_POSTFIELDS, body);
+		curl_easy_setopt(c, CURLOPT_POSTFIELDSIZE_LARGE, (curl_off_t)length);
+		snprintf(type, sizeof(type), "Content-Type: %s",
+		         content_type ? content_type : "application/octet-stream");
+		headers = curl_slist_append(headers, type);
+		headers = curl_slist_append(headers, "Expect:");
+		curl_easy_setopt(c, CURLOPT_HTTPHEADER, headers);
+	}
+	rc = http_perform(c, d, path, reply);
+	curl_slist_free_all(headers);
+	curl_easy_cleanup(c);
+	return rc;
+}
+
+int http_upload(const struct daemon_proc *d, size_t count, const char *const *names,
+                const void *const *data, const size_t *lengths, const char *const *fields,
+                struct http_reply *reply)
+{
+	CURL *c = curl_easy_init();
+	curl_mime *mime;
+	int rc;
+
+	if (!c)
+		return -1;
+	mime = curl_mime_init(c);
+	for (size_t i = 0; i < count; i++) {
+		curl_mimepart *part = curl_mime_addpart(mime);
+		curl_mime_name(part, "file");
+		curl_mime_filename(part, names[i]);
+		curl_mime_data(part, data[i], lengths[i]);
+	}
+	for (size_t i = 0; fields && fields[i]; i += 2) {
+		curl_mimepart *part = curl_mime_addpart(mime);
+		curl_mime_name(part, fields[i]);
+		curl_mime_data(part, fields[i + 1], CURL_ZERO_TERMINATED);
+	}
+	curl_easy_setopt(c, CURLOPT_MIMEPOST, mime);
+	rc = http_perform(c, d, "/api/resources", reply);
+	curl_mime_free(mime);
+	curl_easy_cleanup(c);
+	return rc;
+}
+
+json_t *http_json(const struct http_reply *reply)
+{
+	return json_loadb(reply->body, reply->length, 0, NULL);
+}
+
+void http_reply_cleanup(struct http_reply *reply)
+{
+	free(reply->body);
+	memset(reply, 0, sizeof(*reply));
+}

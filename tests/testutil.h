@@ -1,0 +1,57 @@
+/* testutil.h: what several test programs share: files, fixtures, a real daemon, HTTP. */
+#ifndef ANIMDEX_TESTUTIL_H
+#define ANIMDEX_TESTUTIL_H
+
+#include <jansson.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+/* Reads a whole file; NULL when it cannot. */
+char *testutil_read_file(const char *path, size_t *length);
+/* $ANIMDEX_SRCDIR/rel */
+const char *testutil_src_path(const char *rel, char *out, size_t size);
+/* The shared fixtures folder, or NULL after printing a visible "SKIP:" line naming `what`. */
+const char *testutil_fixtures(const char *what);
+/* A new empty temporary folder (removed by testutil_remove_tree). */
+char *testutil_temp_dir(void);
+void testutil_remove_tree(const char *dir);
+
+/* A Radient clip document rebuilt from animation `index` of a glTF file: float accessors,
+ * embedded or external buffers. One target per node, one sampler and channel per glTF
+ * channel, in order. NULL when the file cannot be read. */
+json_t *testutil_gltf_to_radient(const char *gltf_path, size_t index);
+
+/* The real daemon on an ephemeral loopback port. */
+struct daemon_proc {
+	pid_t pid;
+	int port;
+	char db[512];
+	char base[64]; /* "http://127.0.0.1:PORT" */
+};
+int daemon_start(struct daemon_proc *d, const char *db, const char *extra_args);
+/* SIGTERM, then waits; returns the exit status (or -1). */
+int daemon_stop(struct daemon_proc *d);
+
+struct http_reply {
+	long status;
+	char *body;
+	size_t length;
+	char content_type[128];
+	char disposition[256];
+	char header_count[32];      /* X-Animdex-Count */
+	char header_components[32]; /* X-Animdex-Components */
+};
+/* method, url path (appended to d->base), optional raw body. Returns 0 when an answer came. */
+int http_request(const struct daemon_proc *d, const char *method, const char *path,
+                 const void *body, size_t length, const char *content_type,
+                 struct http_reply *reply);
+/* multipart/form-data with one or more files (names[i], data[i], lengths[i]) and optional
+ * fields ("class", "value", ..., NULL). */
+int http_upload(const struct daemon_proc *d, size_t count, const char *const *names,
+                const void *const *data, const size_t *lengths, const char *const *fields,
+                struct http_reply *reply);
+json_t *http_json(const struct http_reply *reply);
+void http_reply_cleanup(struct http_reply *reply);
+
+#endif
