@@ -12,6 +12,7 @@
 
 static struct daemon_proc daemon_main;
 static char *dir;
+static int daemon_main_status; /* its exit status: a sanitizer report makes it non-zero */
 
 static const char walk_doc[] =
     "{\"name\": \"Walk\", \"duration\": 1.0,"
@@ -41,7 +42,7 @@ static void start_main_daemon(void)
 
 static void stop_main_daemon(void)
 {
-	daemon_stop(&daemon_main);
+	daemon_main_status = daemon_stop(&daemon_main);
 	testutil_remove_tree(dir);
 	free(dir);
 }
@@ -591,5 +592,11 @@ int main(void)
 	srunner_run_all(sr, CK_NORMAL);
 	failed = srunner_ntests_failed(sr);
 	srunner_free(sr);
+	if (daemon_main_status != 0) {
+		printf("FAIL: the daemon exited with status %d after SIGTERM (see its report "
+		       "above)\n",
+		       daemon_main_status);
+		failed++;
+	}
 	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
 }

@@ -92,13 +92,16 @@ void response_error(struct response *resp, const struct error *err)
 	enum error_code code = err && err->code != ERROR_NONE ? err->code : ERROR_INTERNAL;
 	json_t *body = json_pack("{s:s, s:s}", "code", error_code_name(code), "message",
 	                         err && err->message[0] ? err->message : "internal error");
+	json_t *wrapper;
 	char *text;
 
 	if (body && err && err->path[0])
 		json_object_set_new(body, "path", json_string(err->path));
 	if (body && err && err->offset >= 0)
 		json_object_set_new(body, "offset", json_integer(err->offset));
-	text = body ? json_dumps(json_pack("{s:o}", "error", body), JSON_COMPACT) : NULL;
+	wrapper = body ? json_pack("{s:o}", "error", body) : NULL;
+	text = wrapper ? json_dumps(wrapper, JSON_COMPACT) : NULL;
+	json_decref(wrapper);
 	if (!text) {
 		static const char fallback[] =
 		    "{\"error\":{\"code\":\"internal\",\"message\":\"out of memory\"}}";
