@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/wait.h>
 
 #include "hash.h"
 #include "testutil.h"
@@ -517,6 +518,18 @@ START_TEST(restart_finds_everything_again)
 }
 END_TEST
 
+START_TEST(a_second_daemon_cannot_take_the_same_port)
+{
+	char cmd[1024];
+	int status;
+
+	snprintf(cmd, sizeof(cmd), "'%s' --listen 127.0.0.1:%d --db '%s/second.db' --quiet 2>&1",
+	         getenv("ANIMDEXD"), daemon_main.port, dir);
+	status = system(cmd);
+	ck_assert_msg(WIFEXITED(status) && WEXITSTATUS(status) == 1, "status %d", status);
+}
+END_TEST
+
 /* The conformance clip uploaded and sampled over HTTP: the same numbers as in memory. */
 START_TEST(conformance_over_http)
 {
@@ -579,6 +592,7 @@ static Suite *http_suite(void)
 	tcase_add_test(tc, sample_parameters_are_checked);
 	tcase_add_test(tc, static_files_stay_inside_www);
 	tcase_add_test(tc, restart_finds_everything_again);
+	tcase_add_test(tc, a_second_daemon_cannot_take_the_same_port);
 	tcase_add_test(tc, conformance_over_http);
 	suite_add_tcase(s, tc);
 	return s;

@@ -374,6 +374,15 @@ static enum MHD_Result access_handler(void *cls, struct MHD_Connection *conn, co
 	return server_send(st, conn, &resp);
 }
 
+/* libmicrohttpd's own messages, marked as such (it names the port of the address we pass
+ * as 0, so the caller's message is the one that names the real address). */
+static void server_log(void *cls, const char *fmt, va_list ap)
+{
+	(void)cls;
+	fputs("animdexd: libmicrohttpd: ", stderr);
+	vfprintf(stderr, fmt, ap);
+}
+
 /* Parses "host:port", "[v6]:port" or ":port" into a socket address. */
 static int parse_listen(const char *text, struct sockaddr_storage *ss, int *ipv6, struct error *err)
 {
@@ -452,14 +461,14 @@ struct server *server_start(const struct server_config *cfg, struct catalog_pool
 	if (ipv6)
 		flags |= MHD_USE_IPv6;
 	srv->daemon = MHD_start_daemon(
-	    flags, 0, NULL, NULL, access_handler, srv, MHD_OPTION_SOCK_ADDR,
-	    (struct sockaddr *)&addr, MHD_OPTION_THREAD_POOL_SIZE,
+	    flags, 0, NULL, NULL, access_handler, srv, MHD_OPTION_EXTERNAL_LOGGER, server_log, NULL,
+	    MHD_OPTION_SOCK_ADDR, (struct sockaddr *)&addr, MHD_OPTION_THREAD_POOL_SIZE,
 	    (unsigned int)(cfg->threads ? cfg->threads : 1), MHD_OPTION_CONNECTION_LIMIT,
 	    (unsigned int)cfg->max_connections, MHD_OPTION_PER_IP_CONNECTION_LIMIT,
 	    (unsigned int)cfg->max_connections_per_ip, MHD_OPTION_CONNECTION_TIMEOUT,
 	    (unsigned int)cfg->timeout_seconds, MHD_OPTION_CONNECTION_MEMORY_LIMIT,
 	    (size_t)(128 * 1024), MHD_OPTION_NOTIFY_COMPLETED, request_completed, srv,
-	    MHD_OPTION_LISTENING_ADDRESS_REUSE, (unsigned int)1, MHD_OPTION_END);
+	    MHD_OPTION_END);
 	if (!srv->daemon) {
 		error_set(err, ERROR_INTERNAL, NULL, -1,
 		          "cannot listen on %s: %s (is the port in use?)", cfg->listen,
