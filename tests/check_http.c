@@ -577,6 +577,108 @@ START_TEST(conformance_over_http)
 }
 END_TEST
 
+/* Runs an animdexd command line; returns its output and exit status. */
+static char *run_cli(const char *args, int *status)
+{
+	char cmd[2048], *out = calloc(1, 65536);
+	size_t len = 0, n;
+	FILE *p;
+
+	snprintf(cmd, sizeof(cmd), "'%s' %s 2>&1", getenv("ANIMDEXD"), args);
+	p = popen(cmd, "r");
+	ck_assert_ptr_nonnull(p);
+	while ((n = fread(out + len, 1, 65535 - len, p)) > 0)
+		len += n;
+	*status = pclose(p);
+	*status = WIFEXITED(*status) ? WEXITSTATUS(*status) : -1;
+	return out;
+}
+
+START_TEST(classes_list_what_is_stored)
+{
+	char doc[64];
+	json_t *j, *c;
+	size_t i;
+	int found = 0;
+
+	snprintf(doc, sizeof(doc), "{\"name\": \"classy\", \"duration\": 9}");
+	json_decref(upload("classy.json", doc, strlen(doc), NULL, 201));
+	j = get_json("/api/classes", 200);
+	json_array_foreach(json_object_get(j, "classes"), i, c)
+	{
+		if (strcmp(json_string_value(json_object_get(c, "class")),
+		           "RadientAnimationClip") == 0) {
+			ck_assert_str_eq(json_string_value(json_object_get(c, "family")),
+			                 "radient");
+			ck_assert_int_ge(json_integer_value(json_object_get(c, "count")), 1);
+			found = 1;
+		}
+	}
+	ck_assert(found);
+	json_decref(j);
+	j = get_json("/api/health", 200);
+	ck_assert_str_eq(json_string_value(json_object_get(j, "status")), "ok");
+	ck_assert_int_eq(
+	    json_integer_value(json_object_get(json_object_get(j, "counts"), "schema_version")), 1);
+	json_decref(j);
+}
+END_TEST
+
+START_TEST(cli_hash_prints_both_hashes)
+{
+	int status;
+	char *out = run_cli("hash Animation_Z pusmc01_vanm", &status);
+
+	ck_assert_int_eq(status, 0);
+	ck_assert_msg(strstr(out, "Animation_Z\tasobo32 0x46107D89 1175485833\t") != NULL, "%s",
+	              out);
+	ck_assert_msg(strstr(out, "pusmc01_vanm\tasobo32 ") != NULL, "%s", out);
+	ck_assert_msg(strstr(out, "crc32 0x2CE66AC1 753298113") != NULL, "%s", out);
+	free(out);
+	out = run_cli("hash", &status);
+	ck_assert_int_eq(status, 2);
+	free(out);
+}
+END_TEST
+
+START_TEST(cli_decode_prints_what_an_upload_would_store)
+{
+	char path[1024], args[1200];
+	int status;
+	char *out;
+	json_t *j;
+
+	testutil_src_path("tests/data/radient/valid/walk.json", path, sizeof(path));
+	snprintf(args, sizeof(args), "decode '%s'", path);
+	out = run_cli(args, &status);
+	ck_assert_int_eq(status, 0);
+	j = json_loads(out, 0, NULL);
+	ck_assert_msg(j != NULL, "%s", out);
+	ck_assert_str_eq(json_string_value(json_object_get(
+	                     json_array_get(json_object_get(j, "resources"), 0), "class")),
+	                 "RadientAnimationClip");
+	ck_assert_str_eq(
+	    json_string_value(json_object_get(
+	        json_array_get(
+	            json_object_get(json_array_get(json_object_get(j, "resources"), 0), "tracks"),
+	            0),
+	        "name")),
+	    "hips translation");
+	json_decref(j);
+	free(out);
+	testutil_src_path("tests/data/radient/invalid/unused_sampler.json", path, sizeof(path));
+	snprintf(args, sizeof(args), "decode '%s'", path);
+	out = run_cli(args, &status);
+	ck_assert_int_eq(status, 1);
+	ck_assert_msg(strstr(out, "\"unused_sampler\"") != NULL, "%s", out);
+	free(out);
+	out = run_cli("decode /nonexistent/file.json", &status);
+	ck_assert_int_eq(status, 1);
+	ck_assert_msg(strstr(out, "No such file") != NULL, "%s", out);
+	free(out);
+}
+END_TEST
+
 static Suite *http_suite(void)
 {
 	Suite *s = suite_create("http");
@@ -594,6 +696,11 @@ static Suite *http_suite(void)
 	tcase_add_test(tc, restart_finds_everything_again);
 	tcase_add_test(tc, a_second_daemon_cannot_take_the_same_port);
 	tcase_add_test(tc, conformance_over_http);
+	tcase_add_test(tc, classes_list_what_is_stored);
+	suite_add_tcase(s, tc);
+	tc = tcase_create("cli");
+	tcase_add_test(tc, cli_hash_prints_both_hashes);
+	tcase_add_test(tc, cli_decode_prints_what_an_upload_would_store);
 	suite_add_tcase(s, tc);
 	return s;
 }
