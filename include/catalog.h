@@ -87,6 +87,7 @@ struct catalog_track {
 	int64_t resource_id;
 	unsigned n;
 	char *name;
+	int events; /* the keys are events (model.h, enum event_word) */
 	struct sampler sampler;
 };
 int catalog_load_track(struct catalog *cat, int64_t id, unsigned n, struct catalog_track *out,
@@ -99,6 +100,15 @@ json_t *catalog_handle(struct catalog *cat, uint32_t crc32, struct error *err);
 json_t *catalog_classes(struct catalog *cat, struct error *err);
 /* {"resources": n, "tracks": n, "blobs": n, "bytes": n, "schema_version": n} */
 json_t *catalog_stats(struct catalog *cat, struct error *err);
+
+/* Stores names (one per line of text; blank lines and lines starting with # are skipped)
+ * with both of their hashes. Returns {"added": n, "known": n, "names": [...]}. */
+json_t *catalog_add_names(struct catalog *cat, const char *text, size_t length, struct error *err);
+
+/* The name known for a handle (by Asobo32 when `asobo32`, else by CRC-32) into out; 0 when
+ * found, -1 when not. */
+int catalog_handle_name(struct catalog *cat, uint32_t handle, int asobo32, char *out,
+                        size_t size);
 
 /* Row counts of each table, for tests that check a failed upload changed nothing. */
 int catalog_count(struct catalog *cat, const char *table, int64_t *out, struct error *err);

@@ -71,5 +71,6 @@ const struct format *const *format_table(size_t *count);
 
 /* The decoders. */
 extern const struct format format_radient;
+extern const struct format format_zouna;
 
 #endif

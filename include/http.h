@@ -101,6 +101,7 @@ void route_delete(struct request *req, struct response *resp);
 void route_keys(struct request *req, struct response *resp);
 void route_sample(struct request *req, struct response *resp);
 void route_handle(struct request *req, struct response *resp);
+void route_names(struct request *req, struct response *resp);
 void route_classes(struct request *req, struct response *resp);
 void route_health(struct request *req, struct response *resp);
 void route_static(struct request *req, struct response *resp);

@@ -46,6 +46,8 @@ enum semantic { SEMANTIC_COMPONENT_WISE = 0, SEMANTIC_NORMALIZED_QUATERNION = 1 
 
 #define SCHEMA_NODE      "E4ADD320-EECA-439F-A6C3-1D8A25AEFBC3"
 #define SCHEMA_MORPH     "8E3A3B5B-2267-4E06-B94A-316746AB9F61"
+/* animdex's own schema for engine values no built-in schema names (Zouna keyframers). */
+#define SCHEMA_ZOUNA "5A0E7D1C-4F2B-4B8E-9C3A-A5B0C0DE0001"
 #define SCHEMA_TEXT_SIZE 37 /* 36 characters and a NUL */
 
 enum node_property {
@@ -55,6 +57,28 @@ enum node_property {
 	NODE_VISIBILITY = 4,
 };
 enum morph_property { MORPH_WEIGHTS = 1 };
+enum zouna_property {
+	ZOUNA_VALUE = 1,          /* a bare keyframer's value */
+	ZOUNA_EULER_ROTATION = 2, /* KeyframerBezierRot_Z: Euler angles, axis order unknown */
+	ZOUNA_MESSAGES = 3,       /* an event track */
+	ZOUNA_MATERIAL_TRANS_U = 4,
+	ZOUNA_MATERIAL_TRANS_V = 5,
+	ZOUNA_MATERIAL_DIFFUSE = 6,
+	ZOUNA_MATERIAL_EMISSIVE = 7,
+	ZOUNA_MATERIAL_ROTATION = 8,
+	ZOUNA_MESH = 9,
+	ZOUNA_MORPH = 10,
+};
+
+/* An event track's keys: one per event, UINT[5] STEP, in this order. */
+enum event_word {
+	EVENT_MESSAGE_CLASS,
+	EVENT_RECEIVER,
+	EVENT_C,
+	EVENT_PARAMETER, /* f32 bits */
+	EVENT_MESSAGE_ID,
+	EVENT_WORDS
+};
 
 struct sampler {
 	enum value_type type;      /* component type and count of one value */
@@ -91,6 +115,14 @@ struct clip {
 	size_t channel_count;
 };
 
+/* What a track has beyond its channel and sampler. */
+struct track_extra {
+	int events;     /* the keys are events (enum event_word), fired in [from, to) */
+	int has_handle; /* the track is about an engine object with this handle */
+	uint32_t handle;
+	json_t *info; /* family details (keyframer class, flags, readings); owned; or NULL */
+};
+
 /* A handle that some part of a resource refers to, indexed for GET /api/handles. */
 struct reference {
 	uint32_t crc32; /* the handle */
@@ -106,7 +138,8 @@ struct resource {
 	uint32_t crc32;         /* the handle */
 	char crc32_source[32];  /* where the handle came from: "name", "header", "crc32="... */
 	struct clip clip;       /* the curves */
-	char **track_names;     /* clip.channel_count names */
+	char **track_names;         /* clip.channel_count names */
+	struct track_extra *extras; /* clip.channel_count entries, or NULL */
 	json_t *metadata;       /* family-specific decoded structure; owned; may be NULL */
 	json_t *assumed;        /* array of strings: values resting on an assumption; owned */
 	struct reference *refs; /* ref_count entries */

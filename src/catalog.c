@@ -15,6 +15,7 @@
 #include <time.h>
 
 #include "buf.h"
+#include "hash.h"
 #include "render.h"
 #include "schema.h"
 
@@ -43,13 +44,17 @@ enum statement {
 	ST_HANDLE_NAMES,
 	ST_CLASSES,
 	ST_STATS,
+	ST_ADD_NAME,
+	ST_NAME_BY_ASOBO32,
+	ST_NAME_BY_CRC32,
 	ST_COUNT
 };
 
-#define SUMMARY_COLUMNS                                                                    \
-	"r.id, r.class, r.family, r.name, r.crc32, r.crc32_source, r.filename, r.note, "   \
-	"r.uploaded_by, r.uploaded_at, r.duration, r.track_count, r.blob_sha256, b.size, " \
-	"r.part "
+#define SUMMARY_COLUMNS                                                                         \
+	"r.id, r.class, r.family, r.name, r.crc32, r.crc32_source, r.filename, r.note, "        \
+	"r.uploaded_by, r.uploaded_at, r.duration, r.track_count, r.blob_sha256, b.size, "      \
+	"r.part, (SELECT n.name FROM names n WHERE (CASE r.family WHEN 'zouna' THEN n.asobo32 " \
+	"ELSE n.crc32 END) = r.crc32 ORDER BY n.name LIMIT 1) "
 #define SUMMARY_FROM " FROM resources r JOIN blobs b ON b.sha256 = r.blob_sha256 "
 
 static const char *const statement_sql[ST_COUNT] = {
@@ -68,23 +73,25 @@ static const char *const statement_sql[ST_COUNT] = {
     [ST_INSERT_TRACK] =
         "INSERT INTO tracks (resource_id, n, name, target_schema, target_object, "
         "target_name, property, first_element, value_type, array_size, interpolation, "
-        "semantic, key_count, time_first, time_last, times, key_values) VALUES (?1, ?2, "
-        "?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17)",
+        "semantic, key_count, time_first, time_last, times, key_values, kind, info, handle) "
+        "VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, "
+        "?18, ?19, ?20)",
     [ST_INSERT_REF] = "INSERT INTO refs (resource_id, crc32, kind, track, key) "
                       "VALUES (?1, ?2, ?3, ?4, ?5)",
     [ST_GET_RESOURCE] =
         "SELECT " SUMMARY_COLUMNS ", r.structure, r.assumed" SUMMARY_FROM "WHERE r.id = ?1",
     [ST_GET_TRACKS] = "SELECT n, name, target_schema, target_object, target_name, property, "
                       "first_element, value_type, array_size, interpolation, semantic, "
-                      "key_count, time_first, time_last FROM tracks WHERE resource_id = ?1 "
-                      "ORDER BY n",
+                      "key_count, time_first, time_last, kind, info, handle, (SELECT n.name FROM "
+                      "names n WHERE n.asobo32 = t.handle ORDER BY n.name LIMIT 1) FROM tracks t "
+                      "WHERE resource_id = ?1 ORDER BY n",
     [ST_GET_RAW] = "SELECT b.bytes, r.filename" SUMMARY_FROM "WHERE r.id = ?1",
     [ST_GET_BLOB_OF] = "SELECT blob_sha256 FROM resources WHERE id = ?1",
     [ST_DELETE_RESOURCE] = "DELETE FROM resources WHERE id = ?1",
     [ST_DELETE_UNUSED_BLOB] = "DELETE FROM blobs WHERE sha256 = ?1 AND NOT EXISTS "
                               "(SELECT 1 FROM resources WHERE blob_sha256 = ?1)",
     [ST_LOAD_TRACK] = "SELECT name, value_type, array_size, interpolation, semantic, "
-                      "key_count, times, key_values FROM tracks WHERE resource_id = ?1 AND "
+                      "key_count, times, key_values, kind FROM tracks WHERE resource_id = ?1 AND "
                       "n = ?2",
     [ST_HANDLE_RESOURCES] =
         "SELECT " SUMMARY_COLUMNS SUMMARY_FROM "WHERE r.crc32 = ?1 ORDER BY r.id DESC LIMIT 1000",
@@ -334,23 +341,33 @@ static json_t *row_summary(sqlite3_stmt *s)
 	int64_t id = sqlite3_column_int64(s, 0);
 	uint32_t crc = (uint32_t)sqlite3_column_int64(s, 4);
 	char handle[11], when[32], self[48];
+	json_t *o = json_object();
 
 	render_handle(crc, handle);
 	render_time_ms(sqlite3_column_int64(s, 9), when);
 	snprintf(self, sizeof(self), "/api/resources/%" PRId64, id);
-	return json_pack(
-	    "{s:I, s:o, s:o, s:o, s:s, s:I, s:o, s:o, s:o, s:o, s:s, s:o, s:i, "
-	    "s:o, s:I, s:i, s:s}",
-	    "id", (json_int_t)id, "class", column_text_or_null(s, 1), "family",
-	    column_text_or_null(s, 2), "name", column_text_or_null(s, 3), "crc32", handle,
-	    "crc32_decimal", (json_int_t)crc, "crc32_source", column_text_or_null(s, 5), "filename",
-	    column_text_or_null(s, 6), "note", column_text_or_null(s, 7), "uploaded_by",
-	    column_text_or_null(s, 8), "uploaded_at", when, "duration",
-	    sqlite3_column_type(s, 10) == SQLITE_NULL ? json_null()
-	                                              : json_real(sqlite3_column_double(s, 10)),
-	    "track_count", sqlite3_column_int(s, 11), "sha256", column_text_or_null(s, 12), "size",
-	    (json_int_t)sqlite3_column_int64(s, 13), "part", sqlite3_column_int(s, 14), "url",
-	    self);
+	json_object_set_new(o, "id", json_integer(id));
+	json_object_set_new(o, "class", column_text_or_null(s, 1));
+	json_object_set_new(o, "family", column_text_or_null(s, 2));
+	json_object_set_new(o, "name", column_text_or_null(s, 3));
+	json_object_set_new(o, "crc32", json_string(handle));
+	json_object_set_new(o, "crc32_decimal", json_integer(crc));
+	json_object_set_new(o, "crc32_name", column_text_or_null(s, 15));
+	json_object_set_new(o, "crc32_source", column_text_or_null(s, 5));
+	json_object_set_new(o, "filename", column_text_or_null(s, 6));
+	json_object_set_new(o, "note", column_text_or_null(s, 7));
+	json_object_set_new(o, "uploaded_by", column_text_or_null(s, 8));
+	json_object_set_new(o, "uploaded_at", json_string(when));
+	json_object_set_new(o, "duration",
+	                    sqlite3_column_type(s, 10) == SQLITE_NULL
+	                        ? json_null()
+	                        : json_real(sqlite3_column_double(s, 10)));
+	json_object_set_new(o, "track_count", json_integer(sqlite3_column_int(s, 11)));
+	json_object_set_new(o, "sha256", column_text_or_null(s, 12));
+	json_object_set_new(o, "size", json_integer(sqlite3_column_int64(s, 13)));
+	json_object_set_new(o, "part", json_integer(sqlite3_column_int(s, 14)));
+	json_object_set_new(o, "url", json_string(self));
+	return o;
 }
 
 static json_t *collect_summaries(struct catalog *cat, sqlite3_stmt *s, struct error *err)
@@ -399,6 +416,7 @@ static int insert_track(struct catalog *cat, int64_t id, const struct resource *
 	const struct channel *ch = &res->clip.channels[n];
 	const struct target *tg = &res->clip.targets[ch->target];
 	const struct sampler *sp = &res->clip.samplers[ch->sampler];
+	const struct track_extra *extra = res->extras ? &res->extras[n] : NULL;
 	sqlite3_stmt *s = catalog_stmt(cat, ST_INSERT_TRACK, err);
 	char object[24], property[24];
 	int rc;
@@ -425,6 +443,11 @@ static int insert_track(struct catalog *cat, int64_t id, const struct resource *
 	sqlite3_bind_blob64(s, 16, sp->times, (sqlite3_uint64)sp->key_count * sizeof(float),
 	                    SQLITE_STATIC);
 	sqlite3_bind_blob64(s, 17, sp->values ? sp->values : "", sp->value_bytes, SQLITE_STATIC);
+	sqlite3_bind_text(s, 18, extra && extra->events ? "events" : "curve", -1, SQLITE_STATIC);
+	if (extra && extra->info)
+		sqlite3_bind_text(s, 19, json_dumps(extra->info, JSON_COMPACT), -1, free);
+	if (extra && extra->has_handle)
+		sqlite3_bind_int64(s, 20, extra->handle);
 	rc = sqlite3_step(s);
 	sqlite3_reset(s);
 	return rc == SQLITE_DONE ? 0 : catalog_fail(cat, err, "storing a track");
@@ -683,18 +706,36 @@ static json_t *track_row(sqlite3_stmt *s)
 	uint64_t property = strtoull((const char *)sqlite3_column_text(s, 5), NULL, 10);
 	uint64_t object = strtoull((const char *)sqlite3_column_text(s, 3), NULL, 10);
 	const char *prop_name = schema_property_name(schema, property);
+	const char *info = (const char *)sqlite3_column_text(s, 15);
+	json_t *o = json_object(), *target = json_object();
+	char handle[11];
 
-	return json_pack(
-	    "{s:i, s:o, s:{s:s, s:o, s:o}, s:o, s:o, s:I, s:o, s:I, s:o, s:o, s:I, "
-	    "s:[f, f]}",
-	    "n", sqlite3_column_int(s, 0), "name", column_text_or_null(s, 1), "target", "schema",
-	    schema, "object", render_u64(object), "name", column_text_or_null(s, 4), "property",
-	    render_u64(property), "property_name", prop_name ? json_string(prop_name) : json_null(),
-	    "first_array_element", (json_int_t)sqlite3_column_int64(s, 6), "type",
-	    column_text_or_null(s, 7), "array_size", (json_int_t)sqlite3_column_int64(s, 8),
-	    "interpolation", column_text_or_null(s, 9), "semantic", column_text_or_null(s, 10),
-	    "key_count", (json_int_t)sqlite3_column_int64(s, 11), "time_range",
-	    sqlite3_column_double(s, 12), sqlite3_column_double(s, 13));
+	json_object_set_new(target, "schema", json_string(schema));
+	json_object_set_new(target, "object", render_u64(object));
+	json_object_set_new(target, "name", column_text_or_null(s, 4));
+	if (sqlite3_column_type(s, 16) != SQLITE_NULL) {
+		render_handle((uint32_t)sqlite3_column_int64(s, 16), handle);
+		json_object_set_new(target, "handle", json_string(handle));
+		json_object_set_new(target, "handle_name", column_text_or_null(s, 17));
+	}
+	json_object_set_new(o, "n", json_integer(sqlite3_column_int(s, 0)));
+	json_object_set_new(o, "name", column_text_or_null(s, 1));
+	json_object_set_new(o, "kind", column_text_or_null(s, 14));
+	json_object_set_new(o, "target", target);
+	json_object_set_new(o, "property", render_u64(property));
+	json_object_set_new(o, "property_name", prop_name ? json_string(prop_name) : json_null());
+	json_object_set_new(o, "first_array_element", json_integer(sqlite3_column_int64(s, 6)));
+	json_object_set_new(o, "type", column_text_or_null(s, 7));
+	json_object_set_new(o, "array_size", json_integer(sqlite3_column_int64(s, 8)));
+	json_object_set_new(o, "interpolation", column_text_or_null(s, 9));
+	json_object_set_new(o, "semantic", column_text_or_null(s, 10));
+	json_object_set_new(o, "key_count", json_integer(sqlite3_column_int64(s, 11)));
+	json_object_set_new(
+	    o, "time_range",
+	    json_pack("[f, f]", sqlite3_column_double(s, 12), sqlite3_column_double(s, 13)));
+	if (info)
+		json_object_set_new(o, "info", json_loads(info, 0, NULL));
+	return o;
 }
 
 json_t *catalog_get(struct catalog *cat, int64_t id, struct error *err)
@@ -718,9 +759,9 @@ json_t *catalog_get(struct catalog *cat, int64_t id, struct error *err)
 	}
 	entry = row_summary(s);
 	json_object_set_new(entry, "structure",
-	                    json_loads((const char *)sqlite3_column_text(s, 15), 0, NULL));
-	json_object_set_new(entry, "assumed",
 	                    json_loads((const char *)sqlite3_column_text(s, 16), 0, NULL));
+	json_object_set_new(entry, "assumed",
+	                    json_loads((const char *)sqlite3_column_text(s, 17), 0, NULL));
 	sqlite3_reset(s);
 	s = catalog_stmt(cat, ST_GET_TRACKS, err);
 	if (!s) {
@@ -864,6 +905,7 @@ int catalog_load_track(struct catalog *cat, int64_t id, unsigned n, struct catal
 	times_len = (size_t)sqlite3_column_bytes(s, 6);
 	values_len = (size_t)sqlite3_column_bytes(s, 7);
 	sp->value_bytes = values_len;
+	out->events = strcmp((const char *)sqlite3_column_text(s, 8), "events") == 0;
 	/* Copies: SQLite's blob pointers carry no alignment promise. */
 	sp->times = malloc(times_len ? times_len : 1);
 	sp->values = malloc(values_len ? values_len : 1);
@@ -1033,4 +1075,89 @@ int catalog_count(struct catalog *cat, const char *table, int64_t *out, struct e
 	*out = sqlite3_step(s) == SQLITE_ROW ? sqlite3_column_int64(s, 0) : -1;
 	sqlite3_finalize(s);
 	return 0;
+}
+
+#define NAME_MAX_LENGTH 1024
+#define NAMES_LISTED    1000
+
+json_t *catalog_add_names(struct catalog *cat, const char *text, size_t length, struct error *err)
+{
+	json_int_t added = 0, known = 0;
+	json_t *listed = json_array();
+	size_t line = 0;
+
+	if (catalog_exec(cat, ST_BEGIN, err) < 0) {
+		json_decref(listed);
+		return NULL;
+	}
+	for (size_t pos = 0; pos < length;) {
+		const char *start = text + pos, *nl = memchr(start, '\n', length - pos);
+		size_t len = nl ? (size_t)(nl - start) : length - pos;
+		sqlite3_stmt *s;
+		char handle[2][11];
+
+		pos += len + (nl != NULL);
+		line++;
+		while (len > 0 &&
+		       (start[len - 1] == '\r' || start[len - 1] == ' ' || start[len - 1] == '\t'))
+			len--;
+		while (len > 0 && (*start == ' ' || *start == '\t'))
+			start++, len--;
+		if (len == 0 || *start == '#')
+			continue;
+		if (len > NAME_MAX_LENGTH || memchr(start, '\0', len)) {
+			error_set(err, ERROR_BAD_PARAMETER, "names", (long long)(start - text),
+			          "names: line %zu is %s; a name is text of at most %d bytes", line,
+			          len > NAME_MAX_LENGTH ? "too long" : "not text", NAME_MAX_LENGTH);
+			goto fail;
+		}
+		s = catalog_stmt(cat, ST_ADD_NAME, err);
+		if (!s)
+			goto fail;
+		uint32_t a = hash_asobo32(start, len), c = hash_crc32_lower(start, len);
+		sqlite3_bind_text(s, 1, start, (int)len, SQLITE_STATIC);
+		sqlite3_bind_int64(s, 2, a);
+		sqlite3_bind_int64(s, 3, c);
+		if (sqlite3_step(s) != SQLITE_DONE) {
+			sqlite3_reset(s);
+			catalog_fail(cat, err, "storing a name");
+			goto fail;
+		}
+		sqlite3_reset(s);
+		if (sqlite3_changes(cat->db) > 0)
+			added++;
+		else
+			known++;
+		if (json_array_size(listed) < NAMES_LISTED) {
+			render_handle(a, handle[0]);
+			render_handle(c, handle[1]);
+			json_array_append_new(listed,
+			                      json_pack("{s:s%, s:s, s:s}", "name", start, len,
+			                                "asobo32", handle[0], "crc32", handle[1]));
+		}
+	}
+	if (catalog_exec(cat, ST_COMMIT, err) < 0)
+		goto fail;
+	return json_pack("{s:I, s:I, s:o}", "added", added, "known", known, "names", listed);
+fail:
+	json_decref(listed);
+	catalog_exec(cat, ST_ROLLBACK, NULL);
+	return NULL;
+}
+
+int catalog_handle_name(struct catalog *cat, uint32_t handle, int asobo32, char *out,
+                        size_t size)
+{
+	sqlite3_stmt *s = catalog_stmt(cat, asobo32 ? ST_NAME_BY_ASOBO32 : ST_NAME_BY_CRC32, NULL);
+	int found = -1;
+
+	if (!s)
+		return -1;
+	sqlite3_bind_int64(s, 1, handle);
+	if (sqlite3_step(s) == SQLITE_ROW) {
+		snprintf(out, size, "%s", (const char *)sqlite3_column_text(s, 0));
+		found = 0;
+	}
+	sqlite3_reset(s);
+	return found;
 }

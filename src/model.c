@@ -104,6 +104,17 @@ static const struct {
     {SCHEMA_NODE, NODE_SCALE, "scale", VALUE_FLOAT3},
     {SCHEMA_NODE, NODE_VISIBILITY, "visibility", VALUE_BOOL},
     {SCHEMA_MORPH, MORPH_WEIGHTS, "weights", VALUE_FLOAT},
+	/* VALUE_UNKNOWN: any type */
+	{SCHEMA_ZOUNA, ZOUNA_VALUE, "value", VALUE_UNKNOWN},
+	{SCHEMA_ZOUNA, ZOUNA_EULER_ROTATION, "euler rotation", VALUE_FLOAT3},
+	{SCHEMA_ZOUNA, ZOUNA_MESSAGES, "messages", VALUE_UINT},
+	{SCHEMA_ZOUNA, ZOUNA_MATERIAL_TRANS_U, "translation u", VALUE_FLOAT},
+	{SCHEMA_ZOUNA, ZOUNA_MATERIAL_TRANS_V, "translation v", VALUE_FLOAT},
+	{SCHEMA_ZOUNA, ZOUNA_MATERIAL_DIFFUSE, "diffuse", VALUE_FLOAT3},
+	{SCHEMA_ZOUNA, ZOUNA_MATERIAL_EMISSIVE, "emissive", VALUE_FLOAT3},
+	{SCHEMA_ZOUNA, ZOUNA_MATERIAL_ROTATION, "rotation", VALUE_FLOAT},
+	{SCHEMA_ZOUNA, ZOUNA_MESH, "mesh value", VALUE_FLOAT},
+	{SCHEMA_ZOUNA, ZOUNA_MORPH, "morph weight", VALUE_FLOAT},
 };
 
 int schema_property_type(const char *schema, uint64_t property, enum value_type *type)
@@ -182,6 +193,10 @@ void resource_free(struct resource *res)
 		for (size_t i = 0; i < res->clip.channel_count; i++)
 			free(res->track_names[i]);
 	free(res->track_names);
+	if (res->extras)
+		for (size_t i = 0; i < res->clip.channel_count; i++)
+			json_decref(res->extras[i].info);
+	free(res->extras);
 	clip_cleanup(&res->clip);
 	json_decref(res->metadata);
 	json_decref(res->assumed);

@@ -11,6 +11,7 @@
 
 static const struct format *const formats[] = {
     &format_radient,
+    &format_zouna,
 };
 
 const struct format *const *format_table(size_t *count)

@@ -610,10 +610,13 @@ static int check_channel_types(struct clip *clip, const int *semantic_given, str
 			error_set(err, ERROR_PROPERTY_INVALID, path, -1,
 			          "%s: %" PRIu64 " is not a property of the %s schema (%s)", path,
 			          ch->property,
-			          strcmp(tg->schema, SCHEMA_NODE) == 0 ? "node" : "morph-weights",
+			          strcmp(tg->schema, SCHEMA_NODE) == 0    ? "node"
+			          : strcmp(tg->schema, SCHEMA_MORPH) == 0 ? "morph-weights"
+			                                                  : "Zouna",
 			          strcmp(tg->schema, SCHEMA_NODE) == 0
 			              ? "1 translation, 2 rotation, 3 scale, 4 visibility"
-			              : "1 weights");
+			          : strcmp(tg->schema, SCHEMA_MORPH) == 0 ? "1 weights"
+			                                                  : "1 to 10");
 			return -1;
 		}
 		if (want == VALUE_UNKNOWN)

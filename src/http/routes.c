@@ -16,6 +16,7 @@ static const struct route routes[] = {
     {"GET", "/api/resources/{}/tracks/{}/keys", route_keys, 0},
     {"GET", "/api/resources/{}/tracks/{}/sample", route_sample, 0},
     {"GET", "/api/handles/{}", route_handle, 0},
+    {"POST", "/api/names", route_names, 1},
     {"GET", "/api/classes", route_classes, 0},
     {"GET", "/api/health", route_health, 0},
 };

@@ -43,6 +43,31 @@ void route_handle(struct request *req, struct response *resp)
 	response_json(resp, 200, out);
 }
 
+/* A text list of names, one per line, as the body or as a multipart file. */
+void route_names(struct request *req, struct response *resp)
+{
+	struct catalog *cat = route_catalog(req, resp);
+	struct error err;
+	json_t *out;
+
+	error_init(&err);
+	if (!cat)
+		return;
+	if (req->file_count == 0 || req->files[0].data.len == 0) {
+		error_set(&err, ERROR_BAD_PARAMETER, "names", -1,
+		          "names: send a text list of names, one per line, as the body "
+		          "(curl --data-binary @names.txt) or as a file part");
+		response_error(resp, &err);
+		return;
+	}
+	out = catalog_add_names(cat, req->files[0].data.data, req->files[0].data.len, &err);
+	if (!out) {
+		response_error(resp, &err);
+		return;
+	}
+	response_json(resp, 200, out);
+}
+
 void route_classes(struct request *req, struct response *resp)
 {
 	struct catalog *cat = route_catalog(req, resp);

@@ -132,6 +132,108 @@ static int parse_digits(struct request *req, struct error *err, int *digits)
 	return 0;
 }
 
+static int parse_time(const char *text, size_t len, const char *field, double *out,
+                      struct error *err);
+
+/* An event track: the events whose time lies in [from, to) (default: all), as JSON or CSV. */
+static void answer_events(struct request *req, struct response *resp,
+                          const struct catalog_track *track, int csv, int digits)
+{
+	const struct sampler *s = &track->sampler;
+	const uint32_t *words = s->values;
+	const char *from_text = request_arg(req, "from"), *to_text = request_arg(req, "to");
+	double from = -INFINITY, to = INFINITY;
+	struct catalog *cat = route_catalog(req, resp);
+	struct error err;
+	struct buf b;
+	size_t count = 0;
+	char text[32];
+
+	error_init(&err);
+	if (!cat)
+		return;
+	if (request_arg(req, "t") || request_arg(req, "count") || request_arg(req, "step")) {
+		error_set(&err, ERROR_BAD_PARAMETER, "t", -1,
+		          "t: track %u holds events, which fire over a range: give from and to "
+		          "(the events with from <= time < to)",
+		          track->n);
+		goto fail;
+	}
+	if ((from_text && parse_time(from_text, strlen(from_text), "from", &from, &err) < 0) ||
+	    (to_text && parse_time(to_text, strlen(to_text), "to", &to, &err) < 0))
+		goto fail;
+	if (to < from) {
+		error_set(&err, ERROR_BAD_PARAMETER, "to", -1,
+		          "to: %.9g is before from %.9g; the range must not be reversed", to, from);
+		goto fail;
+	}
+	buf_init(&b, (size_t)1 << 30);
+	if (csv)
+		buf_puts(&b, "t,message_class,receiver,c,parameter,message_id\n");
+	else {
+		write_header(&b, track);
+		buf_puts(&b, ",\"kind\":\"events\",\"events\":[");
+	}
+	for (uint32_t k = 0; k < s->key_count; k++) {
+		const uint32_t *w = words + (size_t)k * EVENT_WORDS;
+		double t = s->times[k];
+		char handle[11], name[256];
+		float parameter;
+
+		if (!(t >= from && t < to))
+			continue;
+		memcpy(&parameter, &w[EVENT_PARAMETER], sizeof(parameter));
+		if (csv) {
+			buf_append(&b, text, render_float(s->times[k], digits, text));
+			buf_printf(&b, ",%" PRIu32 ",0x%08" PRIX32 ",%" PRIu32 ",",
+			           w[EVENT_MESSAGE_CLASS], w[EVENT_RECEIVER], w[EVENT_C]);
+			buf_append(&b, text, render_float(parameter, digits, text));
+			buf_printf(&b, ",0x%08" PRIX32 "\n", w[EVENT_MESSAGE_ID]);
+		} else {
+			json_t *e = json_object(), *name_json;
+			char *dump;
+			if (count)
+				buf_putc(&b, ',');
+			json_object_set_new(e, "time", json_real(s->times[k]));
+			json_object_set_new(e, "message_class",
+			                    json_integer(w[EVENT_MESSAGE_CLASS]));
+			render_handle(w[EVENT_RECEIVER], handle);
+			json_object_set_new(e, "receiver", json_string(handle));
+			name_json =
+			    catalog_handle_name(cat, w[EVENT_RECEIVER], 1, name, sizeof(name)) == 0
+			        ? json_string(name)
+			        : json_null();
+			json_object_set_new(e, "receiver_name", name_json);
+			json_object_set_new(e, "c", json_integer(w[EVENT_C]));
+			json_object_set_new(e, "parameter",
+			                    isfinite(parameter) ? json_real(parameter)
+			                                        : json_null());
+			render_handle(w[EVENT_MESSAGE_ID], handle);
+			json_object_set_new(e, "message_id", json_string(handle));
+			name_json = catalog_handle_name(cat, w[EVENT_MESSAGE_ID], 1, name,
+			                                sizeof(name)) == 0
+			                ? json_string(name)
+			                : json_null();
+			json_object_set_new(e, "message_id_name", name_json);
+			dump = json_dumps(e, JSON_COMPACT | JSON_REAL_PRECISION(9));
+			buf_puts(&b, dump ? dump : "null");
+			free(dump);
+			json_decref(e);
+		}
+		count++;
+	}
+	if (!csv)
+		buf_printf(&b, "],\"count\":%zu}", count);
+	{
+		size_t len;
+		char *body = buf_steal(&b, &len);
+		response_take(resp, 200, csv ? "text/csv" : "application/json", body, len);
+	}
+	return;
+fail:
+	response_error(resp, &err);
+}
+
 void route_keys(struct request *req, struct response *resp)
 {
 	struct catalog_track track;
@@ -148,6 +250,11 @@ void route_keys(struct request *req, struct response *resp)
 	}
 	if (load_track(req, resp, &track) < 0)
 		return;
+	if (track.events) {
+		answer_events(req, resp, &track, 0, digits);
+		catalog_track_cleanup(&track);
+		return;
+	}
 	m = sampler_components(s);
 	csize = value_type_component_size(s->type);
 	buf_init(&b, (size_t)1 << 31);
@@ -393,6 +500,11 @@ void route_sample(struct request *req, struct response *resp)
 	}
 	if (load_track(req, resp, &track) < 0)
 		return;
+	if (track.events && format != FORMAT_F32) {
+		answer_events(req, resp, &track, format == FORMAT_CSV, digits);
+		catalog_track_cleanup(&track);
+		return;
+	}
 	m = sampler_components(s);
 	csize = value_type_component_size(s->type);
 	if (format == FORMAT_F32 && value_type_scalar(s->type) != SCALAR_FLOAT) {

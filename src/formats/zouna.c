@@ -1,0 +1,1281 @@
+/* zouna.c: Zouna engine keyframers and Animation_Z resources (FORMATS 1).
+ *
+ * A keyframer is, in the platform's byte order:
+ *
+ *   [u16 flags]  u32 count  key[count]
+ *
+ * (no flags field on Rot, BezierRot, Hdl, Flag and Message), each key a C struct padded to a
+ * multiple of 4 bytes that starts with f32 time:
+ *
+ *   Hermite classes   time, value[n], tangentIn[n], tangentOut[n]   (f32, or i16 / 4096)
+ *   Linear classes    time, value[n]                                (f32, or i16 / 4096)
+ *   KeyframerRot_Z    time, i16 x, y, z, w / 2000                   (12 bytes)
+ *   KeyframerHdl_Z    time, u32 handle  (or handle, time: see below) (8 bytes)
+ *   KeyframerFlag_Z   time, u32 flag                                (8 bytes)
+ *   KeyframerMessage_Z time, u32 n, n x {u32 class, receiver, c; f32 parameter; u32 id}
+ *
+ * Three readings are told apart from the bytes (FORMATS 1.4): KeyframerExtVec3f_Z keys start
+ * with an f32 time, or (the seed's reading) u16 time and u16 flags; KeyframerVec4fLinearComp_Z
+ * keys hold i16 or f32 values, as the blob's length says; KeyframerHdl_Z keys hold the time
+ * first or the handle first, whichever column is a finite, non-decreasing time.
+ *
+ * An extracted Animation_Z resource is an optional 16/22/24-byte "BFF0" header (little-endian),
+ * then the 24-byte object header (dataSize, linkHeaderSize, decompressedSize, compressedSize,
+ * classCRC32, nameCRC32), the link header, and the body (FORMATS 1.5): maxTime, smoothRatio,
+ * flag, the node keyframers (rot, bezierRot, scale, trans, msg), the material keyframers, the
+ * mesh and morph keyframers, then the node, material, mesh and morph records whose
+ * (start, count) pairs cut the shared keyframers into one curve per bone and channel.
+ *
+ * Hermite keys become CUBIC_SPLINE keys with per-second tangents: the engine's tangents are
+ * per segment (unscaled), so a tangent is divided by the length of the segment it shapes.
+ */
+#include <inttypes.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#include "format.h"
+#include "hash.h"
+#include "reader.h"
+
+#define FLOAT_COMP_FACTOR  4096.0f
+#define QUAT_COMP_FACTOR   2000.0f
+#define FLAG_STEP          0x8
+#define MESSAGE_SIZE       20
+#define OBJECT_HEADER_SIZE 24
+#define ANIMATION_Z_CRC    0x46107D89u
+
+enum zouna_kind { KIND_HERMITE, KIND_LINEAR, KIND_ROT, KIND_HANDLE, KIND_FLAG, KIND_MESSAGE };
+
+struct zouna_class {
+	const char *name;
+	int has_flags; /* a u16 flags field before the count */
+	enum zouna_kind kind;
+	unsigned n;     /* components of a value */
+	int compressed; /* i16 components */
+	float factor;   /* i16 divisor */
+	int inferred;   /* layout inferred from the class name, not from a source */
+};
+
+static const struct zouna_class zouna_classes[] = {
+    {"KeyframerFloat_Z", 1, KIND_HERMITE, 1, 0, 1, 0},
+    {"KeyframerFloatComp_Z", 1, KIND_HERMITE, 1, 1, FLOAT_COMP_FACTOR, 0},
+    {"KeyframerFloatLinearComp_Z", 1, KIND_LINEAR, 1, 1, FLOAT_COMP_FACTOR, 0},
+    {"KeyframerVec2fLinear_Z", 1, KIND_LINEAR, 2, 0, 1, 0},
+    {"KeyframerVec2fLinearComp_Z", 1, KIND_LINEAR, 2, 1, FLOAT_COMP_FACTOR, 0},
+    {"KeyframerVec3fComp_Z", 1, KIND_HERMITE, 3, 1, FLOAT_COMP_FACTOR, 0},
+    {"KeyframerVec3fLinear_Z", 1, KIND_LINEAR, 3, 0, 1, 0},
+    {"KeyframerExtVec3f_Z", 1, KIND_HERMITE, 3, 0, 1, 0},
+    {"KeyframerVec4fLinear_Z", 1, KIND_LINEAR, 4, 0, 1, 0},
+    {"KeyframerVec4fLinearComp_Z", 1, KIND_LINEAR, 4, 1, FLOAT_COMP_FACTOR, 0},
+    {"KeyframerRot_Z", 0, KIND_ROT, 4, 1, QUAT_COMP_FACTOR, 0},
+    {"KeyframerBezierRot_Z", 0, KIND_HERMITE, 3, 0, 1, 0},
+    {"KeyframerHdl_Z", 0, KIND_HANDLE, 1, 0, 1, 0},
+    {"KeyframerFlag_Z", 0, KIND_FLAG, 1, 0, 1, 0},
+    {"KeyframerMessage_Z", 0, KIND_MESSAGE, 0, 0, 1, 0},
+    /* The engine's other classes (FORMATS 1.2, last paragraph): the same patterns. */
+    {"KeyframerFloatLinear_Z", 1, KIND_LINEAR, 1, 0, 1, 1},
+    {"KeyframerVec2f_Z", 1, KIND_HERMITE, 2, 0, 1, 1},
+    {"KeyframerVec2fComp_Z", 1, KIND_HERMITE, 2, 1, FLOAT_COMP_FACTOR, 1},
+    {"KeyframerVec3f_Z", 1, KIND_HERMITE, 3, 0, 1, 1},
+    {"KeyframerVec3fLinearComp_Z", 1, KIND_LINEAR, 3, 1, FLOAT_COMP_FACTOR, 1},
+    {"KeyframerVec4f_Z", 1, KIND_HERMITE, 4, 0, 1, 1},
+    {"KeyframerVec4fComp_Z", 1, KIND_HERMITE, 4, 1, FLOAT_COMP_FACTOR, 1},
+};
+
+/* Resource classes that hold keyframers but are not decoded (yet). */
+static const char *const other_resource_classes[] = {"AnimFrame_Z", "MaterialAnim_Z", "Particles_Z",
+                                                     "Rtc_Z"};
+
+static const struct zouna_class *zouna_class_named(const char *name)
+{
+	for (size_t i = 0; i < sizeof(zouna_classes) / sizeof(zouna_classes[0]); i++)
+		if (name && strcasecmp(name, zouna_classes[i].name) == 0)
+			return &zouna_classes[i];
+	return NULL;
+}
+
+static const struct zouna_class *zouna_class_of(const char *name)
+{
+	return zouna_class_named(name);
+}
+
+static int is_animation_class(const char *name)
+{
+	return name && strcasecmp(name, "Animation_Z") == 0;
+}
+
+/* Bytes of one key of a fixed-size class (0 for messages). */
+static size_t key_size(const struct zouna_class *c, int compressed)
+{
+	size_t per = compressed ? 2 : 4, body;
+
+	switch (c->kind) {
+	case KIND_HERMITE: body = 3 * c->n * per; break;
+	case KIND_LINEAR: body = c->n * per; break;
+	case KIND_ROT: body = 8; break;
+	case KIND_HANDLE:
+	case KIND_FLAG: body = 4; break;
+	default: return 0;
+	}
+	return (4 + body + 3) / 4 * 4;
+}
+
+/* One keyframer as read: values decompressed, nothing yet converted. */
+struct zouna_keys {
+	const struct zouna_class *cls;
+	uint16_t flags;
+	uint32_t count;
+	size_t offset;     /* where it starts in its input */
+	int compressed;    /* i16 values (Vec4fLinearComp's reading) */
+	float *times;      /* count */
+	float *values;     /* count x n */
+	float *tin, *tout; /* count x n, Hermite only */
+	uint32_t *words;   /* count: handles or flags */
+	uint32_t *first;   /* messages: count + 1 indices into events */
+	uint32_t *events;  /* messages: EVENT_WORDS per message */
+	uint32_t event_count;
+	const char *reading; /* which reading of FORMATS 1.4 was used, or NULL */
+};
+
+static void zouna_keys_cleanup(struct zouna_keys *k)
+{
+	free(k->times);
+	free(k->values);
+	free(k->tin);
+	free(k->tout);
+	free(k->words);
+	free(k->first);
+	free(k->events);
+	memset(k, 0, sizeof(*k));
+}
+
+static int oom(struct error *err)
+{
+	error_set(err, ERROR_INTERNAL, NULL, -1, "out of memory");
+	return -1;
+}
+
+/* Times must be finite and non-decreasing. `what` names the keyframer for messages. */
+static int check_times(const float *times, uint32_t count, const char *what, size_t offset,
+                       struct error *err)
+{
+	char path[96];
+
+	for (uint32_t i = 0; i < count; i++) {
+		snprintf(path, sizeof(path), "%s.keys[%" PRIu32 "].time", what, i);
+		if (!isfinite(times[i])) {
+			error_set(err, ERROR_TIME_NOT_FINITE, path, (long long)offset,
+			          "%s: %g is not a finite time", path, (double)times[i]);
+			return -1;
+		}
+		if (i > 0 && times[i] < times[i - 1]) {
+			error_set(err, ERROR_TIME_NOT_INCREASING, path, (long long)offset,
+			          "%s: %.9g is before the previous key's time %.9g; times must not "
+			          "decrease",
+			          path, (double)times[i], (double)times[i - 1]);
+			return -1;
+		}
+	}
+	return 0;
+}
+
+static int times_ok(const float *times, uint32_t count)
+{
+	for (uint32_t i = 0; i < count; i++)
+		if (!isfinite(times[i]) || (i > 0 && times[i] < times[i - 1]))
+			return 0;
+	return 1;
+}
+
+static float read_component(struct reader *r, int compressed, float factor, const char *field)
+{
+	return compressed ? (float)reader_i16(r, field) / factor : reader_f32(r, field);
+}
+
+/* Reads count fixed-size keys of a value class (Hermite, Linear, Rot). */
+static int read_value_keys(struct reader *r, struct zouna_keys *k, const char *what,
+                           struct error *err)
+{
+	const struct zouna_class *c = k->cls;
+	size_t size = key_size(c, k->compressed), n = c->n;
+	size_t start = r->pos;
+	char path[96];
+
+	k->times = malloc((size_t)k->count * sizeof(float) + 1);
+	k->values = malloc((size_t)k->count * n * sizeof(float) + 1);
+	if (c->kind == KIND_HERMITE) {
+		k->tin = malloc((size_t)k->count * n * sizeof(float) + 1);
+		k->tout = malloc((size_t)k->count * n * sizeof(float) + 1);
+		if (!k->tin || !k->tout)
+			return oom(err);
+	}
+	if (!k->times || !k->values)
+		return oom(err);
+	for (uint32_t i = 0; i < k->count; i++) {
+		size_t key_start = r->pos;
+		k->times[i] = reader_f32(r, what);
+		for (size_t j = 0; j < n; j++)
+			k->values[i * n + j] = read_component(r, k->compressed, c->factor, what);
+		if (c->kind == KIND_HERMITE) {
+			for (size_t j = 0; j < n; j++)
+				k->tin[i * n + j] =
+				    read_component(r, k->compressed, c->factor, what);
+			for (size_t j = 0; j < n; j++)
+				k->tout[i * n + j] =
+				    read_component(r, k->compressed, c->factor, what);
+		}
+		reader_seek(r, key_start + size, what); /* padding: any value */
+		if (reader_failed(r))
+			return -1;
+		for (size_t j = 0; j < n; j++) {
+			float v[3] = {k->values[i * n + j], k->tin ? k->tin[i * n + j] : 0,
+			              k->tout ? k->tout[i * n + j] : 0};
+			for (int w = 0; w < 3; w++)
+				if (!isfinite(v[w])) {
+					snprintf(path, sizeof(path), "%s.keys[%" PRIu32 "]", what,
+					         i);
+					error_set(err, ERROR_VALUE_NOT_FINITE, path,
+					          (long long)key_start,
+					          "%s: %s component %zu is %g; values and tangents "
+					          "must be "
+					          "finite",
+					          path,
+					          w == 0   ? "value"
+					          : w == 1 ? "in-tangent"
+					                   : "out-tangent",
+					          j, (double)v[w]);
+					return -1;
+				}
+		}
+	}
+	(void)start;
+	return check_times(k->times, k->count, what, start, err);
+}
+
+/* KeyframerExtVec3f_Z: f32 times, or the seed's u16 time and u16 flags. */
+static int read_ext_vec3f(struct reader *r, struct zouna_keys *k, const char *what,
+                          struct error *err)
+{
+	size_t start = r->pos;
+	struct error first;
+
+	error_init(&first);
+	if (read_value_keys(r, k, what, &first) == 0) {
+		k->reading = "f32 time (engine evidence)";
+		return 0;
+	}
+	if (first.code == ERROR_MALFORMED || first.code == ERROR_INTERNAL) {
+		*err = first;
+		return -1;
+	}
+	/* The seed's layout: u16 time, u16 flags (0x80), then the same 36 bytes. */
+	reader_seek(r, start, what);
+	for (uint32_t i = 0; i < k->count; i++) {
+		uint16_t t = reader_u16(r, what);
+		reader_u16(r, what); /* per-key flags */
+		k->times[i] = (float)t;
+		for (size_t j = 0; j < 3; j++)
+			k->values[i * 3 + j] = reader_f32(r, what);
+		for (size_t j = 0; j < 3; j++)
+			k->tin[i * 3 + j] = reader_f32(r, what);
+		for (size_t j = 0; j < 3; j++)
+			k->tout[i * 3 + j] = reader_f32(r, what);
+	}
+	if (reader_failed(r))
+		return -1;
+	for (size_t i = 0; i < (size_t)k->count * 3; i++)
+		if (!isfinite(k->values[i]) || !isfinite(k->tin[i]) || !isfinite(k->tout[i])) {
+			*err = first; /* neither reading has finite values: report the first */
+			return -1;
+		}
+	if (!times_ok(k->times, k->count)) {
+		*err = first;
+		return -1;
+	}
+	k->reading = "u16 time and u16 flags (the seed's layout; time unit unknown)";
+	return 0;
+}
+
+/* KeyframerHdl_Z and KeyframerFlag_Z: (time, word), or for handles possibly (word, time). */
+static int read_word_keys(struct reader *r, struct zouna_keys *k, const char *what,
+                          struct error *err)
+{
+	size_t start = r->pos;
+	uint32_t *a = malloc((size_t)k->count * 4 + 1), *b = malloc((size_t)k->count * 4 + 1);
+	float *ta = malloc((size_t)k->count * 4 + 1), *tb = malloc((size_t)k->count * 4 + 1);
+	int a_ok, b_ok, rc = -1;
+
+	if (!a || !b || !ta || !tb) {
+		oom(err);
+		goto done;
+	}
+	for (uint32_t i = 0; i < k->count; i++) {
+		a[i] = reader_u32(r, what);
+		b[i] = reader_u32(r, what);
+		memcpy(&ta[i], &a[i], 4);
+		memcpy(&tb[i], &b[i], 4);
+	}
+	if (reader_failed(r))
+		goto done;
+	a_ok = times_ok(ta, k->count);
+	b_ok = k->cls->kind == KIND_HANDLE && times_ok(tb, k->count);
+	if (!a_ok && !b_ok) {
+		check_times(ta, k->count, what, start, err);
+		goto done;
+	}
+	if (a_ok) {
+		k->times = ta, ta = NULL;
+		k->words = b, b = NULL;
+		if (k->cls->kind == KIND_HANDLE)
+			k->reading =
+			    b_ok ? "time, then handle (both orders fit; the seed's and bff's "
+			           "order chosen)"
+			         : "time, then handle (the seed's and bff's order)";
+	} else {
+		k->times = tb, tb = NULL;
+		k->words = a, a = NULL;
+		k->reading = "handle, then time (RatDecomp's order)";
+	}
+	rc = 0;
+done:
+	free(a);
+	free(b);
+	free(ta);
+	free(tb);
+	return rc;
+}
+
+static int read_message_keys(struct reader *r, struct zouna_keys *k, const char *what,
+                             struct error *err)
+{
+	size_t start = r->pos, cap = 0;
+
+	k->times = malloc((size_t)k->count * sizeof(float) + 1);
+	k->first = malloc(((size_t)k->count + 1) * sizeof(uint32_t));
+	if (!k->times || !k->first)
+		return oom(err);
+	for (uint32_t i = 0; i < k->count; i++) {
+		uint32_t n;
+		k->times[i] = reader_f32(r, what);
+		n = reader_u32(r, what);
+		if (reader_check_count(r, n, MESSAGE_SIZE, what) < 0)
+			return -1;
+		k->first[i] = k->event_count;
+		if ((size_t)k->event_count + n > cap) {
+			size_t want = ((size_t)k->event_count + n) * 2;
+			uint32_t *p = realloc(k->events, want * EVENT_WORDS * sizeof(uint32_t));
+			if (!p)
+				return oom(err);
+			k->events = p;
+			cap = want;
+		}
+		for (uint32_t m = 0; m < n; m++) {
+			uint32_t *w = k->events + (size_t)k->event_count * EVENT_WORDS;
+			w[EVENT_MESSAGE_CLASS] = reader_u32(r, what);
+			w[EVENT_RECEIVER] = reader_u32(r, what);
+			w[EVENT_C] = reader_u32(r, what);
+			w[EVENT_PARAMETER] = reader_u32(r, what);
+			w[EVENT_MESSAGE_ID] = reader_u32(r, what);
+			k->event_count++;
+		}
+		if (reader_failed(r))
+			return -1;
+	}
+	k->first[k->count] = k->event_count;
+	return check_times(k->times, k->count, what, start, err);
+}
+
+/* Reads one keyframer of class c at the reader's position. `rest_is_keys`: the keys run to
+ * the end of the input (a bare blob), which decides Vec4fLinearComp's key size. */
+static int read_keyframer(struct reader *r, const struct zouna_class *c, const char *what,
+                          int rest_is_keys, struct zouna_keys *k, struct error *err)
+{
+	size_t size;
+
+	memset(k, 0, sizeof(*k));
+	k->cls = c;
+	k->offset = r->pos;
+	k->compressed = c->compressed;
+	if (c->has_flags)
+		k->flags = reader_u16(r, what);
+	k->count = reader_u32(r, what);
+	if (reader_failed(r))
+		return -1;
+	if (strcmp(c->name, "KeyframerVec4fLinearComp_Z") == 0) {
+		/* FORMATS 1.4: i16 (12-byte keys) per the engine, f32 (20) per the seed */
+		uint64_t left = reader_remaining(r);
+		k->compressed = 1;
+		k->reading = "i16 values / 4096 (12-byte keys, engine evidence)";
+		if (rest_is_keys && (uint64_t)k->count * 20 == left && k->count > 0) {
+			k->compressed = 0;
+			k->reading = "f32 values (20-byte keys, the seed's layout)";
+		}
+	}
+	size = c->kind == KIND_MESSAGE ? 8 : key_size(c, k->compressed);
+	if (reader_check_count(r, k->count, size, what) < 0)
+		return -1;
+	if (rest_is_keys && c->kind != KIND_MESSAGE &&
+	    reader_remaining(r) != (size_t)k->count * size) {
+		error_set(err, ERROR_MALFORMED, what, (long long)r->pos,
+		          "%s: %" PRIu32 " keys of %zu bytes need %zu bytes after the header, but "
+		          "%zu are left: the length does not fit the class",
+		          what, k->count, size, (size_t)k->count * size, reader_remaining(r));
+		return -1;
+	}
+	switch (c->kind) {
+	case KIND_HERMITE:
+		if (strcmp(c->name, "KeyframerExtVec3f_Z") == 0)
+			return read_ext_vec3f(r, k, what, err);
+		/* fallthrough */
+	case KIND_LINEAR:
+	case KIND_ROT: return read_value_keys(r, k, what, err);
+	case KIND_HANDLE:
+	case KIND_FLAG: return read_word_keys(r, k, what, err);
+	case KIND_MESSAGE: return read_message_keys(r, k, what, err);
+	}
+	return -1;
+}
+
+static json_t *flag_names(uint16_t flags)
+{
+	static const struct {
+		uint16_t bit;
+		const char *name;
+	} bits[] = {{0x1, "smooth"},
+	            {0x2, "linear"},
+	            {0x4, "unknown 0x4"},
+	            {0x8, "square (step)"},
+	            {0x10, "unknown 0x10"}};
+	json_t *names = json_array();
+
+	for (size_t i = 0; i < sizeof(bits) / sizeof(bits[0]); i++)
+		if (flags & bits[i].bit)
+			json_array_append_new(names, json_string(bits[i].name));
+	if (flags & ~0x1Fu)
+		json_array_append_new(names, json_sprintf("unknown 0x%X", flags & ~0x1Fu));
+	return names;
+}
+
+static json_t *keyframer_info(const struct zouna_keys *k)
+{
+	json_t *o = json_object();
+
+	json_object_set_new(o, "class", json_string(k->cls->name));
+	if (k->cls->has_flags) {
+		json_object_set_new(o, "flags", json_integer(k->flags));
+		json_object_set_new(o, "flags_named", flag_names(k->flags));
+	}
+	json_object_set_new(o, "key_count", json_integer(k->count));
+	if (k->cls->kind == KIND_MESSAGE)
+		json_object_set_new(o, "message_count", json_integer(k->event_count));
+	else
+		json_object_set_new(o, "key_size",
+		                    json_integer((json_int_t)key_size(k->cls, k->compressed)));
+	json_object_set_new(o, "offset", json_integer((json_int_t)k->offset));
+	if (k->count)
+		json_object_set_new(
+		    o, "time_range",
+		    json_pack("[f, f]", (double)k->times[0], (double)k->times[k->count - 1]));
+	if (k->reading)
+		json_object_set_new(o, "reading", json_string(k->reading));
+	if (k->cls->inferred)
+		json_object_set_new(o, "layout", json_string("inferred from the class name"));
+	return o;
+}
+
+/* Adds one track for keys [start, start + count) of k. Returns the track index, -2 when the
+ * slice holds nothing to sample (an empty message slice), or -1 with err set. */
+struct track_target {
+	const char *schema;
+	uint64_t object;
+	const char *name;
+	uint64_t property;
+	int has_handle;
+	uint32_t handle;
+};
+
+static int find_or_add_target(struct clip *clip, const struct track_target *tt)
+{
+	struct target *t;
+
+	for (size_t i = 0; i < clip->target_count; i++)
+		if (strcmp(clip->targets[i].schema, tt->schema) == 0 &&
+		    clip->targets[i].object == tt->object)
+			return (int)i;
+	t = realloc(clip->targets, (clip->target_count + 1) * sizeof(*t));
+	if (!t)
+		return -1;
+	clip->targets = t;
+	t = &clip->targets[clip->target_count];
+	memset(t, 0, sizeof(*t));
+	snprintf(t->schema, sizeof(t->schema), "%s", tt->schema);
+	t->object = tt->object;
+	t->name = tt->name ? strdup(tt->name) : NULL;
+	return (int)clip->target_count++;
+}
+
+static int add_track(struct resource *res, const struct zouna_keys *k, uint32_t start,
+                     uint32_t count, const struct track_target *tt, const char *what,
+                     struct error *err)
+{
+	struct clip *clip = &res->clip;
+	const struct zouna_class *c = k->cls;
+	struct sampler s = {0};
+	struct channel *channels;
+	struct sampler *samplers;
+	struct track_extra *extras;
+	int target;
+	uint32_t n = c->n;
+	int step = c->has_flags && (k->flags & FLAG_STEP);
+
+	if (count == 0)
+		return -2;
+	s.array_size = 1;
+	if (c->kind == KIND_MESSAGE) {
+		uint32_t first = k->first[start], last = k->first[start + count];
+		if (first == last)
+			return -2;
+		s.type = VALUE_UINT;
+		s.array_size = EVENT_WORDS;
+		s.interp = INTERP_STEP;
+		s.key_count = last - first;
+		s.times = malloc(s.key_count * sizeof(float));
+		s.value_bytes = (size_t)s.key_count * EVENT_WORDS * 4;
+		s.values = malloc(s.value_bytes);
+		if (!s.times || !s.values)
+			goto fail_oom;
+		for (uint32_t key = start, e = 0; key < start + count; key++)
+			for (uint32_t m = k->first[key]; m < k->first[key + 1]; m++, e++)
+				s.times[e] = k->times[key];
+		memcpy(s.values, k->events + (size_t)first * EVENT_WORDS, s.value_bytes);
+	} else if (c->kind == KIND_HANDLE || c->kind == KIND_FLAG) {
+		s.type = VALUE_UINT;
+		s.interp = INTERP_STEP;
+		s.key_count = count;
+		s.times = malloc(count * sizeof(float));
+		s.value_bytes = (size_t)count * 4;
+		s.values = malloc(s.value_bytes);
+		if (!s.times || !s.values)
+			goto fail_oom;
+		memcpy(s.times, k->times + start, count * sizeof(float));
+		memcpy(s.values, k->words + start, s.value_bytes);
+	} else {
+		int cubic = c->kind == KIND_HERMITE && !step;
+		float *v;
+		s.type = (enum value_type)(VALUE_FLOAT + n - 1);
+		s.interp = step ? INTERP_STEP : cubic ? INTERP_CUBIC_SPLINE : INTERP_LINEAR;
+		s.semantic =
+		    c->kind == KIND_ROT ? SEMANTIC_NORMALIZED_QUATERNION : SEMANTIC_COMPONENT_WISE;
+		s.key_count = count;
+		s.times = malloc(count * sizeof(float));
+		s.value_bytes = (size_t)count * n * sizeof(float) * (cubic ? 3 : 1);
+		s.values = malloc(s.value_bytes);
+		if (!s.times || !s.values)
+			goto fail_oom;
+		memcpy(s.times, k->times + start, count * sizeof(float));
+		v = s.values;
+		for (uint32_t i = 0; i < count; i++) {
+			uint32_t key = start + i;
+			const float *value = k->values + (size_t)key * n;
+			if (!cubic) {
+				memcpy(v + (size_t)i * n, value, n * sizeof(float));
+				continue;
+			}
+			/* [in | value | out]: tangents per second. A tangent shapes the segment
+			 * before (in) or after (out) its key; one that shapes none is kept. */
+			float d_in = i > 0 ? s.times[i] - s.times[i - 1] : 0;
+			float d_out = i + 1 < count ? s.times[i + 1] - s.times[i] : 0;
+			float *dst = v + (size_t)i * 3 * n;
+			for (uint32_t j = 0; j < n; j++) {
+				float a = k->tin[(size_t)key * n + j],
+				      b = k->tout[(size_t)key * n + j];
+				dst[j] = d_in > 0 ? a / d_in : a;
+				dst[n + j] = value[j];
+				dst[2 * n + j] = d_out > 0 ? b / d_out : b;
+			}
+		}
+	}
+	target = find_or_add_target(clip, tt);
+	channels = realloc(clip->channels, (clip->channel_count + 1) * sizeof(*channels));
+	if (channels)
+		clip->channels = channels;
+	samplers = realloc(clip->samplers, (clip->sampler_count + 1) * sizeof(*samplers));
+	if (samplers)
+		clip->samplers = samplers;
+	extras = realloc(res->extras, (clip->channel_count + 1) * sizeof(*extras));
+	if (extras)
+		res->extras = extras;
+	if (target < 0 || !channels || !samplers || !extras)
+		goto fail_oom;
+	clip->samplers[clip->sampler_count] = s;
+	clip->channels[clip->channel_count] =
+	    (struct channel){(uint32_t)target, tt->property, 0, (uint32_t)clip->sampler_count};
+	res->extras[clip->channel_count] = (struct track_extra){
+	    c->kind == KIND_MESSAGE, tt->has_handle, tt->handle,
+	    json_pack("{s:s, s:[I, I], s:s}", "keyframer", what, "keys", (json_int_t)start,
+	              (json_int_t)count, "tangents",
+	              s.interp == INTERP_CUBIC_SPLINE
+	                  ? "per second (the engine's per-segment tangents divided by the "
+	                    "segment's length)"
+	                  : "none")};
+	clip->sampler_count++;
+	/* references the keys make */
+	if (c->kind == KIND_HANDLE)
+		for (uint32_t i = 0; i < count; i++)
+			if (k->words[start + i])
+				resource_add_reference(res, k->words[start + i], "handle_key",
+				                       (int32_t)clip->channel_count, (int32_t)i);
+	if (c->kind == KIND_MESSAGE)
+		for (uint32_t e = 0; e < s.key_count; e++) {
+			const uint32_t *w = (const uint32_t *)s.values + (size_t)e * EVENT_WORDS;
+			if (w[EVENT_RECEIVER])
+				resource_add_reference(res, w[EVENT_RECEIVER], "message_receiver",
+				                       (int32_t)clip->channel_count, (int32_t)e);
+			if (w[EVENT_MESSAGE_ID])
+				resource_add_reference(res, w[EVENT_MESSAGE_ID], "message_id",
+				                       (int32_t)clip->channel_count, (int32_t)e);
+		}
+	return (int)clip->channel_count++;
+fail_oom:
+	free(s.times);
+	free(s.values);
+	return oom(err);
+}
+
+static void assume_for_class(struct resource *res, const struct zouna_class *c)
+{
+	char note[200];
+
+	if (c->kind == KIND_ROT)
+		resource_assume(res, "KeyframerRot_Z: quaternions (x, y, z, w) normalised and "
+		                     "interpolated by shortest-path slerp; the engine's "
+		                     "interpolation code is not public");
+	if (strcmp(c->name, "KeyframerBezierRot_Z") == 0)
+		resource_assume(res,
+		                "KeyframerBezierRot_Z: values read as Euler angles (axis order "
+		                "unknown), interpolated component-wise; their conversion to a "
+		                "rotation is unknown");
+	if (c->inferred) {
+		snprintf(note, sizeof(note),
+		         "%s: key layout inferred from the class name by the patterns of FORMATS "
+		         "1.2; no source documents it",
+		         c->name);
+		resource_assume(res, note);
+	}
+}
+
+/* The byte orders to try: forced by endian=, else little then big. */
+static int byte_orders(const struct upload *up, enum byte_order orders[2], struct error *err)
+{
+	if (!up->endian || !*up->endian) {
+		orders[0] = BYTE_ORDER_LITTLE;
+		orders[1] = BYTE_ORDER_BIG;
+		return 2;
+	}
+	if (strcasecmp(up->endian, "little") == 0 || strcasecmp(up->endian, "le") == 0) {
+		orders[0] = BYTE_ORDER_LITTLE;
+		return 1;
+	}
+	if (strcasecmp(up->endian, "big") == 0 || strcasecmp(up->endian, "be") == 0) {
+		orders[0] = BYTE_ORDER_BIG;
+		return 1;
+	}
+	error_set(err, ERROR_BAD_PARAMETER, "endian", -1,
+	          "endian: '%s' is not little or big (leave it out to detect the byte order)",
+	          up->endian);
+	return -1;
+}
+
+static const char *order_name(enum byte_order o)
+{
+	return o == BYTE_ORDER_LITTLE ? "little" : "big";
+}
+
+/* A bare keyframer blob: one entry, one track. */
+static int decode_keyframer(const struct upload *up, const struct zouna_class *c,
+                            struct decode_result *out, struct error *err)
+{
+	enum byte_order orders[2];
+	struct zouna_keys k = {0};
+	struct error tries[2];
+	struct resource *res;
+	int n = byte_orders(up, orders, err), chosen = -1;
+	struct track_target tt = {SCHEMA_ZOUNA, 0, c->name, ZOUNA_VALUE, 0, 0};
+
+	if (n < 0)
+		return -1;
+	for (int i = 0; i < n && chosen < 0; i++) {
+		struct reader r;
+		error_init(&tries[i]);
+		reader_init(&r, up->data, up->length, orders[i], &tries[i]);
+		if (read_keyframer(&r, c, c->name, 1, &k, &tries[i]) == 0 &&
+		    reader_remaining(&r) == 0)
+			chosen = i;
+		else if (!error_is_set(&tries[i]))
+			error_set(&tries[i], ERROR_MALFORMED, c->name, (long long)r.pos,
+			          "%s: %zu bytes are left after the last key", c->name,
+			          reader_remaining(&r));
+		if (chosen < 0)
+			zouna_keys_cleanup(&k);
+	}
+	if (chosen < 0) {
+		*err = tries[0];
+		if (n == 2) {
+			char message[sizeof(err->message)];
+			snprintf(message, sizeof(message), "%.300s (read big-endian: %.150s)",
+			         tries[0].message, tries[1].message);
+			memcpy(err->message, message, sizeof(message));
+		}
+		return -1;
+	}
+	res = resource_create("zouna", c->name);
+	if (!res) {
+		zouna_keys_cleanup(&k);
+		return oom(err);
+	}
+	if (c->kind == KIND_MESSAGE)
+		tt.property = ZOUNA_MESSAGES;
+	else if (strcmp(c->name, "KeyframerBezierRot_Z") == 0)
+		tt.property = ZOUNA_EULER_ROTATION;
+	res->clip.duration = k.count ? k.times[k.count - 1] : 0;
+	if (res->clip.duration < 0)
+		res->clip.duration = 0;
+	if (add_track(res, &k, 0, k.count, &tt, c->name, err) == -1)
+		goto fail;
+	assume_for_class(res, c);
+	res->metadata = json_pack("{s:s, s:s, s:o}", "container", "bare keyframer", "byte_order",
+	                          order_name(orders[chosen]), "keyframer", keyframer_info(&k));
+	if (n == 2 && chosen == 0) {
+		/* did the other order fit as well? then say the choice was made, not read */
+		struct zouna_keys other;
+		struct reader r;
+		struct error ignored;
+		error_init(&ignored);
+		reader_init(&r, up->data, up->length, BYTE_ORDER_BIG, &ignored);
+		if (k.count > 0 && read_keyframer(&r, c, c->name, 1, &other, &ignored) == 0 &&
+		    reader_remaining(&r) == 0)
+			json_object_set_new(res->metadata, "byte_order_note",
+			                    json_string("both byte orders read as valid keys; "
+			                                "little-endian chosen (give endian=big to "
+			                                "override)"));
+		zouna_keys_cleanup(&other);
+	}
+	zouna_keys_cleanup(&k);
+	return decode_result_add(out, res);
+fail:
+	zouna_keys_cleanup(&k);
+	resource_free(res);
+	return -1;
+}
+
+/* Animation_Z */
+
+struct object_header {
+	size_t start;    /* offset of the object header in the file */
+	size_t bff_size; /* size of the "BFF0" header before it, 0 without one */
+	enum byte_order order;
+	uint32_t data_size, link_size, decompressed_size, compressed_size, class_crc, name_crc;
+};
+
+static int read_object_header(const struct upload *up, size_t at, enum byte_order order,
+                              struct object_header *h)
+{
+	struct reader r;
+
+	if (up->length < at + OBJECT_HEADER_SIZE)
+		return -1;
+	reader_init(&r, up->data, up->length, order, NULL);
+	reader_seek(&r, at, NULL);
+	h->start = at;
+	h->order = order;
+	h->data_size = reader_u32(&r, NULL);
+	h->link_size = reader_u32(&r, NULL);
+	h->decompressed_size = reader_u32(&r, NULL);
+	h->compressed_size = reader_u32(&r, NULL);
+	h->class_crc = reader_u32(&r, NULL);
+	h->name_crc = reader_u32(&r, NULL);
+	/* the sizes must add up to the file's length */
+	if ((uint64_t)at + OBJECT_HEADER_SIZE + h->data_size != up->length ||
+	    h->link_size > h->data_size)
+		return -1;
+	return 0;
+}
+
+static const char *const bff_platforms[] = {
+    "PC",  "UWP",  "Mac i386", "Mac PPC",  "PS2",      "PS3", "PS4",    "PS5",
+    "PSP", "Xbox", "Xbox 360", "Xbox One", "GameCube", "Wii", "Switch", "Xbox Series"};
+
+static int platform_is_big_endian(unsigned platform)
+{
+	return platform == 3 || platform == 5 || platform == 10 || platform == 12 || platform == 13;
+}
+
+/* Finds the object header: after a BFF0 header of 16, 24 or 22 bytes, or at 0. */
+static int find_object_header(const struct upload *up, struct object_header *h,
+                              enum byte_order forced, int has_forced, struct error *err)
+{
+	static const size_t bff_sizes[] = {16, 24, 22};
+	int bff = up->length >= 4 && memcmp(up->data, "BFF0", 4) == 0;
+	enum byte_order orders[2] = {BYTE_ORDER_LITTLE, BYTE_ORDER_BIG};
+
+	if (bff && up->length >= 7 && platform_is_big_endian(up->data[6]))
+		orders[0] = BYTE_ORDER_BIG, orders[1] = BYTE_ORDER_LITTLE;
+	if (has_forced)
+		orders[0] = orders[1] = forced;
+	if (bff) {
+		for (size_t i = 0; i < 3; i++)
+			for (int o = 0; o < 2; o++)
+				if (read_object_header(up, bff_sizes[i], orders[o], h) == 0) {
+					h->bff_size = bff_sizes[i];
+					return 0;
+				}
+		error_set(err, ERROR_INVALID, "object_header", -1,
+		          "object header: after the BFF0 header, no object header at offset 16, 24 "
+		          "or 22 has sizes that add up to the file's %zu bytes (24 + dataSize, "
+		          "with linkHeaderSize <= dataSize)",
+		          up->length);
+		return -1;
+	}
+	for (int o = 0; o < 2; o++)
+		if (read_object_header(up, 0, orders[o], h) == 0) {
+			h->bff_size = 0;
+			return 0;
+		}
+	error_set(err, ERROR_INVALID, "object_header", 0,
+	          "object header: its sizes do not add up to the file's %zu bytes in either "
+	          "byte order (24 + dataSize, with linkHeaderSize <= dataSize)",
+	          up->length);
+	return -1;
+}
+
+/* Which class a class CRC names, among the ones animdex knows of. */
+static const char *class_of_crc(uint32_t crc)
+{
+	static const char *const known[] = {"Animation_Z", "AnimFrame_Z", "MaterialAnim_Z",
+	                                    "Particles_Z", "Rtc_Z"};
+	for (size_t i = 0; i < sizeof(known) / sizeof(known[0]); i++)
+		if (hash_asobo32(known[i], strlen(known[i])) == crc)
+			return known[i];
+	return NULL;
+}
+
+enum {
+	KF_NODE_ROT,
+	KF_NODE_BEZIER,
+	KF_NODE_SCALE,
+	KF_NODE_TRANS,
+	KF_NODE_MSG,
+	KF_MAT_TRANS_U,
+	KF_MAT_TRANS_V,
+	KF_MAT_DIFFUSE,
+	KF_MAT_EMISSIVE,
+	KF_MAT_ROT,
+	KF_MESH,
+	KF_MORPH,
+	KF_KEYFRAMER_COUNT
+};
+
+static const struct {
+	const char *field;
+	const char *class_name;
+} animation_keyframers[KF_KEYFRAMER_COUNT] = {
+    {"node.rot", "KeyframerRot_Z"},
+    {"node.bezierRot", "KeyframerBezierRot_Z"},
+    {"node.scale", "KeyframerVec3fComp_Z"},
+    {"node.trans", "KeyframerVec3fComp_Z"},
+    {"node.msg", "KeyframerMessage_Z"},
+    {"material.transU", "KeyframerFloatComp_Z"},
+    {"material.transV", "KeyframerFloatComp_Z"},
+    {"material.diffuse", "KeyframerVec3fComp_Z"},
+    {"material.emissive", "KeyframerVec3fComp_Z"},
+    {"material.rot", "KeyframerFloatComp_Z"},
+    {"mesh", "KeyframerFloatComp_Z"},
+    {"morph", "KeyframerFloatComp_Z"},
+};
+
+/* Checks a record's (start, count) against its keyframer. */
+static int check_slice(const struct zouna_keys *k, uint32_t start, uint32_t count, const char *path,
+                       struct error *err)
+{
+	if ((uint64_t)start + count > k->count) {
+		error_set(err, ERROR_INDEX_OUT_OF_RANGE, path, -1,
+		          "%s: keys [%" PRIu32 ", %" PRIu64 ") are outside the %" PRIu32
+		          " keys of its %s keyframer",
+		          path, start, (uint64_t)start + count, k->count, k->cls->name);
+		return -1;
+	}
+	return 0;
+}
+
+struct slice_spec {
+	int keyframer;    /* index into animation_keyframers */
+	const char *what; /* field name of the record, for paths */
+	uint64_t property;
+	int node_schema; /* the node schema; else Zouna's */
+};
+
+static int decode_animation(const struct upload *up, struct decode_result *out, struct error *err)
+{
+	struct zouna_keys keys[KF_KEYFRAMER_COUNT] = {0};
+	struct object_header h;
+	enum byte_order forced[2];
+	int nforced = byte_orders(up, forced, err);
+	struct resource *res = NULL;
+	struct reader r;
+	const char *cls;
+	json_t *nodes = json_array(), *materials = json_array(), *meshes = json_array();
+	json_t *morphs = json_array(), *link = json_array(), *keyframers = json_object();
+	float max_time, smooth;
+	uint16_t flag, node_flag = 0;
+	size_t body_start;
+	char path[96];
+	int rc = -1;
+
+	if (nforced < 0 || find_object_header(up, &h, forced[0], nforced == 1, err) < 0)
+		goto done;
+	cls = class_of_crc(h.class_crc);
+	if (!cls || !is_animation_class(cls)) {
+		if (cls)
+			error_set(
+			    err, ERROR_UNSUPPORTED_FORMAT, "class", (long long)h.start + 16,
+			    "class: this is a %s resource; animdex decodes Animation_Z resources "
+			    "and bare keyframers, not %s (yet)",
+			    cls, cls);
+		else
+			error_set(err, ERROR_UNSUPPORTED_FORMAT, "class", (long long)h.start + 16,
+			          "class: the object header's class CRC 0x%08X (%u) is not "
+			          "Animation_Z (0x%08X)",
+			          h.class_crc, h.class_crc, ANIMATION_Z_CRC);
+		goto done;
+	}
+	if (h.compressed_size != 0) {
+		error_set(err, ERROR_INVALID, "compressedSize", (long long)h.start + 12,
+		          "compressedSize: %u: the body is compressed with Asobo's LZ variant, "
+		          "which animdex does not decompress; extract the resource decompressed "
+		          "(bff and dpc do by default)",
+		          h.compressed_size);
+		goto done;
+	}
+	res = resource_create("zouna", "Animation_Z");
+	if (!res) {
+		oom(err);
+		goto done;
+	}
+	res->crc32 = h.name_crc;
+	snprintf(res->crc32_source, sizeof(res->crc32_source), "header");
+	/* The link header: read as handles (its layout is not documented). */
+	reader_init(&r, up->data, up->length, h.order, err);
+	reader_seek(&r, h.start + OBJECT_HEADER_SIZE, "link header");
+	for (uint32_t i = 0; i + 4 <= h.link_size; i += 4) {
+		uint32_t w = reader_u32(&r, "link header");
+		char handle[11];
+		if (w && json_array_size(link) < 4096) {
+			snprintf(handle, sizeof(handle), "0x%08" PRIX32, w);
+			json_array_append_new(link, json_string(handle));
+		}
+		if (w)
+			resource_add_reference(res, w, "link_header", -1, -1);
+	}
+	body_start = h.start + OBJECT_HEADER_SIZE + h.link_size;
+	reader_init(&r, up->data, up->length, h.order, err);
+	reader_seek(&r, body_start, "body");
+	max_time = reader_f32(&r, "maxTime");
+	smooth = reader_f32(&r, "smoothRatio");
+	flag = reader_u16(&r, "flag");
+	for (int i = 0; i < KF_KEYFRAMER_COUNT && !reader_failed(&r); i++) {
+		if (i == KF_NODE_ROT)
+			node_flag = reader_u16(&r, "node.flag");
+		if (read_keyframer(&r, zouna_class_named(animation_keyframers[i].class_name),
+		                   animation_keyframers[i].field, 0, &keys[i], err) < 0)
+			goto done;
+		json_object_set_new(keyframers, animation_keyframers[i].field,
+		                    keyframer_info(&keys[i]));
+	}
+	if (reader_failed(&r))
+		goto done;
+	if (!isfinite(max_time) || max_time < 0) {
+		error_set(err, ERROR_DURATION_INVALID, "maxTime", (long long)body_start,
+		          "maxTime: %g is not a duration (finite, >= 0)", (double)max_time);
+		goto done;
+	}
+	res->clip.duration = max_time;
+
+	/* node records: 28 bytes */
+	{
+		uint32_t count = reader_u32(&r, "nodes");
+		if (reader_check_count(&r, count, 28, "nodes") < 0)
+			goto done;
+		for (uint32_t i = 0; i < count; i++) {
+			uint32_t crc = reader_u32(&r, "nodes");
+			int16_t id = reader_i16(&r, "nodes"), nflag = reader_i16(&r, "nodes");
+			uint16_t v[10];
+			char bone[32];
+			json_t *flags = json_array();
+			for (int j = 0; j < 10; j++)
+				v[j] = reader_u16(&r, "nodes");
+			snprintf(bone, sizeof(bone), "0x%08" PRIX32, crc);
+			if (nflag & 1)
+				json_array_append_new(flags, json_string("reset translation"));
+			if (nflag & 2)
+				json_array_append_new(flags, json_string("reset rotation"));
+			if (nflag & 4)
+				json_array_append_new(flags, json_string("reset scale"));
+			json_array_append_new(
+			    nodes,
+			    json_pack("{s:s, s:i, s:i, s:o, s:[i,i], s:[i,i], s:[i,i], s:[i,i], "
+			              "s:[i,i]}",
+			              "bone_crc32", bone, "bone_id", id, "flag", nflag,
+			              "flags_named", flags, "trans", v[0], v[1], "rot", v[2], v[3],
+			              "bezier_rot", v[4], v[5], "scale", v[6], v[7], "msg", v[8],
+			              v[9]));
+			{
+				static const struct {
+					int keyframer, start;
+					uint64_t property;
+					int node_schema;
+				} parts[] = {{KF_NODE_TRANS, 0, NODE_TRANSLATION, 1},
+				             {KF_NODE_ROT, 2, NODE_ROTATION, 1},
+				             {KF_NODE_BEZIER, 4, ZOUNA_EULER_ROTATION, 0},
+				             {KF_NODE_SCALE, 6, NODE_SCALE, 1},
+				             {KF_NODE_MSG, 8, ZOUNA_MESSAGES, 0}};
+				snprintf(bone, sizeof(bone), "bone 0x%08" PRIX32, crc);
+				for (size_t p = 0; p < sizeof(parts) / sizeof(parts[0]); p++) {
+					struct track_target tt = {
+					    parts[p].node_schema ? SCHEMA_NODE : SCHEMA_ZOUNA,
+					    crc,
+					    bone,
+					    parts[p].property,
+					    1,
+					    crc};
+					uint16_t start = v[parts[p].start],
+					         n = v[parts[p].start + 1];
+					/* a bone uses rot when it has rot keys, else bezierRot */
+					if (parts[p].keyframer == KF_NODE_BEZIER && v[3] > 0)
+						continue;
+					snprintf(path, sizeof(path), "nodes[%" PRIu32 "].%s", i,
+					         animation_keyframers[parts[p].keyframer].field +
+					             5);
+					if (check_slice(&keys[parts[p].keyframer], start, n, path,
+					                err) < 0 ||
+					    add_track(
+					        res, &keys[parts[p].keyframer], start, n, &tt,
+					        animation_keyframers[parts[p].keyframer].field,
+					        err) == -1)
+						goto done;
+				}
+			}
+			resource_add_reference(res, crc, "bone", -1, (int32_t)i);
+		}
+	}
+	/* material records: 28 bytes */
+	{
+		uint32_t count = reader_u32(&r, "materials");
+		if (reader_check_count(&r, count, 28, "materials") < 0)
+			goto done;
+		for (uint32_t i = 0; i < count; i++) {
+			uint32_t crc = reader_u32(&r, "materials");
+			int16_t id = reader_i16(&r, "materials"),
+			        mflag = reader_i16(&r, "materials");
+			uint16_t v[10];
+			char name[32];
+			static const struct {
+				int keyframer;
+				uint64_t property;
+			} parts[] = {{KF_MAT_TRANS_U, ZOUNA_MATERIAL_TRANS_U},
+			             {KF_MAT_TRANS_V, ZOUNA_MATERIAL_TRANS_V},
+			             {KF_MAT_DIFFUSE, ZOUNA_MATERIAL_DIFFUSE},
+			             {KF_MAT_EMISSIVE, ZOUNA_MATERIAL_EMISSIVE},
+			             {KF_MAT_ROT, ZOUNA_MATERIAL_ROTATION}};
+			for (int j = 0; j < 10; j++)
+				v[j] = reader_u16(&r, "materials");
+			snprintf(name, sizeof(name), "0x%08" PRIX32, crc);
+			json_array_append_new(
+			    materials,
+			    json_pack(
+			        "{s:s, s:i, s:i, s:[i,i], s:[i,i], s:[i,i], s:[i,i], s:[i,i]}",
+			        "material_crc32", name, "id", id, "flag", mflag, "trans_u", v[0],
+			        v[1], "trans_v", v[2], v[3], "diffuse", v[4], v[5], "emissive",
+			        v[6], v[7], "rot", v[8], v[9]));
+			snprintf(name, sizeof(name), "material 0x%08" PRIX32, crc);
+			for (size_t p = 0; p < 5; p++) {
+				struct track_target tt = {SCHEMA_ZOUNA,      crc, name,
+				                          parts[p].property, 1,   crc};
+				snprintf(path, sizeof(path), "materials[%" PRIu32 "].%s", i,
+				         animation_keyframers[parts[p].keyframer].field + 9);
+				if (check_slice(&keys[parts[p].keyframer], v[2 * p], v[2 * p + 1],
+				                path, err) < 0 ||
+				    add_track(
+				        res, &keys[parts[p].keyframer], v[2 * p], v[2 * p + 1], &tt,
+				        animation_keyframers[parts[p].keyframer].field, err) == -1)
+					goto done;
+			}
+			resource_add_reference(res, crc, "material", -1, (int32_t)i);
+		}
+	}
+	/* mesh and morph records: 12 bytes */
+	for (int which = 0; which < 2; which++) {
+		const char *field = which ? "morphs" : "meshes";
+		int keyframer = which ? KF_MORPH : KF_MESH;
+		uint32_t count = reader_u32(&r, field);
+		if (reader_check_count(&r, count, 12, field) < 0)
+			goto done;
+		for (uint32_t i = 0; i < count; i++) {
+			uint32_t crc = reader_u32(&r, field);
+			int16_t id = reader_i16(&r, field), mflag = reader_i16(&r, field);
+			uint16_t start = reader_u16(&r, field), n = reader_u16(&r, field);
+			char name[40];
+			struct track_target tt = {
+			    SCHEMA_ZOUNA, crc, name, which ? ZOUNA_MORPH : ZOUNA_MESH, 1, crc};
+			snprintf(name, sizeof(name), "0x%08" PRIX32, crc);
+			json_array_append_new(which ? morphs : meshes,
+			                      json_pack("{s:s, s:i, s:i, s:[i,i]}", "object_crc32",
+			                                name, "id", id, "flag", mflag, "keys",
+			                                start, n));
+			snprintf(name, sizeof(name), "%s 0x%08" PRIX32, which ? "morph" : "mesh",
+			         crc);
+			snprintf(path, sizeof(path), "%s[%" PRIu32 "]", field, i);
+			if (check_slice(&keys[keyframer], start, n, path, err) < 0 ||
+			    add_track(res, &keys[keyframer], start, n, &tt,
+			              animation_keyframers[keyframer].field, err) == -1)
+				goto done;
+			resource_add_reference(res, crc, which ? "morph" : "mesh", -1, (int32_t)i);
+		}
+	}
+	if (reader_failed(&r))
+		goto done;
+	resource_assume(res, "KeyframerRot_Z: quaternions (x, y, z, w) normalised and "
+	                     "interpolated by shortest-path slerp; the engine's interpolation "
+	                     "code is not public");
+	if (keys[KF_NODE_BEZIER].count)
+		resource_assume(res,
+		                "KeyframerBezierRot_Z: values read as Euler angles (axis order "
+		                "unknown), interpolated component-wise; their conversion to a "
+		                "rotation is unknown");
+	{
+		char class_crc[11], name_crc[11];
+		snprintf(class_crc, sizeof(class_crc), "0x%08" PRIX32, h.class_crc);
+		snprintf(name_crc, sizeof(name_crc), "0x%08" PRIX32, h.name_crc);
+		json_t *container = json_pack(
+		    "{s:s, s:s, s:{s:I, s:I, s:I, s:I, s:s, s:s, s:s}, s:o}", "kind",
+		    h.bff_size ? "bff" : "object", "byte_order", order_name(h.order),
+		    "object_header", "data_size", (json_int_t)h.data_size, "link_header_size",
+		    (json_int_t)h.link_size, "decompressed_size", (json_int_t)h.decompressed_size,
+		    "compressed_size", (json_int_t)h.compressed_size, "class_crc32", class_crc,
+		    "class", "Animation_Z", "name_crc32", name_crc, "link_header", link);
+		link = NULL;
+		if (h.bff_size) {
+			unsigned platform = up->data[6];
+			json_object_set_new(container, "bff_header_size",
+			                    json_integer((json_int_t)h.bff_size));
+			json_object_set_new(container, "platform",
+			                    platform < 16 ? json_string(bff_platforms[platform])
+			                                  : json_sprintf("unknown (%u)", platform));
+		}
+		res->metadata = json_pack(
+		    "{s:o, s:{s:f, s:f, s:i, s:i, s:o, s:o, s:o, s:o, s:o, s:I}}", "container",
+		    container, "animation", "max_time", (double)max_time, "smooth_ratio",
+		    (double)smooth, "flag", flag, "node_flag", node_flag, "keyframers", keyframers,
+		    "nodes", nodes, "materials", materials, "meshes", meshes, "morphs", morphs,
+		    "trailing_bytes", (json_int_t)reader_remaining(&r));
+		keyframers = nodes = materials = meshes = morphs = NULL;
+	}
+	/* a name from the file name, when it is not just the CRC printed in decimal */
+	if (up->filename) {
+		const char *base = strrchr(up->filename, '/');
+		size_t len;
+		uint32_t parsed;
+		char stem[256];
+		base = base ? base + 1 : up->filename;
+		len = strcspn(base, ".");
+		snprintf(stem, sizeof(stem), "%.*s", (int)(len < 255 ? len : 255), base);
+		if (len > 0 && hash_parse_handle(stem, &parsed) < 0)
+			res->name = strdup(stem);
+	}
+	rc = decode_result_add(out, res);
+	res = NULL;
+done:
+	for (int i = 0; i < KF_KEYFRAMER_COUNT; i++)
+		zouna_keys_cleanup(&keys[i]);
+	resource_free(res);
+	json_decref(nodes);
+	json_decref(materials);
+	json_decref(meshes);
+	json_decref(morphs);
+	json_decref(link);
+	json_decref(keyframers);
+	return rc;
+}
+
+/* The class an upload names: class=, else the file name's extension. */
+static const char *upload_class(const struct upload *up)
+{
+	return up->class_name ? up->class_name : format_extension(up->filename);
+}
+
+static enum format_match zouna_match(const struct upload *up, char *why, size_t why_size)
+{
+	const char *cls = upload_class(up);
+	struct object_header h;
+	struct error ignored;
+
+	if (up->class_name) {
+		if (zouna_class_of(cls) || is_animation_class(cls))
+			return MATCH_EXPLICIT;
+		for (size_t i = 0; i < sizeof(other_resource_classes) / sizeof(char *); i++)
+			if (strcasecmp(cls, other_resource_classes[i]) == 0)
+				return MATCH_EXPLICIT; /* refused with a clear message */
+		snprintf(why, why_size, "class=%s is not a Zouna keyframer or Animation_Z", cls);
+		return MATCH_NONE;
+	}
+	if (up->family) {
+		if (strcasecmp(up->family, "zouna") == 0)
+			return MATCH_EXPLICIT;
+		snprintf(why, why_size, "family=%s is not zouna", up->family);
+		return MATCH_NONE;
+	}
+	if (up->length >= 4 && memcmp(up->data, "BFF0", 4) == 0)
+		return MATCH_MAGIC;
+	if (zouna_class_of(cls) || is_animation_class(cls))
+		return MATCH_EXTENSION;
+	for (size_t i = 0; i < sizeof(other_resource_classes) / sizeof(char *); i++)
+		if (strcasecmp(cls, other_resource_classes[i]) == 0)
+			return MATCH_EXTENSION;
+	error_init(&ignored);
+	if (find_object_header(up, &h, BYTE_ORDER_LITTLE, 0, &ignored) == 0 &&
+	    class_of_crc(h.class_crc))
+		return MATCH_PROBE;
+	snprintf(why, why_size,
+	         "no BFF0 header, no Zouna class in class= or the file name's extension (e.g. "
+	         "run.KeyframerRot_Z), and no object header of a known class");
+	return MATCH_NONE;
+}
+
+static int zouna_decode(const struct upload *up, struct decode_result *out, struct error *err)
+{
+	const char *cls = upload_class(up);
+	const struct zouna_class *c = zouna_class_of(cls);
+	int bff = up->length >= 4 && memcmp(up->data, "BFF0", 4) == 0;
+
+	if (c && !bff)
+		return decode_keyframer(up, c, out, err);
+	if (up->class_name && !is_animation_class(cls)) {
+		if (c)
+			return decode_keyframer(up, c, out, err);
+		error_set(err, ERROR_UNSUPPORTED_FORMAT, "class", -1,
+		          "class: %s resources are not decoded (yet); animdex reads Animation_Z "
+		          "resources and bare keyframers",
+		          cls);
+		return -1;
+	}
+	return decode_animation(up, out, err);
+}
+
+const struct format format_zouna = {
+    .family = "zouna",
+    .description = "Zouna engine keyframers and Animation_Z resources",
+    .match = zouna_match,
+    .decode = zouna_decode,
+};
