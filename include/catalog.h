@@ -107,8 +107,7 @@ json_t *catalog_add_names(struct catalog *cat, const char *text, size_t length, 
 
 /* The name known for a handle (by Asobo32 when `asobo32`, else by CRC-32) into out; 0 when
  * found, -1 when not. */
-int catalog_handle_name(struct catalog *cat, uint32_t handle, int asobo32, char *out,
-                        size_t size);
+int catalog_handle_name(struct catalog *cat, uint32_t handle, int asobo32, char *out, size_t size);
 
 /* Row counts of each table, for tests that check a failed upload changed nothing. */
 int catalog_count(struct catalog *cat, const char *table, int64_t *out, struct error *err);

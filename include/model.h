@@ -44,10 +44,10 @@ enum interpolation { INTERP_STEP = 0, INTERP_LINEAR = 1, INTERP_CUBIC_SPLINE = 2
 
 enum semantic { SEMANTIC_COMPONENT_WISE = 0, SEMANTIC_NORMALIZED_QUATERNION = 1 };
 
-#define SCHEMA_NODE      "E4ADD320-EECA-439F-A6C3-1D8A25AEFBC3"
-#define SCHEMA_MORPH     "8E3A3B5B-2267-4E06-B94A-316746AB9F61"
+#define SCHEMA_NODE  "E4ADD320-EECA-439F-A6C3-1D8A25AEFBC3"
+#define SCHEMA_MORPH "8E3A3B5B-2267-4E06-B94A-316746AB9F61"
 /* animdex's own schema for engine values no built-in schema names (Zouna keyframers). */
-#define SCHEMA_ZOUNA "5A0E7D1C-4F2B-4B8E-9C3A-A5B0C0DE0001"
+#define SCHEMA_ZOUNA     "5A0E7D1C-4F2B-4B8E-9C3A-A5B0C0DE0001"
 #define SCHEMA_TEXT_SIZE 37 /* 36 characters and a NUL */
 
 enum node_property {
@@ -132,17 +132,17 @@ struct reference {
 };
 
 struct resource {
-	char family[16];        /* "radient", "zouna", "burnout", "gltf" */
-	char class_name[48];    /* e.g. "RadientAnimationClip" */
-	char *name;             /* may be NULL */
-	uint32_t crc32;         /* the handle */
-	char crc32_source[32];  /* where the handle came from: "name", "header", "crc32="... */
-	struct clip clip;       /* the curves */
+	char family[16];            /* "radient", "zouna", "burnout", "gltf" */
+	char class_name[48];        /* e.g. "RadientAnimationClip" */
+	char *name;                 /* may be NULL */
+	uint32_t crc32;             /* the handle */
+	char crc32_source[32];      /* where the handle came from: "name", "header", "crc32="... */
+	struct clip clip;           /* the curves */
 	char **track_names;         /* clip.channel_count names */
 	struct track_extra *extras; /* clip.channel_count entries, or NULL */
-	json_t *metadata;       /* family-specific decoded structure; owned; may be NULL */
-	json_t *assumed;        /* array of strings: values resting on an assumption; owned */
-	struct reference *refs; /* ref_count entries */
+	json_t *metadata;           /* family-specific decoded structure; owned; may be NULL */
+	json_t *assumed;            /* array of strings: values resting on an assumption; owned */
+	struct reference *refs;     /* ref_count entries */
 	size_t ref_count;
 };
 

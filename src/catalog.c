@@ -1145,8 +1145,7 @@ fail:
 	return NULL;
 }
 
-int catalog_handle_name(struct catalog *cat, uint32_t handle, int asobo32, char *out,
-                        size_t size)
+int catalog_handle_name(struct catalog *cat, uint32_t handle, int asobo32, char *out, size_t size)
 {
 	sqlite3_stmt *s = catalog_stmt(cat, asobo32 ? ST_NAME_BY_ASOBO32 : ST_NAME_BY_CRC32, NULL);
 	int found = -1;

@@ -138,6 +138,8 @@ struct zouna_keys {
 	uint32_t *events;  /* messages: EVENT_WORDS per message */
 	uint32_t event_count;
 	const char *reading; /* which reading of FORMATS 1.4 was used, or NULL */
+	int ordered;         /* one curve: times must not decrease (in an Animation_Z only each
+	                      * record's slice is one curve) */
 };
 
 static void zouna_keys_cleanup(struct zouna_keys *k)
@@ -158,9 +160,9 @@ static int oom(struct error *err)
 	return -1;
 }
 
-/* Times must be finite and non-decreasing. `what` names the keyframer for messages. */
-static int check_times(const float *times, uint32_t count, const char *what, size_t offset,
-                       struct error *err)
+/* Times must be finite and (when `ordered`) non-decreasing. `what` names the keyframer. */
+static int check_times(const float *times, uint32_t count, int ordered, const char *what,
+                       size_t offset, struct error *err)
 {
 	char path[96];
 
@@ -171,7 +173,7 @@ static int check_times(const float *times, uint32_t count, const char *what, siz
 			          "%s: %g is not a finite time", path, (double)times[i]);
 			return -1;
 		}
-		if (i > 0 && times[i] < times[i - 1]) {
+		if (ordered && i > 0 && times[i] < times[i - 1]) {
 			error_set(err, ERROR_TIME_NOT_INCREASING, path, (long long)offset,
 			          "%s: %.9g is before the previous key's time %.9g; times must not "
 			          "decrease",
@@ -182,11 +184,17 @@ static int check_times(const float *times, uint32_t count, const char *what, siz
 	return 0;
 }
 
+/* Telling readings apart (FORMATS 1.4): a time column fits when its times are finite,
+ * non-decreasing and plausible: 0, or between 1e-6 s and 1e7 s. Without the last test, a
+ * column of handles or of u16 pairs often reads as tiny finite floats (1.2e-38). */
 static int times_ok(const float *times, uint32_t count)
 {
-	for (uint32_t i = 0; i < count; i++)
-		if (!isfinite(times[i]) || (i > 0 && times[i] < times[i - 1]))
+	for (uint32_t i = 0; i < count; i++) {
+		float a = fabsf(times[i]);
+		if (!isfinite(times[i]) || (i > 0 && times[i] < times[i - 1]) ||
+		    (a != 0.0f && (a < 1e-6f || a > 1e7f)))
 			return 0;
+	}
 	return 1;
 }
 
@@ -252,7 +260,7 @@ static int read_value_keys(struct reader *r, struct zouna_keys *k, const char *w
 		}
 	}
 	(void)start;
-	return check_times(k->times, k->count, what, start, err);
+	return check_times(k->times, k->count, k->ordered, what, start, err);
 }
 
 /* KeyframerExtVec3f_Z: f32 times, or the seed's u16 time and u16 flags. */
@@ -263,10 +271,15 @@ static int read_ext_vec3f(struct reader *r, struct zouna_keys *k, const char *wh
 	struct error first;
 
 	error_init(&first);
-	if (read_value_keys(r, k, what, &first) == 0) {
+	if (read_value_keys(r, k, what, &first) == 0 && times_ok(k->times, k->count)) {
 		k->reading = "f32 time (engine evidence)";
 		return 0;
 	}
+	if (!error_is_set(&first))
+		error_set(&first, ERROR_TIME_NOT_FINITE, what, (long long)start,
+		          "%s: neither reading gives plausible times: not f32 seconds (finite, "
+		          "non-decreasing, 0 or 1e-6..1e7) and not the seed's u16 times",
+		          what);
 	if (first.code == ERROR_MALFORMED || first.code == ERROR_INTERNAL) {
 		*err = first;
 		return -1;
@@ -323,7 +336,7 @@ static int read_word_keys(struct reader *r, struct zouna_keys *k, const char *wh
 	a_ok = times_ok(ta, k->count);
 	b_ok = k->cls->kind == KIND_HANDLE && times_ok(tb, k->count);
 	if (!a_ok && !b_ok) {
-		check_times(ta, k->count, what, start, err);
+		check_times(ta, k->count, 1, what, start, err);
 		goto done;
 	}
 	if (a_ok) {
@@ -385,7 +398,7 @@ static int read_message_keys(struct reader *r, struct zouna_keys *k, const char 
 			return -1;
 	}
 	k->first[k->count] = k->event_count;
-	return check_times(k->times, k->count, what, start, err);
+	return check_times(k->times, k->count, k->ordered, what, start, err);
 }
 
 /* Reads one keyframer of class c at the reader's position. `rest_is_keys`: the keys run to
@@ -396,6 +409,7 @@ static int read_keyframer(struct reader *r, const struct zouna_class *c, const c
 	size_t size;
 
 	memset(k, 0, sizeof(*k));
+	k->ordered = rest_is_keys;
 	k->cls = c;
 	k->offset = r->pos;
 	k->compressed = c->compressed;
@@ -533,6 +547,9 @@ static int add_track(struct resource *res, const struct zouna_keys *k, uint32_t 
 
 	if (count == 0)
 		return -2;
+	if (!k->ordered &&
+	    check_times(k->times + start, count, 1, tt->name ? tt->name : what, k->offset, err) < 0)
+		return -1;
 	s.array_size = 1;
 	if (c->kind == KIND_MESSAGE) {
 		uint32_t first = k->first[start], last = k->first[start + count];
@@ -813,41 +830,54 @@ static int platform_is_big_endian(unsigned platform)
 	return platform == 3 || platform == 5 || platform == 10 || platform == 12 || platform == 13;
 }
 
-/* Finds the object header: after a BFF0 header of 16, 24 or 22 bytes, or at 0. */
+static const char *class_of_crc(uint32_t crc);
+
+/* Finds the object header: after a BFF0 header of 16, 24 or 22 bytes, or at 0. The BFF0
+ * header's own size field is tried first; another offset is taken only when its sizes add up
+ * and its class CRC names a known class, so a damaged size cannot make a coincidence win. */
 static int find_object_header(const struct upload *up, struct object_header *h,
                               enum byte_order forced, int has_forced, struct error *err)
 {
-	static const size_t bff_sizes[] = {16, 24, 22};
+	size_t offsets[4] = {16, 24, 22, 0};
 	int bff = up->length >= 4 && memcmp(up->data, "BFF0", 4) == 0;
 	enum byte_order orders[2] = {BYTE_ORDER_LITTLE, BYTE_ORDER_BIG};
+	size_t count = 3, declared = 0;
 
 	if (bff && up->length >= 7 && platform_is_big_endian(up->data[6]))
 		orders[0] = BYTE_ORDER_BIG, orders[1] = BYTE_ORDER_LITTLE;
 	if (has_forced)
 		orders[0] = orders[1] = forced;
-	if (bff) {
-		for (size_t i = 0; i < 3; i++)
-			for (int o = 0; o < 2; o++)
-				if (read_object_header(up, bff_sizes[i], orders[o], h) == 0) {
-					h->bff_size = bff_sizes[i];
-					return 0;
-				}
-		error_set(err, ERROR_INVALID, "object_header", -1,
-		          "object header: after the BFF0 header, no object header at offset 16, 24 "
-		          "or 22 has sizes that add up to the file's %zu bytes (24 + dataSize, "
-		          "with linkHeaderSize <= dataSize)",
-		          up->length);
-		return -1;
+	if (!bff) {
+		offsets[0] = 0;
+		count = 1;
+	} else if (up->length >= 6) {
+		declared = (size_t)up->data[4] | (size_t)up->data[5] << 8;
+		for (size_t i = 1; i < 3; i++)
+			if (offsets[i] == declared) {
+				offsets[i] = offsets[0];
+				offsets[0] = declared;
+			}
 	}
-	for (int o = 0; o < 2; o++)
-		if (read_object_header(up, 0, orders[o], h) == 0) {
-			h->bff_size = 0;
-			return 0;
-		}
-	error_set(err, ERROR_INVALID, "object_header", 0,
-	          "object header: its sizes do not add up to the file's %zu bytes in either "
-	          "byte order (24 + dataSize, with linkHeaderSize <= dataSize)",
-	          up->length);
+	for (size_t i = 0; i < count; i++)
+		for (int o = 0; o < 2; o++)
+			if (read_object_header(up, offsets[i], orders[o], h) == 0 &&
+			    (offsets[i] == declared || !bff || class_of_crc(h->class_crc))) {
+				h->bff_size = offsets[i];
+				return 0;
+			}
+	if (bff)
+		error_set(
+		    err, ERROR_INVALID, "object_header", -1,
+		    "object header: after the BFF0 header (which says it is %zu bytes), no "
+		    "object header at offset 16, 24 or 22 has sizes that add up to the file's "
+		    "%zu bytes (24 + dataSize, with linkHeaderSize <= dataSize)",
+		    declared, up->length);
+	else
+		error_set(
+		    err, ERROR_INVALID, "object_header", 0,
+		    "object header: its sizes do not add up to the file's %zu bytes in either "
+		    "byte order (24 + dataSize, with linkHeaderSize <= dataSize)",
+		    up->length);
 	return -1;
 }
 

@@ -1,0 +1,93 @@
+/* zouna_writer.h: writes Zouna keyframers and Animation_Z resources from explicit keys, in
+ * either byte order, so that tests know every decoded value in advance (FORMATS 1). */
+#ifndef ANIMDEX_ZOUNA_WRITER_H
+#define ANIMDEX_ZOUNA_WRITER_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+struct zbuf {
+	uint8_t *data;
+	size_t len, cap;
+	int big; /* big-endian */
+};
+
+void zbuf_init(struct zbuf *b, int big);
+void zbuf_free(struct zbuf *b);
+void zbuf_u8(struct zbuf *b, uint8_t v);
+void zbuf_u16(struct zbuf *b, uint16_t v);
+void zbuf_u32(struct zbuf *b, uint32_t v);
+void zbuf_f32(struct zbuf *b, float v);
+void zbuf_bytes(struct zbuf *b, const void *p, size_t n);
+
+struct zmessage {
+	uint32_t message_class, receiver, c;
+	float parameter;
+	uint32_t id;
+};
+
+/* One key: time and up to four components of value and tangents (engine units: compressed
+ * classes get value * factor written as i16), or a word (Hdl, Flag), or messages. */
+struct zkey {
+	float time;
+	float v[4], tin[4], tout[4];
+	uint32_t word;
+	const struct zmessage *messages;
+	uint32_t message_count;
+};
+
+enum zwrite_option {
+	ZW_DEFAULT = 0,
+	ZW_HANDLE_FIRST = 1, /* KeyframerHdl_Z: handle, then time (RatDecomp's order) */
+	ZW_SEED_LAYOUT = 2,  /* KeyframerExtVec3f_Z: u16 time, u16 flags; Vec4fLinearComp: f32 */
+};
+
+/* Appends a keyframer of the named class. Returns -1 for an unknown class. */
+int zouna_write_keyframer(struct zbuf *b, const char *class_name, uint16_t flags,
+                          const struct zkey *keys, uint32_t count, int options);
+
+/* Animation_Z. */
+struct znode {
+	uint32_t bone_crc;
+	int16_t id, flag;
+	uint16_t trans[2], rot[2], bezier_rot[2], scale[2], msg[2]; /* start, count */
+};
+struct zmaterial {
+	uint32_t crc;
+	int16_t id, flag;
+	uint16_t trans_u[2], trans_v[2], diffuse[2], emissive[2], rot[2];
+};
+struct zmesh {
+	uint32_t crc;
+	int16_t id, flag;
+	uint16_t keys[2];
+};
+
+struct zanimation {
+	float max_time, smooth_ratio;
+	uint16_t flag, node_flag;
+	/* the twelve keyframers in body order; NULL keys with count 0 write empty ones */
+	const struct zkey *keys[12];
+	uint32_t counts[12];
+	uint16_t flags[12];
+	const struct znode *nodes;
+	uint32_t node_count;
+	const struct zmaterial *materials;
+	uint32_t material_count;
+	const struct zmesh *meshes;
+	uint32_t mesh_count;
+	const struct zmesh *morphs;
+	uint32_t morph_count;
+	const uint32_t *link; /* link header words */
+	uint32_t link_count;
+	uint32_t name_crc;
+	uint32_t class_crc;       /* 0: Animation_Z's */
+	uint32_t compressed_size; /* normally 0 */
+};
+
+/* Writes the whole resource: a BFF0 header of bff_size bytes (16, 22, 24; 0 for none) with
+ * the platform byte, then the object header, link header and body in b's byte order. */
+void zouna_write_animation(struct zbuf *b, const struct zanimation *a, size_t bff_size,
+                           uint8_t platform);
+
+#endif
