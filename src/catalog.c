@@ -103,6 +103,9 @@ static const char *const statement_sql[ST_COUNT] = {
                         "WHERE asobo32 = ?1 OR crc32 = ?1 ORDER BY name LIMIT 1000",
     [ST_CLASSES] = "SELECT class, family, count(*) FROM resources GROUP BY class, family "
                    "ORDER BY class",
+    [ST_ADD_NAME] = "INSERT OR IGNORE INTO names (name, asobo32, crc32) VALUES (?1, ?2, ?3)",
+    [ST_NAME_BY_ASOBO32] = "SELECT name FROM names WHERE asobo32 = ?1 ORDER BY name LIMIT 1",
+    [ST_NAME_BY_CRC32] = "SELECT name FROM names WHERE crc32 = ?1 ORDER BY name LIMIT 1",
     [ST_STATS] = "SELECT (SELECT count(*) FROM resources), (SELECT count(*) FROM tracks), "
                  "(SELECT count(*) FROM blobs), (SELECT coalesce(sum(size), 0) FROM blobs)",
 };
@@ -139,6 +142,11 @@ static int catalog_fail(struct catalog *cat, struct error *err, const char *what
 
 static sqlite3_stmt *catalog_stmt(struct catalog *cat, enum statement st, struct error *err)
 {
+	if (!statement_sql[st]) {
+		error_set(err, ERROR_INTERNAL, NULL, -1, "catalogue: statement %d has no SQL",
+		          (int)st);
+		return NULL;
+	}
 	if (!cat->stmt[st] &&
 	    sqlite3_prepare_v3(cat->db, statement_sql[st], -1, SQLITE_PREPARE_PERSISTENT,
 	                       &cat->stmt[st], NULL) != SQLITE_OK) {
