@@ -632,8 +632,8 @@ static int add_track(struct resource *res, const struct zouna_keys *k, uint32_t 
 	    (struct channel){(uint32_t)target, tt->property, 0, (uint32_t)clip->sampler_count};
 	res->extras[clip->channel_count] = (struct track_extra){
 	    c->kind == KIND_MESSAGE, tt->has_handle, tt->handle,
-	    json_pack("{s:s, s:[I, I], s:s}", "keyframer", what, "keys", (json_int_t)start,
-	              (json_int_t)count, "tangents",
+	    json_pack("{s:s, s:s, s:[I, I], s:s}", "class", c->name, "keyframer", what, "keys",
+	              (json_int_t)start, (json_int_t)count, "tangents",
 	              s.interp == INTERP_CUBIC_SPLINE
 	                  ? "per second (the engine's per-segment tangents divided by the "
 	                    "segment's length)"

@@ -130,6 +130,13 @@ json_t *render_decoded(const struct resource *res)
 		              "key_count", (json_int_t)s->key_count, "time_range",
 		              (double)s->times[0], (double)s->times[s->key_count - 1]));
 	}
+	for (size_t i = 0; res->extras && i < res->clip.channel_count; i++) {
+		json_t *track = json_array_get(tracks, i);
+		json_object_set_new(track, "kind",
+		                    json_string(res->extras[i].events ? "events" : "curve"));
+		if (res->extras[i].info)
+			json_object_set(track, "info", res->extras[i].info);
+	}
 	render_handle(res->crc32, handle);
 	return json_pack(
 	    "{s:s, s:s, s:o, s:s, s:I, s:s, s:o, s:O, s:o}", "family", res->family, "class",
