@@ -9,4 +9,7 @@
  * the alphabet or a bad length, with *bad_at set to the offending character's offset. */
 uint8_t *base64_decode(const char *text, size_t len, size_t *out_len, size_t *bad_at);
 
+/* Encodes with padding into a new NUL-terminated string the caller frees. */
+char *base64_encode(const uint8_t *data, size_t len, size_t *out_len);
+
 #endif

@@ -48,6 +48,7 @@ enum error_code {
 	ERROR_ARRAY_SIZE_INVALID,
 	ERROR_SEMANTIC_INVALID,
 	ERROR_VALUE_OUT_OF_RANGE,
+	ERROR_GLTF_INVALID, /* the message starts with the glTF validator's code */
 	/* 500 and 503 */
 	ERROR_INTERNAL,
 	ERROR_UNAVAILABLE,

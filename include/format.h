@@ -17,17 +17,27 @@
 #include "error.h"
 #include "model.h"
 
+/* Another file of the same request (a glTF's .bin buffers). */
+struct upload_sibling {
+	const char *filename;
+	const uint8_t *data;
+	size_t length;
+	int used; /* set by a decoder that read it */
+};
+
 /* An upload as the decoders see it; nothing in it is trusted. */
 struct upload {
 	const uint8_t *data; /* the bytes; not owned */
 	size_t length;
-	const char *filename;   /* as given by the client, or NULL */
-	const char *class_name; /* class=, or NULL */
-	const char *family;     /* family=, or NULL */
-	const char *name;       /* name=, or NULL */
-	const char *crc32;      /* crc32= as text, or NULL */
-	const char *layout;     /* layout=, or NULL */
-	const char *endian;     /* endian=, or NULL */
+	const char *filename;            /* as given by the client, or NULL */
+	const char *class_name;          /* class=, or NULL */
+	const char *family;              /* family=, or NULL */
+	const char *name;                /* name=, or NULL */
+	const char *crc32;               /* crc32= as text, or NULL */
+	const char *layout;              /* layout=, or NULL */
+	const char *endian;              /* endian=, or NULL */
+	struct upload_sibling *siblings; /* the request's other files */
+	size_t sibling_count;
 };
 
 /* How strongly a decoder claims an upload. */
@@ -36,6 +46,7 @@ enum format_match {
 	MATCH_PROBE,     /* its structure looks right */
 	MATCH_EXTENSION, /* the file name's extension */
 	MATCH_MAGIC,     /* the leading bytes */
+	MATCH_CONTENT,   /* the parsed content says what it is (a glTF's "asset") */
 	MATCH_EXPLICIT,  /* class= or family= names it */
 };
 
@@ -43,6 +54,9 @@ struct decode_result {
 	struct resource **resources; /* count entries, owned */
 	size_t count;
 	json_t *skipped; /* array of {"name", "type", "reason"}; owned */
+	uint8_t *stored; /* bytes to keep instead of the upload (a glTF with its
+	                  * external buffers embedded), or NULL; owned */
+	size_t stored_length;
 };
 
 struct format {
@@ -59,6 +73,9 @@ void decode_result_cleanup(struct decode_result *result);
 /* Takes ownership of res, also on failure. */
 int decode_result_add(struct decode_result *result, struct resource *res);
 
+/* The decoder that would take the upload, or NULL. */
+const struct format *format_detect(const struct upload *up);
+
 /* Finds the decoder, decodes, and fills in name and handle defaults. */
 int format_decode(const struct upload *up, struct decode_result *out, struct error *err);
 
@@ -72,5 +89,6 @@ const struct format *const *format_table(size_t *count);
 /* The decoders. */
 extern const struct format format_radient;
 extern const struct format format_zouna;
+extern const struct format format_gltf;
 
 #endif

@@ -53,3 +53,29 @@ uint8_t *base64_decode(const char *text, size_t len, size_t *out_len, size_t *ba
 	*out_len = o;
 	return out;
 }
+
+char *base64_encode(const uint8_t *data, size_t len, size_t *out_len)
+{
+	static const char alphabet[] =
+	    "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+	size_t n = (len + 2) / 3 * 4, o = 0;
+	char *out = malloc(n + 1);
+
+	if (!out)
+		return NULL;
+	for (size_t i = 0; i < len; i += 3) {
+		uint32_t v = (uint32_t)data[i] << 16;
+		if (i + 1 < len)
+			v |= (uint32_t)data[i + 1] << 8;
+		if (i + 2 < len)
+			v |= data[i + 2];
+		out[o++] = alphabet[(v >> 18) & 63];
+		out[o++] = alphabet[(v >> 12) & 63];
+		out[o++] = i + 1 < len ? alphabet[(v >> 6) & 63] : '=';
+		out[o++] = i + 2 < len ? alphabet[v & 63] : '=';
+	}
+	out[o] = '\0';
+	if (out_len)
+		*out_len = o;
+	return out;
+}

@@ -41,6 +41,7 @@ static const struct {
     [ERROR_ARRAY_SIZE_INVALID] = {"array_size_invalid", 422},
     [ERROR_SEMANTIC_INVALID] = {"semantic_invalid", 422},
     [ERROR_VALUE_OUT_OF_RANGE] = {"value_out_of_range", 422},
+    [ERROR_GLTF_INVALID] = {"gltf_invalid", 422},
     [ERROR_INTERNAL] = {"internal", 500},
     [ERROR_UNAVAILABLE] = {"unavailable", 503},
 };

@@ -12,6 +12,7 @@
 static const struct format *const formats[] = {
     &format_radient,
     &format_zouna,
+    &format_gltf,
 };
 
 const struct format *const *format_table(size_t *count)
@@ -22,6 +23,8 @@ const struct format *const *format_table(size_t *count)
 
 void decode_result_init(struct decode_result *result)
 {
+	result->stored = NULL;
+	result->stored_length = 0;
 	result->resources = NULL;
 	result->count = 0;
 	result->skipped = json_array();
@@ -33,6 +36,9 @@ void decode_result_cleanup(struct decode_result *result)
 		resource_free(result->resources[i]);
 	free(result->resources);
 	json_decref(result->skipped);
+	free(result->stored);
+	result->stored = NULL;
+	result->stored_length = 0;
 	result->resources = NULL;
 	result->count = 0;
 	result->skipped = NULL;
@@ -131,6 +137,22 @@ static int format_apply_defaults(const struct upload *up, struct resource *res, 
 oom:
 	error_set(err, ERROR_INTERNAL, NULL, -1, "out of memory");
 	return -1;
+}
+
+const struct format *format_detect(const struct upload *up)
+{
+	const struct format *best = NULL;
+	enum format_match best_match = MATCH_NONE;
+	char why[200];
+
+	for (size_t i = 0; i < sizeof(formats) / sizeof(formats[0]); i++) {
+		enum format_match m = formats[i]->match(up, why, sizeof(why));
+		if (m > best_match) {
+			best_match = m;
+			best = formats[i];
+		}
+	}
+	return best;
 }
 
 int format_decode(const struct upload *up, struct decode_result *out, struct error *err)

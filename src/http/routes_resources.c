@@ -41,18 +41,58 @@ static void mark_status(json_t *entries, const char *status)
 	json_array_foreach(entries, i, e) json_object_set_new(e, "status", json_string(status));
 }
 
+/* Decodes file i of the request into p. Returns 0, 1 when the file is to be skipped (an
+ * unrelated file beside a glTF), or -1 with err set. */
+static int decode_one(struct request *req, struct pending *files, size_t count, size_t i,
+                      int has_gltf, json_t *skipped, struct error *err)
+{
+	struct pending *p = &files[i];
+	struct catalog *cat = catalog_pool_get(req->pool, err);
+
+	if (!cat)
+		return -1;
+	sha256_hex(p->up.data, p->up.length, p->sha256);
+	p->existing = catalog_find_by_sha256(cat, p->sha256, err);
+	if (!p->existing)
+		return -1;
+	if (json_array_size(p->existing) > 0)
+		return 0;
+	if (format_decode(&p->up, &p->decoded, err) < 0) {
+		if (has_gltf && err->code == ERROR_UNSUPPORTED_FORMAT) {
+			json_array_append_new(
+			    skipped, json_pack("{s:s?, s:s, s:s}", "name", p->up.filename, "type",
+			                       "file", "reason",
+			                       "no glTF of this request uses it, and no decoder "
+			                       "reads it: ignored"));
+			error_init(err);
+			return 1;
+		}
+		name_the_file(err, count, p->up.filename, i);
+		return -1;
+	}
+	if (p->decoded.stored) {
+		/* keep the self-contained form; its hash decides what is a duplicate */
+		p->up.data = p->decoded.stored;
+		p->up.length = p->decoded.stored_length;
+		sha256_hex(p->up.data, p->up.length, p->sha256);
+	}
+	return 0;
+}
+
 void route_upload(struct request *req, struct response *resp)
 {
 	struct catalog *cat = route_catalog(req, resp);
 	struct pending *files = NULL;
+	struct upload_sibling *siblings = NULL;
+	unsigned char *skip = NULL;
 	size_t count = req->file_count;
-	json_t *resources = NULL, *skipped = NULL;
-	int created_any = 0;
+	json_t *resources = NULL, *skipped = json_array();
+	int created_any = 0, has_gltf = 0;
 	struct error err;
 
 	error_init(&err);
 	if (!cat)
-		return;
+		goto done;
 	if (count == 0) {
 		error_set(&err, ERROR_BAD_PARAMETER, "file", -1,
 		          "file: no file in the request; send multipart/form-data with a 'file' "
@@ -61,11 +101,12 @@ void route_upload(struct request *req, struct response *resp)
 		goto fail;
 	}
 	files = calloc(count, sizeof(*files));
-	if (!files) {
+	siblings = calloc(count, sizeof(*siblings));
+	skip = calloc(count, 1);
+	if (!files || !siblings || !skip) {
 		error_set(&err, ERROR_INTERNAL, NULL, -1, "out of memory");
 		goto fail;
 	}
-	/* Decode everything first: a request with one bad file stores nothing. */
 	for (size_t i = 0; i < count; i++) {
 		struct pending *p = &files[i];
 		const struct upload_file *f = &req->files[i];
@@ -80,24 +121,38 @@ void route_upload(struct request *req, struct response *resp)
 		p->up.crc32 = request_arg(req, "crc32");
 		p->up.layout = request_arg(req, "layout");
 		p->up.endian = request_arg(req, "endian");
+		p->up.siblings = siblings;
+		p->up.sibling_count = count;
+		siblings[i] = (struct upload_sibling){p->up.filename, p->up.data, p->up.length, 0};
 		if (p->up.length == 0) {
 			error_set(&err, ERROR_MALFORMED, "file", -1, "file: the upload is empty");
 			name_the_file(&err, count, p->up.filename, i);
 			goto fail;
 		}
-		sha256_hex(p->up.data, p->up.length, p->sha256);
-		p->existing = catalog_find_by_sha256(cat, p->sha256, &err);
-		if (!p->existing)
-			goto fail;
-		if (json_array_size(p->existing) > 0)
+	}
+	/* Decode everything first (glTF files first: they claim their .bin files), so that a
+	 * request with one bad file stores nothing. */
+	for (size_t i = 0; i < count; i++) {
+		if (format_detect(&files[i].up) != &format_gltf)
 			continue;
-		if (format_decode(&p->up, &p->decoded, &err) < 0) {
-			name_the_file(&err, count, p->up.filename, i);
+		has_gltf = 1;
+		if (decode_one(req, files, count, i, 1, skipped, &err) < 0)
 			goto fail;
+	}
+	for (size_t i = 0; i < count; i++) {
+		int rc;
+		if (format_detect(&files[i].up) == &format_gltf)
+			continue;
+		if (siblings[i].used) {
+			skip[i] = 1; /* a glTF's buffer: stored inside it */
+			continue;
 		}
+		rc = decode_one(req, files, count, i, has_gltf, skipped, &err);
+		if (rc < 0)
+			goto fail;
+		skip[i] = rc == 1;
 	}
 	resources = json_array();
-	skipped = json_array();
 	if (catalog_begin(cat, &err) < 0)
 		goto fail;
 	for (size_t i = 0; i < count; i++) {
@@ -108,6 +163,8 @@ void route_upload(struct request *req, struct response *resp)
 		json_t *entries;
 		int existed = 0;
 
+		if (skip[i])
+			continue;
 		if (json_array_size(p->existing) > 0) {
 			mark_status(p->existing, "existing");
 			json_array_extend(resources, p->existing);
@@ -142,6 +199,8 @@ done:
 		decode_result_cleanup(&files[i].decoded);
 	}
 	free(files);
+	free(siblings);
+	free(skip);
 }
 
 static int parse_positive(const char *text, long long max, long long *out)
