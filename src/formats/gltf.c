@@ -489,6 +489,13 @@ fail:
 	return NULL;
 }
 
+/* Does the accessor have data of its own (a buffer view or sparse values)? */
+static int has_data(struct gltf *g, json_int_t index)
+{
+	const json_t *acc = array_item(g->doc, "accessors", index);
+	return json_object_get(acc, "bufferView") || json_object_get(acc, "sparse");
+}
+
 /* Animations. */
 
 static enum path path_of(const char *path)
@@ -748,7 +755,7 @@ static int decode_animation(struct gltf *g, const json_t *anim, size_t ai,
 		size_t t, m = p == PATH_WEIGHTS ? morph_targets(g, node) : 1;
 		size_t comps = p == PATH_ROTATION ? 4 : p == PATH_WEIGHTS ? 1 : 3;
 		float *times, *values;
-		char label[128];
+		char label[256];
 		if (p == PATH_OTHER) {
 			snprintf(label, sizeof(label), "animations[%zu].channels[%zu]", ai, i);
 			skip(out, label, path ? path : "(no path)",
@@ -762,26 +769,37 @@ static int decode_animation(struct gltf *g, const json_t *anim, size_t ai,
 		times = accessor_read(g, int_or(sm, "input", -1), ptr, &inputs[s]);
 		if (!times)
 			goto done;
-		for (size_t k = 0; k < inputs[s].count; k++) {
-			if (!isfinite(times[k])) {
-				free(times);
-				fail(g, "ACCESSOR_INVALID_FLOAT", ptr, "time %zu is not finite", k);
-				goto done;
+		if (!has_data(g, int_or(sm, "input", -1))) {
+			/* no buffer view and no sparse: all zeros, as glTF allows; the validator
+			 * does not check such data, and neither does animdex */
+			snprintf(
+			    label, sizeof(label),
+			    "animations[%zu].samplers[%lld].input has no data: glTF reads it as "
+			    "zeros, so its keys all sit at time 0",
+			    ai, (long long)s);
+			resource_assume(res, label);
+		} else
+			for (size_t k = 0; k < inputs[s].count; k++) {
+				if (!isfinite(times[k])) {
+					free(times);
+					fail(g, "ACCESSOR_INVALID_FLOAT", ptr,
+					     "time %zu is not finite", k);
+					goto done;
+				}
+				if (times[k] < 0) {
+					free(times);
+					fail(g, "ACCESSOR_ANIMATION_INPUT_NEGATIVE", ptr,
+					     "time %zu is %g", k, (double)times[k]);
+					goto done;
+				}
+				if (k > 0 && !(times[k] > times[k - 1])) {
+					fail(g, "ACCESSOR_ANIMATION_INPUT_NON_INCREASING", ptr,
+					     "time %zu (%.9g) is not greater than time %zu (%.9g)",
+					     k, (double)times[k], k - 1, (double)times[k - 1]);
+					free(times);
+					goto done;
+				}
 			}
-			if (times[k] < 0) {
-				free(times);
-				fail(g, "ACCESSOR_ANIMATION_INPUT_NEGATIVE", ptr, "time %zu is %g",
-				     k, (double)times[k]);
-				goto done;
-			}
-			if (k > 0 && !(times[k] > times[k - 1])) {
-				fail(g, "ACCESSOR_ANIMATION_INPUT_NON_INCREASING", ptr,
-				     "time %zu (%.9g) is not greater than time %zu (%.9g)", k,
-				     (double)times[k], k - 1, (double)times[k - 1]);
-				free(times);
-				goto done;
-			}
-		}
 		snprintf(ptr, sizeof(ptr), "/animations/%zu/samplers/%lld/output", ai,
 		         (long long)s);
 		values = accessor_read(g, int_or(sm, "output", -1), ptr, &outputs[s]);
@@ -797,7 +815,7 @@ static int decode_animation(struct gltf *g, const json_t *anim, size_t ai,
 				     "component %zu is not finite", k);
 				goto done;
 			}
-		if (p == PATH_ROTATION) {
+		if (p == PATH_ROTATION && has_data(g, int_or(sm, "output", -1))) {
 			for (size_t k = 0; k < inputs[s].count; k++) {
 				const float *q =
 				    values + (interp[s] == INTERP_CUBIC_SPLINE ? k * 3 + 1 : k) * 4;
