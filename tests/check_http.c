@@ -537,25 +537,29 @@ START_TEST(a_second_daemon_cannot_take_the_same_port)
 }
 END_TEST
 
-/* The conformance clip uploaded and sampled over HTTP: the same numbers as in memory. */
+/* The glTF importer over HTTP: BoxAnimated's rotation samples like the independent
+ * implementation (quaternions up to sign). */
 START_TEST(conformance_over_http)
 {
 	const char *fixtures = testutil_fixtures("glTF conformance over HTTP");
 	char gltf[1024], expected_path[1024], path[256];
-	json_t *doc, *expected, *track, *sample, *j;
+	json_t *expected, *track, *sample, *j;
 	char *text;
+	size_t i, len;
 	json_int_t id;
-	size_t i;
 
 	if (!fixtures)
 		return;
 	snprintf(gltf, sizeof(gltf), "%s/gltf/BoxAnimated.gltf", fixtures);
 	snprintf(expected_path, sizeof(expected_path), "%s/gltf/expected/BoxAnimated.json",
 	         fixtures);
-	doc = testutil_gltf_to_radient(gltf, 0);
-	text = json_dumps(doc, JSON_COMPACT | JSON_REAL_PRECISION(17));
-	j = upload("box.json", text, strlen(text), NULL, 201);
+	text = testutil_read_file(gltf, &len);
+	j = upload("BoxAnimated.gltf", text, len, NULL, 201);
 	id = first_id(j);
+	ck_assert_uint_eq(json_array_size(json_object_get(j, "resources")), 1);
+	ck_assert_str_eq(json_string_value(json_object_get(
+	                     json_array_get(json_object_get(j, "resources"), 0), "family")),
+	                 "gltf");
 	json_decref(j);
 	expected = json_load_file(expected_path, 0, NULL);
 	track = json_array_get(
@@ -579,8 +583,64 @@ START_TEST(conformance_over_http)
 		json_decref(j);
 	}
 	json_decref(expected);
-	json_decref(doc);
 	free(text);
+}
+END_TEST
+
+/* A .gltf with its .bin and an image it does not need, in one request. */
+START_TEST(gltf_with_its_bin_file)
+{
+	const char *fixtures = testutil_fixtures("glTF with a .bin over HTTP");
+	char path[1024];
+	char *gltf, *bin;
+	size_t lengths[3];
+	const char *names[3] = {"InterpolationTest.gltf", "interpolation.bin", "l.jpg"};
+	const void *data[3];
+	struct http_reply r;
+	json_t *j, *d;
+	json_int_t id;
+
+	if (!fixtures)
+		return;
+	snprintf(path, sizeof(path), "%s/gltf/InterpolationTest-separate/InterpolationTest.gltf",
+	         fixtures);
+	gltf = testutil_read_file(path, &lengths[0]);
+	snprintf(path, sizeof(path), "%s/gltf/InterpolationTest-separate/interpolation.bin",
+	         fixtures);
+	bin = testutil_read_file(path, &lengths[1]);
+	data[0] = gltf, data[1] = bin, data[2] = "\xFF\xD8\xFF\xE0 not really a jpeg";
+	lengths[2] = 24;
+	/* without the .bin: 400 naming the missing file */
+	ck_assert_int_eq(http_upload(&daemon_main, 1, names, data, lengths, NULL, &r), 0);
+	ck_assert_int_eq(r.status, 400);
+	ck_assert_msg(strstr(r.body, "interpolation.bin") != NULL, "%s", r.body);
+	http_reply_cleanup(&r);
+	/* with it, and an image nobody needs: nine clips, the image skipped */
+	ck_assert_int_eq(http_upload(&daemon_main, 3, names, data, lengths, NULL, &r), 0);
+	ck_assert_msg(r.status == 201, "%s", r.body);
+	j = http_json(&r);
+	ck_assert_uint_eq(json_array_size(json_object_get(j, "resources")), 9);
+	ck_assert_str_eq(json_string_value(json_object_get(
+	                     json_array_get(json_object_get(j, "skipped"), 0), "name")),
+	                 "l.jpg");
+	id = first_id(j);
+	json_decref(j);
+	http_reply_cleanup(&r);
+	/* the stored file is self-contained: it decodes again on its own */
+	snprintf(path, sizeof(path), "/api/resources/%lld/raw", (long long)id);
+	ck_assert_int_eq(http_request(&daemon_main, "GET", path, NULL, 0, NULL, &r), 0);
+	ck_assert_int_eq(r.status, 200);
+	ck_assert(strstr(r.body, "data:application/octet-stream;base64,") != NULL);
+	d = json_loadb(r.body, r.length, 0, NULL);
+	ck_assert_ptr_nonnull(d);
+	json_decref(d);
+	/* uploading the same pair again finds it */
+	http_reply_cleanup(&r);
+	ck_assert_int_eq(http_upload(&daemon_main, 2, names, data, lengths, NULL, &r), 0);
+	ck_assert_int_eq(r.status, 200);
+	http_reply_cleanup(&r);
+	free(gltf);
+	free(bin);
 }
 END_TEST
 
@@ -614,9 +674,8 @@ START_TEST(classes_list_what_is_stored)
 	json_array_foreach(json_object_get(j, "classes"), i, c)
 	{
 		if (strcmp(json_string_value(json_object_get(c, "class")),
-		           "RadientAnimationClip") == 0) {
-			ck_assert_str_eq(json_string_value(json_object_get(c, "family")),
-			                 "radient");
+		           "RadientAnimationClip") == 0 &&
+		    strcmp(json_string_value(json_object_get(c, "family")), "radient") == 0) {
 			ck_assert_int_ge(json_integer_value(json_object_get(c, "count")), 1);
 			found = 1;
 		}
@@ -824,6 +883,7 @@ static Suite *http_suite(void)
 	tcase_add_test(tc, restart_finds_everything_again);
 	tcase_add_test(tc, a_second_daemon_cannot_take_the_same_port);
 	tcase_add_test(tc, conformance_over_http);
+	tcase_add_test(tc, gltf_with_its_bin_file);
 	tcase_add_test(tc, classes_list_what_is_stored);
 	tcase_add_test(tc, zouna_animation_end_to_end);
 	tcase_add_test(tc, zouna_bad_uploads_store_nothing);
