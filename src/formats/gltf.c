@@ -787,9 +787,9 @@ static int decode_animation(struct gltf *g, const json_t *anim, size_t ai,
 					goto done;
 				}
 				if (times[k] < 0) {
-					free(times);
 					fail(g, "ACCESSOR_ANIMATION_INPUT_NEGATIVE", ptr,
 					     "time %zu is %g", k, (double)times[k]);
+					free(times);
 					goto done;
 				}
 				if (k > 0 && !(times[k] > times[k - 1])) {
