@@ -608,8 +608,9 @@ START_TEST(gltf_with_its_bin_file)
 	snprintf(path, sizeof(path), "%s/gltf/InterpolationTest-separate/interpolation.bin",
 	         fixtures);
 	bin = testutil_read_file(path, &lengths[1]);
-	data[0] = gltf, data[1] = bin, data[2] = "\xFF\xD8\xFF\xE0 not really a jpeg";
-	lengths[2] = 24;
+	static const char image[] = "\xFF\xD8\xFF\xE0 not really a jpeg";
+	data[0] = gltf, data[1] = bin, data[2] = image;
+	lengths[2] = sizeof(image) - 1;
 	/* without the .bin: 400 naming the missing file */
 	ck_assert_int_eq(http_upload(&daemon_main, 1, names, data, lengths, NULL, &r), 0);
 	ck_assert_int_eq(r.status, 400);
