@@ -48,6 +48,8 @@ enum semantic { SEMANTIC_COMPONENT_WISE = 0, SEMANTIC_NORMALIZED_QUATERNION = 1 
 #define SCHEMA_MORPH "8E3A3B5B-2267-4E06-B94A-316746AB9F61"
 /* animdex's own schema for engine values no built-in schema names (Zouna keyframers). */
 #define SCHEMA_ZOUNA     "5A0E7D1C-4F2B-4B8E-9C3A-A5B0C0DE0001"
+/* animdex's own schema for Burnout Paradise vehicle state animations. */
+#define SCHEMA_BURNOUT "B0A2D7E1-5C3F-4E9A-8D21-7A6B5C4D3E01"
 #define SCHEMA_TEXT_SIZE 37 /* 36 characters and a NUL */
 
 enum node_property {
@@ -69,6 +71,8 @@ enum zouna_property {
 	ZOUNA_MESH = 9,
 	ZOUNA_MORPH = 10,
 };
+
+enum burnout_property { BURNOUT_STATE_VECTORS = 1 }; /* FLOAT4 over the trigger input */
 
 /* An event track's keys: one per event, UINT[5] STEP, in this order. */
 enum event_word {

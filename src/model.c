@@ -115,6 +115,7 @@ static const struct {
     {SCHEMA_ZOUNA, ZOUNA_MATERIAL_ROTATION, "rotation", VALUE_FLOAT},
     {SCHEMA_ZOUNA, ZOUNA_MESH, "mesh value", VALUE_FLOAT},
     {SCHEMA_ZOUNA, ZOUNA_MORPH, "morph weight", VALUE_FLOAT},
+    {SCHEMA_BURNOUT, BURNOUT_STATE_VECTORS, "state vectors", VALUE_FLOAT4},
 };
 
 int schema_property_type(const char *schema, uint64_t property, enum value_type *type)

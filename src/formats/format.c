@@ -13,6 +13,7 @@ static const struct format *const formats[] = {
     &format_radient,
     &format_zouna,
     &format_gltf,
+    &format_burnout,
 };
 
 const struct format *const *format_table(size_t *count)
@@ -100,10 +101,14 @@ static char *format_stem(const char *filename)
 }
 
 /* Names, handles and their sources that every entry gets unless its decoder set them. */
-static int format_apply_defaults(const struct upload *up, struct resource *res, struct error *err)
+static int format_apply_defaults(const struct upload *up, struct resource *res, int only,
+                                 struct error *err)
 {
 	uint32_t crc;
 
+	/* name= and crc32= name one entry: not every resource of a bundle */
+	if (!only && (res->crc32_source[0] || res->name))
+		return resource_name_tracks(res) < 0 ? -1 : 0;
 	if (up->name && *up->name) {
 		free(res->name);
 		res->name = strdup(up->name);
@@ -189,7 +194,7 @@ int format_decode(const struct upload *up, struct decode_result *out, struct err
 		return -1;
 	}
 	for (size_t i = 0; i < out->count; i++)
-		if (format_apply_defaults(up, out->resources[i], err) < 0)
+				if (format_apply_defaults(up, out->resources[i], out->count == 1, err) < 0)
 			return -1;
 	return 0;
 }
