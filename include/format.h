@@ -36,8 +36,8 @@ struct upload {
 	const char *crc32;               /* crc32= as text, or NULL */
 	const char *layout;              /* layout=, or NULL */
 	const char *endian;              /* endian=, or NULL */
-		size_t max_inflate;     /* the most bytes a compressed container may inflate to
-	                         * (0: the default upload limit) */
+	size_t max_inflate;              /* the most bytes a compressed container may inflate to
+	                                  * (0: the default upload limit) */
 	struct upload_sibling *siblings; /* the request's other files */
 	size_t sibling_count;
 };

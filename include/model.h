@@ -47,9 +47,9 @@ enum semantic { SEMANTIC_COMPONENT_WISE = 0, SEMANTIC_NORMALIZED_QUATERNION = 1 
 #define SCHEMA_NODE  "E4ADD320-EECA-439F-A6C3-1D8A25AEFBC3"
 #define SCHEMA_MORPH "8E3A3B5B-2267-4E06-B94A-316746AB9F61"
 /* animdex's own schema for engine values no built-in schema names (Zouna keyframers). */
-#define SCHEMA_ZOUNA     "5A0E7D1C-4F2B-4B8E-9C3A-A5B0C0DE0001"
+#define SCHEMA_ZOUNA "5A0E7D1C-4F2B-4B8E-9C3A-A5B0C0DE0001"
 /* animdex's own schema for Burnout Paradise vehicle state animations. */
-#define SCHEMA_BURNOUT "B0A2D7E1-5C3F-4E9A-8D21-7A6B5C4D3E01"
+#define SCHEMA_BURNOUT   "B0A2D7E1-5C3F-4E9A-8D21-7A6B5C4D3E01"
 #define SCHEMA_TEXT_SIZE 37 /* 36 characters and a NUL */
 
 enum node_property {

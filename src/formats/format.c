@@ -194,7 +194,7 @@ int format_decode(const struct upload *up, struct decode_result *out, struct err
 		return -1;
 	}
 	for (size_t i = 0; i < out->count; i++)
-				if (format_apply_defaults(up, out->resources[i], out->count == 1, err) < 0)
+		if (format_apply_defaults(up, out->resources[i], out->count == 1, err) < 0)
 			return -1;
 	return 0;
 }

@@ -120,7 +120,7 @@ void route_upload(struct request *req, struct response *resp)
 		p->up.name = request_arg(req, "name");
 		p->up.crc32 = request_arg(req, "crc32");
 		p->up.layout = request_arg(req, "layout");
-				p->up.endian = request_arg(req, "endian");
+		p->up.endian = request_arg(req, "endian");
 		p->up.max_inflate = req->config->max_upload;
 		p->up.siblings = siblings;
 		p->up.sibling_count = count;
