@@ -684,9 +684,22 @@ static int decode_bundle(const struct upload *up, struct decode_result *out, str
 		                    &block_length, err);
 		if (!block)
 			return -1;
-		res = e.type == TYPE_VEHICLE_ANIMATION
-		          ? decode_vehicle_animation(block, block_length, up->layout, err)
-		          : decode_body_part_remap(block, block_length, err);
+		if (e.import_count && e.imports_offset > block_length) {
+			error_set(err, ERROR_INVALID, "importsOffset", -1,
+			          "entries[%" PRIu32 "]: importsOffset 0x%" PRIX32
+			          " is past its %zu-byte block",
+			          i, e.imports_offset, block_length);
+			free(block);
+			return -1;
+		}
+		/* the resource ends where its imports begin */
+		{
+			size_t resource_length = e.import_count ? e.imports_offset : block_length;
+			res =
+			    e.type == TYPE_VEHICLE_ANIMATION
+			        ? decode_vehicle_animation(block, resource_length, up->layout, err)
+			        : decode_body_part_remap(block, resource_length, err);
+		}
 		if (!res) {
 			char message[sizeof(err->message)];
 			snprintf(message, sizeof(message), "entries[%" PRIu32 "] (%s): %.400s", i,
