@@ -11,6 +11,7 @@
 #include "hash.h"
 #include "schema.h"
 #include "testutil.h"
+#include "burnout_writer.h"
 #include "zouna_writer.h"
 
 static struct daemon_proc daemon_main;
@@ -867,6 +868,75 @@ START_TEST(zouna_bad_uploads_store_nothing)
 }
 END_TEST
 
+/* A vehicle bundle: one entry per Vehicle Animation and Body Part Remap Data resource. */
+START_TEST(burnout_bundle_end_to_end)
+{
+	static const struct bstate states[1] = {{3, 11, 1, {0, 0, 0, 0, 2, 4, 6, 8}}};
+	static const struct bpart parts[4] = {
+	    {{0, -1, -1}}, {{1, -1, -1}}, {{2, -1, -1}}, {{3, -1, -1}}};
+	static const uint16_t map[2] = {7, 9};
+	static const uint8_t other[16] = {0};
+	struct bvehicle v = {parts, 4, NULL, 0, states, 1, {0, 1, 2, 3}, {{0}}, 0};
+	struct zbuf va, bpr, bnd;
+	struct bentry e[3];
+	json_int_t before[3], after[3];
+	json_t *j;
+	char path[256];
+	json_int_t id;
+
+	zbuf_init(&va, 1);
+	burnout_write_vehicle(&va, &v, 0);
+	zbuf_init(&bpr, 1);
+	burnout_write_remap(&bpr, map, 2);
+	e[0] = (struct bentry){0x2CE66AC1u, 0x10023, va.data, va.len, NULL, 0};
+	e[1] = (struct bentry){0x12345678u, 0x00002, other, sizeof(other), NULL, 0};
+	e[2] = (struct bentry){0x87654321u, 0x10024, bpr.data, bpr.len, NULL, 0};
+	zbuf_init(&bnd, 1);
+	burnout_write_bundle(&bnd, e, 3, 1,
+	                     "<Resource id=\"2ce66ac1\" type=\"VehicleAnimation\" "
+	                     "name=\"pusmc01_vanm\"/>");
+	counts(before);
+	j = upload("VEH_PUSMC01_AT.BIN", (const char *)bnd.data, bnd.len, NULL, 201);
+	ck_assert_uint_eq(json_array_size(json_object_get(j, "resources")), 2);
+	ck_assert_uint_eq(json_array_size(json_object_get(j, "skipped")), 1);
+	json_decref(j);
+	counts(after);
+	ck_assert_int_eq(after[0] - before[0], 2); /* two entries */
+	ck_assert_int_eq(after[2] - before[2], 1); /* one copy of the bundle's bytes */
+	/* found by its resource ID and by its name */
+	j = get_json("/api/handles/0x2CE66AC1", 200);
+	id = first_id(j);
+	json_decref(j);
+	j = get_json("/api/resources?name=pusmc01_vanm", 200);
+	ck_assert_int_eq(first_id(j), id);
+	json_decref(j);
+	/* every field readable; the state track samples */
+	snprintf(path, sizeof(path), "/api/resources/%lld", (long long)id);
+	j = get_json(path, 200);
+	ck_assert_str_eq(json_string_value(json_object_get(j, "class")), "VehicleAnimation");
+	ck_assert_str_eq(
+	    json_string_value(json_object_get(
+	        json_object_get(
+	            json_array_get(
+	                json_object_get(
+	                    json_object_get(json_object_get(j, "structure"), "metadata"), "states"),
+	                0),
+	            "trigger"),
+	        "name")),
+	    "throttle");
+	json_decref(j);
+	snprintf(path, sizeof(path), "/api/resources/%lld/tracks/0/sample?t=0.25", (long long)id);
+	j = get_json(path, 200);
+	ck_assert_float_eq(
+	    json_number_value(json_array_get(json_array_get(json_object_get(j, "values"), 0), 3)),
+	    2.0);
+	json_decref(j);
+	zbuf_free(&va);
+	zbuf_free(&bpr);
+	zbuf_free(&bnd);
+}
+END_TEST
+
 static Suite *http_suite(void)
 {
 	Suite *s = suite_create("http");
@@ -885,6 +955,7 @@ static Suite *http_suite(void)
 	tcase_add_test(tc, a_second_daemon_cannot_take_the_same_port);
 	tcase_add_test(tc, conformance_over_http);
 	tcase_add_test(tc, gltf_with_its_bin_file);
+	tcase_add_test(tc, burnout_bundle_end_to_end);
 	tcase_add_test(tc, classes_list_what_is_stored);
 	tcase_add_test(tc, zouna_animation_end_to_end);
 	tcase_add_test(tc, zouna_bad_uploads_store_nothing);
