@@ -6,7 +6,7 @@ cd "$(dirname "$0")"
 
 # Build: compiler, autotools, the libraries. Tests: Check, libcurl, curl, clang-format.
 packages="build-essential autoconf automake pkg-config libmicrohttpd-dev libjansson-dev \
-libsqlite3-dev zlib1g-dev check libcurl4-openssl-dev curl sqlite3 clang-format libjs-chart.js"
+libsqlite3-dev zlib1g-dev check libcurl4-openssl-dev curl sqlite3 clang-format libjs-chart.js chromium"
 
 missing=""
 for p in $packages; do
@@ -25,6 +25,15 @@ if [ -n "$missing" ]; then
 		echo "autogen.sh: missing packages; run as root:" >&2
 		echo "  apt-get update && apt-get install -y$missing" >&2
 		exit 1
+	fi
+fi
+
+# The browser test runs Debian's Chromium with node (from the machine, or Debian's).
+if ! command -v node >/dev/null 2>&1 || ! command -v npm >/dev/null 2>&1; then
+	if [ "$(id -u)" = 0 ]; then
+		DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends nodejs npm
+	else
+		echo "autogen.sh: node and npm are missing; run as root: apt-get install -y nodejs npm" >&2
 	fi
 fi
 

@@ -17,12 +17,13 @@
 #include "error.h"
 
 struct server_config {
-	const char *listen;   /* "127.0.0.1:8080", "[::1]:8080", port 0 = any free port */
-	const char *db_path;  /* the SQLite file */
-	const char *www_dir;  /* static files */
-	size_t max_upload;    /* bytes in one request body */
-	unsigned threads;     /* libmicrohttpd polling threads */
-	unsigned max_samples; /* samples in one sample request */
+	const char *listen;      /* "127.0.0.1:8080", "[::1]:8080", port 0 = any free port */
+	const char *db_path;     /* the SQLite file */
+	const char *www_dir;     /* static files */
+	const char *chartjs_dir; /* Chart.js, served under /vendor/chart.js/ */
+	size_t max_upload;       /* bytes in one request body */
+	unsigned threads;        /* libmicrohttpd polling threads */
+	unsigned max_samples;    /* samples in one sample request */
 	unsigned max_connections;
 	unsigned max_connections_per_ip;
 	unsigned timeout_seconds; /* idle connections are closed after this */

@@ -29,6 +29,7 @@ static const char usage_text[] =
     "  --listen ADDR:PORT     where to listen (default 127.0.0.1:8080; port 0: any free)\n"
     "  --db PATH              the SQLite catalogue (default ./animdex.db)\n"
     "  --www DIR              the web page's files (default: the installed ones)\n"
+    "  --chartjs DIR          Chart.js for the web page (default " CHARTJS_DIR ")\n"
     "  --max-upload SIZE      largest request body, e.g. 64M (default 64M)\n"
     "  --max-samples N        most samples one request may ask for (default 1000000)\n"
     "  --threads N            polling threads (default: the number of cores)\n"
@@ -122,12 +123,14 @@ static int cmd_serve(int argc, char **argv)
 		OPT_MAX_CONN_IP,
 		OPT_TIMEOUT,
 		OPT_OPEN_WRITES,
-		OPT_QUIET
+		OPT_QUIET,
+		OPT_CHARTJS
 	};
 	static const struct option options[] = {
 	    {"listen", required_argument, NULL, OPT_LISTEN},
 	    {"db", required_argument, NULL, OPT_DB},
 	    {"www", required_argument, NULL, OPT_WWW},
+	    {"chartjs", required_argument, NULL, OPT_CHARTJS},
 	    {"max-upload", required_argument, NULL, OPT_MAX_UPLOAD},
 	    {"max-samples", required_argument, NULL, OPT_MAX_SAMPLES},
 	    {"threads", required_argument, NULL, OPT_THREADS},
@@ -144,6 +147,7 @@ static int cmd_serve(int argc, char **argv)
 	    .listen = "127.0.0.1:8080",
 	    .db_path = "./animdex.db",
 	    .www_dir = NULL,
+	    .chartjs_dir = CHARTJS_DIR,
 	    .max_upload = DEFAULT_MAX_UPLOAD,
 	    .threads = cores > 0 ? (unsigned)cores : 1,
 	    .max_samples = DEFAULT_MAX_SAMPLES,
@@ -163,6 +167,7 @@ static int cmd_serve(int argc, char **argv)
 		case OPT_LISTEN: cfg.listen = optarg; break;
 		case OPT_DB: cfg.db_path = optarg; break;
 		case OPT_WWW: cfg.www_dir = optarg; break;
+		case OPT_CHARTJS: cfg.chartjs_dir = optarg; break;
 		case OPT_MAX_UPLOAD: cfg.max_upload = parse_size(optarg, "--max-upload"); break;
 		case OPT_MAX_SAMPLES:
 			cfg.max_samples = parse_unsigned(optarg, "--max-samples", 1, 100000000);

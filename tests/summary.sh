@@ -3,7 +3,8 @@
 # "N passed, N failed, N skipped", and exits non-zero when anything failed.
 #
 # A Check program's log ends with "NN%: Checks: C, Failures: F, Errors: E"; each "SKIP:" line
-# in a log is one test that skipped (and counted as a check). Any other test counts as one,
+# in a log is one test that skipped (and counted as a check). A script that prints "PASS: x"
+# and "FAIL: x" lines counts each of them. Any other test counts as one,
 # by its automake result. A test program that crashed before its summary counts one failure.
 set -u
 dir=${1:-.}
@@ -23,6 +24,16 @@ for trs in $(find "$dir/tests" -name '*.trs' | sort); do
 		fi
 		passed=$((passed + checks - fails - errors - skips))
 		failed=$((failed + bad))
+		skipped=$((skipped + skips))
+		elif grep -qE '^(PASS|FAIL): ' "$log"; then
+		# a script that reports its checks one per line (tests/check-web.sh)
+		p=$(grep -c '^PASS: ' "$log")
+		f=$(grep -c '^FAIL: ' "$log")
+		if [ "$f" -eq 0 ] && [ "$result" != PASS ]; then
+			f=1
+		fi
+		passed=$((passed + p))
+		failed=$((failed + f))
 		skipped=$((skipped + skips))
 	else
 		case "$result" in

@@ -131,10 +131,10 @@ static const char *content_type_of(const char *path)
 	return "application/octet-stream";
 }
 
-/* Serves files below --www only: no "..", no hidden files, no listings, no links out. */
-void route_static(struct request *req, struct response *resp)
+/* Serves the file at `rel` below `dir` only: no "..", no hidden files, no listings, no links
+ * out of the folder. */
+static void serve_file(const char *dir, const char *rel, const char *shown, struct response *resp)
 {
-	const char *path = req->path;
 	char root[PATH_MAX], want[PATH_MAX], real[PATH_MAX];
 	struct error err;
 	struct stat st;
@@ -143,14 +143,12 @@ void route_static(struct request *req, struct response *resp)
 	int fd = -1;
 
 	error_init(&err);
-	if (strcmp(path, "/") == 0)
-		path = "/index.html";
-	if (path[0] != '/' || strstr(path, "/.") || strchr(path, '\\') ||
-	    strlen(path) >= sizeof(want) - strlen(req->config->www_dir) - 1)
+	if (rel[0] != '/' || strstr(rel, "/.") || strchr(rel, '\\') ||
+	    strlen(rel) >= sizeof(want) - strlen(dir) - 1)
 		goto not_found;
-	if (!realpath(req->config->www_dir, root))
+	if (!realpath(dir, root))
 		goto not_found;
-	snprintf(want, sizeof(want), "%s%s", root, path);
+	snprintf(want, sizeof(want), "%s%s", root, rel);
 	if (!realpath(want, real))
 		goto not_found;
 	rootlen = strlen(root);
@@ -179,6 +177,19 @@ not_found:
 	if (fd >= 0)
 		close(fd);
 	free(body);
-	error_set(&err, ERROR_NOT_FOUND, "path", -1, "no file %s", req->path);
+	error_set(&err, ERROR_NOT_FOUND, "path", -1, "no file %s", shown);
 	response_error(resp, &err);
+}
+
+#define CHARTJS_PREFIX "/vendor/chart.js"
+
+void route_static(struct request *req, struct response *resp)
+{
+	const char *path = req->path;
+
+	if (strncmp(path, CHARTJS_PREFIX "/", sizeof(CHARTJS_PREFIX)) == 0) {
+		serve_file(req->config->chartjs_dir, path + strlen(CHARTJS_PREFIX), path, resp);
+		return;
+	}
+	serve_file(req->config->www_dir, strcmp(path, "/") == 0 ? "/index.html" : path, path, resp);
 }

@@ -1,0 +1,164 @@
+// web.test.mjs: the web page in real Chromium (Debian's), driven by playwright-core, against a
+// real animdexd on loopback with a temporary database. Prints "PASS: name" or "FAIL: name"
+// per check and exits non-zero on any failure. Screenshots go to $ANIMDEX_SCREENSHOTS.
+import { spawn } from 'node:child_process';
+import { existsSync, mkdtempSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { chromium } from 'playwright-core';
+
+const bin = process.env.ANIMDEXD;
+const srcdir = process.env.ANIMDEX_SRCDIR || '.';
+const shots = process.env.ANIMDEX_SCREENSHOTS || join(process.cwd(), 'tests', 'output');
+const dir = mkdtempSync(join(tmpdir(), 'animdex-web-'));
+let failures = 0;
+
+function check(name, ok, detail = '') {
+  console.log(`${ok ? 'PASS' : 'FAIL'}: ${name}${ok || !detail ? '' : ` (${detail})`}`);
+  if (!ok) failures++;
+}
+
+function startDaemon() {
+  return new Promise((resolve, reject) => {
+    const child = spawn(bin, ['--listen', '127.0.0.1:0', '--db', join(dir, 'web.db'), '--www', join(srcdir, 'www'), '--quiet'],
+      { stdio: ['ignore', 'pipe', 'inherit'] });
+    child.stdout.once('data', (data) => {
+      const m = /http:\/\/127\.0\.0\.1:(\d+)/.exec(String(data));
+      if (m) resolve({ child, base: `http://127.0.0.1:${m[1]}` }); else reject(new Error(`no port in: ${data}`));
+    });
+    child.once('exit', (code) => reject(new Error(`animdexd exited with ${code}`)));
+  });
+}
+
+const walk = {
+  name: 'browser walk', duration: 2,
+  targets: [{ schema: 'E4ADD320-EECA-439F-A6C3-1D8A25AEFBC3', object: 0, name: 'hips' }],
+  samplers: [{ value: { type: 'FLOAT3' }, interpolation: 'CUBIC_SPLINE', times: [0, 1, 2],
+    values: [0, 0, 0, 0, 0, 0, 1, 0, 0, 0, 0, 0, 2, 1, -1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0] }],
+  channels: [{ target: 0, property: 1, sampler: 0 }],
+};
+
+async function main() {
+  mkdirSync(shots, { recursive: true });
+  const good = join(dir, 'browser-walk.json');
+  const bad = join(dir, 'broken.json');
+  writeFileSync(good, JSON.stringify(walk));
+  writeFileSync(bad, JSON.stringify({ duration: -1 }));
+  const { child, base } = await startDaemon();
+  const browser = await chromium.launch({
+    executablePath: '/usr/bin/chromium',
+    args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking',
+      '--disable-component-update', '--disable-sync', '--no-first-run'],
+  });
+  try {
+    const page = await browser.newPage({ viewport: { width: 1280, height: 800 } });
+    const consoleErrors = [];
+    page.on('console', (msg) => { if (msg.type() === 'error') consoleErrors.push(msg.text()); });
+    page.on('pageerror', (error) => consoleErrors.push(String(error)));
+    await page.goto(base);
+    await page.waitForSelector('body[data-ready="true"]');
+    check('the page loads Chart.js from the daemon', await page.evaluate(() => typeof Chart === 'function'));
+
+    // keyboard: the file picker is reachable with Tab
+    await page.keyboard.press('Tab');
+    await page.keyboard.press('Tab');
+    const focused = await page.evaluate(() => document.activeElement && document.activeElement.id);
+    check('the file input is reachable with the keyboard', focused === 'file-input', `focused ${focused}`);
+
+    // upload through the file input and wait for the row's result
+    await page.setInputFiles('#file-input', good);
+    const row = page.locator('#uploads li').first();
+    await row.locator('a').first().waitFor({ timeout: 15000 });
+    check('an upload row shows the created entry', (await row.getAttribute('data-result')) === 'created', await row.innerText());
+    check('the row has a progress bar that reached 100', (await row.locator('progress').evaluate((p) => p.value)) === 100);
+
+    // find it in the table by filtering, then open it
+    await page.fill('#q', 'browser walk');
+    await page.press('#q', 'Enter');
+    await page.waitForFunction(() => document.querySelectorAll('#catalogue tbody tr').length === 1);
+    const cell = await page.locator('#catalogue tbody tr td').nth(2).innerText();
+    check('filtering the catalogue finds the entry', cell === 'browser walk', cell);
+    check('the URL reflects the filter', page.url().includes('q=browser+walk'), page.url());
+    await page.screenshot({ path: join(shots, 'catalogue-1280x800.png') });
+    await page.locator('#catalogue tbody tr').first().click();
+    await page.waitForFunction(() => window.Chart && document.querySelector('#entry:not([hidden])') &&
+      document.querySelector('#tracks tbody tr'));
+    await page.waitForTimeout(300);
+    check('the URL reflects the open entry', /[?&]id=\d+/.test(page.url()), page.url());
+
+    // the chart canvas has drawn pixels
+    const drawn = await page.evaluate(() => {
+      const canvas = document.querySelector('#chart');
+      const ctx = canvas.getContext('2d');
+      const data = ctx.getImageData(0, 0, canvas.width, canvas.height).data;
+      let coloured = 0;
+      for (let i = 0; i < data.length; i += 4) if (data[i + 3] > 0 && !(data[i] > 240 && data[i + 1] > 240 && data[i + 2] > 240)) coloured++;
+      return coloured;
+    });
+    check('the chart canvas is not blank', drawn > 500, `${drawn} coloured pixels`);
+
+    // the readout under the pointer equals the API's sample at the same time
+    const box = await page.locator('#chart').boundingBox();
+    await page.mouse.move(box.x + box.width * 0.43, box.y + box.height * 0.5);
+    await page.waitForFunction(() => document.querySelector('#readout').dataset.t !== undefined, null, { timeout: 10000 });
+    const readout = await page.evaluate(() => ({ t: document.querySelector('#readout').dataset.t, values: JSON.parse(document.querySelector('#readout').dataset.values) }));
+    const id = new URL(page.url()).searchParams.get('id');
+    const api = await (await fetch(`${base}/api/resources/${id}/tracks/0/sample?t=${readout.t}`)).json();
+    check('the readout equals the API sample at its time', JSON.stringify(readout.values[0]) === JSON.stringify(api.values[0]) && Number(readout.t) > 0,
+      `readout ${JSON.stringify(readout)} api ${JSON.stringify(api.values[0])}`);
+    await page.screenshot({ path: join(shots, 'entry-1280x800.png'), fullPage: true });
+
+    // narrowing the window asks for denser samples of it
+    await page.fill('#from', '0.5');
+    await page.fill('#to', '0.75');
+    await page.click('#window button[type=submit]');
+    await page.waitForFunction(() => window.Chart && Object.values(Chart.instances)[0].scales.x.max === 0.75);
+    check('the time window narrows the chart', page.url().includes('from=0.5') && page.url().includes('to=0.75'), page.url());
+
+            // a .gltf with its .bin, chosen together, goes up in one request
+    const fixtures = process.env.ANIMDEX_FIXTURES;
+    const separate = fixtures && join(fixtures, 'gltf', 'InterpolationTest-separate');
+    if (separate && existsSync(separate)) {
+      await page.setInputFiles('#file-input', [join(separate, 'InterpolationTest.gltf'), join(separate, 'interpolation.bin')]);
+      const gltfRow = page.locator('#uploads li').first();
+      await gltfRow.locator('a').first().waitFor({ timeout: 15000 });
+      const rowText = await gltfRow.innerText();
+      check('a .gltf and its .bin go up together', rowText.includes('InterpolationTest.gltf + interpolation.bin') && rowText.includes('9 created'), rowText);
+    } else {
+      console.log('SKIP: a .gltf and its .bin go up together: the fixtures folder is absent');
+    }
+
+    check('no console errors', consoleErrors.length === 0, consoleErrors.join(' | '));
+
+    // a broken file shows the API's error in plain words (Chromium logs the 422 itself)
+    consoleErrors.length = 0;
+    await page.setInputFiles('#file-input', bad);
+    const badRow = page.locator('#uploads li').first();
+    await badRow.locator('.error').waitFor({ timeout: 15000 });
+    const message = await badRow.locator('.error').innerText();
+        check('a broken upload shows the API message', message === 'duration: -1 is not allowed; it must be finite and >= 0', message);
+    check('the broken upload logs nothing but its 422',
+      consoleErrors.every((e) => /status of 422/.test(e)), consoleErrors.join(' | '));
+    consoleErrors.length = 0;
+
+    // a narrow window: no sideways scrolling of the page itself
+    await page.setViewportSize({ width: 390, height: 800 });
+    await page.waitForTimeout(200);
+    const overflow = await page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth);
+    check('a narrow window does not scroll sideways', overflow <= 1, `${overflow}px wider`);
+        await page.screenshot({ path: join(shots, 'entry-390x800.png'), fullPage: true });
+    check('no console errors after that', consoleErrors.length === 0, consoleErrors.join(' | '));
+  } finally {
+    await browser.close();
+    child.kill('SIGTERM');
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+main().then(() => {
+  console.log(`screenshots: ${shots}`);
+  process.exit(failures ? 1 : 0);
+}, (error) => {
+  console.log(`FAIL: the browser test could not run (${error.message})`);
+  process.exit(1);
+});

@@ -1,0 +1,429 @@
+// animdex web page: upload, browse, and chart the catalogue. No build step; Chart.js is
+// Debian's, served by the daemon under /vendor/chart.js/.
+'use strict';
+
+const $ = (selector) => document.querySelector(selector);
+const api = async (path, options) => {
+  const response = await fetch(path, options);
+  const text = await response.text();
+  let body = null;
+  try { body = text ? JSON.parse(text) : null; } catch (e) { body = null; }
+  if (!response.ok) {
+    const message = body && body.error ? body.error.message : `${response.status} ${response.statusText}`;
+    throw new Error(message);
+  }
+  return body;
+};
+const text = (element, value) => { element.textContent = value; return element; };
+const make = (tag, attributes = {}, children = []) => {
+  const element = document.createElement(tag);
+  for (const [key, value] of Object.entries(attributes)) {
+    if (key === 'text') element.textContent = value;
+    else element.setAttribute(key, value);
+  }
+  for (const child of children) element.append(child);
+  return element;
+};
+const bytes = (n) => n < 1024 ? `${n} B` : n < 1048576 ? `${(n / 1024).toFixed(1)} KiB` : `${(n / 1048576).toFixed(1)} MiB`;
+const handleText = (entry) => entry.crc32 + (entry.crc32_name ? ` (${entry.crc32_name})` : '');
+
+// ---------------------------------------------------------------------------------------
+// The view lives in the URL: ?q=&class=&crc32=&sort=&dir= for the catalogue, &id=&tracks=&from=&to=
+// for an open entry.
+
+const state = {
+  filters: { q: '', class: '', crc32: '' },
+  sort: { key: 'id', dir: 'descending' },
+  rows: [],
+  cursor: null,
+  entry: null,
+  selected: [],
+  window: null, // [from, to]
+  chart: null,
+  readoutToken: 0,
+};
+
+function readUrl() {
+  const p = new URLSearchParams(location.search);
+  state.filters = { q: p.get('q') || '', class: p.get('class') || '', crc32: p.get('crc32') || '' };
+  state.sort = { key: p.get('sort') || 'id', dir: p.get('dir') === 'ascending' ? 'ascending' : 'descending' };
+  return { id: p.get('id'), tracks: p.get('tracks'), from: p.get('from'), to: p.get('to') };
+}
+
+function writeUrl() {
+  const p = new URLSearchParams();
+  for (const [key, value] of Object.entries(state.filters)) if (value) p.set(key, value);
+  if (state.sort.key !== 'id' || state.sort.dir !== 'descending') { p.set('sort', state.sort.key); p.set('dir', state.sort.dir); }
+  if (state.entry) {
+    p.set('id', state.entry.id);
+    if (state.selected.length) p.set('tracks', state.selected.join(','));
+    if (state.window) { p.set('from', state.window[0]); p.set('to', state.window[1]); }
+  }
+  const query = p.toString();
+  history.replaceState(null, '', query ? `?${query}` : location.pathname);
+}
+
+// ---------------------------------------------------------------------------------------
+// Upload: one row per request. A .gltf goes together with the .bin and image files chosen
+// with it; every other file is its own request.
+
+function groupFiles(files) {
+  const list = Array.from(files);
+  const isGltf = (f) => /\.gltf$/i.test(f.name);
+  const isCompanion = (f) => /\.(bin|png|jpe?g|ktx2|webp)$/i.test(f.name);
+  if (!list.some(isGltf)) return list.map((f) => [f]);
+  const together = list.filter((f) => isGltf(f) || isCompanion(f));
+  return [together, ...list.filter((f) => !together.includes(f)).map((f) => [f])];
+}
+
+function upload(files) {
+  for (const group of groupFiles(files)) {
+    const progress = make('progress', { max: '100', value: '0' });
+    const status = make('span', { text: 'uploading…' });
+    const row = make('li', {}, [make('span', { text: group.map((f) => f.name).join(' + ') }), progress, status]);
+    $('#uploads').prepend(row);
+    const form = new FormData();
+    for (const file of group) form.append('file', file, file.name);
+    const xhr = new XMLHttpRequest();
+    xhr.open('POST', '/api/resources');
+    xhr.upload.addEventListener('progress', (event) => {
+      if (event.lengthComputable) progress.value = Math.round((100 * event.loaded) / event.total);
+    });
+    xhr.addEventListener('load', () => {
+      progress.value = 100;
+      let body = null;
+      try { body = JSON.parse(xhr.responseText); } catch (e) { body = null; }
+      if (xhr.status >= 200 && xhr.status < 300 && body) {
+        const created = body.resources.filter((r) => r.status === 'created').length;
+        const existing = body.resources.length - created;
+        status.className = 'ok';
+        status.replaceChildren();
+        status.append(`${created ? `${created} created` : ''}${created && existing ? ', ' : ''}${existing ? `${existing} already catalogued` : ''}: `);
+        body.resources.forEach((r, i) => {
+          const link = make('a', { href: `?id=${r.id}`, text: `${r.class} ${r.name || r.crc32}` });
+          link.addEventListener('click', (event) => { event.preventDefault(); openEntry(r.id); });
+          if (i) status.append(', ');
+          status.append(link);
+        });
+        if (body.skipped.length) status.append(` (skipped: ${body.skipped.map((s) => s.name).join(', ')})`);
+        row.dataset.result = 'created';
+        loadCatalogue();
+        loadHealth();
+      } else {
+        status.className = 'error';
+        text(status, body && body.error ? body.error.message : `upload failed (${xhr.status || 'no answer'})`);
+        row.dataset.result = 'error';
+      }
+    });
+    xhr.addEventListener('error', () => {
+      status.className = 'error';
+      text(status, 'the upload could not reach animdex');
+      row.dataset.result = 'error';
+    });
+    xhr.send(form);
+  }
+}
+
+function setUpUpload() {
+  const drop = $('#drop');
+  $('#file-input').addEventListener('change', (event) => { upload(event.target.files); event.target.value = ''; });
+  for (const name of ['dragenter', 'dragover']) drop.addEventListener(name, (event) => { event.preventDefault(); drop.classList.add('over'); });
+  for (const name of ['dragleave', 'drop']) drop.addEventListener(name, () => drop.classList.remove('over'));
+  drop.addEventListener('drop', (event) => { event.preventDefault(); upload(event.dataTransfer.files); });
+  // a drop anywhere else must not navigate away
+  window.addEventListener('dragover', (event) => event.preventDefault());
+  window.addEventListener('drop', (event) => event.preventDefault());
+}
+
+// ---------------------------------------------------------------------------------------
+// Catalogue
+
+async function loadHealth() {
+  try {
+    const h = await api('/api/health');
+    text($('#health'), `${h.counts.resources} entries, ${h.counts.tracks} tracks, ${bytes(h.counts.bytes)} · animdex ${h.version}`);
+  } catch (e) { text($('#health'), e.message); }
+}
+
+async function loadClasses() {
+  try {
+    const { classes } = await api('/api/classes');
+    const select = $('#class-filter');
+    const names = [...new Set(classes.map((c) => c.class))].sort();
+    select.replaceChildren(make('option', { value: '', text: 'any' }), ...names.map((n) => make('option', { value: n, text: n })));
+    select.value = state.filters.class;
+  } catch (e) { /* the list is a convenience; the error shows on the catalogue */ }
+}
+
+function listQuery(cursor) {
+  const p = new URLSearchParams({ limit: '50' });
+  for (const [key, value] of Object.entries(state.filters)) if (value) p.set(key, value);
+  if (cursor) p.set('cursor', cursor);
+  return `/api/resources?${p}`;
+}
+
+async function loadCatalogue(append = false) {
+  const error = $('#catalogue-error');
+  try {
+    const page = await api(listQuery(append ? state.cursor : null));
+    state.rows = append ? state.rows.concat(page.resources) : page.resources;
+    state.cursor = page.next_cursor || null;
+    error.hidden = true;
+  } catch (e) {
+    state.rows = append ? state.rows : [];
+    state.cursor = null;
+    text(error, e.message);
+    error.hidden = false;
+  }
+  renderCatalogue();
+}
+
+function renderCatalogue() {
+  const { key, dir } = state.sort;
+  const rows = [...state.rows].sort((a, b) => {
+    const x = a[key === 'crc32' ? 'crc32_decimal' : key], y = b[key === 'crc32' ? 'crc32_decimal' : key];
+    const c = x === y ? 0 : x === null || x === undefined ? -1 : y === null || y === undefined ? 1 : x < y ? -1 : 1;
+    return dir === 'ascending' ? c : -c;
+  });
+  $('#catalogue tbody').replaceChildren(...rows.map((r) => {
+    const handle = make('td', { class: 'handle', text: r.crc32 });
+    if (r.crc32_name) handle.append(' ', make('small', { text: r.crc32_name }));
+    const tr = make('tr', { tabindex: '0', 'data-id': String(r.id) }, [
+      make('td', { text: r.class }), handle, make('td', { text: r.name || '' }), make('td', { text: r.family }),
+      make('td', { text: String(r.track_count) }),
+      make('td', { text: r.duration === null ? '' : `${r.duration} s` }), make('td', { text: bytes(r.size) }),
+      make('td', { text: `${r.uploaded_at.replace('T', ' ').slice(0, 19)}${r.uploaded_by ? ` by ${r.uploaded_by}` : ''}` }),
+    ]);
+    tr.addEventListener('click', () => openEntry(r.id));
+    tr.addEventListener('keydown', (event) => { if (event.key === 'Enter' || event.key === ' ') { event.preventDefault(); openEntry(r.id); } });
+    return tr;
+  }));
+  for (const button of document.querySelectorAll('#catalogue th button')) {
+    if (button.dataset.sort === key) button.setAttribute('aria-sort', dir); else button.removeAttribute('aria-sort');
+  }
+  $('#more').hidden = !state.cursor;
+  text($('#count'), `${state.rows.length} shown`);
+}
+
+function setUpCatalogue() {
+  $('#q').value = state.filters.q;
+  $('#handle-filter').value = state.filters.crc32;
+  $('#filters').addEventListener('submit', (event) => {
+    event.preventDefault();
+    state.filters = { q: $('#q').value.trim(), class: $('#class-filter').value, crc32: $('#handle-filter').value.trim() };
+    writeUrl();
+    loadCatalogue();
+  });
+  $('#class-filter').addEventListener('change', () => $('#filters').requestSubmit());
+  $('#clear-filters').addEventListener('click', () => {
+    $('#q').value = ''; $('#class-filter').value = ''; $('#handle-filter').value = '';
+    $('#filters').requestSubmit();
+  });
+  $('#more').addEventListener('click', () => loadCatalogue(true));
+  for (const button of document.querySelectorAll('#catalogue th button')) {
+    button.addEventListener('click', () => {
+      const key = button.dataset.sort;
+      state.sort = { key, dir: state.sort.key === key && state.sort.dir === 'descending' ? 'ascending' : 'descending' };
+      writeUrl();
+      renderCatalogue();
+    });
+  }
+}
+
+// ---------------------------------------------------------------------------------------
+// Entry view
+
+async function openEntry(id, selected = null, window = null) {
+  let entry;
+  try { entry = await api(`/api/resources/${id}`); } catch (e) {
+    text($('#catalogue-error'), `entry ${id}: ${e.message}`);
+    $('#catalogue-error').hidden = false;
+    return;
+  }
+  state.entry = entry;
+  const tracks = entry.tracks || [];
+  state.selected = (selected || [0]).filter((n) => n < tracks.length);
+  state.window = window;
+  const section = $('#entry');
+  section.hidden = false;
+  text($('#entry-title'), `${entry.class} ${entry.name || entry.crc32}`);
+  const summary = [
+    ['Handle', `${handleText(entry)} (from ${entry.crc32_source})`], ['Family', entry.family],
+    ['File', `${entry.filename || ''} (${bytes(entry.size)})`], ['Duration', entry.duration === null ? '' : `${entry.duration} s`],
+    ['Uploaded', `${entry.uploaded_at}${entry.uploaded_by ? ` by ${entry.uploaded_by}` : ''}`], ['Note', entry.note || ''],
+    ['SHA-256', entry.sha256],
+  ];
+    $('#entry-summary').replaceChildren(...summary.filter(([, v]) => v).flatMap(([k, v]) => [make('dt', { text: k }), make('dd', { text: v })]));
+  $('#raw-link').href = `/api/resources/${id}/raw`;
+  const assumed = $('#assumed');
+  assumed.hidden = !entry.assumed.length;
+  text(assumed, entry.assumed.length ? `Assumed: ${entry.assumed.join(' · ')}` : '');
+  text($('#structure'), JSON.stringify(entry.structure, null, 2));
+  $('#tracks tbody').replaceChildren(...tracks.map((t) => {
+    const box = make('input', { type: 'checkbox', 'aria-label': `chart track ${t.n}` });
+    box.checked = state.selected.includes(t.n);
+    box.addEventListener('change', () => {
+      state.selected = box.checked ? [...state.selected, t.n].sort((a, b) => a - b) : state.selected.filter((n) => n !== t.n);
+      drawChart();
+    });
+    const target = t.target && t.target.handle_name ? ` (${t.target.handle_name})` : '';
+    return make('tr', {}, [make('td', {}, [box]), make('td', { text: String(t.n) }), make('td', { text: t.name + target }),
+      make('td', { text: t.kind === 'events' ? 'events' : `${t.type}${t.array_size > 1 ? `[${t.array_size}]` : ''}` }),
+      make('td', { text: `${t.interpolation}${t.semantic === 'NORMALIZED_QUATERNION' ? ' (quaternion)' : ''}` }),
+      make('td', { text: String(t.key_count) }), make('td', { text: `${t.time_range[0]} – ${t.time_range[1]} s` })]);
+  }));
+  writeUrl();
+  await drawChart();
+  section.scrollIntoView({ block: 'start' });
+}
+
+function trackRange() {
+  const tracks = state.selected.map((n) => state.entry.tracks[n]);
+  if (!tracks.length) return [0, Math.max(state.entry.duration || 1, 1e-6)];
+  let lo = Math.min(...tracks.map((t) => t.time_range[0])), hi = Math.max(...tracks.map((t) => t.time_range[1]));
+  if (!(hi > lo)) { lo -= 0.5; hi += 0.5; }
+  return [lo, hi];
+}
+
+const palette = ['#1f6feb', '#d1242f', '#1a7f37', '#9a6700', '#8250df', '#bf3989', '#0a7ea4', '#57606a'];
+const componentNames = (t) => {
+  const n = { FLOAT: 1, FLOAT2: 2, FLOAT3: 3, FLOAT4: 4, FLOAT2X2: 4, FLOAT3X3: 9, FLOAT4X4: 16, INT: 1, INT2: 2, INT3: 3, INT4: 4, UINT: 1, UINT2: 2, UINT3: 3, UINT4: 4, BOOL: 1 }[t.type] || 1;
+  const base = n <= 4 ? ['x', 'y', 'z', 'w'].slice(0, n) : Array.from({ length: n }, (_, i) => `m${Math.floor(i / Math.sqrt(n))}${i % Math.sqrt(n)}`);
+  if (n === 1 && t.array_size === 1) return ['value'];
+  return t.array_size > 1 ? Array.from({ length: t.array_size }).flatMap((_, e) => base.map((b) => `[${e}]${n > 1 ? `.${b}` : ''}`)) : base;
+};
+
+async function drawChart() {
+  const entry = state.entry;
+  if (!entry) return;
+  const [lo, hi] = state.window || trackRange();
+  $('#from').value = lo; $('#to').value = hi;
+  const selected = state.selected.map((n) => entry.tracks[n]).filter(Boolean);
+  const csv = selected.find((t) => t.kind !== 'events');
+  const csvLink = $('#csv-link');
+  csvLink.hidden = !csv;
+  if (csv) csvLink.href = `/api/resources/${entry.id}/tracks/${csv.n}/sample?from=${lo}&to=${hi}&count=1001&format=csv`;
+  const datasets = [];
+  const events = [];
+  let colour = 0;
+  for (const t of selected) {
+    if (t.kind === 'events') {
+      const answer = await api(`/api/resources/${entry.id}/tracks/${t.n}/sample?from=${lo}&to=${hi + 1e-6}`);
+      datasets.push({ label: `${t.n} ${t.name}`, data: answer.events.map((e) => ({ x: e.time, y: 0, event: e })), showLine: false,
+        pointStyle: 'triangle', pointRadius: 7, backgroundColor: palette[colour % palette.length], borderColor: palette[colour++ % palette.length] });
+      events.push(...answer.events.map((e) => `${e.time} s: class ${e.message_class} → ${e.receiver}${e.receiver_name ? ` (${e.receiver_name})` : ''}, parameter ${e.parameter}`));
+      continue;
+    }
+    const [samples, keys] = await Promise.all([
+      api(`/api/resources/${entry.id}/tracks/${t.n}/sample?from=${lo}&to=${hi}&count=500`),
+      api(`/api/resources/${entry.id}/tracks/${t.n}/keys`),
+    ]);
+    const names = componentNames(t);
+    const toNumber = (v) => (typeof v === 'boolean' ? Number(v) : v);
+    names.forEach((name, c) => {
+      const color = palette[colour++ % palette.length];
+      datasets.push({ label: `${t.n} ${name}`, data: samples.times.map((x, i) => ({ x, y: toNumber(samples.values[i][c]) })),
+        showLine: true, pointRadius: 0, borderWidth: 1.5, borderColor: color, backgroundColor: color, tension: 0 });
+      const keyPoints = keys.times.map((x, i) => ({ x, y: toNumber(keys.values[i][c]) })).filter((p) => p.x >= lo && p.x <= hi);
+      datasets.push({ label: `${t.n} ${name} keys`, data: keyPoints, showLine: false, pointRadius: 3.5, pointStyle: 'rectRot',
+        borderColor: color, backgroundColor: '#fff' });
+    });
+  }
+  $('#events').replaceChildren(...events.map((e) => make('li', { text: e })));
+  const config = {
+    type: 'scatter',
+    data: { datasets },
+    options: {
+      animation: false, responsive: true, maintainAspectRatio: false, parsing: false,
+      scales: { x: { type: 'linear', min: lo, max: hi, title: { display: true, text: 'time (s)' } } },
+      plugins: {
+        legend: { labels: { filter: (item) => !item.text.endsWith(' keys'), boxWidth: 12 } },
+        tooltip: { callbacks: { label: (ctx) => ctx.raw.event ? `message ${ctx.raw.event.message_class} → ${ctx.raw.event.receiver_name || ctx.raw.event.receiver}` : `${ctx.dataset.label}: ${ctx.raw.y}` } },
+      },
+    },
+  };
+  if (state.chart) state.chart.destroy();
+  state.chart = new Chart($('#chart'), config);
+  writeUrl();
+}
+
+// The readout asks the API for the exact values at the time under the pointer.
+async function readout(event) {
+  const chart = state.chart, entry = state.entry;
+  if (!chart || !entry) return;
+  const x = chart.scales.x.getValueForPixel(event.offsetX);
+  if (!Number.isFinite(x)) return;
+  const token = ++state.readoutToken;
+  const t = Math.min(Math.max(x, chart.scales.x.min), chart.scales.x.max);
+  const lines = [];
+  const values = {};
+  let shown = t;
+  for (const n of state.selected) {
+    const track = entry.tracks[n];
+    if (!track || track.kind === 'events') continue;
+    const answer = await api(`/api/resources/${entry.id}/tracks/${n}/sample?t=${t}`);
+    shown = answer.times[0];
+    values[n] = answer.values[0];
+    lines.push(`track ${n} ${track.name}: ${JSON.stringify(answer.values[0])}`);
+  }
+  if (token !== state.readoutToken) return; // a newer move won
+  const element = $('#readout');
+  element.dataset.t = String(shown);
+  element.dataset.values = JSON.stringify(values);
+  text(element, `t = ${shown} s\n${lines.join('\n')}`);
+}
+
+function setUpEntry() {
+  $('#window').addEventListener('submit', (event) => {
+    event.preventDefault();
+    const lo = Number($('#from').value), hi = Number($('#to').value);
+    if (Number.isFinite(lo) && Number.isFinite(hi) && hi > lo) { state.window = [lo, hi]; drawChart(); }
+  });
+  const zoom = (factor) => {
+    const [lo, hi] = state.window || trackRange();
+    const mid = (lo + hi) / 2, half = ((hi - lo) / 2) * factor;
+    state.window = [mid - half, mid + half];
+    drawChart();
+  };
+  $('#zoom-in').addEventListener('click', () => zoom(0.5));
+  $('#zoom-out').addEventListener('click', () => zoom(2));
+  $('#reset-window').addEventListener('click', () => { state.window = null; drawChart(); });
+  let pending = null;
+  $('#chart').addEventListener('mousemove', (event) => {
+    clearTimeout(pending);
+    pending = setTimeout(() => readout(event).catch((e) => text($('#readout'), e.message)), 60);
+  });
+  $('#chart').addEventListener('wheel', (event) => {
+    if (!state.chart) return;
+    event.preventDefault();
+    const at = state.chart.scales.x.getValueForPixel(event.offsetX);
+    const [lo, hi] = state.window || trackRange();
+    const factor = event.deltaY < 0 ? 0.8 : 1.25;
+    state.window = [at - (at - lo) * factor, at + (hi - at) * factor];
+    drawChart();
+  }, { passive: false });
+  $('#delete-entry').addEventListener('click', async () => {
+    if (!state.entry || !confirm(`Delete entry ${state.entry.id}?`)) return;
+    await api(`/api/resources/${state.entry.id}`, { method: 'DELETE' });
+    state.entry = null;
+    $('#entry').hidden = true;
+    writeUrl();
+    loadCatalogue();
+    loadHealth();
+  });
+}
+
+async function start() {
+  const view = readUrl();
+  setUpUpload();
+  setUpCatalogue();
+  setUpEntry();
+  await Promise.all([loadHealth(), loadClasses(), loadCatalogue()]);
+  if (view.id) {
+    const window = view.from !== null && view.to !== null ? [Number(view.from), Number(view.to)] : null;
+    await openEntry(view.id, view.tracks ? view.tracks.split(',').map(Number) : null, window);
+  }
+  document.body.dataset.ready = 'true';
+}
+
+document.addEventListener('DOMContentLoaded', () => { start(); });
