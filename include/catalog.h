@@ -109,6 +109,24 @@ json_t *catalog_add_names(struct catalog *cat, const char *text, size_t length, 
  * found, -1 when not. */
 int catalog_handle_name(struct catalog *cat, uint32_t handle, int asobo32, char *out, size_t size);
 
+/* Write tokens: only their SHA-256 is stored. */
+enum token_check {
+	TOKEN_NONE_EXIST, /* no token was ever made: the catalogue is open */
+	TOKEN_MISSING,    /* tokens exist, and none was given */
+	TOKEN_VALID,      /* the token matches a valid one; its name is in `name` */
+	TOKEN_REVOKED,    /* it matches a revoked one */
+	TOKEN_WRONG,      /* it matches none */
+};
+int catalog_token_add(struct catalog *cat, const char *name, const char *token_sha256,
+                      struct error *err);
+int catalog_token_revoke(struct catalog *cat, const char *name, struct error *err);
+json_t *catalog_token_list(struct catalog *cat, struct error *err);
+/* How many valid (not revoked) tokens there are, or -1. */
+int catalog_token_count(struct catalog *cat);
+/* Compares the given token's hash with every stored one in constant time. */
+enum token_check catalog_token_check(struct catalog *cat, const char *token, char *name,
+                                     size_t name_size);
+
 /* Row counts of each table, for tests that check a failed upload changed nothing. */
 int catalog_count(struct catalog *cat, const char *table, int64_t *out, struct error *err);
 

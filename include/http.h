@@ -28,6 +28,7 @@ struct server_config {
 	unsigned max_connections_per_ip;
 	unsigned timeout_seconds; /* idle connections are closed after this */
 	int quiet;                /* no request log */
+	int private_reads;        /* reads need a token too (--private) */
 };
 
 /* One uploaded file: a multipart part with a file name, or a raw body. */
@@ -58,6 +59,7 @@ struct request {
 	size_t field_count;
 	const struct server_config *config;
 	struct catalog_pool *pool;
+	char user[72]; /* the name of the token that authorised the request, or "" */
 };
 
 struct response {

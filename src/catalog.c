@@ -47,6 +47,10 @@ enum statement {
 	ST_ADD_NAME,
 	ST_NAME_BY_ASOBO32,
 	ST_NAME_BY_CRC32,
+	ST_TOKEN_ADD,
+	ST_TOKEN_REVOKE,
+	ST_TOKEN_LIST,
+	ST_TOKEN_ALL,
 	ST_COUNT
 };
 
@@ -106,6 +110,10 @@ static const char *const statement_sql[ST_COUNT] = {
     [ST_ADD_NAME] = "INSERT OR IGNORE INTO names (name, asobo32, crc32) VALUES (?1, ?2, ?3)",
     [ST_NAME_BY_ASOBO32] = "SELECT name FROM names WHERE asobo32 = ?1 ORDER BY name LIMIT 1",
     [ST_NAME_BY_CRC32] = "SELECT name FROM names WHERE crc32 = ?1 ORDER BY name LIMIT 1",
+    [ST_TOKEN_ADD] = "INSERT INTO tokens (name, hash, created_at) VALUES (?1, ?2, ?3)",
+    [ST_TOKEN_REVOKE] = "UPDATE tokens SET revoked_at = ?2 WHERE name = ?1 AND revoked_at IS NULL",
+    [ST_TOKEN_LIST] = "SELECT name, created_at, revoked_at FROM tokens ORDER BY name",
+    [ST_TOKEN_ALL] = "SELECT name, hash, revoked_at IS NOT NULL FROM tokens",
     [ST_STATS] = "SELECT (SELECT count(*) FROM resources), (SELECT count(*) FROM tracks), "
                  "(SELECT count(*) FROM blobs), (SELECT coalesce(sum(size), 0) FROM blobs)",
 };
@@ -1167,4 +1175,115 @@ int catalog_handle_name(struct catalog *cat, uint32_t handle, int asobo32, char 
 	}
 	sqlite3_reset(s);
 	return found;
+}
+
+int catalog_token_add(struct catalog *cat, const char *name, const char *token_sha256,
+                      struct error *err)
+{
+	sqlite3_stmt *s = catalog_stmt(cat, ST_TOKEN_ADD, err);
+	int rc;
+
+	if (!s)
+		return -1;
+	sqlite3_bind_text(s, 1, name, -1, SQLITE_STATIC);
+	sqlite3_bind_text(s, 2, token_sha256, -1, SQLITE_STATIC);
+	sqlite3_bind_int64(s, 3, now_ms());
+	rc = sqlite3_step(s);
+	sqlite3_reset(s);
+	if ((rc & 0xFF) == SQLITE_CONSTRAINT) {
+		error_set(err, ERROR_CONFLICT, "name", -1,
+		          "name: a token named '%s' already exists (revoked tokens keep their name)",
+		          name);
+		return -1;
+	}
+	return rc == SQLITE_DONE ? 0 : catalog_fail(cat, err, "storing a token");
+}
+
+int catalog_token_revoke(struct catalog *cat, const char *name, struct error *err)
+{
+	sqlite3_stmt *s = catalog_stmt(cat, ST_TOKEN_REVOKE, err);
+	int rc;
+
+	if (!s)
+		return -1;
+	sqlite3_bind_text(s, 1, name, -1, SQLITE_STATIC);
+	sqlite3_bind_int64(s, 2, now_ms());
+	rc = sqlite3_step(s);
+	sqlite3_reset(s);
+	if (rc != SQLITE_DONE)
+		return catalog_fail(cat, err, "revoking a token");
+	if (sqlite3_changes(cat->db) == 0) {
+		error_set(err, ERROR_NOT_FOUND, "name", -1, "name: no valid token is named '%s'", name);
+		return -1;
+	}
+	return 0;
+}
+
+json_t *catalog_token_list(struct catalog *cat, struct error *err)
+{
+	sqlite3_stmt *s = catalog_stmt(cat, ST_TOKEN_LIST, err);
+	json_t *list;
+	char when[32];
+
+	if (!s)
+		return NULL;
+	list = json_array();
+	while (sqlite3_step(s) == SQLITE_ROW) {
+		json_t *row = json_object();
+		json_object_set_new(row, "name", column_text_or_null(s, 0));
+		render_time_ms(sqlite3_column_int64(s, 1), when);
+		json_object_set_new(row, "created_at", json_string(when));
+		if (sqlite3_column_type(s, 2) != SQLITE_NULL) {
+			render_time_ms(sqlite3_column_int64(s, 2), when);
+			json_object_set_new(row, "revoked_at", json_string(when));
+		} else {
+			json_object_set_new(row, "revoked_at", json_null());
+		}
+		json_array_append_new(list, row);
+	}
+	sqlite3_reset(s);
+	return list;
+}
+
+int catalog_token_count(struct catalog *cat)
+{
+	sqlite3_stmt *s = catalog_stmt(cat, ST_TOKEN_ALL, NULL);
+	int n = 0;
+
+	if (!s)
+		return -1;
+	while (sqlite3_step(s) == SQLITE_ROW)
+		n += !sqlite3_column_int(s, 2);
+	sqlite3_reset(s);
+	return n;
+}
+
+enum token_check catalog_token_check(struct catalog *cat, const char *token, char *name,
+                                     size_t name_size)
+{
+	sqlite3_stmt *s = catalog_stmt(cat, ST_TOKEN_ALL, NULL);
+	enum token_check result = TOKEN_NONE_EXIST;
+	char given[SHA256_HEX_SIZE];
+
+	if (!s)
+		return TOKEN_WRONG; /* fail closed */
+	if (token)
+		sha256_hex(token, strlen(token), given);
+	while (sqlite3_step(s) == SQLITE_ROW) {
+		const char *hash = (const char *)sqlite3_column_text(s, 1);
+		unsigned char diff = 0;
+		if (result == TOKEN_NONE_EXIST)
+			result = token ? TOKEN_WRONG : TOKEN_MISSING;
+		if (!token || !hash || strlen(hash) != SHA256_HEX_SIZE - 1)
+			continue;
+		/* constant time: every byte is compared, whatever differs */
+		for (size_t i = 0; i < SHA256_HEX_SIZE - 1; i++)
+			diff |= (unsigned char)(hash[i] ^ given[i]);
+		if (diff == 0) {
+			result = sqlite3_column_int(s, 2) ? TOKEN_REVOKED : TOKEN_VALID;
+			snprintf(name, name_size, "%s", (const char *)sqlite3_column_text(s, 0));
+		}
+	}
+	sqlite3_reset(s);
+	return result;
 }

@@ -22,6 +22,7 @@ static const char usage_text[] =
     "Usage: animdexd [serve] [OPTION]...\n"
     "       animdexd decode [OPTION]... FILE\n"
     "       animdexd hash NAME...\n"
+    "       animdexd token add|list|revoke [NAME] [--db PATH]\n"
     "\n"
     "An HTTP/JSON catalogue of game animation resources.\n"
     "\n"
@@ -37,6 +38,8 @@ static const char usage_text[] =
     "  --max-connections-per-ip N  (default 32)\n"
     "  --timeout SECONDS      idle connections are closed after this (default 30)\n"
     "  --open-writes          allow listening on a non-loopback address without tokens\n"
+    "  --private              reads of the API need a token too (writes always do, once\n"
+    "                         any token exists)\n"
     "  --quiet                no request log\n"
     "\n"
     "Decode options (what an upload would store, printed as JSON; no database):\n"
@@ -124,7 +127,8 @@ static int cmd_serve(int argc, char **argv)
 		OPT_TIMEOUT,
 		OPT_OPEN_WRITES,
 		OPT_QUIET,
-		OPT_CHARTJS
+		OPT_CHARTJS,
+		OPT_PRIVATE
 	};
 	static const struct option options[] = {
 	    {"listen", required_argument, NULL, OPT_LISTEN},
@@ -138,6 +142,7 @@ static int cmd_serve(int argc, char **argv)
 	    {"max-connections-per-ip", required_argument, NULL, OPT_MAX_CONN_IP},
 	    {"timeout", required_argument, NULL, OPT_TIMEOUT},
 	    {"open-writes", no_argument, NULL, OPT_OPEN_WRITES},
+	    {"private", no_argument, NULL, OPT_PRIVATE},
 	    {"quiet", no_argument, NULL, OPT_QUIET},
 	    {"help", no_argument, NULL, 'h'},
 	    {NULL, 0, NULL, 0},
@@ -155,7 +160,7 @@ static int cmd_serve(int argc, char **argv)
 	    .max_connections_per_ip = 32,
 	    .timeout_seconds = 30,
 	};
-	int open_writes = 0, opt, sig;
+	int open_writes = 0, opt, sig, tokens;
 	struct catalog_pool *pool;
 	struct catalog *cat;
 	struct server *srv;
@@ -184,6 +189,7 @@ static int cmd_serve(int argc, char **argv)
 			cfg.timeout_seconds = parse_unsigned(optarg, "--timeout", 1, 86400);
 			break;
 		case OPT_OPEN_WRITES: open_writes = 1; break;
+		case OPT_PRIVATE: cfg.private_reads = 1; break;
 		case OPT_QUIET: cfg.quiet = 1; break;
 		case 'h': fputs(usage_text, stdout); return 0;
 		default: usage_error("%s", "unknown option");
@@ -193,13 +199,6 @@ static int cmd_serve(int argc, char **argv)
 		usage_error("unexpected argument '%s'", argv[optind]);
 	if (!cfg.www_dir)
 		cfg.www_dir = default_www();
-	if (!is_loopback(cfg.listen) && !open_writes) {
-		fprintf(stderr,
-		        "animdexd: refusing to listen on %s: anyone who can reach it could upload "
-		        "and delete. Listen on 127.0.0.1, or give --open-writes to allow it.\n",
-		        cfg.listen);
-		return 2;
-	}
 
 	/* Threads started from here on inherit this mask: only main() takes the signals. */
 	signal(SIGPIPE, SIG_IGN);
@@ -214,7 +213,23 @@ static int cmd_serve(int argc, char **argv)
 		fprintf(stderr, "animdexd: %s\n", err.message);
 		return 1;
 	}
+	tokens = catalog_token_count(cat);
 	catalog_close(cat);
+	if (!is_loopback(cfg.listen) && tokens <= 0 && !open_writes) {
+		fprintf(stderr,
+		        "animdexd: refusing to listen on %s without a write token: anyone who can "
+		        "reach it could upload and delete. Make one with 'animdexd token add NAME "
+		        "--db %s', or give --open-writes to allow it.\n",
+		        cfg.listen, cfg.db_path);
+		return 2;
+	}
+	if (cfg.private_reads && tokens <= 0) {
+		fprintf(stderr,
+		        "animdexd: --private needs a token to read with: make one with "
+		        "'animdexd token add NAME --db %s'\n",
+		        cfg.db_path);
+		return 2;
+	}
 	pool = catalog_pool_create(cfg.db_path);
 	if (!pool) {
 		fprintf(stderr, "animdexd: out of memory\n");
@@ -349,6 +364,101 @@ static int cmd_hash(int argc, char **argv)
 	return 0;
 }
 
+/* animdexd token add NAME | list | revoke NAME [--db PATH] */
+static int cmd_token(int argc, char **argv)
+{
+	static const struct option options[] = {{"db", required_argument, NULL, 'd'},
+	                                        {"help", no_argument, NULL, 'h'},
+	                                        {NULL, 0, NULL, 0}};
+	const char *db = "./animdex.db", *verb, *name = NULL;
+	struct catalog *cat;
+	struct error err;
+	int opt, rc = 0;
+
+	while ((opt = getopt_long(argc, argv, "h", options, NULL)) != -1) {
+		if (opt == 'd')
+			db = optarg;
+		else if (opt == 'h') {
+			fputs("Usage: animdexd token add NAME | list | revoke NAME [--db PATH]\n"
+			      "add prints a new write token once; only its SHA-256 is stored.\n",
+			      stdout);
+			return 0;
+		} else
+			usage_error("%s", "unknown option");
+	}
+	if (optind >= argc)
+		usage_error("%s", "token needs add, list or revoke");
+	verb = argv[optind++];
+	if (strcmp(verb, "list") != 0) {
+		if (optind != argc - 1)
+			usage_error("token %s needs a NAME", verb);
+		name = argv[optind];
+		if (strlen(name) > 64 || !*name ||
+		    strspn(name,
+		           "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789._@-") !=
+		        strlen(name))
+			usage_error("a token NAME is 1 to 64 letters, digits, '.', '_', '@' or "
+			            "'-', not '%s'",
+			            name);
+	}
+	error_init(&err);
+	cat = catalog_open(db, &err);
+	if (!cat) {
+		fprintf(stderr, "animdexd: %s\n", err.message);
+		return 1;
+	}
+	if (strcmp(verb, "add") == 0) {
+		unsigned char random[32];
+		char token[4 + 64 + 1], hash[SHA256_HEX_SIZE];
+		FILE *f = fopen("/dev/urandom", "rb");
+		if (!f || fread(random, 1, sizeof(random), f) != sizeof(random)) {
+			fprintf(stderr, "animdexd: cannot read /dev/urandom\n");
+			if (f)
+				fclose(f);
+			catalog_close(cat);
+			return 1;
+		}
+		fclose(f);
+		memcpy(token, "adx_", 4);
+		for (size_t i = 0; i < sizeof(random); i++)
+			snprintf(token + 4 + 2 * i, 3, "%02x", random[i]);
+		sha256_hex(token, strlen(token), hash);
+		if (catalog_token_add(cat, name, hash, &err) < 0) {
+			fprintf(stderr, "animdexd: %s\n", err.message);
+			rc = 1;
+		} else {
+			printf("%s\n", token);
+			fprintf(stderr,
+			        "animdexd: token '%s' made; it is shown only this once. Send it as "
+			        "'Authorization: Bearer TOKEN'.\n",
+			        name);
+		}
+	} else if (strcmp(verb, "revoke") == 0) {
+		if (catalog_token_revoke(cat, name, &err) < 0) {
+			fprintf(stderr, "animdexd: %s\n", err.message);
+			rc = 1;
+		} else {
+			fprintf(stderr, "animdexd: token '%s' revoked\n", name);
+		}
+	} else if (strcmp(verb, "list") == 0) {
+		json_t *list = catalog_token_list(cat, &err);
+		size_t i;
+		json_t *t;
+		json_array_foreach(list, i, t)
+		    printf("%s\tcreated %s\t%s%s\n", json_string_value(json_object_get(t, "name")),
+		           json_string_value(json_object_get(t, "created_at")),
+		           json_is_null(json_object_get(t, "revoked_at")) ? "valid" : "revoked ",
+		           json_is_null(json_object_get(t, "revoked_at"))
+		               ? ""
+		               : json_string_value(json_object_get(t, "revoked_at")));
+		json_decref(list);
+	} else {
+		usage_error("token has no verb '%s' (add, list, revoke)", verb);
+	}
+	catalog_close(cat);
+	return rc;
+}
+
 int main(int argc, char **argv)
 {
 	if (argc > 1 && (strcmp(argv[1], "--version") == 0 || strcmp(argv[1], "-V") == 0)) {
@@ -359,6 +469,8 @@ int main(int argc, char **argv)
 		return cmd_decode(argc - 1, argv + 1);
 	if (argc > 1 && strcmp(argv[1], "hash") == 0)
 		return cmd_hash(argc - 1, argv + 1);
+	if (argc > 1 && strcmp(argv[1], "token") == 0)
+		return cmd_token(argc - 1, argv + 1);
 	if (argc > 1 && strcmp(argv[1], "serve") == 0)
 		return cmd_serve(argc - 1, argv + 1);
 	return cmd_serve(argc, argv);

@@ -937,6 +937,132 @@ START_TEST(burnout_bundle_end_to_end)
 }
 END_TEST
 
+/* Runs a shell command line; returns its first output line (caller frees) and status. */
+static char *shell_line(const char *cmd, int *status)
+{
+	char *line = calloc(1, 512);
+	FILE *p = popen(cmd, "r");
+
+	ck_assert_ptr_nonnull(p);
+	if (!fgets(line, 512, p))
+		line[0] = '\0';
+	line[strcspn(line, "\n")] = '\0';
+	*status = pclose(p);
+	*status = WIFEXITED(*status) ? WEXITSTATUS(*status) : -1;
+	return line;
+}
+
+static int upload_with_token(const struct daemon_proc *d, const char *token, const char *doc,
+                             struct http_reply *r)
+{
+	char path[64];
+
+	snprintf(path, sizeof(path), "/api/resources?filename=t.json");
+	return http_request_auth(d, "POST", path, doc, strlen(doc), "application/json", token, r);
+}
+
+START_TEST(tokens_guard_writes_and_name_the_uploader)
+{
+	struct daemon_proc d;
+	char *tmp = testutil_temp_dir(), db[512], cmd[1400], *token, *line;
+	struct http_reply r;
+	json_t *j;
+	int status;
+
+	snprintf(db, sizeof(db), "%s/tokens.db", tmp);
+	ck_assert_int_eq(daemon_start(&d, db, NULL), 0);
+	/* no token yet: the catalogue is open */
+	ck_assert_int_eq(upload_with_token(&d, NULL, "{\"duration\": 1}", &r), 0);
+	ck_assert_int_eq(r.status, 201);
+	http_reply_cleanup(&r);
+	/* a token is made while the daemon runs; from then on writes need one */
+	snprintf(cmd, sizeof(cmd), "'%s' token add alice --db '%s' 2>/dev/null", getenv("ANIMDEXD"),
+	         db);
+	token = shell_line(cmd, &status);
+	ck_assert_int_eq(status, 0);
+	ck_assert_msg(strncmp(token, "adx_", 4) == 0 && strlen(token) == 68, "%s", token);
+	ck_assert_int_eq(upload_with_token(&d, NULL, "{\"duration\": 2}", &r), 0);
+	ck_assert_int_eq(r.status, 401);
+	ck_assert(strstr(r.body, "\"unauthorized\""));
+	http_reply_cleanup(&r);
+	ck_assert_int_eq(upload_with_token(&d, "adx_0000", "{\"duration\": 2}", &r), 0);
+	ck_assert_int_eq(r.status, 403);
+	http_reply_cleanup(&r);
+	ck_assert_int_eq(
+	    http_request_auth(&d, "DELETE", "/api/resources/1", NULL, 0, NULL, NULL, &r), 0);
+	ck_assert_int_eq(r.status, 401);
+	http_reply_cleanup(&r);
+	ck_assert_int_eq(upload_with_token(&d, token, "{\"duration\": 2}", &r), 0);
+	ck_assert_msg(r.status == 201, "%s", r.body);
+	j = http_json(&r);
+	ck_assert_str_eq(json_string_value(json_object_get(
+	                     json_array_get(json_object_get(j, "resources"), 0), "uploaded_by")),
+	                 "alice");
+	json_decref(j);
+	http_reply_cleanup(&r);
+	/* reads stay open */
+	ck_assert_int_eq(http_request(&d, "GET", "/api/resources", NULL, 0, NULL, &r), 0);
+	ck_assert_int_eq(r.status, 200);
+	http_reply_cleanup(&r);
+	/* listed by name, never by value; revoked: 403 */
+	snprintf(cmd, sizeof(cmd), "'%s' token list --db '%s'", getenv("ANIMDEXD"), db);
+	line = shell_line(cmd, &status);
+	ck_assert_msg(strncmp(line, "alice\t", 6) == 0 && !strstr(line, token), "%s", line);
+	free(line);
+	snprintf(cmd, sizeof(cmd), "'%s' token revoke alice --db '%s' 2>/dev/null",
+	         getenv("ANIMDEXD"), db);
+	free(shell_line(cmd, &status));
+	ck_assert_int_eq(status, 0);
+	ck_assert_int_eq(upload_with_token(&d, token, "{\"duration\": 3}", &r), 0);
+	ck_assert_int_eq(r.status, 403);
+	ck_assert(strstr(r.body, "revoked"));
+	http_reply_cleanup(&r);
+	ck_assert_int_eq(daemon_stop(&d), 0);
+	/* --private: reads need a token too */
+	snprintf(cmd, sizeof(cmd), "'%s' token add bob --db '%s' 2>/dev/null", getenv("ANIMDEXD"),
+	         db);
+	free(token);
+	token = shell_line(cmd, &status);
+	ck_assert_int_eq(daemon_start(&d, db, "--private"), 0);
+	ck_assert_int_eq(http_request(&d, "GET", "/api/resources", NULL, 0, NULL, &r), 0);
+	ck_assert_int_eq(r.status, 401);
+	http_reply_cleanup(&r);
+	ck_assert_int_eq(http_request_auth(&d, "GET", "/api/resources", NULL, 0, NULL, token, &r),
+	                 0);
+	ck_assert_int_eq(r.status, 200);
+	http_reply_cleanup(&r);
+	ck_assert_int_eq(http_request(&d, "GET", "/", NULL, 0, NULL, &r), 0);
+	ck_assert_int_eq(r.status, 200); /* the page itself is not secret */
+	http_reply_cleanup(&r);
+	ck_assert_int_eq(daemon_stop(&d), 0);
+	free(token);
+	testutil_remove_tree(tmp);
+	free(tmp);
+}
+END_TEST
+
+START_TEST(a_public_address_needs_a_token)
+{
+	char *tmp = testutil_temp_dir(), cmd[1200], *line;
+	int status;
+
+	snprintf(cmd, sizeof(cmd), "'%s' --listen 0.0.0.0:0 --db '%s/open.db' 2>&1",
+	         getenv("ANIMDEXD"), tmp);
+	line = shell_line(cmd, &status);
+	ck_assert_int_eq(status, 2);
+	ck_assert_msg(strstr(line, "refusing to listen on 0.0.0.0:0 without a write token"), "%s",
+	              line);
+	free(line);
+	snprintf(cmd, sizeof(cmd), "'%s' --private --db '%s/open.db' 2>&1", getenv("ANIMDEXD"),
+	         tmp);
+	line = shell_line(cmd, &status);
+	ck_assert_int_eq(status, 2);
+	free(line);
+	testutil_remove_tree(tmp);
+	free(tmp);
+}
+END_TEST
+
 static Suite *http_suite(void)
 {
 	Suite *s = suite_create("http");
@@ -959,6 +1085,11 @@ static Suite *http_suite(void)
 	tcase_add_test(tc, classes_list_what_is_stored);
 	tcase_add_test(tc, zouna_animation_end_to_end);
 	tcase_add_test(tc, zouna_bad_uploads_store_nothing);
+	suite_add_tcase(s, tc);
+	tc = tcase_create("tokens");
+	tcase_set_timeout(tc, 60);
+	tcase_add_test(tc, tokens_guard_writes_and_name_the_uploader);
+	tcase_add_test(tc, a_public_address_needs_a_token);
 	suite_add_tcase(s, tc);
 	tc = tcase_create("cli");
 	tcase_add_test(tc, cli_hash_prints_both_hashes);

@@ -358,6 +358,13 @@ int http_request(const struct daemon_proc *d, const char *method, const char *pa
                  const void *body, size_t length, const char *content_type,
                  struct http_reply *reply)
 {
+	return http_request_auth(d, method, path, body, length, content_type, NULL, reply);
+}
+
+int http_request_auth(const struct daemon_proc *d, const char *method, const char *path,
+                      const void *body, size_t length, const char *content_type, const char *token,
+                      struct http_reply *reply)
+{
 	CURL *c = curl_easy_init();
 	struct curl_slist *headers = NULL;
 	char type[160];
@@ -366,6 +373,11 @@ int http_request(const struct daemon_proc *d, const char *method, const char *pa
 	if (!c)
 		return -1;
 	curl_easy_setopt(c, CURLOPT_CUSTOMREQUEST, method);
+	if (token) {
+		char auth[256];
+		snprintf(auth, sizeof(auth), "Authorization: Bearer %.200s", token);
+		headers = curl_slist_append(headers, auth);
+	}
 	if (body) {
 		curl_easy_setopt(c, CURLOPT_POSTFIELDS, body);
 		curl_easy_setopt(c, CURLOPT_POSTFIELDSIZE_LARGE, (curl_off_t)length);
@@ -373,8 +385,9 @@ int http_request(const struct daemon_proc *d, const char *method, const char *pa
 		         content_type ? content_type : "application/octet-stream");
 		headers = curl_slist_append(headers, type);
 		headers = curl_slist_append(headers, "Expect:");
-		curl_easy_setopt(c, CURLOPT_HTTPHEADER, headers);
 	}
+	if (headers)
+		curl_easy_setopt(c, CURLOPT_HTTPHEADER, headers);
 	rc = http_perform(c, d, path, reply);
 	curl_slist_free_all(headers);
 	curl_easy_cleanup(c);

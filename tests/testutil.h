@@ -46,6 +46,10 @@ struct http_reply {
 int http_request(const struct daemon_proc *d, const char *method, const char *path,
                  const void *body, size_t length, const char *content_type,
                  struct http_reply *reply);
+/* The same with "Authorization: Bearer token" when token is not NULL. */
+int http_request_auth(const struct daemon_proc *d, const char *method, const char *path,
+                      const void *body, size_t length, const char *content_type, const char *token,
+                      struct http_reply *reply);
 /* multipart/form-data with one or more files (names[i], data[i], lengths[i]) and optional
  * fields ("class", "value", ..., NULL). */
 int http_upload(const struct daemon_proc *d, size_t count, const char *const *names,

@@ -3,8 +3,10 @@
 'use strict';
 
 const $ = (selector) => document.querySelector(selector);
-const api = async (path, options) => {
-  const response = await fetch(path, options);
+const token = () => localStorage.getItem('animdex-token') || '';
+const authorised = (headers = {}) => (token() ? { ...headers, Authorization: `Bearer ${token()}` } : headers);
+const api = async (path, options = {}) => {
+  const response = await fetch(path, { ...options, headers: authorised(options.headers) });
   const text = await response.text();
   let body = null;
   try { body = text ? JSON.parse(text) : null; } catch (e) { body = null; }
@@ -85,7 +87,8 @@ function upload(files) {
     const form = new FormData();
     for (const file of group) form.append('file', file, file.name);
     const xhr = new XMLHttpRequest();
-    xhr.open('POST', '/api/resources');
+        xhr.open('POST', '/api/resources');
+    if (token()) xhr.setRequestHeader('Authorization', `Bearer ${token()}`);
     xhr.upload.addEventListener('progress', (event) => {
       if (event.lengthComputable) progress.value = Math.round((100 * event.loaded) / event.total);
     });
@@ -415,6 +418,13 @@ function setUpEntry() {
 
 async function start() {
   const view = readUrl();
+  const field = $('#token');
+  field.value = token();
+  field.addEventListener('change', () => {
+    if (field.value.trim()) localStorage.setItem('animdex-token', field.value.trim());
+    else localStorage.removeItem('animdex-token');
+    loadHealth(); loadClasses(); loadCatalogue();
+  });
   setUpUpload();
   setUpCatalogue();
   setUpEntry();

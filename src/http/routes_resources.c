@@ -158,9 +158,12 @@ void route_upload(struct request *req, struct response *resp)
 		goto fail;
 	for (size_t i = 0; i < count; i++) {
 		struct pending *p = &files[i];
-		struct catalog_upload cu = {
-		    p->up.data, p->up.length, p->sha256, p->up.filename, request_arg(req, "note"),
-		    NULL};
+		struct catalog_upload cu = {p->up.data,
+		                            p->up.length,
+		                            p->sha256,
+		                            p->up.filename,
+		                            request_arg(req, "note"),
+		                            req->user[0] ? req->user : NULL};
 		json_t *entries;
 		int existed = 0;
 

@@ -40,6 +40,7 @@ struct request_state {
 	struct timespec started;
 	unsigned status; /* for the log */
 	size_t bytes_sent;
+	int unauthorised; /* answered 401: say how to authenticate */
 	const struct server *srv;
 };
 
@@ -141,6 +142,9 @@ static enum MHD_Result server_send(struct request_state *st, struct MHD_Connecti
 	MHD_add_response_header(r, "X-Content-Type-Options", "nosniff");
 	if (resp->disposition)
 		MHD_add_response_header(r, MHD_HTTP_HEADER_CONTENT_DISPOSITION, resp->disposition);
+	if (st->unauthorised)
+		MHD_add_response_header(r, MHD_HTTP_HEADER_WWW_AUTHENTICATE,
+		                        "Bearer realm=\"animdex\"");
 	for (int i = 0; i < 2; i++)
 		if (resp->extra_name[i][0])
 			MHD_add_response_header(r, resp->extra_name[i], resp->extra_value[i]);
@@ -274,6 +278,47 @@ static void request_completed(void *cls, struct MHD_Connection *conn, void **con
 	*con_cls = NULL;
 }
 
+/* Writes need a valid token once any token exists; with --private, API reads do too. Returns
+ * 0 to go on, or -1 after answering 401 or 403. */
+static int authorise(struct request_state *st, struct MHD_Connection *conn, enum MHD_Result *ret)
+{
+	const struct server *srv = st->srv;
+	int write = strcmp(st->req.method, "POST") == 0 || strcmp(st->req.method, "DELETE") == 0;
+	const char *auth, *token = NULL;
+	struct catalog *cat;
+	struct error err;
+
+	if (!write && !(srv->config.private_reads && strncmp(st->req.path, "/api/", 5) == 0))
+		return 0;
+	error_init(&err);
+	cat = catalog_pool_get(srv->pool, &err);
+	if (!cat) {
+		*ret = server_send_error(st, conn, err.code, "%s", err.message);
+		return -1;
+	}
+	auth = MHD_lookup_connection_value(conn, MHD_HEADER_KIND, MHD_HTTP_HEADER_AUTHORIZATION);
+	if (auth && strncasecmp(auth, "Bearer ", 7) == 0)
+		token = auth + 7;
+	switch (catalog_token_check(cat, token, st->req.user, sizeof(st->req.user))) {
+	case TOKEN_NONE_EXIST: return 0;
+	case TOKEN_VALID: return 0;
+	case TOKEN_MISSING:
+		st->unauthorised = 1;
+		*ret = server_send_error(
+		    st, conn, ERROR_UNAUTHORIZED,
+		    "%s needs a token: send Authorization: Bearer TOKEN (animdexd "
+		    "token add NAME makes one)",
+		    write ? "writing" : "reading this catalogue");
+		return -1;
+	case TOKEN_REVOKED:
+		*ret = server_send_error(st, conn, ERROR_FORBIDDEN, "this token was revoked");
+		return -1;
+	default:
+		*ret = server_send_error(st, conn, ERROR_FORBIDDEN, "this token is not valid here");
+		return -1;
+	}
+}
+
 static int is_multipart(const char *type)
 {
 	return type && strncasecmp(type, "multipart/form-data", 19) == 0;
@@ -312,6 +357,11 @@ static enum MHD_Result access_handler(void *cls, struct MHD_Connection *conn, co
 				                         "%s is not allowed on %s", method, url);
 			return server_send_error(st, conn, ERROR_NOT_FOUND, "no route for %s %s",
 			                         method, url);
+		}
+		{
+			enum MHD_Result ret;
+			if (authorise(st, conn, &ret) < 0)
+				return ret;
 		}
 		length = MHD_lookup_connection_value(conn, MHD_HEADER_KIND,
 		                                     MHD_HTTP_HEADER_CONTENT_LENGTH);
