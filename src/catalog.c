@@ -1191,9 +1191,10 @@ int catalog_token_add(struct catalog *cat, const char *name, const char *token_s
 	rc = sqlite3_step(s);
 	sqlite3_reset(s);
 	if ((rc & 0xFF) == SQLITE_CONSTRAINT) {
-		error_set(err, ERROR_CONFLICT, "name", -1,
-		          "name: a token named '%s' already exists (revoked tokens keep their name)",
-		          name);
+		error_set(
+		    err, ERROR_CONFLICT, "name", -1,
+		    "name: a token named '%s' already exists (revoked tokens keep their name)",
+		    name);
 		return -1;
 	}
 	return rc == SQLITE_DONE ? 0 : catalog_fail(cat, err, "storing a token");
@@ -1213,7 +1214,8 @@ int catalog_token_revoke(struct catalog *cat, const char *name, struct error *er
 	if (rc != SQLITE_DONE)
 		return catalog_fail(cat, err, "revoking a token");
 	if (sqlite3_changes(cat->db) == 0) {
-		error_set(err, ERROR_NOT_FOUND, "name", -1, "name: no valid token is named '%s'", name);
+		error_set(err, ERROR_NOT_FOUND, "name", -1, "name: no valid token is named '%s'",
+		          name);
 		return -1;
 	}
 	return 0;
