@@ -13,6 +13,7 @@
 #include "format.h"
 #include "hash.h"
 #include "http.h"
+#include "import.h"
 #include "render.h"
 
 #define DEFAULT_MAX_UPLOAD  (64u * 1024 * 1024)
@@ -23,6 +24,7 @@ static const char usage_text[] =
     "       animdexd decode [OPTION]... FILE\n"
     "       animdexd hash NAME...\n"
     "       animdexd token add|list|revoke [NAME] [--db PATH]\n"
+    "       animdexd import [--db PATH] [--class NAME] [--family NAME] [--quiet] PATH...\n"
     "\n"
     "An HTTP/JSON catalogue of game animation resources.\n"
     "\n"
@@ -364,6 +366,40 @@ static int cmd_hash(int argc, char **argv)
 	return 0;
 }
 
+static int cmd_import(int argc, char **argv)
+{
+	static const struct option options[] = {{"db", required_argument, NULL, 'd'},
+	                                        {"class", required_argument, NULL, 'c'},
+	                                        {"family", required_argument, NULL, 'f'},
+	                                        {"max-upload", required_argument, NULL, 'm'},
+	                                        {"quiet", no_argument, NULL, 'q'},
+	                                        {"help", no_argument, NULL, 'h'},
+	                                        {NULL, 0, NULL, 0}};
+	struct import_options opt = {"./animdex.db", NULL, NULL, DEFAULT_MAX_UPLOAD, 0};
+	int c;
+
+	while ((c = getopt_long(argc, argv, "hq", options, NULL)) != -1) {
+		switch (c) {
+		case 'd': opt.db_path = optarg; break;
+		case 'c': opt.class_name = optarg; break;
+		case 'f': opt.family = optarg; break;
+		case 'm': opt.max_inflate = parse_size(optarg, "--max-upload"); break;
+		case 'q': opt.quiet = 1; break;
+		case 'h':
+			fputs("Usage: animdexd import [--db PATH] [--class NAME] [--family NAME] "
+			      "[--quiet] "
+			      "PATH...\nImports files and folders (recursively) into the "
+			      "catalogue.\n",
+			      stdout);
+			return 0;
+		default: usage_error("%s", "unknown option");
+		}
+	}
+	if (optind >= argc)
+		usage_error("%s", "import needs at least one PATH");
+	return import_paths(&opt, argv + optind, argc - optind);
+}
+
 /* animdexd token add NAME | list | revoke NAME [--db PATH] */
 static int cmd_token(int argc, char **argv)
 {
@@ -469,6 +505,8 @@ int main(int argc, char **argv)
 		return cmd_decode(argc - 1, argv + 1);
 	if (argc > 1 && strcmp(argv[1], "hash") == 0)
 		return cmd_hash(argc - 1, argv + 1);
+	if (argc > 1 && strcmp(argv[1], "import") == 0)
+		return cmd_import(argc - 1, argv + 1);
 	if (argc > 1 && strcmp(argv[1], "token") == 0)
 		return cmd_token(argc - 1, argv + 1);
 	if (argc > 1 && strcmp(argv[1], "serve") == 0)

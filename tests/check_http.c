@@ -1063,6 +1063,55 @@ START_TEST(a_public_address_needs_a_token)
 }
 END_TEST
 
+START_TEST(cli_import_loads_folders_and_reports_errors)
+{
+	char *tmp = testutil_temp_dir(), cmd[4096], sub[600], src[600], *line;
+	struct daemon_proc d;
+	struct http_reply r;
+	json_t *j;
+	int status;
+
+	snprintf(sub, sizeof(sub), "%s/in/sub", tmp);
+	snprintf(cmd, sizeof(cmd), "mkdir -p '%s'", sub);
+	ck_assert_int_eq(system(cmd), 0);
+	testutil_src_path("tests/data/radient", src, sizeof(src));
+	snprintf(cmd, sizeof(cmd),
+	         "cp '%s'/valid/*.json '%s/' && cp '%s/invalid/no_keys.json' '%s/in/' && "
+	         "cp '%s/valid/walk.json' '%s/in/walk-again.json' && echo text > '%s/in/notes.txt'",
+	         src, sub, src, tmp, src, tmp, tmp);
+	ck_assert_int_eq(system(cmd), 0);
+	snprintf(cmd, sizeof(cmd), "'%s' import --db '%s/import.db' '%s/in' 2>&1 | tail -n 1",
+	         getenv("ANIMDEXD"), tmp, tmp);
+	line = shell_line(cmd, &status);
+	ck_assert_msg(strstr(line, "6 files") && strstr(line, "3 entries created") &&
+	                  strstr(line, "1 duplicates") && strstr(line, "1 not animation data") &&
+	                  strstr(line, "1 failed"),
+	              "%s", line);
+	free(line);
+	snprintf(cmd, sizeof(cmd), "'%s' import --db '%s/import.db' '%s/in' 2>&1 | grep no_keys",
+	         getenv("ANIMDEXD"), tmp, tmp);
+	line = shell_line(cmd, &status);
+	ck_assert_msg(
+	    strstr(line, "no_keys.json: samplers[0].times: a sampler needs at least one key"), "%s",
+	    line);
+	free(line);
+	snprintf(cmd, sizeof(cmd), "'%s' import --db '%s/import.db' '%s/in' >/dev/null 2>&1",
+	         getenv("ANIMDEXD"), tmp, tmp);
+	ck_assert_int_ne(system(cmd), 0); /* a file failed: the exit status says so */
+	/* what was imported is served */
+	snprintf(cmd, sizeof(cmd), "%s/import.db", tmp);
+	ck_assert_int_eq(daemon_start(&d, cmd, NULL), 0);
+	ck_assert_int_eq(http_request(&d, "GET", "/api/resources", NULL, 0, NULL, &r), 0);
+	j = http_json(&r);
+	ck_assert_uint_eq(json_array_size(json_object_get(j, "resources")), 3);
+	json_decref(j);
+	http_reply_cleanup(&r);
+	ck_assert_int_eq(daemon_stop(&d), 0);
+	testutil_remove_tree(tmp);
+	free(tmp);
+}
+END_TEST
+
 static Suite *http_suite(void)
 {
 	Suite *s = suite_create("http");
@@ -1094,6 +1143,7 @@ static Suite *http_suite(void)
 	tc = tcase_create("cli");
 	tcase_add_test(tc, cli_hash_prints_both_hashes);
 	tcase_add_test(tc, cli_decode_prints_what_an_upload_would_store);
+	tcase_add_test(tc, cli_import_loads_folders_and_reports_errors);
 	suite_add_tcase(s, tc);
 	return s;
 }
