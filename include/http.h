@@ -22,6 +22,8 @@ struct server_config {
 	const char *www_dir;     /* static files */
 	const char *chartjs_dir; /* Chart.js, served under /vendor/chart.js/ */
 	size_t max_upload;       /* bytes in one request body */
+	size_t upload_memory;    /* bytes of request bodies held at once, all requests together */
+	size_t max_header_size;  /* per-connection memory for the request line and headers */
 	unsigned threads;        /* libmicrohttpd polling threads */
 	unsigned max_samples;    /* samples in one sample request */
 	unsigned max_connections;

@@ -35,6 +35,9 @@ static const char usage_text[] =
     "  --chartjs DIR          Chart.js for the web page (default " CHARTJS_DIR ")\n"
     "  --max-upload SIZE      largest request body, e.g. 64M (default 64M)\n"
     "  --max-samples N        most samples one request may ask for (default 1000000)\n"
+    "  --upload-memory SIZE   request bodies held at once, all uploads together (default 512M;\n"
+    "                         past it uploads get 503 and Retry-After)\n"
+    "  --max-header-size SIZE memory for one request's line and headers (default 64K)\n"
     "  --threads N            polling threads (default: the number of cores)\n"
     "  --max-connections N    open connections in all (default 256)\n"
     "  --max-connections-per-ip N  (default 32)\n"
@@ -130,7 +133,9 @@ static int cmd_serve(int argc, char **argv)
 		OPT_OPEN_WRITES,
 		OPT_QUIET,
 		OPT_CHARTJS,
-		OPT_PRIVATE
+		OPT_PRIVATE,
+		OPT_UPLOAD_MEMORY,
+		OPT_HEADER
 	};
 	static const struct option options[] = {
 	    {"listen", required_argument, NULL, OPT_LISTEN},
@@ -145,6 +150,8 @@ static int cmd_serve(int argc, char **argv)
 	    {"timeout", required_argument, NULL, OPT_TIMEOUT},
 	    {"open-writes", no_argument, NULL, OPT_OPEN_WRITES},
 	    {"private", no_argument, NULL, OPT_PRIVATE},
+	    {"upload-memory", required_argument, NULL, OPT_UPLOAD_MEMORY},
+	    {"max-header-size", required_argument, NULL, OPT_HEADER},
 	    {"quiet", no_argument, NULL, OPT_QUIET},
 	    {"help", no_argument, NULL, 'h'},
 	    {NULL, 0, NULL, 0},
@@ -156,6 +163,8 @@ static int cmd_serve(int argc, char **argv)
 	    .www_dir = NULL,
 	    .chartjs_dir = CHARTJS_DIR,
 	    .max_upload = DEFAULT_MAX_UPLOAD,
+	    .upload_memory = 512u * 1024 * 1024,
+	    .max_header_size = 64u * 1024,
 	    .threads = cores > 0 ? (unsigned)cores : 1,
 	    .max_samples = DEFAULT_MAX_SAMPLES,
 	    .max_connections = 256,
@@ -192,6 +201,14 @@ static int cmd_serve(int argc, char **argv)
 			break;
 		case OPT_OPEN_WRITES: open_writes = 1; break;
 		case OPT_PRIVATE: cfg.private_reads = 1; break;
+		case OPT_UPLOAD_MEMORY:
+			cfg.upload_memory = parse_size(optarg, "--upload-memory");
+			break;
+		case OPT_HEADER:
+			cfg.max_header_size = parse_size(optarg, "--max-header-size");
+			if (cfg.max_header_size < 8192)
+				usage_error("%s", "--max-header-size must be at least 8K");
+			break;
 		case OPT_QUIET: cfg.quiet = 1; break;
 		case 'h': fputs(usage_text, stdout); return 0;
 		default: usage_error("%s", "unknown option");

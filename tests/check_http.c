@@ -7,6 +7,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
 
 #include "hash.h"
 #include "schema.h"
@@ -1112,6 +1114,59 @@ START_TEST(cli_import_loads_folders_and_reports_errors)
 }
 END_TEST
 
+/* Two uploads over the server-wide budget: the second is told to come back; the first is
+ * stored. Oversized headers are refused. */
+START_TEST(upload_memory_and_header_limits)
+{
+	struct daemon_proc d;
+	char *tmp = testutil_temp_dir(), db[512], file[512], cmd[2048], *line;
+	int status;
+	FILE *f;
+
+	snprintf(db, sizeof(db), "%s/limits.db", tmp);
+	snprintf(file, sizeof(file), "%s/big.json", tmp);
+	f = fopen(file, "w");
+	fputs("{\"duration\": 1", f);
+	for (int i = 0; i < 6000; i++)
+		fputs("          ", f); /* 60 kB of white space */
+	fputs("}", f);
+	fclose(f);
+	ck_assert_int_eq(daemon_start(&d, db, "--upload-memory 80K --max-upload 1M"), 0);
+	/* the first upload trickles at 20 kB/s, holding its bytes for about three seconds */
+	snprintf(cmd, sizeof(cmd),
+	         "curl -s -o /dev/null -w '%%{http_code}' --limit-rate 20k --data-binary @'%s' "
+	         "'%s/api/resources?filename=slow.json' > '%s/first.txt' &",
+	         file, d.base, tmp);
+	ck_assert_int_eq(system(cmd), 0);
+	nanosleep(&(struct timespec){1, 500 * 1000 * 1000}, NULL);
+	snprintf(
+	    cmd, sizeof(cmd),
+	    "curl -s -D - -o /dev/null --data-binary @'%s' '%s/api/resources?filename=fast.json' "
+	    "| tr -d '\\r' | grep -iE '^(HTTP|Retry-After)' | tr '\\n' ' '",
+	    file, d.base);
+	line = shell_line(cmd, &status);
+	ck_assert_msg(strstr(line, " 503") && strstr(line, "Retry-After: 2"), "%s", line);
+	free(line);
+	sleep(3);
+	snprintf(cmd, sizeof(cmd), "cat '%s/first.txt'", tmp);
+	line = shell_line(cmd, &status);
+	ck_assert_str_eq(line, "201");
+	free(line);
+	/* 100 kB of headers against a 64 kB limit */
+	snprintf(
+	    cmd, sizeof(cmd),
+	    "curl -s -o /dev/null -w '%%{http_code}' -H \"X-Big: $(head -c 100000 /dev/zero | tr "
+	    "'\\0' a)\" '%s/api/health'",
+	    d.base);
+	line = shell_line(cmd, &status);
+	ck_assert_msg(strcmp(line, "431") == 0 || strcmp(line, "413") == 0, "%s", line);
+	free(line);
+	ck_assert_int_eq(daemon_stop(&d), 0);
+	testutil_remove_tree(tmp);
+	free(tmp);
+}
+END_TEST
+
 static Suite *http_suite(void)
 {
 	Suite *s = suite_create("http");
@@ -1139,6 +1194,7 @@ static Suite *http_suite(void)
 	tcase_set_timeout(tc, 60);
 	tcase_add_test(tc, tokens_guard_writes_and_name_the_uploader);
 	tcase_add_test(tc, a_public_address_needs_a_token);
+	tcase_add_test(tc, upload_memory_and_header_limits);
 	suite_add_tcase(s, tc);
 	tc = tcase_create("cli");
 	tcase_add_test(tc, cli_hash_prints_both_hashes);

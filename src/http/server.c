@@ -28,6 +28,7 @@ struct server {
 	struct catalog_pool *pool;   /* not owned */
 	uint16_t port;               /* the bound port */
 	int in_flight;               /* requests begun and not completed (atomic) */
+	size_t buffered;             /* body bytes held by all requests (atomic) */
 };
 
 /* One request's state, from its first callback to its completion. */
@@ -41,6 +42,9 @@ struct request_state {
 	unsigned status; /* for the log */
 	size_t bytes_sent;
 	int unauthorised; /* answered 401: say how to authenticate */
+	int too_busy;     /* the server-wide upload memory was full */
+	int retry_after;  /* say when to try again */
+	size_t reserved;  /* bytes of srv->buffered this request holds */
 	const struct server *srv;
 };
 
@@ -142,6 +146,8 @@ static enum MHD_Result server_send(struct request_state *st, struct MHD_Connecti
 	MHD_add_response_header(r, "X-Content-Type-Options", "nosniff");
 	if (resp->disposition)
 		MHD_add_response_header(r, MHD_HTTP_HEADER_CONTENT_DISPOSITION, resp->disposition);
+	if (st->retry_after)
+		MHD_add_response_header(r, MHD_HTTP_HEADER_RETRY_AFTER, "2");
 	if (st->unauthorised)
 		MHD_add_response_header(r, MHD_HTTP_HEADER_WWW_AUTHENTICATE,
 		                        "Bearer realm=\"animdex\"");
@@ -262,6 +268,7 @@ static void request_completed(void *cls, struct MHD_Connection *conn, void **con
 	if (!st)
 		return;
 	__atomic_sub_fetch(&srv->in_flight, 1, __ATOMIC_ACQ_REL);
+	__atomic_sub_fetch(&srv->buffered, st->reserved, __ATOMIC_ACQ_REL);
 	if (!srv->config.quiet) {
 		char when[32];
 		struct timespec wall;
@@ -387,7 +394,19 @@ static enum MHD_Result access_handler(void *cls, struct MHD_Connection *conn, co
 	}
 	if (*upload_data_size > 0) {
 		st->body_seen += *upload_data_size;
-		if (!st->route->takes_body || st->too_large) {
+		if (st->route->takes_body && !st->too_large && !st->too_busy) {
+			/* every byte kept counts against the server-wide budget */
+			size_t held =
+			    __atomic_add_fetch(&srv->buffered, *upload_data_size, __ATOMIC_ACQ_REL);
+			if (held > srv->config.upload_memory) {
+				__atomic_sub_fetch(&srv->buffered, *upload_data_size,
+				                   __ATOMIC_ACQ_REL);
+				st->too_busy = 1;
+			} else {
+				st->reserved += *upload_data_size;
+			}
+		}
+		if (!st->route->takes_body || st->too_large || st->too_busy) {
 			/* discard */
 		} else if (st->post) {
 			if (MHD_post_process(st->post, upload_data, *upload_data_size) != MHD_YES)
@@ -405,6 +424,13 @@ static enum MHD_Result access_handler(void *cls, struct MHD_Connection *conn, co
 			st->too_large = 1;
 		*upload_data_size = 0;
 		return MHD_YES;
+	}
+	if (st->too_busy) {
+		st->retry_after = 1;
+		return server_send_error(st, conn, ERROR_UNAVAILABLE,
+		                         "the server holds as much upload data as it may at once "
+		                         "(--upload-memory %zu bytes); try again shortly",
+		                         srv->config.upload_memory);
 	}
 	if (st->too_large == 2)
 		return server_send_error(st, conn, ERROR_MALFORMED,
@@ -517,7 +543,7 @@ struct server *server_start(const struct server_config *cfg, struct catalog_pool
 	    (unsigned int)cfg->max_connections, MHD_OPTION_PER_IP_CONNECTION_LIMIT,
 	    (unsigned int)cfg->max_connections_per_ip, MHD_OPTION_CONNECTION_TIMEOUT,
 	    (unsigned int)cfg->timeout_seconds, MHD_OPTION_CONNECTION_MEMORY_LIMIT,
-	    (size_t)(128 * 1024), MHD_OPTION_NOTIFY_COMPLETED, request_completed, srv,
+	    cfg->max_header_size, MHD_OPTION_NOTIFY_COMPLETED, request_completed, srv,
 	    MHD_OPTION_END);
 	if (!srv->daemon) {
 		error_set(err, ERROR_INTERNAL, NULL, -1,
