@@ -211,7 +211,7 @@ static struct resource *decode_vehicle_animation(const uint8_t *data, size_t len
 	enum byte_order order;
 	struct resource *res;
 	struct reader r;
-	json_t *parts, *animations, *states, *wheels;
+	json_t *parts = NULL, *animations = NULL, *states = NULL, *wheels = NULL;
 	int forced = 0;
 
 	if (length < 8) {
@@ -373,16 +373,14 @@ static struct resource *decode_vehicle_animation(const uint8_t *data, size_t len
 		                      json_pack("{s:s, s:i, s:o}", "wheel", corner[i], "part_index",
 		                                l->wheels[i], "matrix44", rows(&r, 4)));
 	}
-	if (reader_failed(&r)) {
-		json_decref(parts), json_decref(animations), json_decref(states),
-		    json_decref(wheels);
+	if (reader_failed(&r))
 		goto fail;
-	}
 	res->clip.duration = l->count[2] ? 1.0 : 0.0;
 	res->metadata =
 	    json_pack("{s:s, s:i, s:I, s:o, s:o, s:o, s:o}", "byte_order", order_name(order),
 	              "layout", l->is64 ? 64 : 32, "resource_size", (json_int_t)l->resource_size,
 	              "parts", parts, "animations", animations, "states", states, "wheels", wheels);
+	parts = animations = states = wheels = NULL; /* the metadata owns them now */
 	json_object_set_new(res->metadata, "layout_detection",
 	                    json_string(forced                    ? "given by layout="
 	                                : order == BYTE_ORDER_BIG ? "big-endian data is 32-bit"
@@ -397,6 +395,10 @@ static struct resource *decode_vehicle_animation(const uint8_t *data, size_t len
 		                     "(trigger input 1)");
 	return res;
 fail:
+	json_decref(parts);
+	json_decref(animations);
+	json_decref(states);
+	json_decref(wheels);
 	resource_free(res);
 	return NULL;
 }

@@ -767,7 +767,7 @@ static int decode_keyframer(const struct upload *up, const struct zouna_class *c
 	                          order_name(orders[chosen]), "keyframer", keyframer_info(&k));
 	if (n == 2 && chosen == 0) {
 		/* did the other order fit as well? then say the choice was made, not read */
-		struct zouna_keys other;
+		struct zouna_keys other = {0};
 		struct reader r;
 		struct error ignored;
 		error_init(&ignored);

@@ -1,0 +1,60 @@
+#!/bin/sh
+# run.sh [SECONDS]: builds one libFuzzer target per decoder and one for the upload router
+# (clang, with AddressSanitizer and UndefinedBehaviorSanitizer), seeds each from the fixture
+# writers, runs each for SECONDS (default 20), and prints "PASS: fuzz TARGET: N executions"
+# or "FAIL: ..." per target. Crashing inputs are kept in fuzz-build/findings/TARGET/; once
+# fixed, copy them to tests/fuzz/regressions/TARGET/, where the test suite replays them.
+set -u
+src=${ANIMDEX_SRCDIR:-$(cd "$(dirname "$0")/../.." && pwd)}
+seconds=${1:-20}
+build=$(pwd)/fuzz-build
+status=0
+mkdir -p "$build"
+if ! command -v clang >/dev/null 2>&1; then
+	echo "FAIL: fuzz: clang is needed (./autogen.sh installs it)"
+	exit 1
+fi
+common="-D_POSIX_C_SOURCE=200809L -I$src/include -I$src/tests $(pkg-config --cflags jansson)"
+libs="$(pkg-config --libs jansson zlib) -lm"
+decoders="$src/src/error.c $src/src/buf.c $src/src/hash.c $src/src/model.c $src/src/base64.c \
+$src/src/formats/format.c $src/src/formats/reader.c $src/src/formats/radient.c \
+$src/src/formats/zouna.c $src/src/formats/gltf.c $src/src/formats/burnout.c"
+# seeds, from the same writers the tests use
+# shellcheck disable=SC2086
+clang -O1 $common -o "$build/make_seeds" "$src/tests/fuzz/make_seeds.c" \
+	"$src/tests/zouna_writer.c" "$src/tests/burnout_writer.c" "$src/tests/gltf_writer.c" \
+	"$src/src/base64.c" "$src/src/hash.c" $libs || { echo "FAIL: fuzz: seeds do not build"; exit 1; }
+rm -rf "$build/seeds"
+"$build/make_seeds" "$build/seeds"
+mkdir -p "$build/seeds/radient"
+for f in "$src"/tests/data/radient/valid/*.json; do
+	{ printf '\000'; cat "$f"; } >"$build/seeds/radient/$(basename "$f")"
+done
+for target in radient zouna gltf burnout router; do
+	family=$target
+	[ "$target" = router ] && family=""
+	# shellcheck disable=SC2086
+	clang -g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all \
+		-DFUZZ_FAMILY="\"$family\"" $common -o "$build/fuzz_$target" \
+		"$src/tests/fuzz/fuzz_target.c" $decoders $libs 2>"$build/$target.build.log" || {
+		echo "FAIL: fuzz $target: does not build (see $build/$target.build.log)"
+		status=1
+		continue
+	}
+	corpus="$build/corpus/$target"
+	findings="$build/findings/$target"
+	mkdir -p "$corpus" "$findings"
+	[ -d "$build/seeds/$target" ] && cp -n "$build/seeds/$target"/* "$corpus/" 2>/dev/null
+	[ -d "$src/tests/fuzz/regressions/$target" ] && cp -n "$src/tests/fuzz/regressions/$target"/* "$corpus/" 2>/dev/null
+	"$build/fuzz_$target" -max_total_time="$seconds" -print_final_stats=1 -max_len=65536 \
+		-rss_limit_mb=2048 -artifact_prefix="$findings/" "$corpus" >"$build/$target.log" 2>&1
+	rc=$?
+	runs=$(sed -n 's/^stat::number_of_executed_units: *//p' "$build/$target.log" | tail -n 1)
+	if [ $rc -eq 0 ]; then
+		echo "PASS: fuzz $target: ${runs:-0} executions in ${seconds} s, corpus $(ls "$corpus" | wc -l) inputs"
+	else
+		echo "FAIL: fuzz $target: a finding after ${runs:-?} executions: $(ls "$findings" | head -n 1) (see $build/$target.log)"
+		status=1
+	fi
+done
+exit $status
