@@ -1,5 +1,5 @@
 #!/bin/sh
-# summary.sh [BUILDDIR]: adds up the results of `make check` into one closing line,
+# summary.sh [BUILDDIR...]: adds up the results of `make check` into one closing line,
 # "N passed, N failed, N skipped", and exits non-zero when anything failed.
 #
 # A Check program's log ends with "NN%: Checks: C, Failures: F, Errors: E"; each "SKIP:" line
@@ -7,9 +7,9 @@
 # and "FAIL: x" lines counts each of them. Any other test counts as one,
 # by its automake result. A test program that crashed before its summary counts one failure.
 set -u
-dir=${1:-.}
+[ $# -gt 0 ] || set -- .
 passed=0 failed=0 skipped=0
-for trs in $(find "$dir/tests" -name '*.trs' | sort); do
+for trs in $(for dir in "$@"; do find "$dir/tests" -name '*.trs'; done | sort); do
 	log=${trs%.trs}.log
 	result=$(sed -n 's/^:test-result: //p' "$trs" | head -n 1)
 	line=$(grep -E '^[0-9]+%: Checks: [0-9]+, Failures: [0-9]+, Errors: [0-9]+' "$log" 2>/dev/null | tail -n 1)
@@ -48,7 +48,7 @@ for trs in $(find "$dir/tests" -name '*.trs' | sort); do
 	fi
 done
 if [ $((passed + failed + skipped)) -eq 0 ]; then
-	echo "summary.sh: no test results found under $dir/tests" >&2
+	echo "summary.sh: no test results found under $*" >&2
 	failed=1
 fi
 echo "$passed passed, $failed failed, $skipped skipped"
