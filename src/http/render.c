@@ -8,9 +8,122 @@
 #include <string.h>
 #include <time.h>
 
-size_t render_float(float f, int digits, char *out)
+/* "1e+38" -> "1e38", "1e-07" -> "1e-7": the fast path's style. */
+static size_t tidy_exponent(char *out, size_t n)
+{
+	char *e = strchr(out, 'e'), *digits;
+	size_t keep;
+
+	if (!e)
+		return n;
+	digits = e + 1;
+	if (*digits == '+')
+		memmove(digits, digits + 1, strlen(digits));
+	else if (*digits == '-')
+		digits++;
+	keep = strspn(digits, "0");
+	if (keep && digits[keep])
+		memmove(digits, digits + keep, strlen(digits + keep) + 1);
+	return strlen(out);
+}
+
+/* The slow exact path: the shortest %.Ng that reads back as f. */
+static size_t render_float_slow(float f, char *out)
 {
 	int n;
+
+	for (int p = 1; p < 9; p++) {
+		n = snprintf(out, 32, "%.*g", p, (double)f);
+		if (strtof(out, NULL) == f)
+			return tidy_exponent(out, (size_t)n);
+	}
+	n = snprintf(out, 32, "%.9g", (double)f);
+	return tidy_exponent(out, (size_t)n);
+}
+
+static const double powers_of_ten[23] = {1e0,  1e1,  1e2,  1e3,  1e4,  1e5,  1e6,  1e7,
+                                         1e8,  1e9,  1e10, 1e11, 1e12, 1e13, 1e14, 1e15,
+                                         1e16, 1e17, 1e18, 1e19, 1e20, 1e21, 1e22};
+
+/* digits x 10^k as a double, from exact powers of ten (one rounding), or NAN out of range. */
+static double scale_by_ten(double digits, int k)
+{
+	if (k >= 0)
+		return k <= 22 ? digits * powers_of_ten[k] : NAN;
+	return -k <= 22 ? digits / powers_of_ten[-k] : NAN;
+}
+
+/* Does the decimal value v (a double within 2^-52 of the true decimal, or equal to it when
+ * `exact`) round to f, with no doubt? False when v is too near a midpoint between floats to
+ * tell in double. An exact tie rounds to the float whose last mantissa bit is 0. */
+static int rounds_to(double v, float f, int exact)
+{
+	float g = (float)v;
+	double up, down, guard;
+	uint32_t bits;
+
+	if (g != f)
+		return 0;
+	up = ((double)g + (double)nextafterf(g, INFINITY)) / 2;
+	down = ((double)g + (double)nextafterf(g, -INFINITY)) / 2;
+	if (exact && (v == up || v == down)) {
+		memcpy(&bits, &g, sizeof(bits));
+		return (bits & 1) == 0;
+	}
+	guard = fabs(v) * 0x1p-50;
+	return fabs(v - up) > guard && fabs(v - down) > guard;
+}
+
+/* Writes `d` (p significant digits, trailing zeros dropped) times 10^e10 like %g does. */
+static size_t write_decimal(int negative, uint64_t d, int p, int e10, char *out)
+{
+	char digits[24];
+	size_t n = 0, o = 0;
+
+	while (p > 1 && d % 10 == 0)
+		d /= 10, p--;
+	for (int i = p - 1; i >= 0; i--, d /= 10)
+		digits[i] = (char)('0' + d % 10);
+	n = (size_t)p;
+	if (negative)
+		out[o++] = '-';
+	if (e10 >= -5 && e10 < 9) {
+		if (e10 < 0) {
+			out[o++] = '0';
+			out[o++] = '.';
+			for (int i = -1; i > e10; i--)
+				out[o++] = '0';
+			memcpy(out + o, digits, n);
+			o += n;
+		} else if ((size_t)e10 + 1 >= n) {
+			memcpy(out + o, digits, n);
+			o += n;
+			for (size_t i = n; i < (size_t)e10 + 1; i++)
+				out[o++] = '0';
+		} else {
+			memcpy(out + o, digits, (size_t)e10 + 1);
+			o += (size_t)e10 + 1;
+			out[o++] = '.';
+			memcpy(out + o, digits + e10 + 1, n - (size_t)e10 - 1);
+			o += n - (size_t)e10 - 1;
+		}
+	} else {
+		out[o++] = digits[0];
+		if (n > 1) {
+			out[o++] = '.';
+			memcpy(out + o, digits + 1, n - 1);
+			o += n - 1;
+		}
+		o += (size_t)snprintf(out + o, 8, "e%d", e10);
+	}
+	out[o] = '\0';
+	return o;
+}
+
+size_t render_float(float f, int digits, char *out)
+{
+	double x;
+	int e10;
 
 	if (!isfinite(f)) {
 		memcpy(out, "null", 5);
@@ -22,17 +135,49 @@ size_t render_float(float f, int digits, char *out)
 		out[1] = '\0';
 		return 1;
 	}
-	if (digits >= 1 && digits <= 9) {
-		n = snprintf(out, 32, "%.*g", digits, (double)f);
-		return (size_t)n;
+	if (digits >= 1 && digits <= 9)
+		return tidy_exponent(out, (size_t)snprintf(out, 32, "%.*g", digits, (double)f));
+	/* The shortest decimal that reads back as f: for p = 1..9 significant digits, round in
+	 * double and keep the first candidate that provably rounds to f. Values out of the
+	 * exact powers' range, or too near a midpoint, take the slow exact path. */
+	x = fabs((double)f);
+	{
+		int e2;
+		frexp(x, &e2);
+		/* 10^e10 <= x < 10^(e10 + 1); the estimate from the binary exponent is at most one
+		 * too low */
+		e10 = (int)floor((e2 - 1) * 0.30102999566398120);
+		if (x >=
+		    (e10 + 1 >= -22 && e10 + 1 <= 22 ? scale_by_ten(1, e10 + 1) : pow(10, e10 + 1)))
+			e10++;
 	}
-	/* The shortest of %.1g .. %.9g that reads back as f; %.9g always does. */
-	for (int p = 1; p < 9; p++) {
-		n = snprintf(out, 32, "%.*g", p, (double)f);
-		if (strtof(out, NULL) == f)
-			return (size_t)n;
+	for (int p = 1; p <= 9; p++) {
+		int k = e10 - p + 1;
+		double scaled = k >= 0 ? (k <= 22 ? x / powers_of_ten[k] : NAN)
+		                       : (-k <= 22 ? x * powers_of_ten[-k] : NAN);
+		double lo, hi;
+		if (!isfinite(scaled))
+			return render_float_slow(f, out);
+		lo = floor(scaled);
+		hi = lo + 1;
+		/* the nearer neighbour first; both when the other is as near */
+		double first = scaled - lo <= hi - scaled ? lo : hi, second = first == lo ? hi : lo;
+		for (int pick = 0; pick < 2; pick++) {
+			double d = pick ? second : first, v;
+			if (pick && fabs((scaled - lo) - 0.5) > 1e-6)
+				break;
+			v = scale_by_ten(d, k);
+			if (!isfinite(v))
+				return render_float_slow(f, out);
+			if (rounds_to(v, (float)x, k >= 0 && v < 0x1p53)) {
+				int p10 = p;
+				while (p10 < 17 && d >= powers_of_ten[p10])
+					p10++; /* a carry, or an exponent estimated one too low */
+				return write_decimal(f < 0, (uint64_t)d, p10, k + p10 - 1, out);
+			}
+		}
 	}
-	return (size_t)snprintf(out, 32, "%.9g", (double)f);
+	return render_float_slow(f, out);
 }
 
 void render_handle(uint32_t crc32, char out[11])
