@@ -86,10 +86,13 @@ int catalog_delete(struct catalog *cat, int64_t id, struct error *err);
 struct catalog_track {
 	int64_t resource_id;
 	unsigned n;
+	int borrowed; /* the arrays belong to the connection's cache: valid until its next load */
 	char *name;
 	int events; /* the keys are events (model.h, enum event_word) */
 	struct sampler sampler;
 };
+/* Loads a track from the connection's cache of recent tracks, or from the database. The
+ * result is borrowed from the cache (valid until the next load on this connection). */
 int catalog_load_track(struct catalog *cat, int64_t id, unsigned n, struct catalog_track *out,
                        struct error *err);
 void catalog_track_cleanup(struct catalog_track *track);

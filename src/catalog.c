@@ -129,8 +129,26 @@ enum list_filter {
 	FILTER_COMBINATIONS = 64
 };
 
+/* A few recently sampled tracks per connection: entries never change once stored, so a cached
+ * track stays right until a delete, which bumps the generation and empties every cache. */
+#define TRACK_CACHE_SIZE      16
+#define TRACK_CACHE_MAX_BYTES (4u * 1024 * 1024)
+
+struct cached_track {
+	struct catalog_track track; /* owns its arrays; track.name "" when the slot is empty */
+	uint64_t used;              /* for least-recently-used eviction */
+};
+
+static uint64_t catalog_generation; /* bumped by every delete, in any connection (atomic) */
+
+struct catalog;
+static void cache_clear(struct catalog *cat);
+
 struct catalog {
-	sqlite3 *db;                                  /* the connection */
+	sqlite3 *db;                                 /* the connection */
+	struct cached_track cache[TRACK_CACHE_SIZE]; /* recent tracks */
+	uint64_t cache_generation;                   /* catalog_generation when last filled */
+	uint64_t cache_clock;
 	sqlite3_stmt *stmt[ST_COUNT];                 /* prepared on first use */
 	sqlite3_stmt *list_stmt[FILTER_COMBINATIONS]; /* list queries by filter bits */
 	struct catalog *next;                         /* in its pool's list */
@@ -264,6 +282,7 @@ void catalog_close(struct catalog *cat)
 {
 	if (!cat)
 		return;
+	cache_clear(cat);
 	for (int i = 0; i < ST_COUNT; i++)
 		sqlite3_finalize(cat->stmt[i]);
 	for (int i = 0; i < FILTER_COMBINATIONS; i++)
@@ -880,6 +899,7 @@ int catalog_delete(struct catalog *cat, int64_t id, struct error *err)
 	}
 	if (catalog_exec(cat, ST_COMMIT, err) < 0)
 		goto fail;
+	__atomic_add_fetch(&catalog_generation, 1, __ATOMIC_ACQ_REL);
 	free(sha);
 	return 0;
 fail:
@@ -888,8 +908,8 @@ fail:
 	return -1;
 }
 
-int catalog_load_track(struct catalog *cat, int64_t id, unsigned n, struct catalog_track *out,
-                       struct error *err)
+static int load_track_from_db(struct catalog *cat, int64_t id, unsigned n,
+                              struct catalog_track *out, struct error *err)
 {
 	sqlite3_stmt *s = catalog_stmt(cat, ST_LOAD_TRACK, err);
 	struct sampler *sp = &out->sampler;
@@ -950,8 +970,54 @@ int catalog_load_track(struct catalog *cat, int64_t id, unsigned n, struct catal
 	return 0;
 }
 
+static void cache_clear(struct catalog *cat)
+{
+	for (int i = 0; i < TRACK_CACHE_SIZE; i++) {
+		if (cat->cache[i].track.name)
+			catalog_track_cleanup(&cat->cache[i].track);
+		cat->cache[i].used = 0;
+	}
+}
+
+int catalog_load_track(struct catalog *cat, int64_t id, unsigned n, struct catalog_track *out,
+                       struct error *err)
+{
+	uint64_t generation = __atomic_load_n(&catalog_generation, __ATOMIC_ACQUIRE);
+	struct cached_track *slot = &cat->cache[0];
+
+	if (cat->cache_generation != generation) {
+		cache_clear(cat);
+		cat->cache_generation = generation;
+	}
+	for (int i = 0; i < TRACK_CACHE_SIZE; i++) {
+		struct cached_track *c = &cat->cache[i];
+		if (c->track.name && c->track.resource_id == id && c->track.n == n) {
+			c->used = ++cat->cache_clock;
+			*out = c->track;
+			out->borrowed = 1;
+			return 0;
+		}
+		if (c->used < slot->used)
+			slot = c;
+	}
+	if (load_track_from_db(cat, id, n, out, err) < 0)
+		return -1;
+	if (out->sampler.value_bytes + (size_t)out->sampler.key_count * 4 > TRACK_CACHE_MAX_BYTES)
+		return 0; /* too big to keep: the caller owns it */
+	if (slot->track.name)
+		catalog_track_cleanup(&slot->track);
+	slot->track = *out;
+	slot->used = ++cat->cache_clock;
+	out->borrowed = 1;
+	return 0;
+}
+
 void catalog_track_cleanup(struct catalog_track *track)
 {
+	if (track->borrowed) {
+		memset(track, 0, sizeof(*track));
+		return;
+	}
 	free(track->name);
 	free(track->sampler.times);
 	free(track->sampler.values);

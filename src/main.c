@@ -37,7 +37,7 @@ static const char usage_text[] =
     "  --max-samples N        most samples one request may ask for (default 1000000)\n"
     "  --upload-memory SIZE   request bodies held at once, all uploads together (default 512M;\n"
     "                         past it uploads get 503 and Retry-After)\n"
-    "  --max-header-size SIZE memory for one request's line and headers (default 64K)\n"
+    "  --max-header-size SIZE memory for one request's line and headers (default 32K)\n"
     "  --threads N            polling threads (default: the number of cores)\n"
     "  --max-connections N    open connections in all (default 256)\n"
     "  --max-connections-per-ip N  (default 32)\n"
@@ -164,7 +164,7 @@ static int cmd_serve(int argc, char **argv)
 	    .chartjs_dir = CHARTJS_DIR,
 	    .max_upload = DEFAULT_MAX_UPLOAD,
 	    .upload_memory = 512u * 1024 * 1024,
-	    .max_header_size = 64u * 1024,
+	    .max_header_size = 32u * 1024, /* libmicrohttpd's own default */
 	    .threads = cores > 0 ? (unsigned)cores : 1,
 	    .max_samples = DEFAULT_MAX_SAMPLES,
 	    .max_connections = 256,

@@ -1,0 +1,128 @@
+#!/bin/bash
+# run.sh: animdex against its targets (DESIGN section 9) and against the limits of its parts,
+# measured side by side in one run; each figure the median of several repetitions. Prints a
+# table. Needs the built tree (make), wrk and curl. BENCH_SECONDS sets each wrk run (5).
+set -u
+top=${ANIMDEX_SRCDIR:-$(cd "$(dirname "$0")/../.." && pwd)}
+build=${ANIMDEX_BUILDDIR:-$(pwd)}
+seconds=${BENCH_SECONDS:-5}
+threads=$(nproc)
+dir=$(mktemp -d /tmp/animdex-bench-XXXXXX)
+bin="$build/animdexd"
+rows=()
+row() { rows+=("$(printf '%-58s %14s  %s' "$1" "$2" "$3")"); }
+median() { sort -g | awk '{a[NR]=$1} END {print a[int((NR+1)/2)]}'; }
+cc_flags="-O2 -std=c11 -D_POSIX_C_SOURCE=200809L -I$top/include"
+
+echo "building the benchmarks..." >&2
+# shellcheck disable=SC2086
+gcc $cc_flags -o "$dir/bench_curve" "$top/tests/bench/bench_curve.c" "$build/libanimdex.a" \
+	$(pkg-config --libs jansson) -lm || exit 1
+# shellcheck disable=SC2086
+gcc $cc_flags -o "$dir/minimal_server" "$top/tests/bench/minimal_server.c" \
+	$(pkg-config --cflags --libs libmicrohttpd) || exit 1
+
+echo "sampling core..." >&2
+while IFS=$'\t' read -r name value unit; do row "$name" "$value" "$unit"; done < <("$dir/bench_curve")
+
+start_daemon() { # db extra...
+	local db=$1
+	shift
+	"$bin" --listen 127.0.0.1:0 --db "$db" --quiet --threads "$threads" \
+		--max-connections-per-ip 512 --max-connections 1024 "$@" >"$dir/daemon.out" &
+	daemon=$!
+	for _ in $(seq 50); do grep -q listening "$dir/daemon.out" && break; sleep 0.1; done
+	base=$(sed -n 's/.*listening on \(http:[^ ]*\).*/\1/p' "$dir/daemon.out")
+}
+peak_rss() { awk '/VmHWM/ {print $2 / 1024}' "/proc/$1/status"; }
+
+# a track to sample: 1,000 cubic FLOAT3 keys
+python3 - "$dir/track.json" <<'PY'
+import json, math, sys
+n = 1000
+times = [i * 0.01 for i in range(n)]
+values = []
+for i in range(n):
+    for part in range(3):
+        values += [math.sin(i * 3 + part + c) for c in range(3)]
+json.dump({"name": "bench", "duration": times[-1], "targets": [{"schema": "E4ADD320-EECA-439F-A6C3-1D8A25AEFBC3", "object": 0}],
+           "samplers": [{"value": {"type": "FLOAT3"}, "interpolation": "CUBIC_SPLINE", "times": times, "values": values}],
+           "channels": [{"target": 0, "property": 1, "sampler": 0}]}, open(sys.argv[1], "w"))
+PY
+start_daemon "$dir/read.db"
+curl -s -o /dev/null --data-binary @"$dir/track.json" "$base/api/resources?filename=track.json"
+sample="$base/api/resources/1/tracks/0/sample"
+
+echo "bulk output..." >&2
+for f in json csv f32; do
+	curl -s -o "$dir/body.$f" "$sample?from=0&to=9.99&count=100000&format=$f"
+done
+"$dir/minimal_server" "$threads" "$dir/body.json" "$dir/body.csv" "$dir/body.f32" \
+	>"$dir/minimal.port" 2>/dev/null &
+minimal=$!
+sleep 0.3
+mport=$(head -n 1 "$dir/minimal.port")
+[ -n "$mport" ] || { echo "the minimal server did not start" >&2; exit 1; }
+i=0
+for f in json csv f32; do
+	t=$(for _ in 1 2 3 4 5; do curl -s -o /dev/null -w '%{time_total}\n' "$sample?from=0&to=9.99&count=100000&format=$f"; done | median)
+	m=$(for _ in 1 2 3 4 5; do curl -s -o /dev/null -w '%{time_total}\n' "http://127.0.0.1:$mport/$i"; done | median)
+	eval "time_$f=$t"
+	row "sample count=100000 format=$f over HTTP" "$(awk -v t="$t" 'BEGIN {printf "%.1f", 300000 / t / 1e6}')" "million values/s ($(stat -c %s "$dir/body.$f") bytes)"
+	row "  the same bytes from memory (minimal server) / $f" "$(awk -v t="$t" -v m="$m" 'BEGIN {printf "%.2f", m / t}')" "x (1 = as fast as memory)"
+	i=$((i + 1))
+done
+row "f32 speed / JSON speed" "$(awk -v a="$time_json" -v b="$time_f32" 'BEGIN {printf "%.1f", a / b}')" "x (target >= 10)"
+kill "$minimal"
+wait "$minimal" 2>/dev/null
+
+echo "small requests..." >&2
+curl -s -o "$dir/small.json" "$sample?t=0.5"
+"$dir/minimal_server" "$threads" "$dir/small.json" >"$dir/minimal.port" 2>/dev/null &
+minimal=$!
+sleep 0.3
+mport=$(head -n 1 "$dir/minimal.port")
+for rep in 1 2 3; do
+	wrk -t 2 -c 32 -d "${seconds}s" --latency "$sample?t=0.5" >"$dir/wrk.a.$rep"
+	wrk -t 2 -c 32 -d "${seconds}s" --latency "http://127.0.0.1:$mport/0" >"$dir/wrk.m.$rep"
+done
+rps() { awk '/Requests\/sec/ {print $2}' "$@" | median; }
+p99() { awk '$1 == "99%" {v = $2; if (v ~ /us$/) {sub(/us/, "", v); v = v / 1000} else if (v ~ /ms$/) {sub(/ms/, "", v)} else if (v ~ /s$/) {sub(/s/, "", v); v = v * 1000}; print v}' "$@" | median; }
+a_rps=$(rps "$dir"/wrk.a.*)
+m_rps=$(rps "$dir"/wrk.m.*)
+row "GET sample?t=0.5, 32 connections (animdex)" "$a_rps" "requests/s, p99 $(p99 "$dir"/wrk.a.*) ms"
+row "GET constant, 32 connections (minimal libmicrohttpd)" "$m_rps" "requests/s, p99 $(p99 "$dir"/wrk.m.*) ms"
+row "animdex / minimal server" "$(awk -v a="$a_rps" -v m="$m_rps" 'BEGIN {printf "%.2f", a / m}')" "x (target >= 0.70)"
+row "peak RSS of animdexd after the read runs" "$(peak_rss "$daemon")" "MiB"
+kill "$minimal" "$daemon"
+wait "$minimal" "$daemon" 2>/dev/null
+
+echo "uploads..." >&2
+mkdir -p "$dir/files"
+python3 - "$dir/files" <<'PY'
+import struct, sys
+for i in range(10000):
+    keys = [(0.0, i * 0.001, 0.0, 0.0), (1.0, 1.0, 0.0, 0.0), (2.0, float(i), 0.0, 0.0)]
+    body = struct.pack('<HI', 1, len(keys)) + b''.join(struct.pack('<4f', *k) for k in keys)
+    open('%s/k%05d.KeyframerFloat_Z' % (sys.argv[1], i), 'wb').write(body)
+PY
+rates=""
+for rep in 1 2 3; do
+	rm -f "$dir/import.db"*
+	line=$("$bin" import --db "$dir/import.db" --quiet "$dir/files" 2>&1 | tail -n 1)
+	rates="$rates $(echo "$line" | sed -n 's/.*(\([0-9]*\) files\/s).*/\1/p')"
+done
+row "animdexd import of 10,000 small keyframer files" "$(echo "$rates" | tr ' ' '\n' | grep . | median)" "entries/s (target >= 10,000)"
+start_daemon "$dir/upload.db"
+wrk -t 2 -c 8 -d "${seconds}s" -s "$top/tests/bench/upload.lua" "$base" >"$dir/wrk.upload"
+ups=$(awk '/Requests\/sec/ {print $2}' "$dir/wrk.upload")
+notstored=$(sed -n 's/.* \([0-9]*\) not stored/\1/p' "$dir/wrk.upload")
+row "HTTP uploads, 8 concurrent clients" "$ups" "entries/s, ${notstored:-?} not stored (SQLITE_BUSY or other)"
+row "peak RSS of animdexd after the upload run" "$(peak_rss "$daemon")" "MiB"
+kill "$daemon"
+wait "$daemon" 2>/dev/null
+
+echo
+echo "animdex benchmarks ($(nproc) cores, $(date -u +%Y-%m-%dT%H:%MZ); medians of repeated runs)"
+printf '%s\n' "${rows[@]}"
+rm -rf "$dir"
