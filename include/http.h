@@ -81,6 +81,8 @@ const char *request_header(const struct request *req, const char *name);
 
 void response_json(struct response *resp, unsigned status, json_t *json);
 void response_error(struct response *resp, const struct error *err);
+/* 200 with json, or the error when json is NULL. */
+void response_result(struct response *resp, json_t *json, const struct error *err);
 void response_take(struct response *resp, unsigned status, const char *type, char *body,
                    size_t length);
 void response_header(struct response *resp, const char *name, const char *value);

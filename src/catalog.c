@@ -773,6 +773,25 @@ static json_t *track_row(sqlite3_stmt *s)
 	return o;
 }
 
+/* Steps a statement whose ?1 is a resource id: 0 with a row ready, -1 (reset, err set to
+ * not_found or the SQLite failure) otherwise. */
+static int step_resource(struct catalog *cat, sqlite3_stmt *s, int64_t id, const char *what,
+                         struct error *err)
+{
+	int rc;
+
+	sqlite3_bind_int64(s, 1, id);
+	rc = sqlite3_step(s);
+	if (rc == SQLITE_ROW)
+		return 0;
+	sqlite3_reset(s);
+	if (rc == SQLITE_DONE)
+		error_set(err, ERROR_NOT_FOUND, "id", -1, "no resource has id %" PRId64, id);
+	else
+		catalog_fail(cat, err, what);
+	return -1;
+}
+
 json_t *catalog_get(struct catalog *cat, int64_t id, struct error *err)
 {
 	sqlite3_stmt *s = catalog_stmt(cat, ST_GET_RESOURCE, err);
@@ -781,17 +800,8 @@ json_t *catalog_get(struct catalog *cat, int64_t id, struct error *err)
 
 	if (!s)
 		return NULL;
-	sqlite3_bind_int64(s, 1, id);
-	rc = sqlite3_step(s);
-	if (rc != SQLITE_ROW) {
-		sqlite3_reset(s);
-		if (rc == SQLITE_DONE)
-			error_set(err, ERROR_NOT_FOUND, "id", -1, "no resource has id %" PRId64,
-			          id);
-		else
-			catalog_fail(cat, err, "reading an entry");
+	if (step_resource(cat, s, id, "reading an entry", err) < 0)
 		return NULL;
-	}
 	entry = row_summary(s);
 	json_object_set_new(entry, "structure",
 	                    json_loads((const char *)sqlite3_column_text(s, 16), 0, NULL));
@@ -822,21 +832,11 @@ int catalog_get_raw(struct catalog *cat, int64_t id, void **bytes, size_t *lengt
 {
 	sqlite3_stmt *s = catalog_stmt(cat, ST_GET_RAW, err);
 	const unsigned char *name;
-	int rc;
 
 	if (!s)
 		return -1;
-	sqlite3_bind_int64(s, 1, id);
-	rc = sqlite3_step(s);
-	if (rc != SQLITE_ROW) {
-		sqlite3_reset(s);
-		if (rc == SQLITE_DONE)
-			error_set(err, ERROR_NOT_FOUND, "id", -1, "no resource has id %" PRId64,
-			          id);
-		else
-			catalog_fail(cat, err, "reading the uploaded bytes");
+	if (step_resource(cat, s, id, "reading the uploaded bytes", err) < 0)
 		return -1;
-	}
 	*length = (size_t)sqlite3_column_bytes(s, 0);
 	*bytes = malloc(*length ? *length : 1);
 	name = sqlite3_column_text(s, 1);

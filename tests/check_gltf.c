@@ -88,17 +88,6 @@ static int decode_bytes(const void *data, size_t length, const char *filename,
 	return format_decode(&up, r, err);
 }
 
-static void sample(const struct resource *res, size_t n, float t, float *out)
-{
-	const struct sampler *s = &res->clip.samplers[res->clip.channels[n].sampler];
-	struct curve c;
-	struct curve_cursor cur;
-
-	curve_from_sampler(&c, s);
-	curve_cursor_init(&cur);
-	curve_sample_f32(&c, &cur, t, out);
-}
-
 /* Conformance */
 
 static const char *const conformance[][2] = {
@@ -166,7 +155,7 @@ START_TEST(every_track_samples_like_the_independent_implementation)
 				json_t *want = json_array_get(smp, 1);
 				size_t n = json_array_size(want);
 				float sign = 1, tol = 1e-5f, norm = 0;
-				sample(res, ti, t, got);
+				testutil_sample(res, ti, t, got);
 				for (size_t k = 0; k < n; k++)
 					w[k] = (float)json_number_value(json_array_get(want, k));
 				if (quat) {
@@ -346,20 +335,20 @@ START_TEST(every_interpolation_on_every_path)
 			snprintf(want, sizeof(want), "node %d \"turner\" rotation", i * 4 + 1);
 			ck_assert_str_eq(res->track_names[1], want);
 		}
-		sample(res, 0, 0.5f, out); /* translation */
+		testutil_sample(res, 0, 0.5f, out); /* translation */
 		ck_assert_float_eq_tol(out[2], step ? 0.0f : 3.0f, 1e-6f);
-		sample(res, 1, 0.5f, out); /* rotation: halfway to 90 degrees about x */
+		testutil_sample(res, 1, 0.5f, out); /* rotation: halfway to 90 degrees about x */
 		ck_assert_float_eq_tol(out[0], step ? 0.0f : s45, 1e-6f);
 		ck_assert_float_eq_tol(out[3], step ? 1.0f : c45, 1e-6f);
-		sample(res, 2, 0.5f, out); /* scale */
+		testutil_sample(res, 2, 0.5f, out); /* scale */
 		ck_assert_float_eq_tol(out[1], step ? 1.0f : 2.0f, 1e-6f);
-		sample(res, 3, 0.5f, out); /* weights of two morph targets */
+		testutil_sample(res, 3, 0.5f, out); /* weights of two morph targets */
 		ck_assert_float_eq_tol(out[0], step ? 0.0f : 0.5f, 1e-6f);
 		ck_assert_float_eq_tol(out[1], step ? 1.0f : 0.5f, 1e-6f);
 		ck_assert_uint_eq(res->clip.samplers[3].array_size, 2);
 		ck_assert_str_eq(res->clip.targets[res->clip.channels[3].target].schema,
 		                 SCHEMA_MORPH);
-		sample(res, 0, 1.0f, out);
+		testutil_sample(res, 0, 1.0f, out);
 		ck_assert_float_eq(out[0], 2.0f);
 	}
 	free(file);
@@ -426,7 +415,7 @@ START_TEST(cubic_morph_weights_keep_the_a_v_b_layout)
 	file = gltf_writer_embedded(&w, &len);
 	ck_assert_msg(decode_bytes(file, len, "w.gltf", NULL, 0, &r, &err) == 0, "%s", err.message);
 	/* u = 0.5, d = 1: weight 0 = h00*0 + h10*2 + h01*1 + 0 = 0.125*2 + 0.5 = 0.75 */
-	sample(r.resources[0], 0, 0.5f, out);
+	testutil_sample(r.resources[0], 0, 0.5f, out);
 	ck_assert_float_eq_tol(out[0], 0.75f, 1e-6f);
 	ck_assert_float_eq_tol(out[1], 0.5f, 1e-6f);
 	free(file);
@@ -460,10 +449,10 @@ START_TEST(sparse_accessors_replace_their_elements)
 	                    output);
 	file = gltf_writer_embedded(&w, &len);
 	ck_assert_msg(decode_bytes(file, len, "s.gltf", NULL, 0, &r, &err) == 0, "%s", err.message);
-	sample(r.resources[0], 0, 1.0f, out);
+	testutil_sample(r.resources[0], 0, 1.0f, out);
 	ck_assert_float_eq(out[0], 5.0f);
 	ck_assert_float_eq(out[2], 7.0f);
-	sample(r.resources[0], 0, 0.0f, out);
+	testutil_sample(r.resources[0], 0, 0.0f, out);
 	ck_assert_float_eq(out[1], 0.0f);
 	free(file);
 	decode_result_cleanup(&r);

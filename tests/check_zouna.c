@@ -9,6 +9,7 @@
 #include "curve.h"
 #include "format.h"
 #include "hash.h"
+#include "testutil.h"
 #include "zouna_writer.h"
 
 static int decode(const struct zbuf *b, const char *filename, const char *class_name,
@@ -24,18 +25,6 @@ static int decode(const struct zbuf *b, const char *filename, const char *class_
 	error_init(err);
 	decode_result_init(result);
 	return format_decode(&up, result, err);
-}
-
-/* Samples track n of res at t into out. */
-static void sample(const struct resource *res, size_t n, float t, float *out)
-{
-	const struct sampler *s = &res->clip.samplers[res->clip.channels[n].sampler];
-	struct curve c;
-	struct curve_cursor cur;
-
-	curve_from_sampler(&c, s);
-	curve_cursor_init(&cur);
-	curve_sample_f32(&c, &cur, t, out);
 }
 
 /* The engine's Hermite (FORMATS 1.3), written independently of the sampler:
@@ -63,7 +52,7 @@ START_TEST(hermite_vectors_of_formats_1_3)
 			zouna_write_keyframer(&b, "KeyframerFloat_Z", 0x1, keys, 2, 0);
 			ck_assert_msg(decode(&b, "v.KeyframerFloat_Z", NULL, NULL, &r, &err) == 0,
 			              "%s", err.message);
-			sample(r.resources[0], 0, 2.0f + 0.25f * 0.5f, out);
+			testutil_sample(r.resources[0], 0, 2.0f + 0.25f * 0.5f, out);
 			ck_assert_float_eq_tol(out[0], want[v], 1e-6f);
 			ck_assert_str_eq(json_string_value(json_object_get(r.resources[0]->metadata,
 			                                                   "byte_order")),
@@ -132,7 +121,7 @@ START_TEST(every_value_class_in_both_byte_orders)
 		float t = probes[p], out[4], want;
 		int k = t < 1.0f ? 0 : 1;
 		float t0 = keys[k].time, t1 = keys[k + 1].time, u = (t - t0) / (t1 - t0);
-		sample(r.resources[0], 0, t, out);
+		testutil_sample(r.resources[0], 0, t, out);
 		for (int j = 0; j < n; j++) {
 			if (t <= 0.0f)
 				want = keys[0].v[j];
@@ -207,9 +196,9 @@ START_TEST(the_step_flag_holds_the_previous_key)
 	zouna_write_keyframer(&b, "KeyframerFloatComp_Z", 0x8, keys, 2, 0);
 	ck_assert_int_eq(decode(&b, "x.KeyframerFloatComp_Z", NULL, NULL, &r, &err), 0);
 	ck_assert_int_eq(r.resources[0]->clip.samplers[0].interp, INTERP_STEP);
-	sample(r.resources[0], 0, 0.99f, out);
+	testutil_sample(r.resources[0], 0, 0.99f, out);
 	ck_assert_float_eq(out[0], 0.5f);
-	sample(r.resources[0], 0, 1.0f, out);
+	testutil_sample(r.resources[0], 0, 1.0f, out);
 	ck_assert_float_eq(out[0], 1.5f);
 	decode_result_cleanup(&r);
 	zbuf_free(&b);
@@ -231,7 +220,7 @@ START_TEST(rotation_keys_slerp_as_quaternions)
 		ck_assert_int_eq(decode(&b, "spin.KeyframerRot_Z", NULL, NULL, &r, &err), 0);
 		ck_assert_int_eq(r.resources[0]->clip.samplers[0].semantic,
 		                 SEMANTIC_NORMALIZED_QUATERNION);
-		sample(r.resources[0], 0, 1.0f, out);
+		testutil_sample(r.resources[0], 0, 1.0f, out);
 		ck_assert_float_eq_tol(out[2], sqrtf(0.5f), 1e-6f);
 		ck_assert_float_eq_tol(out[3], sqrtf(0.5f), 1e-6f);
 		ck_assert_uint_gt(json_array_size(r.resources[0]->assumed), 0);
@@ -281,7 +270,7 @@ START_TEST(the_three_readings_of_formats_1_4)
 		ck_assert_int_eq(decode(&b, "v.KeyframerVec4fLinearComp_Z", NULL, NULL, &r, &err),
 		                 0);
 		ck_assert(strstr(reading_of(r.resources[0]), layout ? "f32" : "i16"));
-		sample(r.resources[0], 0, 1.0f, out);
+		testutil_sample(r.resources[0], 0, 1.0f, out);
 		if (layout)
 			ck_assert_float_eq(out[0], 0.1f);
 		else
@@ -479,14 +468,14 @@ START_TEST(animation_z_with_every_header_in_both_byte_orders)
 		ck_assert_str_eq(res->track_names[0], want);
 	}
 	/* bone 0's rotation: identity to 180 degrees about z over 2 s */
-	sample(res, 1, 1.0f, out);
+	testutil_sample(res, 1, 1.0f, out);
 	ck_assert_float_eq_tol(out[2], sqrtf(0.5f), 1e-6f);
 	ck_assert_float_eq_tol(out[3], sqrtf(0.5f), 1e-6f);
 	/* bone 0's translation, linear-free Hermite with zero tangents: halfway is halfway */
-	sample(res, 0, 1.0f, out);
+	testutil_sample(res, 0, 1.0f, out);
 	ck_assert_float_eq_tol(out[1], 1.0f, 1e-6f);
 	/* bone 2's rotation uses keys 2-3 of the shared keyframer */
-	sample(res, 3, 0.0f, out);
+	testutil_sample(res, 3, 0.0f, out);
 	ck_assert_float_eq(out[0], 1.0f);
 	ck_assert(res->extras[4].events);
 	ck_assert_uint_eq(res->extras[1].handle, bone_crc[0]);

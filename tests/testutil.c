@@ -15,6 +15,7 @@
 #include <unistd.h>
 
 #include "base64.h"
+#include "curve.h"
 
 char *testutil_read_file(const char *path, size_t *length)
 {
@@ -432,4 +433,14 @@ void http_reply_cleanup(struct http_reply *reply)
 {
 	free(reply->body);
 	memset(reply, 0, sizeof(*reply));
+}
+
+void testutil_sample(const struct resource *res, size_t n, float t, float *out)
+{
+	struct curve c;
+	struct curve_cursor cur;
+
+	curve_from_sampler(&c, &res->clip.samplers[res->clip.channels[n].sampler]);
+	curve_cursor_init(&cur);
+	curve_sample_f32(&c, &cur, t, out);
 }

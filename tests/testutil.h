@@ -7,6 +7,8 @@
 #include <stdint.h>
 #include <sys/types.h>
 
+#include "model.h"
+
 /* Reads a whole file; NULL when it cannot. */
 char *testutil_read_file(const char *path, size_t *length);
 /* $ANIMDEX_SRCDIR/rel */
@@ -21,6 +23,9 @@ void testutil_remove_tree(const char *dir);
  * embedded or external buffers. One target per node, one sampler and channel per glTF
  * channel, in order. NULL when the file cannot be read. */
 json_t *testutil_gltf_to_radient(const char *gltf_path, size_t index);
+
+/* Samples track n of a decoded resource at t into out, with a fresh cursor. */
+void testutil_sample(const struct resource *res, size_t n, float t, float *out);
 
 /* The real daemon on an ephemeral loopback port. */
 struct daemon_proc {

@@ -36,11 +36,7 @@ void route_handle(struct request *req, struct response *resp)
 		return;
 	}
 	out = catalog_handle(cat, crc, &err);
-	if (!out) {
-		response_error(resp, &err);
-		return;
-	}
-	response_json(resp, 200, out);
+	response_result(resp, out, &err);
 }
 
 /* A text list of names, one per line, as the body or as a multipart file. */
@@ -61,11 +57,7 @@ void route_names(struct request *req, struct response *resp)
 		return;
 	}
 	out = catalog_add_names(cat, req->files[0].data.data, req->files[0].data.len, &err);
-	if (!out) {
-		response_error(resp, &err);
-		return;
-	}
-	response_json(resp, 200, out);
+	response_result(resp, out, &err);
 }
 
 void route_classes(struct request *req, struct response *resp)

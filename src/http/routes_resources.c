@@ -295,11 +295,7 @@ void route_get(struct request *req, struct response *resp)
 	if (!cat || route_id(req, resp, &id) < 0)
 		return;
 	entry = catalog_get(cat, id, &err);
-	if (!entry) {
-		response_error(resp, &err);
-		return;
-	}
-	response_json(resp, 200, entry);
+	response_result(resp, entry, &err);
 }
 
 /* attachment; filename="..." with anything but plain printable ASCII replaced. */

@@ -116,6 +116,14 @@ void response_error(struct response *resp, const struct error *err)
 	              text ? strlen(text) : 0);
 }
 
+void response_result(struct response *resp, json_t *json, const struct error *err)
+{
+	if (json)
+		response_json(resp, 200, json);
+	else
+		response_error(resp, err);
+}
+
 void response_header(struct response *resp, const char *name, const char *value)
 {
 	for (int i = 0; i < 2; i++)
