@@ -30,8 +30,14 @@ struct curve {
 	const void *values;        /* native packed; for cubic: in, value, out per key */
 };
 
+/* A cursor belongs to one curve: it remembers where the last sample fell and, for a single
+ * quaternion, the unit keys and angle of that segment, so a sweep slerps without normalising
+ * and taking the arc cosine at every sample. */
 struct curve_cursor {
-	uint32_t key; /* the segment found last: times[key] <= t < times[key + 1] */
+	uint32_t key;           /* the segment found last: times[key] <= t < times[key + 1] */
+	uint32_t slerp_key;     /* the segment the slerp fields describe, plus 1; 0: none */
+	float qa[4], qb[4];     /* its keys, normalised, qb on the short path */
+	float theta, sin_theta; /* their angle; theta < 0: nlerp (dot above 0.9995) */
 };
 
 void curve_from_sampler(struct curve *c, const struct sampler *s);

@@ -18,6 +18,7 @@ void curve_from_sampler(struct curve *c, const struct sampler *s)
 void curve_cursor_init(struct curve_cursor *cursor)
 {
 	cursor->key = 0;
+	cursor->slerp_key = 0;
 }
 
 /* Finds k with times[k] <= t < times[k+1], given 0 < k < n-1 is possible and
@@ -99,29 +100,48 @@ static void normalize_quaternions(const struct curve *c, float *out)
 		quat_normalize(out + e);
 }
 
-static void quat_slerp(const float *qa, const float *qb, float u, float *out)
-{
-	float a[4], b[4], dot, wa, wb;
+/* A segment's slerp set-up: unit keys, the second on the short path, and their angle. */
+struct slerp {
+	float a[4], b[4];
+	float theta, sin_theta; /* theta < 0: nlerp */
+};
 
-	memcpy(a, qa, sizeof(a));
-	memcpy(b, qb, sizeof(b));
-	quat_normalize(a);
-	quat_normalize(b);
-	dot = a[0] * b[0] + a[1] * b[1] + a[2] * b[2] + a[3] * b[3];
+static void slerp_setup(const float *qa, const float *qb, struct slerp *s)
+{
+	float dot;
+
+	memcpy(s->a, qa, sizeof(s->a));
+	memcpy(s->b, qb, sizeof(s->b));
+	quat_normalize(s->a);
+	quat_normalize(s->b);
+	dot = s->a[0] * s->b[0] + s->a[1] * s->b[1] + s->a[2] * s->b[2] + s->a[3] * s->b[3];
 	if (dot < 0.0f) {
 		dot = -dot;
-		b[0] = -b[0], b[1] = -b[1], b[2] = -b[2], b[3] = -b[3];
+		for (int i = 0; i < 4; i++)
+			s->b[i] = -s->b[i];
 	}
 	if (dot > 0.9995f) {
+		s->theta = -1.0f;
+		s->sin_theta = 0.0f;
+	} else {
+		s->theta = acosf(dot);
+		s->sin_theta = sinf(s->theta);
+	}
+}
+
+static void slerp_at(const struct slerp *s, float u, float *out)
+{
+	float wa, wb;
+
+	if (s->theta < 0.0f) {
 		wa = 1.0f - u;
 		wb = u;
 	} else {
-		float theta = acosf(dot), s = sinf(theta);
-		wa = sinf((1.0f - u) * theta) / s;
-		wb = sinf(u * theta) / s;
+		wa = sinf((1.0f - u) * s->theta) / s->sin_theta;
+		wb = sinf(u * s->theta) / s->sin_theta;
 	}
 	for (int i = 0; i < 4; i++)
-		out[i] = wa * a[i] + wb * b[i];
+		out[i] = wa * s->a[i] + wb * s->b[i];
 	quat_normalize(out);
 }
 
@@ -149,8 +169,27 @@ void curve_sample_f32(const struct curve *c, struct curve_cursor *cursor, float 
 	if (c->interp == INTERP_LINEAR) {
 		const float *a = v + (size_t)k * m, *b = a + m;
 		if (c->semantic == SEMANTIC_NORMALIZED_QUATERNION) {
-			for (uint32_t e = 0; e + 4 <= m; e += 4)
-				quat_slerp(a + e, b + e, u, out + e);
+			struct slerp s;
+			if (m == 4) { /* one quaternion: the cursor keeps the segment's set-up */
+				if (cursor->slerp_key != k + 1) {
+					slerp_setup(a, b, &s);
+					memcpy(cursor->qa, s.a, sizeof(s.a));
+					memcpy(cursor->qb, s.b, sizeof(s.b));
+					cursor->theta = s.theta;
+					cursor->sin_theta = s.sin_theta;
+					cursor->slerp_key = k + 1;
+				}
+				memcpy(s.a, cursor->qa, sizeof(s.a));
+				memcpy(s.b, cursor->qb, sizeof(s.b));
+				s.theta = cursor->theta;
+				s.sin_theta = cursor->sin_theta;
+				slerp_at(&s, u, out);
+				return;
+			}
+			for (uint32_t e = 0; e + 4 <= m; e += 4) {
+				slerp_setup(a + e, b + e, &s);
+				slerp_at(&s, u, out + e);
+			}
 			return;
 		}
 		for (uint32_t i = 0; i < m; i++)

@@ -272,6 +272,36 @@ START_TEST(cursor_matches_fresh_search_forwards_backwards_and_random)
 }
 END_TEST
 
+/* The cursor's cached slerp set-up gives exactly what a fresh evaluation gives. */
+START_TEST(quaternion_cursor_matches_fresh_evaluation)
+{
+	enum { KEYS = 200, SAMPLES = 20000 };
+	float *times = malloc(KEYS * sizeof(float)), *values = malloc(KEYS * 4 * sizeof(float));
+	struct curve c;
+	struct curve_cursor swept, fresh;
+
+	for (int k = 0; k < KEYS; k++) {
+		times[k] = (float)k * 0.05f;
+		for (int i = 0; i < 4; i++)
+			values[k * 4 + i] = sinf((float)(k * 5 + i)) * (k % 3 == 0 ? -1.0f : 1.0f);
+	}
+	c = make(VALUE_FLOAT4, INTERP_LINEAR, SEMANTIC_NORMALIZED_QUATERNION, 4, KEYS, times,
+	         values);
+	curve_cursor_init(&swept);
+	for (int i = 0; i < SAMPLES; i++) {
+		float t = -0.5f + 11.0f * (float)i / SAMPLES, a[4], b[4];
+		if (i == SAMPLES / 2) /* and backwards across segments it has cached */
+			t = 1.0f;
+		curve_sample_f32(&c, &swept, t, a);
+		curve_cursor_init(&fresh);
+		curve_sample_f32(&c, &fresh, t, b);
+		ck_assert_mem_eq(a, b, sizeof(a));
+	}
+	free(times);
+	free(values);
+}
+END_TEST
+
 static Suite *curve_suite(void)
 {
 	Suite *s = suite_create("curve");
@@ -289,6 +319,7 @@ static Suite *curve_suite(void)
 	tcase_add_test(tc, arrays_interpolate_every_element);
 	tcase_add_test(tc, step_key_for_integer_tracks);
 	tcase_add_test(tc, cursor_matches_fresh_search_forwards_backwards_and_random);
+	tcase_add_test(tc, quaternion_cursor_matches_fresh_evaluation);
 	suite_add_tcase(s, tc);
 	return s;
 }
