@@ -247,8 +247,12 @@ async function openEntry(id, selected = null, window = null) {
   const tracks = entry.tracks || [];
   state.selected = (selected || [0]).filter((n) => n < tracks.length);
   state.window = window;
-  const section = $('#entry');
+    const section = $('#entry');
   section.hidden = false;
+  const readoutElement = $('#readout');
+  delete readoutElement.dataset.t;
+  delete readoutElement.dataset.values;
+  text(readoutElement, 'Move the pointer over the chart to read exact values.');
   text($('#entry-title'), `${entry.class} ${entry.name || entry.crc32}`);
   const summary = [
     ['Handle', `${handleText(entry)} (from ${entry.crc32_source})`], ['Family', entry.family],
@@ -283,8 +287,12 @@ async function openEntry(id, selected = null, window = null) {
 function trackRange() {
   const tracks = state.selected.map((n) => state.entry.tracks[n]);
   if (!tracks.length) return [0, Math.max(state.entry.duration || 1, 1e-6)];
-  let lo = Math.min(...tracks.map((t) => t.time_range[0])), hi = Math.max(...tracks.map((t) => t.time_range[1]));
+    let lo = Math.min(...tracks.map((t) => t.time_range[0])), hi = Math.max(...tracks.map((t) => t.time_range[1]));
   if (!(hi > lo)) { lo -= 0.5; hi += 0.5; }
+  if (tracks.some((t) => t.kind === 'events')) { // markers at the very edges would be clipped
+    const pad = (hi - lo) * 0.05;
+    lo -= pad; hi += pad;
+  }
   return [lo, hi];
 }
 
@@ -376,7 +384,26 @@ async function readout(event) {
   text(element, `t = ${shown} s\n${lines.join('\n')}`);
 }
 
+// With a token, downloads go through fetch (links cannot send an Authorization header).
+async function download(event) {
+  if (!token()) return; // a plain link works
+  event.preventDefault();
+  const link = event.currentTarget;
+  const response = await fetch(link.href, { headers: authorised() });
+  if (!response.ok) { text($('#readout'), `download failed: ${response.status}`); return; }
+  const disposition = response.headers.get('Content-Disposition') || '';
+  const match = /filename="([^"]+)"/.exec(disposition);
+  const url = URL.createObjectURL(await response.blob());
+  const save = make('a', { href: url, download: match ? match[1] : 'samples.csv' });
+  document.body.append(save);
+  save.click();
+  save.remove();
+  setTimeout(() => URL.revokeObjectURL(url), 10000);
+}
+
 function setUpEntry() {
+  $('#raw-link').addEventListener('click', download);
+  $('#csv-link').addEventListener('click', download);
   $('#window').addEventListener('submit', (event) => {
     event.preventDefault();
     const lo = Number($('#from').value), hi = Number($('#to').value);

@@ -38,6 +38,27 @@ const walk = {
   channels: [{ target: 0, property: 1, sampler: 0 }],
 };
 
+// KeyframerMessage_Z, little-endian: u32 count, then per key f32 time, u32 n, n messages of
+// u32 class, u32 receiver, u32 c, f32 parameter, u32 id.
+function messageKeyframer() {
+  const keys = [[0.25, [[36, 0xBEEF, 0, 1.0, 7]]], [1.5, [[12, 0, 0, 0.5, 8]]]];
+  const size = 4 + keys.reduce((n, [, m]) => n + 8 + 20 * m.length, 0);
+  const b = Buffer.alloc(size);
+  let o = b.writeUInt32LE(keys.length, 0);
+  for (const [time, messages] of keys) {
+    o = b.writeFloatLE(time, o);
+    o = b.writeUInt32LE(messages.length, o);
+    for (const [cls, receiver, c, parameter, id] of messages) {
+      o = b.writeUInt32LE(cls, o);
+      o = b.writeUInt32LE(receiver, o);
+      o = b.writeUInt32LE(c, o);
+      o = b.writeFloatLE(parameter, o);
+      o = b.writeUInt32LE(id, o);
+    }
+  }
+  return b;
+}
+
 async function main() {
   mkdirSync(shots, { recursive: true });
   const good = join(dir, 'browser-walk.json');
@@ -117,7 +138,22 @@ async function main() {
     await page.waitForFunction(() => window.Chart && Object.values(Chart.instances)[0].scales.x.max === 0.75);
     check('the time window narrows the chart', page.url().includes('from=0.5') && page.url().includes('to=0.75'), page.url());
 
-            // a .gltf with its .bin, chosen together, goes up in one request
+                // an event track: a Zouna message keyframer, its messages listed under the chart
+    const events = join(dir, 'footsteps.KeyframerMessage_Z');
+    writeFileSync(events, messageKeyframer());
+    await page.setInputFiles('#file-input', events);
+    await page.locator('#uploads li').first().locator('a').first().waitFor({ timeout: 15000 });
+    await page.fill('#q', 'footsteps');
+    await page.press('#q', 'Enter');
+    await page.waitForFunction(() => document.querySelectorAll('#catalogue tbody tr').length === 1);
+    await page.locator('#catalogue tbody tr').first().click();
+    await page.waitForFunction(() => document.querySelectorAll('#events li').length === 2, null, { timeout: 10000 });
+    const listed = await page.locator('#events li').allInnerTexts();
+    check('an event track lists its messages', listed[0].startsWith('0.25 s: class 36 → 0x0000BEEF') && listed[1].startsWith('1.5 s: class 12'),
+      listed.join(' | '));
+    await page.screenshot({ path: join(shots, 'events-1280x800.png'), fullPage: true });
+
+    // a .gltf with its .bin, chosen together, goes up in one request
     const fixtures = process.env.ANIMDEX_FIXTURES;
     const separate = fixtures && join(fixtures, 'gltf', 'InterpolationTest-separate');
     if (separate && existsSync(separate)) {
