@@ -242,6 +242,25 @@ static int catalog_migrate(struct catalog *cat, struct error *err)
 	return 0;
 }
 
+/* Waits for another connection's write lock in short, growing steps (50 us doubling to 2 ms)
+ * for up to 10 s. SQLite's own busy timeout sleeps 1, 2, 5, 10... 100 ms, which puts a
+ * writer that waited a moment tens of milliseconds behind. */
+static int catalog_busy(void *unused, int attempt)
+{
+	/* steps of 50 << attempt us up to attempt 5 (1.6 ms), then 2 ms each */
+	long step = attempt < 6 ? 50L << attempt : 2000;
+	long waited = attempt < 6 ? 50L * ((1L << attempt) - 1) : 3150 + (attempt - 6) * 2000L;
+	struct timespec pause;
+
+	(void)unused;
+	if (waited > 10L * 1000 * 1000)
+		return 0; /* SQLITE_BUSY after about 10 s */
+	pause.tv_sec = 0;
+	pause.tv_nsec = step * 1000;
+	nanosleep(&pause, NULL);
+	return 1;
+}
+
 struct catalog *catalog_open(const char *path, struct error *err)
 {
 	static const char *const pragmas = "PRAGMA journal_mode = WAL;"
@@ -262,7 +281,7 @@ struct catalog *catalog_open(const char *path, struct error *err)
 		          cat->db ? sqlite3_errmsg(cat->db) : "out of memory");
 		goto fail;
 	}
-	sqlite3_busy_timeout(cat->db, 10000);
+	sqlite3_busy_handler(cat->db, catalog_busy, NULL);
 	sqlite3_extended_result_codes(cat->db, 1);
 	if (sqlite3_exec(cat->db, pragmas, NULL, NULL, &msg) != SQLITE_OK) {
 		error_set(err, ERROR_INTERNAL, NULL, -1, "catalogue: %s: %s", path,
