@@ -17,6 +17,7 @@ struct pending {
 	char sha256[SHA256_HEX_SIZE];
 	json_t *existing; /* entries already stored for these bytes, or NULL */
 	struct decode_result decoded;
+	int gltf; /* a glTF: decoded first, with the other files as buffers */
 };
 
 /* Prefixes the error with the file's name when the request carried several files. */
@@ -134,7 +135,8 @@ void route_upload(struct request *req, struct response *resp)
 	/* Decode everything first (glTF files first: they claim their .bin files), so that a
 	 * request with one bad file stores nothing. */
 	for (size_t i = 0; i < count; i++) {
-		if (format_detect(&files[i].up) != &format_gltf)
+		files[i].gltf = format_detect(&files[i].up) == &format_gltf;
+		if (!files[i].gltf)
 			continue;
 		has_gltf = 1;
 		if (decode_one(req, files, count, i, 1, skipped, &err) < 0)
@@ -142,7 +144,7 @@ void route_upload(struct request *req, struct response *resp)
 	}
 	for (size_t i = 0; i < count; i++) {
 		int rc;
-		if (format_detect(&files[i].up) == &format_gltf)
+		if (files[i].gltf)
 			continue;
 		if (siblings[i].used) {
 			skip[i] = 1; /* a glTF's buffer: stored inside it */
