@@ -12,6 +12,9 @@ struct import_options {
 	int quiet;              /* only the final line and errors */
 };
 
+/* A whole regular file, malloc'd; NULL with errno set when it cannot be read. */
+char *import_read_file(const char *path, size_t *length);
+
 /* Imports every path (files, and folders recursively). Returns 0, or 1 when any file failed. */
 int import_paths(const struct import_options *opt, char *const *paths, int count);
 

@@ -78,23 +78,27 @@ static int flush_batch(struct import *im, struct error *err)
 	return catalog_begin(im->cat, err);
 }
 
-static char *read_all(const char *path, size_t *length)
+char *import_read_file(const char *path, size_t *length)
 {
 	FILE *f = fopen(path, "rb");
 	struct stat st;
-	char *data = NULL;
+	char *data;
 
 	if (!f)
 		return NULL;
-	if (fstat(fileno(f), &st) == 0 && S_ISREG(st.st_mode)) {
-		data = malloc((size_t)st.st_size + 1);
-		if (data && fread(data, 1, (size_t)st.st_size, f) != (size_t)st.st_size) {
-			free(data);
-			data = NULL;
-		}
-		*length = (size_t)st.st_size;
+	if (fstat(fileno(f), &st) < 0 || !S_ISREG(st.st_mode)) {
+		fclose(f);
+		errno = EINVAL;
+		return NULL;
+	}
+	data = malloc((size_t)st.st_size + 1);
+	if (data && fread(data, 1, (size_t)st.st_size, f) != (size_t)st.st_size) {
+		free(data);
+		data = NULL;
+		errno = EIO;
 	}
 	fclose(f);
+	*length = (size_t)st.st_size;
 	return data;
 }
 
@@ -116,7 +120,7 @@ static size_t load_siblings(const char *path, struct upload_sibling *out, char *
 		if (!format_has_extension(e->d_name, "bin"))
 			continue;
 		snprintf(file, sizeof(file), "%s/%s", dir, e->d_name);
-		datas[n] = read_all(file, &len);
+		datas[n] = import_read_file(file, &len);
 		if (!datas[n])
 			continue;
 		names[n] = strdup(e->d_name);
@@ -138,7 +142,7 @@ static void import_file(struct import *im, const char *path)
 	char sha[SHA256_HEX_SIZE];
 	struct error err;
 	size_t length = 0, nsib = 0;
-	char *data = read_all(path, &length);
+	char *data = import_read_file(path, &length);
 	json_t *entries;
 	int existed = 0;
 

@@ -273,35 +273,6 @@ static int cmd_serve(int argc, char **argv)
 	return 0;
 }
 
-static int read_file(const char *path, uint8_t **data, size_t *length)
-{
-	FILE *f = fopen(path, "rb");
-	struct stat st;
-	size_t got;
-
-	if (!f)
-		return -1;
-	if (fstat(fileno(f), &st) < 0 || !S_ISREG(st.st_mode)) {
-		fclose(f);
-		errno = EINVAL;
-		return -1;
-	}
-	*data = malloc((size_t)st.st_size + 1);
-	if (!*data) {
-		fclose(f);
-		return -1;
-	}
-	got = fread(*data, 1, (size_t)st.st_size, f);
-	fclose(f);
-	if (got != (size_t)st.st_size) {
-		free(*data);
-		errno = EIO;
-		return -1;
-	}
-	*length = got;
-	return 0;
-}
-
 static int cmd_decode(int argc, char **argv)
 {
 	static const struct option options[] = {
@@ -332,7 +303,8 @@ static int cmd_decode(int argc, char **argv)
 	if (optind != argc - 1)
 		usage_error("%s", "decode takes exactly one FILE");
 	up.filename = argv[optind];
-	if (read_file(up.filename, &data, &up.length) < 0) {
+	data = (uint8_t *)import_read_file(up.filename, &up.length);
+	if (!data) {
 		fprintf(stderr, "animdexd: %s: %s\n", up.filename, strerror(errno));
 		return 1;
 	}

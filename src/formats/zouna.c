@@ -97,11 +97,6 @@ static const struct zouna_class *zouna_class_named(const char *name)
 	return NULL;
 }
 
-static const struct zouna_class *zouna_class_of(const char *name)
-{
-	return zouna_class_named(name);
-}
-
 static int is_animation_class(const char *name)
 {
 	return name && strcasecmp(name, "Animation_Z") == 0;
@@ -1252,7 +1247,7 @@ static enum format_match zouna_match(const struct upload *up, char *why, size_t 
 	struct error ignored;
 
 	if (up->class_name) {
-		if (zouna_class_of(cls) || is_animation_class(cls))
+		if (zouna_class_named(cls) || is_animation_class(cls))
 			return MATCH_EXPLICIT;
 		for (size_t i = 0; i < sizeof(other_resource_classes) / sizeof(char *); i++)
 			if (strcasecmp(cls, other_resource_classes[i]) == 0)
@@ -1268,7 +1263,7 @@ static enum format_match zouna_match(const struct upload *up, char *why, size_t 
 	}
 	if (up->length >= 4 && memcmp(up->data, "BFF0", 4) == 0)
 		return MATCH_MAGIC;
-	if (zouna_class_of(cls) || is_animation_class(cls))
+	if (zouna_class_named(cls) || is_animation_class(cls))
 		return MATCH_EXTENSION;
 	for (size_t i = 0; i < sizeof(other_resource_classes) / sizeof(char *); i++)
 		if (strcasecmp(cls, other_resource_classes[i]) == 0)
@@ -1286,7 +1281,7 @@ static enum format_match zouna_match(const struct upload *up, char *why, size_t 
 static int zouna_decode(const struct upload *up, struct decode_result *out, struct error *err)
 {
 	const char *cls = upload_class(up);
-	const struct zouna_class *c = zouna_class_of(cls);
+	const struct zouna_class *c = zouna_class_named(cls);
 	int bff = up->length >= 4 && memcmp(up->data, "BFF0", 4) == 0;
 
 	if (c && !bff)
