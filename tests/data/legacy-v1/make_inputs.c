@@ -33,10 +33,14 @@ int main(int argc, char **argv)
 	 * has its own values: read in the wrong order, the slices show the wrong numbers. One
 	 * bone's translation starts at 0.5 s. */
 	{
-		static struct zkey tu[4] = {{.time = 0, .v = {0.125f}}, {.time = 1, .v = {0.25f}},
-		                            {.time = 2, .v = {0.375f}}, {.time = 3, .v = {0.5f}}};
-		static struct zkey tv[4] = {{.time = 0, .v = {-0.125f}}, {.time = 1, .v = {-0.25f}},
-		                            {.time = 2, .v = {-0.375f}}, {.time = 3, .v = {-0.5f}}};
+		static struct zkey tu[4] = {{.time = 0, .v = {0.125f}},
+		                            {.time = 1, .v = {0.25f}},
+		                            {.time = 2, .v = {0.375f}},
+		                            {.time = 3, .v = {0.5f}}};
+		static struct zkey tv[4] = {{.time = 0, .v = {-0.125f}},
+		                            {.time = 1, .v = {-0.25f}},
+		                            {.time = 2, .v = {-0.375f}},
+		                            {.time = 3, .v = {-0.5f}}};
 		static struct zkey diffuse[4] = {{.time = 0, .v = {1, 0, 0}},
 		                                 {.time = 1, .v = {0, 1, 0}},
 		                                 {.time = 2, .v = {0, 0, 1}},
@@ -45,8 +49,10 @@ int main(int argc, char **argv)
 		                                  {.time = 1, .v = {0, 0.5f, 0.5f}},
 		                                  {.time = 2, .v = {0.5f, 0, 0.5f}},
 		                                  {.time = 3, .v = {0.25f, 0.25f, 0.25f}}};
-		static struct zkey mrot[4] = {{.time = 0, .v = {1.5f}}, {.time = 1, .v = {1.75f}},
-		                              {.time = 2, .v = {2.0f}}, {.time = 3, .v = {2.25f}}};
+		static struct zkey mrot[4] = {{.time = 0, .v = {1.5f}},
+		                              {.time = 1, .v = {1.75f}},
+		                              {.time = 2, .v = {2.0f}},
+		                              {.time = 3, .v = {2.25f}}};
 		static struct zkey trans[2] = {{.time = 0.5f, .v = {1, 2, 3}},
 		                               {.time = 1.5f, .v = {4, 5, 6}}};
 		static struct zkey rot[2] = {{.time = 0, .v = {0, 0, 0, 1}},
@@ -54,10 +60,10 @@ int main(int argc, char **argv)
 		/* storage-order pairs as today's writer lays them: transU, transV, diffuse,
 		 * emissive, rot; read in the engine's order the second pair is emissive and the
 		 * last is transV */
-		struct zmaterial material = {hash_asobo32("mat_glow", 8), 0, 0, {0, 2}, {1, 3},
-		                             {2, 2},                       {0, 1}, {3, 1}};
-		struct znode node = {hash_asobo32("Bip01 Pelvis", 12), 0, 0, {0, 2}, {0, 2},
-		                     {0, 0}, {0, 0}, {0, 0}};
+		struct zmaterial material = {
+		    hash_asobo32("mat_glow", 8), 0, 0, {0, 2}, {1, 3}, {2, 2}, {0, 1}, {3, 1}};
+		struct znode node = {
+		    hash_asobo32("Bip01 Pelvis", 12), 0, 0, {0, 2}, {0, 2}, {0, 0}, {0, 0}, {0, 0}};
 		struct zanimation a = {0};
 		a.max_time = 3.0f;
 		a.smooth_ratio = 0.5f;
@@ -101,7 +107,8 @@ int main(int argc, char **argv)
 		    " \"targets\": [{\"schema\": \"E4ADD320-EECA-439F-A6C3-1D8A25AEFBC3\", "
 		    "\"object\": 0, \"name\": \"hips\"}],\n"
 		    " \"samplers\": [{\"value\": {\"type\": \"FLOAT3\", \"array_size\": 1}, "
-		    "\"interpolation\": \"LINEAR\", \"times\": [0.25, 1], \"values\": [0,0,0, 2,1,0]}],\n"
+		    "\"interpolation\": \"LINEAR\", \"times\": [0.25, 1], \"values\": [0,0,0, "
+		    "2,1,0]}],\n"
 		    " \"channels\": [{\"target\": 0, \"property\": 1, \"first_array_element\": 0, "
 		    "\"sampler\": 0}]}\n";
 		save(dir, "walk.json", doc, strlen(doc));
@@ -118,8 +125,8 @@ int main(int argc, char **argv)
 		int out = gltf_writer_accessor(&w, 5126, "VEC3", 2, moves, sizeof(moves), 0, 0);
 		int node = gltf_writer_node(&w, "mover", 0);
 		gltf_writer_channel(&w, 0, node, "translation", "LINEAR", in, out);
-		json_object_set_new(json_array_get(json_object_get(w.doc, "animations"), 0),
-		                    "name", json_string("slide"));
+		json_object_set_new(json_array_get(json_object_get(w.doc, "animations"), 0), "name",
+		                    json_string("slide"));
 		file = gltf_writer_glb(&w, &len);
 		save(dir, "slide.glb", file, len);
 		free(file);
