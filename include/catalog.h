@@ -130,6 +130,48 @@ int catalog_token_count(struct catalog *cat);
 enum token_check catalog_token_check(struct catalog *cat, const char *token, char *name,
                                      size_t name_size);
 
+/* Redecoding stored bytes with today's decoders (animdexd redecode). */
+
+/* How many entries an older version of their family's decoder made, or -1. */
+int64_t catalog_outdated(struct catalog *cat, struct error *err);
+
+/* The ids of the entries of a family and class (NULL: any) or the one id (0: any), in
+ * ascending order; *ids is malloc'd. */
+int catalog_select_ids(struct catalog *cat, const char *family, const char *class_name, int64_t id,
+                       int64_t **ids, size_t *count, struct error *err);
+
+/* An entry's stored bytes and what its first decoding recorded. */
+struct catalog_stored {
+	int64_t id;
+	unsigned part; /* which of its upload's entries it is */
+	char family[16];
+	char class_name[48];
+	unsigned decoder_version;
+	char crc32_source[32]; /* "" when the decoder gave it no handle of its own */
+	json_t *structure;     /* the stored structure (metadata: byte order, layout...); owned */
+	char *filename;        /* malloc'd, or NULL */
+	uint8_t *bytes;        /* the stored upload, malloc'd */
+	size_t length;
+};
+int catalog_get_stored(struct catalog *cat, int64_t id, struct catalog_stored *out,
+                       struct error *err);
+void catalog_stored_cleanup(struct catalog_stored *stored);
+
+/* What replacing an entry's decoding changed. */
+struct catalog_changes {
+	int changed;             /* anything at all */
+	unsigned tracks_added;   /* tracks the new decoding has beyond the old count */
+	unsigned tracks_removed; /* tracks it no longer has */
+	unsigned tracks_changed; /* tracks with the same index whose keys or details differ */
+	int structure;           /* the decoded structure or the assumed notes differ */
+	int references;          /* the handles the entry refers to differ */
+	int handle;              /* an entry without a handle of its own got one */
+};
+/* Replaces an entry's structure, tracks and references with `res` in one transaction,
+ * keeping its id, name, handle, note, uploaded_at and uploaded_by. */
+int catalog_replace_decoded(struct catalog *cat, int64_t id, const struct resource *res,
+                            struct catalog_changes *changes, struct error *err);
+
 /* Row counts of each table, for tests that check a failed upload changed nothing. */
 int catalog_count(struct catalog *cat, const char *table, int64_t *out, struct error *err);
 

@@ -10,7 +10,8 @@
  * at an exact key time, that key's value; one key, its value. LINEAR is (1-u)v_k + u v_k+1;
  * quaternion LINEAR is shortest-path slerp (nlerp above a dot of 0.9995); CUBIC_SPLINE is
  * Hermite with per-second tangents scaled by the key interval. Quaternion results are always
- * normalised.
+ * normalised. A curve's rules (model.h, enum sampling_rule) change two of these where an
+ * engine evaluates otherwise: before the first key, and w between FLOAT4 keys.
  */
 #ifndef ANIMDEX_CURVE_H
 #define ANIMDEX_CURVE_H
@@ -28,6 +29,7 @@ struct curve {
 	uint32_t key_count;        /* >= 1 */
 	const float *times;        /* key_count, strictly increasing */
 	const void *values;        /* native packed; for cubic: in, value, out per key */
+	unsigned rules;            /* enum sampling_rule bits */
 };
 
 /* A cursor belongs to one curve: it remembers where the last sample fell and, for a single
@@ -43,7 +45,8 @@ struct curve_cursor {
 void curve_from_sampler(struct curve *c, const struct sampler *s);
 void curve_cursor_init(struct curve_cursor *cursor);
 
-/* The index of the key at or before t (clamped to the first and last key). */
+/* The index of the key whose value holds at t: the key at or before t, clamped to the last
+ * key; before the first key, the first (or, under RULE_LAST_BEFORE_FIRST, the last). */
 uint32_t curve_step_key(const struct curve *c, struct curve_cursor *cursor, float t);
 
 /* Evaluates a float curve at t into out[components]. */

@@ -64,6 +64,9 @@ struct decode_result {
 struct format {
 	const char *family;      /* "radient" ... */
 	const char *description; /* one line for --help and 415 answers */
+	/* Raised whenever the decoder reads some bytes differently than before; every entry
+	 * records the version that made it, so `animdexd redecode` knows what is outdated. */
+	unsigned version;
 	/* How well this decoder claims the upload; writes why not into `why` when MATCH_NONE. */
 	enum format_match (*match)(const struct upload *up, char *why, size_t why_size);
 	/* Appends one or more resources to `out`; on failure sets err and returns -1. */
@@ -87,6 +90,8 @@ const char *format_extension(const char *filename);
 int format_has_extension(const char *filename, const char *ext);
 
 const struct format *const *format_table(size_t *count);
+/* The decoder of a family, or NULL. */
+const struct format *format_by_family(const char *family);
 
 /* The decoders. */
 extern const struct format format_radient;

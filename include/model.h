@@ -84,6 +84,17 @@ enum event_word {
 	EVENT_WORDS
 };
 
+/* Where a family's engine evaluates its keys otherwise than FORMATS 3.2 (bits). */
+enum sampling_rule {
+	/* before the first key, the last key's value: the Zouna engine searches forward from
+	 * its first segment, finds none, and returns the last key (FORMATS 1.3) */
+	RULE_LAST_BEFORE_FIRST = 1,
+	/* FLOAT4 LINEAR: between keys x, y, z are interpolated and w is 1.0; at a key, the
+	 * key's own w (KeyframerVec4fLinear_Z, FORMATS 1.3) */
+	RULE_W_ONE_BETWEEN_KEYS = 2,
+	RULES_KNOWN = 3
+};
+
 struct sampler {
 	enum value_type type;      /* component type and count of one value */
 	uint32_t array_size;       /* whole values per key, >= 1 */
@@ -93,6 +104,7 @@ struct sampler {
 	float *times;              /* key_count seconds, strictly increasing */
 	void *values;              /* packed native values, value_bytes long */
 	size_t value_bytes;        /* = native size x array_size x key_count (x3 cubic) */
+	unsigned rules;            /* enum sampling_rule bits; 0 for FORMATS 3.2 */
 };
 
 struct target {
@@ -141,6 +153,7 @@ struct resource {
 	char *name;                 /* may be NULL */
 	uint32_t crc32;             /* the handle */
 	char crc32_source[32];      /* where the handle came from: "name", "header", "crc32="... */
+	unsigned decoder_version;   /* the version of the decoder that made it (struct format) */
 	struct clip clip;           /* the curves */
 	char **track_names;         /* clip.channel_count names */
 	struct track_extra *extras; /* clip.channel_count entries, or NULL */

@@ -51,6 +51,13 @@ enum statement {
 	ST_TOKEN_REVOKE,
 	ST_TOKEN_LIST,
 	ST_TOKEN_ALL,
+	ST_OUTDATED,
+	ST_GET_STORED,
+	ST_TRACK_DIGESTS,
+	ST_REF_DIGESTS,
+	ST_DELETE_TRACKS,
+	ST_DELETE_REFS,
+	ST_UPDATE_DECODED,
 	ST_COUNT
 };
 
@@ -72,14 +79,14 @@ static const char *const statement_sql[ST_COUNT] = {
     [ST_INSERT_RESOURCE] =
         "INSERT INTO resources (blob_sha256, part, family, class, name, crc32, "
         "crc32_source, filename, note, uploaded_by, uploaded_at, duration, track_count, "
-        "structure, assumed) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, "
-        "?13, ?14, ?15)",
+        "structure, assumed, decoder_version) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, "
+        "?10, ?11, ?12, ?13, ?14, ?15, ?16)",
     [ST_INSERT_TRACK] =
         "INSERT INTO tracks (resource_id, n, name, target_schema, target_object, "
         "target_name, property, first_element, value_type, array_size, interpolation, "
-        "semantic, key_count, time_first, time_last, times, key_values, kind, info, handle) "
-        "VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, "
-        "?18, ?19, ?20)",
+        "semantic, key_count, time_first, time_last, times, key_values, kind, info, handle, "
+        "rules) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, "
+        "?17, ?18, ?19, ?20, ?21)",
     [ST_INSERT_REF] = "INSERT INTO refs (resource_id, crc32, kind, track, key) "
                       "VALUES (?1, ?2, ?3, ?4, ?5)",
     [ST_GET_RESOURCE] =
@@ -87,16 +94,16 @@ static const char *const statement_sql[ST_COUNT] = {
     [ST_GET_TRACKS] = "SELECT n, name, target_schema, target_object, target_name, property, "
                       "first_element, value_type, array_size, interpolation, semantic, "
                       "key_count, time_first, time_last, kind, info, handle, (SELECT n.name FROM "
-                      "names n WHERE n.asobo32 = t.handle ORDER BY n.name LIMIT 1) FROM tracks t "
-                      "WHERE resource_id = ?1 ORDER BY n",
+                      "names n WHERE n.asobo32 = t.handle ORDER BY n.name LIMIT 1), rules "
+                      "FROM tracks t WHERE resource_id = ?1 ORDER BY n",
     [ST_GET_RAW] = "SELECT b.bytes, r.filename" SUMMARY_FROM "WHERE r.id = ?1",
     [ST_GET_BLOB_OF] = "SELECT blob_sha256 FROM resources WHERE id = ?1",
     [ST_DELETE_RESOURCE] = "DELETE FROM resources WHERE id = ?1",
     [ST_DELETE_UNUSED_BLOB] = "DELETE FROM blobs WHERE sha256 = ?1 AND NOT EXISTS "
                               "(SELECT 1 FROM resources WHERE blob_sha256 = ?1)",
     [ST_LOAD_TRACK] = "SELECT name, value_type, array_size, interpolation, semantic, "
-                      "key_count, times, key_values, kind FROM tracks WHERE resource_id = ?1 AND "
-                      "n = ?2",
+                      "key_count, times, key_values, kind, rules FROM tracks WHERE resource_id = "
+                      "?1 AND n = ?2",
     [ST_HANDLE_RESOURCES] =
         "SELECT " SUMMARY_COLUMNS SUMMARY_FROM "WHERE r.crc32 = ?1 ORDER BY r.id DESC LIMIT 1000",
     [ST_HANDLE_REFS] = "SELECT f.resource_id, f.kind, f.track, f.key, r.class, r.name "
@@ -114,6 +121,20 @@ static const char *const statement_sql[ST_COUNT] = {
     [ST_TOKEN_REVOKE] = "UPDATE tokens SET revoked_at = ?2 WHERE name = ?1 AND revoked_at IS NULL",
     [ST_TOKEN_LIST] = "SELECT name, created_at, revoked_at FROM tokens ORDER BY name",
     [ST_TOKEN_ALL] = "SELECT name, hash, revoked_at IS NOT NULL FROM tokens",
+    [ST_OUTDATED] = "SELECT count(*) FROM resources WHERE family = ?1 AND decoder_version < ?2",
+    [ST_GET_STORED] = "SELECT r.part, r.family, r.class, r.decoder_version, r.crc32_source, "
+                      "r.structure, r.filename, b.bytes" SUMMARY_FROM "WHERE r.id = ?1",
+    [ST_TRACK_DIGESTS] = "SELECT n, name, target_schema, target_object, target_name, property, "
+                         "first_element, value_type, array_size, interpolation, semantic, "
+                         "key_count, times, key_values, kind, info, handle, rules FROM tracks "
+                         "WHERE resource_id = ?1 ORDER BY n",
+    [ST_REF_DIGESTS] = "SELECT crc32, kind, track, key FROM refs WHERE resource_id = ?1 "
+                       "ORDER BY rowid",
+    [ST_DELETE_TRACKS] = "DELETE FROM tracks WHERE resource_id = ?1",
+    [ST_DELETE_REFS] = "DELETE FROM refs WHERE resource_id = ?1",
+    [ST_UPDATE_DECODED] = "UPDATE resources SET duration = ?2, track_count = ?3, structure = ?4, "
+                          "assumed = ?5, decoder_version = ?6, crc32 = ?7, crc32_source = ?8 "
+                          "WHERE id = ?1",
     [ST_STATS] = "SELECT (SELECT count(*) FROM resources), (SELECT count(*) FROM tracks), "
                  "(SELECT count(*) FROM blobs), (SELECT coalesce(sum(size), 0) FROM blobs)",
 };
@@ -502,6 +523,7 @@ static int insert_track(struct catalog *cat, int64_t id, const struct resource *
 		sqlite3_bind_text(s, 19, json_dumps(extra->info, JSON_COMPACT), -1, free);
 	if (extra && extra->has_handle)
 		sqlite3_bind_int64(s, 20, extra->handle);
+	sqlite3_bind_int(s, 21, (int)sp->rules);
 	rc = sqlite3_step(s);
 	sqlite3_reset(s);
 	return rc == SQLITE_DONE ? 0 : catalog_fail(cat, err, "storing a track");
@@ -546,6 +568,7 @@ static int insert_resource(struct catalog *cat, const struct catalog_upload *up,
 	sqlite3_bind_int64(s, 13, (sqlite3_int64)res->clip.channel_count);
 	sqlite3_bind_text(s, 14, structure_text, -1, free);
 	sqlite3_bind_text(s, 15, assumed_text, -1, free);
+	sqlite3_bind_int(s, 16, (int)res->decoder_version);
 	rc = sqlite3_step(s);
 	sqlite3_reset(s);
 	if (rc != SQLITE_DONE)
@@ -787,6 +810,15 @@ static json_t *track_row(sqlite3_stmt *s)
 	json_object_set_new(
 	    o, "time_range",
 	    json_pack("[f, f]", sqlite3_column_double(s, 12), sqlite3_column_double(s, 13)));
+	if (strcmp((const char *)sqlite3_column_text(s, 14), "events") != 0) {
+		unsigned rules = (unsigned)sqlite3_column_int(s, 18);
+		json_object_set_new(o, "before_first_key",
+		                    json_string(rules & RULE_LAST_BEFORE_FIRST
+		                                    ? "last key's value"
+		                                    : "first key's value"));
+		if (rules & RULE_W_ONE_BETWEEN_KEYS)
+			json_object_set_new(o, "w_between_keys", json_integer(1));
+	}
 	if (info)
 		json_object_set_new(o, "info", json_loads(info, 0, NULL));
 	return o;
@@ -961,6 +993,7 @@ static int load_track_from_db(struct catalog *cat, int64_t id, unsigned n,
 	values_len = (size_t)sqlite3_column_bytes(s, 7);
 	sp->value_bytes = values_len;
 	out->events = strcmp((const char *)sqlite3_column_text(s, 8), "events") == 0;
+	sp->rules = (unsigned)sqlite3_column_int(s, 9) & RULES_KNOWN;
 	/* Copies: SQLite's blob pointers carry no alignment promise. */
 	sp->times = malloc(times_len ? times_len : 1);
 	sp->values = malloc(values_len ? values_len : 1);
@@ -1373,4 +1406,287 @@ enum token_check catalog_token_check(struct catalog *cat, const char *token, cha
 	}
 	sqlite3_reset(s);
 	return result;
+}
+
+/* Decoder versions and redecoding. */
+
+int64_t catalog_outdated(struct catalog *cat, struct error *err)
+{
+	size_t count;
+	const struct format *const *formats = format_table(&count);
+	int64_t total = 0;
+
+	for (size_t i = 0; i < count; i++) {
+		sqlite3_stmt *s = catalog_stmt(cat, ST_OUTDATED, err);
+		if (!s)
+			return -1;
+		sqlite3_bind_text(s, 1, formats[i]->family, -1, SQLITE_STATIC);
+		sqlite3_bind_int(s, 2, (int)formats[i]->version);
+		if (sqlite3_step(s) != SQLITE_ROW) {
+			sqlite3_reset(s);
+			return catalog_fail(cat, err, "counting outdated entries");
+		}
+		total += sqlite3_column_int64(s, 0);
+		sqlite3_reset(s);
+	}
+	return total;
+}
+
+int catalog_select_ids(struct catalog *cat, const char *family, const char *class_name, int64_t id,
+                       int64_t **ids, size_t *count, struct error *err)
+{
+	sqlite3_stmt *s;
+	size_t cap = 0;
+	int rc;
+
+	*ids = NULL;
+	*count = 0;
+	if (sqlite3_prepare_v2(cat->db,
+	                       "SELECT id FROM resources WHERE (?1 IS NULL OR family = ?1) AND "
+	                       "(?2 IS NULL OR class = ?2) AND (?3 = 0 OR id = ?3) ORDER BY id",
+	                       -1, &s, NULL) != SQLITE_OK)
+		return catalog_fail(cat, err, "selecting entries");
+	bind_text_or_null(s, 1, family);
+	bind_text_or_null(s, 2, class_name);
+	sqlite3_bind_int64(s, 3, id);
+	while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
+		if (*count == cap) {
+			int64_t *grown = realloc(*ids, (cap = cap ? 2 * cap : 256) * sizeof(**ids));
+			if (!grown) {
+				rc = SQLITE_NOMEM;
+				break;
+			}
+			*ids = grown;
+		}
+		(*ids)[(*count)++] = sqlite3_column_int64(s, 0);
+	}
+	sqlite3_finalize(s);
+	if (rc != SQLITE_DONE) {
+		free(*ids);
+		*ids = NULL;
+		*count = 0;
+		if (rc == SQLITE_NOMEM) {
+			error_set(err, ERROR_INTERNAL, NULL, -1, "out of memory");
+			return -1;
+		}
+		return catalog_fail(cat, err, "selecting entries");
+	}
+	return 0;
+}
+
+int catalog_get_stored(struct catalog *cat, int64_t id, struct catalog_stored *out,
+                       struct error *err)
+{
+	sqlite3_stmt *s = catalog_stmt(cat, ST_GET_STORED, err);
+	const unsigned char *filename;
+
+	memset(out, 0, sizeof(*out));
+	if (!s || step_resource(cat, s, id, "reading an entry's bytes", err) < 0)
+		return -1;
+	out->id = id;
+	out->part = (unsigned)sqlite3_column_int(s, 0);
+	snprintf(out->family, sizeof(out->family), "%s", sqlite3_column_text(s, 1));
+	snprintf(out->class_name, sizeof(out->class_name), "%s", sqlite3_column_text(s, 2));
+	out->decoder_version = (unsigned)sqlite3_column_int(s, 3);
+	snprintf(out->crc32_source, sizeof(out->crc32_source), "%s", sqlite3_column_text(s, 4));
+	out->structure = json_loads((const char *)sqlite3_column_text(s, 5), 0, NULL);
+	filename = sqlite3_column_text(s, 6);
+	out->filename = filename ? strdup((const char *)filename) : NULL;
+	out->length = (size_t)sqlite3_column_bytes(s, 7);
+	out->bytes = malloc(out->length ? out->length : 1);
+	if (out->bytes && out->length)
+		memcpy(out->bytes, sqlite3_column_blob(s, 7), out->length);
+	sqlite3_reset(s);
+	if (!out->bytes || (filename && !out->filename)) {
+		catalog_stored_cleanup(out);
+		error_set(err, ERROR_INTERNAL, NULL, -1, "out of memory");
+		return -1;
+	}
+	return 0;
+}
+
+void catalog_stored_cleanup(struct catalog_stored *stored)
+{
+	free(stored->bytes);
+	free(stored->filename);
+	json_decref(stored->structure);
+	memset(stored, 0, sizeof(*stored));
+}
+
+/* One SHA-256 per row of a statement bound to a resource id: every column, typed, so two
+ * rows digest alike exactly when they hold the same values. */
+static int row_digests(struct catalog *cat, enum statement st, int64_t id,
+                       uint8_t (**digests)[SHA256_DIGEST_SIZE], size_t *count, struct error *err)
+{
+	sqlite3_stmt *s = catalog_stmt(cat, st, err);
+	size_t cap = 0;
+	int rc;
+
+	*digests = NULL;
+	*count = 0;
+	if (!s)
+		return -1;
+	sqlite3_bind_int64(s, 1, id);
+	while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
+		struct sha256 h;
+		if (*count == cap) {
+			void *grown =
+			    realloc(*digests, (cap = cap ? 2 * cap : 16) * sizeof(**digests));
+			if (!grown) {
+				rc = SQLITE_NOMEM;
+				break;
+			}
+			*digests = grown;
+		}
+		sha256_init(&h);
+		for (int c = 0; c < sqlite3_column_count(s); c++) {
+			uint8_t type = (uint8_t)sqlite3_column_type(s, c);
+			uint64_t len;
+			const void *p = type == SQLITE_BLOB
+			                    ? sqlite3_column_blob(s, c)
+			                    : (const void *)sqlite3_column_text(s, c);
+			len = (uint64_t)sqlite3_column_bytes(s, c);
+			sha256_update(&h, &type, 1);
+			sha256_update(&h, &len, sizeof(len));
+			if (p && len)
+				sha256_update(&h, p, (size_t)len);
+		}
+		sha256_final(&h, (*digests)[(*count)++]);
+	}
+	sqlite3_reset(s);
+	if (rc != SQLITE_DONE) {
+		free(*digests);
+		*digests = NULL;
+		if (rc == SQLITE_NOMEM) {
+			error_set(err, ERROR_INTERNAL, NULL, -1, "out of memory");
+			return -1;
+		}
+		return catalog_fail(cat, err, "reading tracks");
+	}
+	return 0;
+}
+
+static int exec_for_id(struct catalog *cat, enum statement st, int64_t id, const char *what,
+                       struct error *err)
+{
+	sqlite3_stmt *s = catalog_stmt(cat, st, err);
+	int rc;
+
+	if (!s)
+		return -1;
+	sqlite3_bind_int64(s, 1, id);
+	rc = sqlite3_step(s);
+	sqlite3_reset(s);
+	return rc == SQLITE_DONE ? 0 : catalog_fail(cat, err, what);
+}
+
+int catalog_replace_decoded(struct catalog *cat, int64_t id, const struct resource *res,
+                            struct catalog_changes *changes, struct error *err)
+{
+	uint8_t(*before)[SHA256_DIGEST_SIZE] = NULL, (*after)[SHA256_DIGEST_SIZE] = NULL;
+	uint8_t(*refs_before)[SHA256_DIGEST_SIZE] = NULL, (*refs_after)[SHA256_DIGEST_SIZE] = NULL;
+	size_t nb = 0, na = 0, rb = 0, ra = 0;
+	struct catalog_stored old = {0};
+	char *structure_text = NULL, *assumed_text = NULL, *old_assumed = NULL;
+	json_t *structure = NULL;
+	sqlite3_stmt *s;
+	int rc = -1;
+
+	memset(changes, 0, sizeof(*changes));
+	if (catalog_exec(cat, ST_BEGIN, err) < 0)
+		return -1;
+	if (catalog_get_stored(cat, id, &old, err) < 0 ||
+	    row_digests(cat, ST_TRACK_DIGESTS, id, &before, &nb, err) < 0 ||
+	    row_digests(cat, ST_REF_DIGESTS, id, &refs_before, &rb, err) < 0)
+		goto done;
+	s = catalog_stmt(cat, ST_GET_RESOURCE, err);
+	if (!s || step_resource(cat, s, id, "reading an entry", err) < 0)
+		goto done;
+	old_assumed = strdup((const char *)sqlite3_column_text(s, 17));
+	sqlite3_reset(s);
+	structure = render_structure(res);
+	structure_text = structure ? json_dumps(structure, JSON_COMPACT) : NULL;
+	assumed_text = json_dumps(res->assumed, JSON_COMPACT);
+	if (!old_assumed || !structure_text || !assumed_text) {
+		error_set(err, ERROR_INTERNAL, NULL, -1, "out of memory");
+		goto done;
+	}
+	if (exec_for_id(cat, ST_DELETE_TRACKS, id, "removing the old tracks", err) < 0 ||
+	    exec_for_id(cat, ST_DELETE_REFS, id, "removing the old references", err) < 0 ||
+	    insert_refs(cat, id, res, err) < 0)
+		goto done;
+	for (size_t n = 0; n < res->clip.channel_count; n++)
+		if (insert_track(cat, id, res, (unsigned)n, err) < 0)
+			goto done;
+	s = catalog_stmt(cat, ST_UPDATE_DECODED, err);
+	if (!s)
+		goto done;
+	sqlite3_bind_int64(s, 1, id);
+	if (res->clip.sampler_count || res->clip.duration > 0)
+		sqlite3_bind_double(s, 2, res->clip.duration);
+	sqlite3_bind_int64(s, 3, (sqlite3_int64)res->clip.channel_count);
+	sqlite3_bind_text(s, 4, structure_text, -1, SQLITE_STATIC);
+	sqlite3_bind_text(s, 5, assumed_text, -1, SQLITE_STATIC);
+	sqlite3_bind_int(s, 6, (int)res->decoder_version);
+	/* the handle stays, unless the entry never had one of its own (an older decoder left
+	 * crc32_source empty) */
+	if (old.crc32_source[0]) {
+		sqlite3_stmt *h = catalog_stmt(cat, ST_GET_RESOURCE, err);
+		if (!h || step_resource(cat, h, id, "reading an entry", err) < 0)
+			goto done;
+		sqlite3_bind_int64(s, 7, sqlite3_column_int64(h, 4));
+		sqlite3_reset(h);
+		sqlite3_bind_text(s, 8, old.crc32_source, -1, SQLITE_TRANSIENT);
+	} else {
+		sqlite3_bind_int64(s, 7, res->crc32);
+		sqlite3_bind_text(s, 8, res->crc32_source, -1, SQLITE_STATIC);
+		changes->handle = 1;
+	}
+	rc = sqlite3_step(s);
+	sqlite3_reset(s);
+	if (rc != SQLITE_DONE) {
+		rc = catalog_fail(cat, err, "updating the entry");
+		goto done;
+	}
+	rc = -1;
+	if (row_digests(cat, ST_TRACK_DIGESTS, id, &after, &na, err) < 0 ||
+	    row_digests(cat, ST_REF_DIGESTS, id, &refs_after, &ra, err) < 0)
+		goto done;
+	for (size_t n = 0; n < na || n < nb; n++) {
+		if (n >= nb)
+			changes->tracks_added++;
+		else if (n >= na)
+			changes->tracks_removed++;
+		else if (memcmp(before[n], after[n], SHA256_DIGEST_SIZE) != 0)
+			changes->tracks_changed++;
+	}
+	{
+		char *old_structure =
+		    old.structure ? json_dumps(old.structure, JSON_COMPACT) : NULL;
+		changes->structure = !old_structure || strcmp(old_structure, structure_text) != 0 ||
+		                     strcmp(old_assumed, assumed_text) != 0;
+		free(old_structure);
+	}
+	changes->references =
+	    ra != rb || (ra && memcmp(refs_before, refs_after, ra * SHA256_DIGEST_SIZE) != 0);
+	changes->changed = changes->tracks_added || changes->tracks_removed ||
+	                   changes->tracks_changed || changes->structure || changes->references ||
+	                   changes->handle;
+	if (catalog_exec(cat, ST_COMMIT, err) < 0)
+		goto done;
+	__atomic_add_fetch(&catalog_generation, 1, __ATOMIC_ACQ_REL); /* no stale cached track */
+	rc = 0;
+done:
+	if (rc < 0)
+		catalog_rollback(cat);
+	free(before);
+	free(after);
+	free(refs_before);
+	free(refs_after);
+	free(structure_text);
+	free(assumed_text);
+	free(old_assumed);
+	json_decref(structure);
+	catalog_stored_cleanup(&old);
+	return rc;
 }

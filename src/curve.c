@@ -13,6 +13,7 @@ void curve_from_sampler(struct curve *c, const struct sampler *s)
 	c->key_count = s->key_count;
 	c->times = s->times;
 	c->values = s->values;
+	c->rules = s->rules;
 }
 
 void curve_cursor_init(struct curve_cursor *cursor)
@@ -67,8 +68,10 @@ uint32_t curve_step_key(const struct curve *c, struct curve_cursor *cursor, floa
 {
 	uint32_t n = c->key_count;
 
-	if (n <= 1 || !(t > c->times[0]))
+	if (n <= 1)
 		return 0;
+	if (!(t > c->times[0]))
+		return (c->rules & RULE_LAST_BEFORE_FIRST) && t < c->times[0] ? n - 1 : 0;
 	if (t >= c->times[n - 1])
 		return n - 1;
 	cursor->key = curve_find_segment(c->times, n, cursor->key, t);
@@ -194,6 +197,9 @@ void curve_sample_f32(const struct curve *c, struct curve_cursor *cursor, float 
 		}
 		for (uint32_t i = 0; i < m; i++)
 			out[i] = a[i] + (b[i] - a[i]) * u;
+		if (c->rules & RULE_W_ONE_BETWEEN_KEYS)
+			for (uint32_t e = 3; e < m; e += 4)
+				out[e] = 1.0f;
 		return;
 	} else {
 		/* key k: [in | value | out], key k+1 follows */

@@ -14,6 +14,7 @@
 #include "hash.h"
 #include "http.h"
 #include "import.h"
+#include "redecode.h"
 #include "render.h"
 
 #define DEFAULT_MAX_UPLOAD  (64u * 1024 * 1024)
@@ -25,6 +26,7 @@ static const char usage_text[] =
     "       animdexd hash NAME...\n"
     "       animdexd token add|list|revoke [NAME] [--db PATH]\n"
     "       animdexd import [--db PATH] [--class NAME] [--family NAME] [--quiet] PATH...\n"
+    "       animdexd redecode [--db PATH] [--family NAME] [--class NAME] [--id N] [--quiet]\n"
     "\n"
     "An HTTP/JSON catalogue of game animation resources.\n"
     "\n"
@@ -52,6 +54,10 @@ static const char usage_text[] =
     "  --endian little|big\n"
     "\n"
     "hash prints the Asobo32 (Zouna) and CRC-32 (Burnout resource ID) of each name.\n"
+    "\n"
+    "redecode decodes the stored bytes of catalogued entries again with today's decoders and\n"
+    "replaces their structure, tracks and references in place (id, name, handle, note and\n"
+    "upload details stay); an entry today's decoder refuses is left as it was and listed.\n"
     "\n"
     "  -h, --help             this text\n"
     "  -V, --version          the version\n";
@@ -233,6 +239,15 @@ static int cmd_serve(int argc, char **argv)
 		return 1;
 	}
 	tokens = catalog_token_count(cat);
+	{
+		int64_t outdated = catalog_outdated(cat, &err);
+		if (outdated > 0)
+			fprintf(stderr,
+			        "animdexd: %lld entries of %s were made by an older decoder; "
+			        "'animdexd redecode --db %s' decodes them again with today's "
+			        "decoders\n",
+			        (long long)outdated, cfg.db_path, cfg.db_path);
+	}
 	catalog_close(cat);
 	if (!is_loopback(cfg.listen) && tokens <= 0 && !open_writes) {
 		fprintf(stderr,
@@ -389,6 +404,46 @@ static int cmd_import(int argc, char **argv)
 	return import_paths(&opt, argv + optind, argc - optind);
 }
 
+static int cmd_redecode(int argc, char **argv)
+{
+	static const struct option options[] = {{"db", required_argument, NULL, 'd'},
+	                                        {"family", required_argument, NULL, 'f'},
+	                                        {"class", required_argument, NULL, 'c'},
+	                                        {"id", required_argument, NULL, 'i'},
+	                                        {"quiet", no_argument, NULL, 'q'},
+	                                        {"help", no_argument, NULL, 'h'},
+	                                        {NULL, 0, NULL, 0}};
+	struct redecode_options opt = {"./animdex.db", NULL, NULL, 0, 0};
+	int c;
+
+	while ((c = getopt_long(argc, argv, "hq", options, NULL)) != -1) {
+		switch (c) {
+		case 'd': opt.db_path = optarg; break;
+		case 'f': opt.family = optarg; break;
+		case 'c': opt.class_name = optarg; break;
+		case 'i': opt.id = parse_unsigned(optarg, "--id", 1, 2147483647u); break;
+		case 'q': opt.quiet = 1; break;
+		case 'h':
+			fputs(
+			    "Usage: animdexd redecode [--db PATH] [--family NAME] [--class NAME] "
+			    "[--id N] [--quiet]\n"
+			    "Decodes the stored bytes of catalogued entries again with today's "
+			    "decoders and\nreplaces each entry's structure, tracks and references "
+			    "in place, one transaction\nper entry; prints what changed. An entry "
+			    "whose bytes today's decoder refuses is\nleft as it was and listed. "
+			    "Exit status: 0, 1 when an entry was left, 2 on errors.\n",
+			    stdout);
+			return 0;
+		default: usage_error("%s", "unknown option");
+		}
+	}
+	if (optind < argc)
+		usage_error("unexpected argument '%s'", argv[optind]);
+	if (opt.family && !format_by_family(opt.family))
+		usage_error("--family: '%s' is not radient, zouna, gltf or burnout", opt.family);
+	return redecode_run(&opt, stdout);
+}
+
 /* animdexd token add NAME | list | revoke NAME [--db PATH] */
 static int cmd_token(int argc, char **argv)
 {
@@ -496,6 +551,8 @@ int main(int argc, char **argv)
 		return cmd_hash(argc - 1, argv + 1);
 	if (argc > 1 && strcmp(argv[1], "import") == 0)
 		return cmd_import(argc - 1, argv + 1);
+	if (argc > 1 && strcmp(argv[1], "redecode") == 0)
+		return cmd_redecode(argc - 1, argv + 1);
 	if (argc > 1 && strcmp(argv[1], "token") == 0)
 		return cmd_token(argc - 1, argv + 1);
 	if (argc > 1 && strcmp(argv[1], "serve") == 0)

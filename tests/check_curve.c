@@ -302,6 +302,115 @@ START_TEST(quaternion_cursor_matches_fresh_evaluation)
 }
 END_TEST
 
+/* Zouna's lookup before the first key (FORMATS 1.3): the last key's value, for every
+ * interpolation and for step keys; without the rule, the first value (FORMATS 3.2). */
+START_TEST(before_the_first_key_by_rule)
+{
+	static const float times[] = {0.5f, 1.0f, 2.0f};
+	static const float values[] = {1.0f, 2.0f, 3.0f};
+	static const float cubic[] = {0, 1.0f, 0, 0, 2.0f, 0, 0, 3.0f, 0};
+	static const enum interpolation interps[] = {INTERP_STEP, INTERP_LINEAR,
+	                                             INTERP_CUBIC_SPLINE};
+	for (int i = 0; i < 3; i++) {
+		struct curve c = make(VALUE_FLOAT, interps[i], SEMANTIC_COMPONENT_WISE, 1, 3, times,
+		                      interps[i] == INTERP_CUBIC_SPLINE ? cubic : values);
+		struct curve_cursor cur;
+		ck_assert_float_eq(sample1(&c, 0.25f), 1.0f);
+		c.rules = RULE_LAST_BEFORE_FIRST;
+		ck_assert_float_eq(sample1(&c, 0.25f), 3.0f);
+		ck_assert_float_eq(sample1(&c, -1e30f), 3.0f);
+		ck_assert_float_eq(sample1(&c, 0.5f), 1.0f); /* at the first key: the first */
+		ck_assert_float_eq(sample1(&c, 2.5f), 3.0f);
+		ck_assert_float_eq(sample1(&c, NAN), 1.0f);
+		curve_cursor_init(&cur);
+		ck_assert_uint_eq(curve_step_key(&c, &cur, 0.0f), 2);
+		/* a sweep that starts before the first key and moves on */
+		ck_assert_uint_eq(curve_step_key(&c, &cur, 1.5f), 1);
+		ck_assert_uint_eq(curve_step_key(&c, &cur, 0.1f), 2);
+	}
+	{
+		/* one key: constant either way */
+		struct curve c =
+		    make(VALUE_FLOAT, INTERP_LINEAR, SEMANTIC_COMPONENT_WISE, 1, 1, times, values);
+		c.rules = RULE_LAST_BEFORE_FIRST;
+		ck_assert_float_eq(sample1(&c, 0.0f), 1.0f);
+	}
+}
+END_TEST
+
+/* KeyframerVec4fLinear_Z's w (FORMATS 1.3): 1.0 strictly between keys, the key's own at a
+ * key; x, y, z interpolate as usual; every FLOAT4 of an array. */
+START_TEST(w_between_keys_by_rule)
+{
+	static const float times[] = {0.0f, 1.0f};
+	static const float values[] = {0, 0, 0, 0.25f, 0, 0, 0, 0.5f,
+	                               1, 2, 3, 0.75f, 4, 4, 4, 0.5f};
+	struct curve c =
+	    make(VALUE_FLOAT4, INTERP_LINEAR, SEMANTIC_COMPONENT_WISE, 8, 2, times, values);
+	struct curve_cursor cur;
+	float out[8];
+
+	c.rules = RULE_W_ONE_BETWEEN_KEYS;
+	curve_cursor_init(&cur);
+	curve_sample_f32(&c, &cur, 0.5f, out);
+	ck_assert_float_eq(out[0], 0.5f);
+	ck_assert_float_eq(out[2], 1.5f);
+	ck_assert_float_eq(out[3], 1.0f);
+	ck_assert_float_eq(out[6], 2.0f);
+	ck_assert_float_eq(out[7], 1.0f);
+	curve_sample_f32(&c, &cur, 0.0f, out);
+	ck_assert_float_eq(out[3], 0.25f);
+	curve_sample_f32(&c, &cur, 1.0f, out);
+	ck_assert_float_eq(out[3], 0.75f);
+	c.rules = 0;
+	curve_sample_f32(&c, &cur, 0.5f, out);
+	ck_assert_float_eq(out[3], 0.5f);
+}
+END_TEST
+
+/* Slerp for a small angle, where nlerp would already be close: 30 degrees about z at
+ * u = 0.21 is a rotation of 6.3 degrees about z, within 1e-6 of the closed form. A sampler
+ * that switched to nlerp at a lower threshold (a dot of 0.95 here is 0.966) is off by more
+ * than 1e-5, so this tells the two apart. */
+START_TEST(slerp_for_small_angles_and_nlerp_only_above_the_threshold)
+{
+	const double half = 15.0 * M_PI / 180.0, want = 0.21 * half;
+	const float times[] = {0.0f, 1.0f};
+	const float q[] = {0, 0, 0, 1, 0, 0, (float)sin(half), (float)cos(half)};
+	struct curve c =
+	    make(VALUE_FLOAT4, INTERP_LINEAR, SEMANTIC_NORMALIZED_QUATERNION, 4, 2, times, q);
+	struct curve_cursor cur;
+	float out[4], nl[4];
+	double len;
+
+	curve_cursor_init(&cur);
+	curve_sample_f32(&c, &cur, 0.21f, out);
+	ck_assert_double_eq_tol(out[2], sin(want), 1e-6);
+	ck_assert_double_eq_tol(out[3], cos(want), 1e-6);
+	/* what nlerp gives, to show the test can tell */
+	for (int i = 0; i < 4; i++)
+		nl[i] = (float)(0.79 * q[i] + 0.21 * q[4 + i]);
+	len = sqrt((double)nl[2] * nl[2] + (double)nl[3] * nl[3]);
+	ck_assert(fabs(nl[2] / len - sin(want)) > 1e-5);
+	/* 0.5 degrees apart (dot 0.99999 > 0.9995): normalised lerp */
+	{
+		const double h = 0.25 * M_PI / 180.0;
+		const float r[] = {0, 0, 0, 1, 0, (float)sin(h), 0, (float)cos(h)};
+		struct curve d = make(VALUE_FLOAT4, INTERP_LINEAR, SEMANTIC_NORMALIZED_QUATERNION,
+		                      4, 2, times, r);
+		float lerp[4];
+		double l;
+		curve_cursor_init(&cur);
+		curve_sample_f32(&d, &cur, 0.3f, out);
+		for (int i = 0; i < 4; i++)
+			lerp[i] = r[i] + (r[4 + i] - r[i]) * 0.3f;
+		l = sqrt((double)lerp[1] * lerp[1] + (double)lerp[3] * lerp[3]);
+		ck_assert_double_eq_tol(out[1], lerp[1] / l, 1e-7);
+		ck_assert_double_eq_tol(out[3], lerp[3] / l, 1e-7);
+	}
+}
+END_TEST
+
 static Suite *curve_suite(void)
 {
 	Suite *s = suite_create("curve");
@@ -320,6 +429,9 @@ static Suite *curve_suite(void)
 	tcase_add_test(tc, step_key_for_integer_tracks);
 	tcase_add_test(tc, cursor_matches_fresh_search_forwards_backwards_and_random);
 	tcase_add_test(tc, quaternion_cursor_matches_fresh_evaluation);
+	tcase_add_test(tc, before_the_first_key_by_rule);
+	tcase_add_test(tc, w_between_keys_by_rule);
+	tcase_add_test(tc, slerp_for_small_angles_and_nlerp_only_above_the_threshold);
 	suite_add_tcase(s, tc);
 	return s;
 }

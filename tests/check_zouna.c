@@ -123,13 +123,18 @@ START_TEST(every_value_class_in_both_byte_orders)
 		float t0 = keys[k].time, t1 = keys[k + 1].time, u = (t - t0) / (t1 - t0);
 		testutil_sample(r.resources[0], 0, t, out);
 		for (int j = 0; j < n; j++) {
-			if (t <= 0.0f)
+			if (t < 0.0f) /* the engine's forward search finds no segment: last key */
+				want = keys[2].v[j];
+			else if (t == 0.0f)
 				want = keys[0].v[j];
 			else if (t >= 3.0f)
 				want = keys[2].v[j];
 			else if (hermite)
 				want = engine_hermite(keys[k].v[j], keys[k].tout[j],
 				                      keys[k + 1].v[j], keys[k + 1].tin[j], u);
+			else if (j == 3 && t != keys[k].time &&
+			         strcmp(name, "KeyframerVec4fLinear_Z") == 0)
+				want = 1.0f; /* w between keys (FORMATS 1.3) */
 			else
 				want = keys[k].v[j] + (keys[k + 1].v[j] - keys[k].v[j]) * u;
 			ck_assert_msg(fabsf(out[j] - want) <= 2e-6f,
@@ -642,6 +647,295 @@ START_TEST(hostile_counts_times_and_sizes)
 }
 END_TEST
 
+/* The material record's pairs are transU, emissive, diffuse, rot, transV, while the
+ * keyframers are stored transU, transV, diffuse, emissive, rot (FORMATS 1.5). Five keyframers
+ * of 2 to 6 keys, each with its own values, and two materials cutting different slices: each
+ * track must hold exactly the keys of its own keyframer's slice. */
+static float material_value(int keyframer, int key, int component)
+{
+	return (float)(keyframer + 1) + (float)key * 0.125f + (float)component * 0.0625f;
+}
+
+START_TEST(material_records_in_the_engine_order)
+{
+	int big = _i;
+	static const int counts[5] = {2, 3, 4, 5, 6}; /* transU, transV, diffuse, emissive, rot */
+	static const int comps[5] = {1, 1, 3, 3, 1};
+	static const char *const names[5] = {"translation u", "translation v", "diffuse",
+	                                     "emissive", "rotation"};
+	struct zkey keys[5][6];
+	/* per material: (start, count) for transU, transV, diffuse, emissive, rot */
+	static const int16_t slices[2][5][2] = {{{0, 2}, {1, 2}, {0, 4}, {2, 3}, {5, 1}},
+	                                        {{1, 1}, {0, 3}, {3, 1}, {0, 5}, {0, 6}}};
+	struct zmaterial materials[2];
+	struct zanimation a = {0};
+	struct zbuf b;
+	struct decode_result r;
+	struct error err;
+	const struct resource *res;
+
+	memset(keys, 0, sizeof(keys));
+	for (int kf = 0; kf < 5; kf++)
+		for (int k = 0; k < counts[kf]; k++) {
+			keys[kf][k].time = (float)k * 0.5f;
+			for (int j = 0; j < comps[kf]; j++)
+				keys[kf][k].v[j] = material_value(kf, k, j);
+		}
+	for (int m = 0; m < 2; m++) {
+		struct zmaterial *mt = &materials[m];
+		memset(mt, 0, sizeof(*mt));
+		mt->crc = 0x11110000u + (uint32_t)m;
+		memcpy(mt->trans_u, slices[m][0], sizeof(mt->trans_u));
+		memcpy(mt->trans_v, slices[m][1], sizeof(mt->trans_v));
+		memcpy(mt->diffuse, slices[m][2], sizeof(mt->diffuse));
+		memcpy(mt->emissive, slices[m][3], sizeof(mt->emissive));
+		memcpy(mt->rot, slices[m][4], sizeof(mt->rot));
+	}
+	a.max_time = 3.0f;
+	for (int kf = 0; kf < 5; kf++)
+		a.keys[5 + kf] = keys[kf], a.counts[5 + kf] = (uint32_t)counts[kf];
+	a.materials = materials, a.material_count = 2;
+	a.name_crc = 0x1234;
+	zbuf_init(&b, big);
+	zouna_write_animation(&b, &a, 16, big ? 10 : 0);
+	ck_assert_msg(decode(&b, "m.Animation_Z", NULL, NULL, &r, &err) == 0, "%s %s",
+	              big ? "BE" : "LE", err.message);
+	res = r.resources[0];
+	ck_assert_uint_eq(res->clip.channel_count, 10);
+	for (int m = 0; m < 2; m++)
+		for (int kf = 0; kf < 5; kf++) {
+			size_t n = (size_t)m * 5 + (size_t)kf;
+			const struct sampler *sp =
+			    &res->clip.samplers[res->clip.channels[n].sampler];
+			struct curve c;
+			char want[64];
+			snprintf(want, sizeof(want), "material 0x%08X %s", materials[m].crc,
+			         names[kf]);
+			ck_assert_str_eq(res->track_names[n], want);
+			ck_assert_uint_eq(sp->key_count, (unsigned)slices[m][kf][1]);
+			curve_from_sampler(&c, sp);
+			for (int k = 0; k < slices[m][kf][1]; k++) {
+				int key = slices[m][kf][0] + k;
+				const float *v = curve_key_value(&c, (uint32_t)k);
+				ck_assert_float_eq(sp->times[k], (float)key * 0.5f);
+				for (int j = 0; j < comps[kf]; j++)
+					ck_assert_msg(v[j] == material_value(kf, key, j),
+					              "%s %s key %d [%d]: %g, want %g",
+					              big ? "BE" : "LE", want, k, j, (double)v[j],
+					              (double)material_value(kf, key, j));
+			}
+		}
+	/* the metadata shows the record in its own order */
+	{
+		json_t *m0 = json_array_get(
+		    json_object_get(json_object_get(res->metadata, "animation"), "materials"), 1);
+		ck_assert_int_eq(
+		    json_integer_value(json_array_get(json_object_get(m0, "emissive"), 1)), 5);
+		ck_assert_int_eq(
+		    json_integer_value(json_array_get(json_object_get(m0, "trans_v"), 1)), 3);
+	}
+	decode_result_cleanup(&r);
+	zbuf_free(&b);
+}
+END_TEST
+
+/* Material, mesh and morph starts and counts are signed: a negative one is a 422 naming the
+ * field, whichever of them it is. */
+START_TEST(negative_record_fields_are_refused)
+{
+	static struct zkey one[1] = {{.time = 0, .v = {0.5f, 0.5f, 0.5f}}};
+	static const char *const paths[14] = {
+	    "materials[0].transU",   "materials[0].transU",  "materials[0].emissive",
+	    "materials[0].emissive", "materials[0].diffuse", "materials[0].diffuse",
+	    "materials[0].rot",      "materials[0].rot",     "materials[0].transV",
+	    "materials[0].transV",   "meshes[0].keys",       "meshes[0].keys",
+	    "morphs[0].keys",        "morphs[0].keys"};
+	int field = _i;
+	struct zmaterial material = {7, 0, 0, {0, 1}, {0, 1}, {0, 1}, {0, 1}, {0, 1}};
+	struct zmesh mesh = {8, 0, 0, {0, 1}}, morph = {9, 0, 0, {0, 1}};
+	int16_t *targets[14] = {&material.trans_u[0],  &material.trans_u[1], &material.emissive[0],
+	                        &material.emissive[1], &material.diffuse[0], &material.diffuse[1],
+	                        &material.rot[0],      &material.rot[1],     &material.trans_v[0],
+	                        &material.trans_v[1],  &mesh.keys[0],        &mesh.keys[1],
+	                        &morph.keys[0],        &morph.keys[1]};
+	struct zanimation a = {0};
+	struct zbuf b;
+	struct decode_result r;
+	struct error err;
+
+	a.max_time = 1;
+	for (int kf = 5; kf < 12; kf++)
+		a.keys[kf] = one, a.counts[kf] = 1;
+	a.materials = &material, a.material_count = 1;
+	a.meshes = &mesh, a.mesh_count = 1;
+	a.morphs = &morph, a.morph_count = 1;
+	/* valid as it is */
+	zbuf_init(&b, field % 2);
+	zouna_write_animation(&b, &a, 0, 0);
+	ck_assert_msg(decode(&b, "x.Animation_Z", NULL, NULL, &r, &err) == 0, "%s", err.message);
+	decode_result_cleanup(&r);
+	zbuf_free(&b);
+	*targets[field] = field % 2 ? -2 : -32768;
+	zbuf_init(&b, field % 2);
+	zouna_write_animation(&b, &a, 0, 0);
+	ck_assert_int_eq(decode(&b, "x.Animation_Z", NULL, NULL, &r, &err), -1);
+	ck_assert_int_eq(error_http_status(err.code), 422);
+	ck_assert_str_eq(err.path, paths[field]);
+	ck_assert_msg(strstr(err.message, "negative") && strstr(err.message, paths[field]), "%s",
+	              err.message);
+	ck_assert_msg(strstr(err.message, field % 2 ? "count -2" : "start -32768"), "%s",
+	              err.message);
+	decode_result_cleanup(&r);
+	zbuf_free(&b);
+}
+END_TEST
+
+/* Before the first key, every Zouna class gives its last key's value (FORMATS 1.3), in both
+ * byte orders, bare or as an Animation_Z slice; at the first key, the first. */
+START_TEST(before_the_first_key_every_class_gives_the_last_key)
+{
+	static const char *const others[] = {"KeyframerRot_Z", "KeyframerHdl_Z", "KeyframerFlag_Z"};
+	size_t cls = (size_t)_i / 2;
+	int big = _i % 2;
+	const char *name =
+	    cls < VALUE_CLASSES ? value_classes[cls].name : others[cls - VALUE_CLASSES];
+	int n = cls < VALUE_CLASSES ? value_classes[cls].n : 4;
+	struct zkey keys[3];
+	struct zbuf b;
+	struct decode_result r;
+	struct error err;
+	char filename[64];
+
+	memset(keys, 0, sizeof(keys));
+	for (int k = 0; k < 3; k++) {
+		keys[k].time = 0.5f + (float)k;
+		keys[k].word = 0x100u + (uint32_t)k;
+		for (int j = 0; j < 4; j++)
+			keys[k].v[j] = (float)(k + 1) * 0.25f + (float)j * 0.125f;
+	}
+	if (strcmp(name, "KeyframerRot_Z") == 0) /* distinct unit quaternions */
+		for (int k = 0; k < 3; k++) {
+			memset(keys[k].v, 0, sizeof(keys[k].v));
+			keys[k].v[k] = 1.0f;
+		}
+	zbuf_init(&b, big);
+	ck_assert_int_eq(zouna_write_keyframer(&b, name, 0x1, keys, 3, 0), 0);
+	snprintf(filename, sizeof(filename), "late.%s", name);
+	ck_assert_msg(decode(&b, filename, NULL, big ? "big" : NULL, &r, &err) == 0, "%s: %s", name,
+	              err.message);
+	{
+		const struct resource *res = r.resources[0];
+		const struct sampler *sp = &res->clip.samplers[0];
+		struct curve c;
+		struct curve_cursor cursor;
+		static const float before[] = {-5.0f, 0.0f, 0.25f, 0.4999f};
+		curve_from_sampler(&c, sp);
+		ck_assert_uint_eq(sp->rules & RULE_LAST_BEFORE_FIRST, RULE_LAST_BEFORE_FIRST);
+		for (size_t p = 0; p < sizeof(before) / sizeof(before[0]); p++) {
+			curve_cursor_init(&cursor);
+			ck_assert_uint_eq(curve_step_key(&c, &cursor, before[p]), 2);
+			if (value_type_scalar(sp->type) == SCALAR_FLOAT) {
+				float out[4];
+				testutil_sample(res, 0, before[p], out);
+				for (int j = 0; j < n; j++)
+					ck_assert_msg(out[j] == keys[2].v[j],
+					              "%s %s t=%g [%d]: %g, want the last key's %g",
+					              name, big ? "BE" : "LE", (double)before[p], j,
+					              (double)out[j], (double)keys[2].v[j]);
+			} else {
+				ck_assert_uint_eq(((const uint32_t *)sp->values)[2], 0x102);
+			}
+		}
+		curve_cursor_init(&cursor);
+		ck_assert_uint_eq(curve_step_key(&c, &cursor, 0.5f), 0);
+		if (value_type_scalar(sp->type) == SCALAR_FLOAT) {
+			float out[4];
+			testutil_sample(res, 0, 0.5f, out);
+			ck_assert_float_eq(out[0], keys[0].v[0]);
+		}
+		ck_assert_str_eq(
+		    json_string_value(json_object_get(json_object_get(res->metadata, "sampling"),
+		                                      "before_first_key")),
+		    "last key's value");
+	}
+	decode_result_cleanup(&r);
+	zbuf_free(&b);
+}
+END_TEST
+
+/* An Animation_Z slice that starts after 0 shows the last key of its own slice there. */
+START_TEST(an_animation_slice_before_its_first_key)
+{
+	static struct zkey trans[4] = {{.time = 0, .v = {9, 9, 9}},
+	                               {.time = 0.5f, .v = {1, 2, 3}},
+	                               {.time = 1.5f, .v = {4, 5, 6}},
+	                               {.time = 0.25f, .v = {7, 7, 7}}};
+	struct znode node = {0xB0, 0, 0, {1, 2}, {0, 0}, {0, 0}, {0, 0}, {0, 0}};
+	struct zanimation a = {0};
+	struct zbuf b;
+	struct decode_result r;
+	struct error err;
+	float out[3];
+
+	a.max_time = 2;
+	a.keys[3] = trans, a.counts[3] = 4;
+	a.nodes = &node, a.node_count = 1;
+	for (int big = 0; big < 2; big++) {
+		zbuf_init(&b, big);
+		zouna_write_animation(&b, &a, 24, 0);
+		ck_assert_msg(decode(&b, "s.Animation_Z", NULL, NULL, &r, &err) == 0, "%s",
+		              err.message);
+		testutil_sample(r.resources[0], 0, 0.25f, out);
+		ck_assert_float_eq(out[0], 4.0f);
+		ck_assert_float_eq(out[2], 6.0f);
+		testutil_sample(r.resources[0], 0, 0.5f, out);
+		ck_assert_float_eq(out[0], 1.0f);
+		decode_result_cleanup(&r);
+		zbuf_free(&b);
+	}
+}
+END_TEST
+
+/* KeyframerVec4fLinear_Z: between keys x, y, z interpolate and w is 1.0; at a key its own w;
+ * the compressed class interpolates w like the rest (FORMATS 1.3). */
+START_TEST(vec4f_linear_w_between_keys)
+{
+	struct zkey keys[2] = {{.time = 0, .v = {0, 0, 0, 0.25f}},
+	                       {.time = 1, .v = {1, 2, 3, 0.75f}}};
+	struct zbuf b;
+	struct decode_result r;
+	struct error err;
+	float out[4];
+
+	for (int big = 0; big < 2; big++) {
+		zbuf_init(&b, big);
+		zouna_write_keyframer(&b, "KeyframerVec4fLinear_Z", 0x2, keys, 2, 0);
+		ck_assert_int_eq(
+		    decode(&b, "c.KeyframerVec4fLinear_Z", NULL, big ? "big" : NULL, &r, &err), 0);
+		testutil_sample(r.resources[0], 0, 0.5f, out);
+		ck_assert_float_eq(out[0], 0.5f);
+		ck_assert_float_eq(out[1], 1.0f);
+		ck_assert_float_eq(out[2], 1.5f);
+		ck_assert_float_eq(out[3], 1.0f);
+		testutil_sample(r.resources[0], 0, 0.0f, out);
+		ck_assert_float_eq(out[3], 0.25f);
+		testutil_sample(r.resources[0], 0, 1.0f, out);
+		ck_assert_float_eq(out[3], 0.75f);
+		ck_assert_msg(strstr(json_dumps(r.resources[0]->assumed, 0), "w is 1.0") != NULL,
+		              "the assumption is stated");
+		decode_result_cleanup(&r);
+		zbuf_free(&b);
+	}
+	zbuf_init(&b, 0);
+	zouna_write_keyframer(&b, "KeyframerVec4fLinearComp_Z", 0x2, keys, 2, 0);
+	ck_assert_int_eq(decode(&b, "c.KeyframerVec4fLinearComp_Z", NULL, NULL, &r, &err), 0);
+	testutil_sample(r.resources[0], 0, 0.5f, out);
+	ck_assert_float_eq(out[3], 0.5f);
+	decode_result_cleanup(&r);
+	zbuf_free(&b);
+}
+END_TEST
+
 static Suite *zouna_suite(void)
 {
 	Suite *s = suite_create("zouna");
@@ -659,6 +953,12 @@ static Suite *zouna_suite(void)
 	tcase_add_test(keyframers, class_and_handle_from_file_name_and_parameters);
 	tcase_add_loop_test(animation, animation_z_with_every_header_in_both_byte_orders, 0, 8);
 	tcase_add_test(animation, animation_z_refusals);
+	tcase_add_loop_test(animation, material_records_in_the_engine_order, 0, 2);
+	tcase_add_loop_test(animation, negative_record_fields_are_refused, 0, 14);
+	tcase_add_test(animation, an_animation_slice_before_its_first_key);
+	tcase_add_loop_test(keyframers, before_the_first_key_every_class_gives_the_last_key, 0,
+	                    ((int)VALUE_CLASSES + 3) * 2);
+	tcase_add_test(keyframers, vec4f_linear_w_between_keys);
 	tcase_add_test(hostile, every_truncation_is_a_clear_error);
 	tcase_add_test(hostile, hostile_counts_times_and_sizes);
 	tcase_set_timeout(hostile, 60);

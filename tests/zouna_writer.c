@@ -208,11 +208,10 @@ void zouna_write_animation(struct zbuf *b, const struct zanimation *a, size_t bf
 		zbuf_u32(&body, m->crc);
 		zbuf_u16(&body, (uint16_t)m->id);
 		zbuf_u16(&body, (uint16_t)m->flag);
-		const uint16_t *parts[5] = {m->trans_u, m->trans_v, m->diffuse, m->emissive,
-		                            m->rot};
+		const int16_t *parts[5] = {m->trans_u, m->emissive, m->diffuse, m->rot, m->trans_v};
 		for (int p = 0; p < 5; p++) {
-			zbuf_u16(&body, parts[p][0]);
-			zbuf_u16(&body, parts[p][1]);
+			zbuf_u16(&body, (uint16_t)parts[p][0]);
+			zbuf_u16(&body, (uint16_t)parts[p][1]);
 		}
 	}
 	for (int which = 0; which < 2; which++) {
@@ -223,8 +222,8 @@ void zouna_write_animation(struct zbuf *b, const struct zanimation *a, size_t bf
 			zbuf_u32(&body, list[i].crc);
 			zbuf_u16(&body, (uint16_t)list[i].id);
 			zbuf_u16(&body, (uint16_t)list[i].flag);
-			zbuf_u16(&body, list[i].keys[0]);
-			zbuf_u16(&body, list[i].keys[1]);
+			zbuf_u16(&body, (uint16_t)list[i].keys[0]);
+			zbuf_u16(&body, (uint16_t)list[i].keys[1]);
 		}
 	}
 	if (bff_size) {

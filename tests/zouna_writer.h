@@ -52,15 +52,17 @@ struct znode {
 	int16_t id, flag;
 	uint16_t trans[2], rot[2], bezier_rot[2], scale[2], msg[2]; /* start, count */
 };
+/* A material record: its (start, count) pairs are signed and written in the engine's order,
+ * transU, emissive, diffuse, rot, transV, not the keyframers' order (FORMATS 1.5). */
 struct zmaterial {
 	uint32_t crc;
 	int16_t id, flag;
-	uint16_t trans_u[2], trans_v[2], diffuse[2], emissive[2], rot[2];
+	int16_t trans_u[2], trans_v[2], diffuse[2], emissive[2], rot[2];
 };
 struct zmesh {
 	uint32_t crc;
 	int16_t id, flag;
-	uint16_t keys[2];
+	int16_t keys[2]; /* start, count: signed */
 };
 
 struct zanimation {

@@ -276,7 +276,11 @@ async function openEntry(id, selected = null, window = null) {
     const target = t.target && t.target.handle_name ? ` (${t.target.handle_name})` : '';
     return make('tr', {}, [make('td', {}, [box]), make('td', { text: String(t.n) }), make('td', { text: t.name + target }),
       make('td', { text: t.kind === 'events' ? 'events' : `${t.type}${t.array_size > 1 ? `[${t.array_size}]` : ''}` }),
-      make('td', { text: `${t.interpolation}${t.semantic === 'NORMALIZED_QUATERNION' ? ' (quaternion)' : ''}` }),
+      make('td', {
+        text: `${t.interpolation}${t.semantic === 'NORMALIZED_QUATERNION' ? ' (quaternion)' : ''}`
+          + (t.before_first_key === "last key's value" ? '; last key\'s value before the first key' : '')
+          + (t.w_between_keys ? '; w = 1 between keys' : ''),
+      }),
       make('td', { text: String(t.key_count) }), make('td', { text: `${t.time_range[0]} – ${t.time_range[1]} s` })]);
   }));
   writeUrl();
@@ -287,7 +291,10 @@ async function openEntry(id, selected = null, window = null) {
 function trackRange() {
   const tracks = state.selected.map((n) => state.entry.tracks[n]);
   if (!tracks.length) return [0, Math.max(state.entry.duration || 1, 1e-6)];
-    let lo = Math.min(...tracks.map((t) => t.time_range[0])), hi = Math.max(...tracks.map((t) => t.time_range[1]));
+  // from 0 (or the first key, if earlier) to the duration (or the last key): what a track does
+  // before its first key shows too (Zouna tracks hold their last key's value there)
+  let lo = Math.min(0, ...tracks.map((t) => t.time_range[0]));
+  let hi = Math.max(state.entry.duration || 0, ...tracks.map((t) => t.time_range[1]));
   if (!(hi > lo)) { lo -= 0.5; hi += 0.5; }
   if (tracks.some((t) => t.kind === 'events')) { // markers at the very edges would be clipped
     const pad = (hi - lo) * 0.05;

@@ -822,6 +822,7 @@ static int burnout_decode(const struct upload *up, struct decode_result *out, st
 
 const struct format format_burnout = {
     .family = "burnout",
+    .version = 1,
     .description = "Burnout Paradise Vehicle Animation and Body Part Remap Data, raw or in BND2 "
                    "bundles",
     .match = burnout_match,

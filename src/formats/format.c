@@ -22,6 +22,14 @@ const struct format *const *format_table(size_t *count)
 	return formats;
 }
 
+const struct format *format_by_family(const char *family)
+{
+	for (size_t i = 0; family && i < sizeof(formats) / sizeof(formats[0]); i++)
+		if (strcmp(formats[i]->family, family) == 0)
+			return formats[i];
+	return NULL;
+}
+
 void decode_result_init(struct decode_result *result)
 {
 	result->stored = NULL;
@@ -106,19 +114,17 @@ static int format_apply_defaults(const struct upload *up, struct resource *res, 
 {
 	uint32_t crc;
 
-	/* name= and crc32= name one entry: not every resource of a bundle */
-	if (!only && (res->crc32_source[0] || res->name))
-		return resource_name_tracks(res) < 0 ? -1 : 0;
-	if (up->name && *up->name) {
+	/* name= and crc32= name one entry, not every resource of a bundle or every animation
+	 * of a glTF file; those take their handles from their own names */
+	if (only && up->name && *up->name) {
 		free(res->name);
 		res->name = strdup(up->name);
 		if (!res->name)
 			goto oom;
 	}
-	if (!res->name && !res->crc32_source[0]) {
+	if (only && !res->name && !res->crc32_source[0])
 		res->name = format_stem(up->filename);
-	}
-	if (up->crc32) {
+	if (only && up->crc32) {
 		if (hash_parse_handle(up->crc32, &crc) < 0) {
 			error_set(err, ERROR_BAD_PARAMETER, "crc32", -1,
 			          "crc32: '%s' is not a handle; write it in hex (0x1A2B3C4D) or "
@@ -193,8 +199,10 @@ int format_decode(const struct upload *up, struct decode_result *out, struct err
 			error_set(err, ERROR_INTERNAL, NULL, -1, "%s decoder failed", best->family);
 		return -1;
 	}
-	for (size_t i = 0; i < out->count; i++)
+	for (size_t i = 0; i < out->count; i++) {
+		out->resources[i]->decoder_version = best->version;
 		if (format_apply_defaults(up, out->resources[i], out->count == 1, err) < 0)
 			return -1;
+	}
 	return 0;
 }

@@ -897,6 +897,7 @@ static int radient_decode(const struct upload *up, struct decode_result *out, st
 
 const struct format format_radient = {
     .family = "radient",
+    .version = 1,
     .description = "Radient animation clip documents (JSON)",
     .match = radient_match,
     .decode = radient_decode,

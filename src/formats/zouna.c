@@ -610,6 +610,11 @@ static int add_track(struct resource *res, const struct zouna_keys *k, uint32_t 
 			}
 		}
 	}
+	/* the engine's lookup before the first key, and Vec4fLinear's w (FORMATS 1.3) */
+	if (c->kind != KIND_MESSAGE)
+		s.rules = RULE_LAST_BEFORE_FIRST;
+	if (strcmp(c->name, "KeyframerVec4fLinear_Z") == 0 && s.interp == INTERP_LINEAR)
+		s.rules |= RULE_W_ONE_BETWEEN_KEYS;
 	target = find_or_add_target(clip, tt);
 	channels = realloc(clip->channels, (clip->channel_count + 1) * sizeof(*channels));
 	if (channels)
@@ -670,6 +675,11 @@ static void assume_for_class(struct resource *res, const struct zouna_class *c)
 		                "KeyframerBezierRot_Z: values read as Euler angles (axis order "
 		                "unknown), interpolated component-wise; their conversion to a "
 		                "rotation is unknown");
+	if (strcmp(c->name, "KeyframerVec4fLinear_Z") == 0)
+		resource_assume(res,
+		                "KeyframerVec4fLinear_Z: between keys x, y and z are "
+		                "interpolated and w is 1.0, as the engine's decompiled GetValue "
+		                "has it (not yet byte-matching); at a key, the key's own w");
 	if (c->inferred) {
 		snprintf(note, sizeof(note),
 		         "%s: key layout inferred from the class name by the patterns of FORMATS "
@@ -677,6 +687,16 @@ static void assume_for_class(struct resource *res, const struct zouna_class *c)
 		         c->name);
 		resource_assume(res, note);
 	}
+}
+
+/* What every Zouna entry says of how its tracks are sampled (FORMATS 1.3). */
+static json_t *sampling_metadata(void)
+{
+	return json_pack("{s:s, s:s}", "before_first_key", "last key's value", "why",
+	                 "the engine searches forward for the segment holding the time, "
+	                 "finds none before the first key, and returns the last key "
+	                 "(RatDecomp KeyframerHdl_Z.cpp, KeyframerU32_Z.cpp); Radient and "
+	                 "glTF give the first value there");
 }
 
 /* The byte orders to try: forced by endian=, else little then big. */
@@ -758,8 +778,9 @@ static int decode_keyframer(const struct upload *up, const struct zouna_class *c
 	if (add_track(res, &k, 0, k.count, &tt, c->name, err) == -1)
 		goto fail;
 	assume_for_class(res, c);
-	res->metadata = json_pack("{s:s, s:s, s:o}", "container", "bare keyframer", "byte_order",
-	                          order_name(orders[chosen]), "keyframer", keyframer_info(&k));
+	res->metadata = json_pack("{s:s, s:s, s:o, s:o}", "container", "bare keyframer",
+	                          "byte_order", order_name(orders[chosen]), "keyframer",
+	                          keyframer_info(&k), "sampling", sampling_metadata());
 	if (n == 2 && chosen == 0) {
 		/* did the other order fit as well? then say the choice was made, not read */
 		struct zouna_keys other = {0};
@@ -935,12 +956,19 @@ static int check_slice(const struct zouna_keys *k, uint32_t start, uint32_t coun
 	return 0;
 }
 
-struct slice_spec {
-	int keyframer;    /* index into animation_keyframers */
-	const char *what; /* field name of the record, for paths */
-	uint64_t property;
-	int node_schema; /* the node schema; else Zouna's */
-};
+/* Material, mesh and morph records hold signed 16-bit starts and counts (FORMATS 1.5). */
+static int check_signed_slice(const struct zouna_keys *k, int16_t start, int16_t count,
+                              const char *path, struct error *err)
+{
+	if (start < 0 || count < 0) {
+		error_set(err, ERROR_VALUE_OUT_OF_RANGE, path, -1,
+		          "%s: %s %d is negative; starts and counts are signed 16-bit and must be "
+		          ">= 0",
+		          path, start < 0 ? "start" : "count", start < 0 ? start : count);
+		return -1;
+	}
+	return check_slice(k, (uint32_t)start, (uint32_t)count, path, err);
+}
 
 static int decode_animation(const struct upload *up, struct decode_result *out, struct error *err)
 {
@@ -1095,7 +1123,8 @@ static int decode_animation(const struct upload *up, struct decode_result *out, 
 			resource_add_reference(res, crc, "bone", -1, (int32_t)i);
 		}
 	}
-	/* material records: 28 bytes */
+	/* material records: 28 bytes, their (start, count) pairs in the engine's order, which
+	 * is not the order the keyframers are stored in (FORMATS 1.5) */
 	{
 		uint32_t count = reader_u32(&r, "materials");
 		if (reader_check_count(&r, count, 28, "materials") < 0)
@@ -1104,43 +1133,48 @@ static int decode_animation(const struct upload *up, struct decode_result *out, 
 			uint32_t crc = reader_u32(&r, "materials");
 			int16_t id = reader_i16(&r, "materials"),
 			        mflag = reader_i16(&r, "materials");
-			uint16_t v[10];
+			int16_t v[10];
 			char name[32];
+			/* tracks in the keyframers' order; `pair` is where the record holds
+			 * each one's (start, count) */
 			static const struct {
-				int keyframer;
+				int keyframer, pair;
 				uint64_t property;
-			} parts[] = {{KF_MAT_TRANS_U, ZOUNA_MATERIAL_TRANS_U},
-			             {KF_MAT_TRANS_V, ZOUNA_MATERIAL_TRANS_V},
-			             {KF_MAT_DIFFUSE, ZOUNA_MATERIAL_DIFFUSE},
-			             {KF_MAT_EMISSIVE, ZOUNA_MATERIAL_EMISSIVE},
-			             {KF_MAT_ROT, ZOUNA_MATERIAL_ROTATION}};
+				const char *field;
+			} parts[] = {{KF_MAT_TRANS_U, 0, ZOUNA_MATERIAL_TRANS_U, "transU"},
+			             {KF_MAT_TRANS_V, 4, ZOUNA_MATERIAL_TRANS_V, "transV"},
+			             {KF_MAT_DIFFUSE, 2, ZOUNA_MATERIAL_DIFFUSE, "diffuse"},
+			             {KF_MAT_EMISSIVE, 1, ZOUNA_MATERIAL_EMISSIVE, "emissive"},
+			             {KF_MAT_ROT, 3, ZOUNA_MATERIAL_ROTATION, "rot"}};
 			for (int j = 0; j < 10; j++)
-				v[j] = reader_u16(&r, "materials");
+				v[j] = reader_i16(&r, "materials");
 			snprintf(name, sizeof(name), "0x%08" PRIX32, crc);
 			json_array_append_new(
 			    materials,
 			    json_pack(
 			        "{s:s, s:i, s:i, s:[i,i], s:[i,i], s:[i,i], s:[i,i], s:[i,i]}",
 			        "material_crc32", name, "id", id, "flag", mflag, "trans_u", v[0],
-			        v[1], "trans_v", v[2], v[3], "diffuse", v[4], v[5], "emissive",
-			        v[6], v[7], "rot", v[8], v[9]));
+			        v[1], "emissive", v[2], v[3], "diffuse", v[4], v[5], "rot", v[6],
+			        v[7], "trans_v", v[8], v[9]));
 			snprintf(name, sizeof(name), "material 0x%08" PRIX32, crc);
 			for (size_t p = 0; p < 5; p++) {
 				struct track_target tt = {SCHEMA_ZOUNA,      crc, name,
 				                          parts[p].property, 1,   crc};
 				snprintf(path, sizeof(path), "materials[%" PRIu32 "].%s", i,
-				         animation_keyframers[parts[p].keyframer].field + 9);
-				if (check_slice(&keys[parts[p].keyframer], v[2 * p], v[2 * p + 1],
-				                path, err) < 0 ||
-				    add_track(
-				        res, &keys[parts[p].keyframer], v[2 * p], v[2 * p + 1], &tt,
-				        animation_keyframers[parts[p].keyframer].field, err) == -1)
+				         parts[p].field);
+				int16_t start = v[2 * parts[p].pair], n = v[2 * parts[p].pair + 1];
+				if (check_signed_slice(&keys[parts[p].keyframer], start, n, path,
+				                       err) < 0 ||
+				    add_track(res, &keys[parts[p].keyframer], (uint32_t)start,
+				              (uint32_t)n, &tt,
+				              animation_keyframers[parts[p].keyframer].field,
+				              err) == -1)
 					goto done;
 			}
 			resource_add_reference(res, crc, "material", -1, (int32_t)i);
 		}
 	}
-	/* mesh and morph records: 12 bytes */
+	/* mesh and morph records: 12 bytes, signed starts and counts */
 	for (int which = 0; which < 2; which++) {
 		const char *field = which ? "morphs" : "meshes";
 		int keyframer = which ? KF_MORPH : KF_MESH;
@@ -1150,7 +1184,7 @@ static int decode_animation(const struct upload *up, struct decode_result *out, 
 		for (uint32_t i = 0; i < count; i++) {
 			uint32_t crc = reader_u32(&r, field);
 			int16_t id = reader_i16(&r, field), mflag = reader_i16(&r, field);
-			uint16_t start = reader_u16(&r, field), n = reader_u16(&r, field);
+			int16_t start = reader_i16(&r, field), n = reader_i16(&r, field);
 			char name[40];
 			struct track_target tt = {
 			    SCHEMA_ZOUNA, crc, name, which ? ZOUNA_MORPH : ZOUNA_MESH, 1, crc};
@@ -1161,9 +1195,9 @@ static int decode_animation(const struct upload *up, struct decode_result *out, 
 			                                start, n));
 			snprintf(name, sizeof(name), "%s 0x%08" PRIX32, which ? "morph" : "mesh",
 			         crc);
-			snprintf(path, sizeof(path), "%s[%" PRIu32 "]", field, i);
-			if (check_slice(&keys[keyframer], start, n, path, err) < 0 ||
-			    add_track(res, &keys[keyframer], start, n, &tt,
+			snprintf(path, sizeof(path), "%s[%" PRIu32 "].keys", field, i);
+			if (check_signed_slice(&keys[keyframer], start, n, path, err) < 0 ||
+			    add_track(res, &keys[keyframer], (uint32_t)start, (uint32_t)n, &tt,
 			              animation_keyframers[keyframer].field, err) == -1)
 				goto done;
 			resource_add_reference(res, crc, which ? "morph" : "mesh", -1, (int32_t)i);
@@ -1199,12 +1233,13 @@ static int decode_animation(const struct upload *up, struct decode_result *out, 
 			                    platform < 16 ? json_string(bff_platforms[platform])
 			                                  : json_sprintf("unknown (%u)", platform));
 		}
-		res->metadata = json_pack(
-		    "{s:o, s:{s:f, s:f, s:i, s:i, s:o, s:o, s:o, s:o, s:o, s:I}}", "container",
-		    container, "animation", "max_time", (double)max_time, "smooth_ratio",
-		    (double)smooth, "flag", flag, "node_flag", node_flag, "keyframers", keyframers,
-		    "nodes", nodes, "materials", materials, "meshes", meshes, "morphs", morphs,
-		    "trailing_bytes", (json_int_t)reader_remaining(&r));
+		res->metadata =
+		    json_pack("{s:o, s:o, s:{s:f, s:f, s:i, s:i, s:o, s:o, s:o, s:o, s:o, s:I}}",
+		              "container", container, "sampling", sampling_metadata(), "animation",
+		              "max_time", (double)max_time, "smooth_ratio", (double)smooth, "flag",
+		              flag, "node_flag", node_flag, "keyframers", keyframers, "nodes",
+		              nodes, "materials", materials, "meshes", meshes, "morphs", morphs,
+		              "trailing_bytes", (json_int_t)reader_remaining(&r));
 		keyframers = nodes = materials = meshes = morphs = NULL;
 	}
 	/* a name from the file name, when it is not just the CRC printed in decimal */
@@ -1300,6 +1335,7 @@ static int zouna_decode(const struct upload *up, struct decode_result *out, stru
 
 const struct format format_zouna = {
     .family = "zouna",
+    .version = 2,
     .description = "Zouna engine keyframers and Animation_Z resources",
     .match = zouna_match,
     .decode = zouna_decode,

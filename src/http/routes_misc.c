@@ -81,7 +81,8 @@ void route_health(struct request *req, struct response *resp)
 {
 	struct catalog *cat = route_catalog(req, resp);
 	struct error err;
-	json_t *counts, *families;
+	json_t *counts, *families, *decoders, *out;
+	int64_t outdated;
 	size_t n;
 	const struct format *const *table = format_table(&n);
 
@@ -93,12 +94,27 @@ void route_health(struct request *req, struct response *resp)
 		response_error(resp, &err);
 		return;
 	}
+	outdated = catalog_outdated(cat, &err);
+	if (outdated < 0) {
+		json_decref(counts);
+		response_error(resp, &err);
+		return;
+	}
 	families = json_array();
-	for (size_t i = 0; i < n; i++)
+	decoders = json_object();
+	for (size_t i = 0; i < n; i++) {
 		json_array_append_new(families, json_string(table[i]->family));
-	response_json(resp, 200,
-	              json_pack("{s:s, s:s, s:o, s:o}", "status", "ok", "version", PACKAGE_VERSION,
-	                        "counts", counts, "families", families));
+		json_object_set_new(decoders, table[i]->family, json_integer(table[i]->version));
+	}
+	out = json_pack("{s:s, s:s, s:o, s:o, s:o, s:I}", "status", "ok", "version",
+	                PACKAGE_VERSION, "counts", counts, "families", families, "decoder_versions",
+	                decoders, "outdated_entries", (json_int_t)outdated);
+	if (outdated > 0)
+		json_object_set_new(out, "outdated_hint",
+		                    json_sprintf("%lld entries were made by an older decoder; "
+		                                 "'animdexd redecode --db PATH' decodes them again",
+		                                 (long long)outdated));
+	response_json(resp, 200, out);
 }
 
 static const char *content_type_of(const char *path)
