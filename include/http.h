@@ -29,6 +29,11 @@ struct server_config {
 	unsigned max_connections;
 	unsigned max_connections_per_ip;
 	unsigned timeout_seconds; /* idle connections are closed after this */
+	unsigned header_timeout;  /* seconds a request may take to send its headers (and, from
+	                           * then on, the grace before its body must keep min_body_rate) */
+	size_t min_body_rate;     /* bytes per second an upload body must average */
+	size_t answer_memory;     /* bytes of answers held at once, all requests together */
+	unsigned max_entries;     /* entries one upload may create */
 	int quiet;                /* no request log */
 	int private_reads;        /* reads need a token too (--private) */
 };
@@ -64,13 +69,27 @@ struct request {
 	char user[72]; /* the name of the token that authorised the request, or "" */
 };
 
+/* A body produced while it is sent, so that a large answer needs bounded memory: `fill`
+ * writes up to `room` bytes of what comes next into `out` and returns how many, 0 at the end,
+ * or -1 to give up (the connection is closed). `release` frees `state` when the answer is
+ * done or abandoned. */
+#define RESPONSE_LENGTH_UNKNOWN UINT64_MAX
+struct response_stream {
+	long (*fill)(void *state, char *out, size_t room);
+	void (*release)(void *state);
+	void *state;
+	size_t memory;   /* bytes the state holds, counted against --answer-memory */
+	uint64_t length; /* the body's exact length, or RESPONSE_LENGTH_UNKNOWN (chunked) */
+};
+
 struct response {
 	unsigned status;
 	char content_type[64];
 	char *body; /* malloc'd; sent and freed by the server */
 	size_t length;
-	char *disposition;      /* Content-Disposition, or NULL */
-	char extra_name[2][32]; /* up to two more headers */
+	struct response_stream stream; /* used instead of body when stream.fill is set */
+	char *disposition;             /* Content-Disposition, or NULL */
+	char extra_name[2][32];        /* up to two more headers */
 	char extra_value[2][64];
 };
 
@@ -86,6 +105,9 @@ void response_result(struct response *resp, json_t *json, const struct error *er
 void response_take(struct response *resp, unsigned status, const char *type, char *body,
                    size_t length);
 void response_header(struct response *resp, const char *name, const char *value);
+/* Answers with a streamed body; the response owns stream->state from here on. */
+void response_stream(struct response *resp, unsigned status, const char *type,
+                     const struct response_stream *stream);
 
 /* The routes. */
 typedef void (*route_handler)(struct request *req, struct response *resp);
@@ -99,6 +121,8 @@ struct route {
 
 const struct route *routes_find(const char *method, const char *path, struct request *req,
                                 int *path_known);
+/* "GET, HEAD, DELETE"...: the methods a path allows (into out), or NULL for an unknown path. */
+const char *routes_allowed(const char *path, char *out, size_t size);
 
 void route_upload(struct request *req, struct response *resp);
 void route_list(struct request *req, struct response *resp);
@@ -117,6 +141,11 @@ void route_static(struct request *req, struct response *resp);
 struct catalog *route_catalog(struct request *req, struct response *resp);
 /* Parses the {id} capture; answers 400 and returns -1 when it is not a positive integer. */
 int route_id(struct request *req, struct response *resp, int64_t *id);
+/* A whole number written in digits only (no sign, space or leading zero), at most max. */
+int route_decimal(const char *text, uint64_t max, uint64_t *out);
+/* The same for an index or count named `field` ("n", "count"); err names what it must be. */
+int route_index(const char *text, const char *field, const char *what, uint64_t max, unsigned *out,
+                struct error *err);
 
 /* Sample output shared by the routes and `animdexd decode`. */
 struct server;

@@ -19,6 +19,7 @@
 
 #define DEFAULT_MAX_UPLOAD  (64u * 1024 * 1024)
 #define DEFAULT_MAX_SAMPLES 1000000u
+#define DEFAULT_MAX_ENTRIES 1000u
 
 static const char usage_text[] =
     "Usage: animdexd [serve] [OPTION]...\n"
@@ -44,6 +45,13 @@ static const char usage_text[] =
     "  --max-connections N    open connections in all (default 256)\n"
     "  --max-connections-per-ip N  (default 32)\n"
     "  --timeout SECONDS      idle connections are closed after this (default 30)\n"
+    "  --header-timeout SECONDS  a request's headers must arrive within this of the\n"
+    "                         connection opening or of its last answer (default 15)\n"
+    "  --min-body-rate SIZE   after that, an upload body must average this per second\n"
+    "                         (default 1K)\n"
+    "  --answer-memory SIZE   answers held at once, all requests together (default 256M;\n"
+    "                         past it requests get 503 and Retry-After)\n"
+    "  --max-entries N        entries one upload may create (default 1000)\n"
     "  --open-writes          allow listening on a non-loopback address without tokens\n"
     "  --private              reads of the API need a token too (writes always do, once\n"
     "                         any token exists)\n"
@@ -141,7 +149,11 @@ static int cmd_serve(int argc, char **argv)
 		OPT_CHARTJS,
 		OPT_PRIVATE,
 		OPT_UPLOAD_MEMORY,
-		OPT_HEADER
+		OPT_HEADER,
+		OPT_HEADER_TIMEOUT,
+		OPT_MIN_BODY_RATE,
+		OPT_ANSWER_MEMORY,
+		OPT_MAX_ENTRIES
 	};
 	static const struct option options[] = {
 	    {"listen", required_argument, NULL, OPT_LISTEN},
@@ -158,6 +170,10 @@ static int cmd_serve(int argc, char **argv)
 	    {"private", no_argument, NULL, OPT_PRIVATE},
 	    {"upload-memory", required_argument, NULL, OPT_UPLOAD_MEMORY},
 	    {"max-header-size", required_argument, NULL, OPT_HEADER},
+	    {"header-timeout", required_argument, NULL, OPT_HEADER_TIMEOUT},
+	    {"min-body-rate", required_argument, NULL, OPT_MIN_BODY_RATE},
+	    {"answer-memory", required_argument, NULL, OPT_ANSWER_MEMORY},
+	    {"max-entries", required_argument, NULL, OPT_MAX_ENTRIES},
 	    {"quiet", no_argument, NULL, OPT_QUIET},
 	    {"help", no_argument, NULL, 'h'},
 	    {NULL, 0, NULL, 0},
@@ -176,6 +192,10 @@ static int cmd_serve(int argc, char **argv)
 	    .max_connections = 256,
 	    .max_connections_per_ip = 32,
 	    .timeout_seconds = 30,
+	    .header_timeout = 15,
+	    .min_body_rate = 1024,
+	    .answer_memory = 256u * 1024 * 1024,
+	    .max_entries = DEFAULT_MAX_ENTRIES,
 	};
 	int open_writes = 0, opt, sig, tokens;
 	struct catalog_pool *pool;
@@ -214,6 +234,18 @@ static int cmd_serve(int argc, char **argv)
 			cfg.max_header_size = parse_size(optarg, "--max-header-size");
 			if (cfg.max_header_size < 8192)
 				usage_error("%s", "--max-header-size must be at least 8K");
+			break;
+		case OPT_HEADER_TIMEOUT:
+			cfg.header_timeout = parse_unsigned(optarg, "--header-timeout", 1, 3600);
+			break;
+		case OPT_MIN_BODY_RATE:
+			cfg.min_body_rate = parse_size(optarg, "--min-body-rate");
+			break;
+		case OPT_ANSWER_MEMORY:
+			cfg.answer_memory = parse_size(optarg, "--answer-memory");
+			break;
+		case OPT_MAX_ENTRIES:
+			cfg.max_entries = parse_unsigned(optarg, "--max-entries", 1, 1000000);
 			break;
 		case OPT_QUIET: cfg.quiet = 1; break;
 		case 'h': fputs(usage_text, stdout); return 0;

@@ -1,5 +1,6 @@
 /* routes.c: the route table (DESIGN section 3) and helpers shared by the handlers. */
 #include <inttypes.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -53,13 +54,16 @@ const struct route *routes_find(const char *method, const char *path, struct req
 {
 	static const struct route static_route = {"GET", "/", route_static, 0};
 
+	/* HEAD is GET without the body (libmicrohttpd leaves it out) */
+	const char *as = strcmp(method, "HEAD") == 0 ? "GET" : method;
+
 	*path_known = 0;
 	for (size_t i = 0; i < sizeof(routes) / sizeof(routes[0]); i++) {
 		memset(req->capture_text, 0, sizeof(req->capture_text));
 		if (!route_match(routes[i].pattern, path, req->capture_text))
 			continue;
 		*path_known = 1;
-		if (strcmp(routes[i].method, method) != 0)
+		if (strcmp(routes[i].method, as) != 0)
 			continue;
 		for (int k = 0; k < REQUEST_MAX_CAPTURES; k++)
 			req->captures[k] = req->capture_text[k][0] ? req->capture_text[k] : NULL;
@@ -71,6 +75,28 @@ const struct route *routes_find(const char *method, const char *path, struct req
 		return &static_route;
 	*path_known = 1;
 	return NULL;
+}
+
+const char *routes_allowed(const char *path, char *out, size_t size)
+{
+	char storage[REQUEST_MAX_CAPTURES][64];
+	int get = 0, post = 0, del = 0;
+
+	for (size_t i = 0; i < sizeof(routes) / sizeof(routes[0]); i++) {
+		if (!route_match(routes[i].pattern, path, storage))
+			continue;
+		get |= strcmp(routes[i].method, "GET") == 0;
+		post |= strcmp(routes[i].method, "POST") == 0;
+		del |= strcmp(routes[i].method, "DELETE") == 0;
+	}
+	if (!get && !post && !del && strncmp(path, "/api/", 5) != 0 && strcmp(path, "/api") != 0)
+		get = 1; /* the static files */
+	if (!get && !post && !del)
+		return NULL;
+	snprintf(out, size, "%s%s%s%s", get ? "GET, HEAD" : "",
+	         post ? (get ? ", POST" : "POST") : "",
+	         del ? (get || post ? ", DELETE" : "DELETE") : "", "");
+	return out;
 }
 
 struct catalog *route_catalog(struct request *req, struct response *resp)
@@ -85,21 +111,55 @@ struct catalog *route_catalog(struct request *req, struct response *resp)
 	return cat;
 }
 
+int route_decimal(const char *text, uint64_t max, uint64_t *out)
+{
+	uint64_t v = 0;
+
+	/* digits only: no sign, no space, no leading zero (one number, one way to write it) */
+	if (!text || !*text || (text[0] == '0' && text[1]))
+		return -1;
+	for (const char *p = text; *p; p++) {
+		if (*p < '0' || *p > '9' || v > (max - (uint64_t)(*p - '0')) / 10)
+			return -1;
+		v = v * 10 + (uint64_t)(*p - '0');
+	}
+	*out = v;
+	return 0;
+}
+
+int route_index(const char *text, const char *field, const char *what, uint64_t max, unsigned *out,
+                struct error *err)
+{
+	uint64_t v;
+
+	if (max > UINT_MAX)
+		max = UINT_MAX;
+	if (route_decimal(text, max, &v) < 0) {
+		error_set(err, ERROR_BAD_PARAMETER, field, -1,
+		          "%s: '%s' is not %s: digits only, at most %" PRIu64, field,
+		          text ? text : "", what, max);
+		return -1;
+	}
+	*out = (unsigned)v;
+	return 0;
+}
+
 int route_id(struct request *req, struct response *resp, int64_t *id)
 {
 	const char *text = req->captures[0];
-	char *end;
-	long long v;
+	uint64_t v;
 	struct error err;
 
 	error_init(&err);
-	v = text ? strtoll(text, &end, 10) : 0;
-	if (!text || *end || v <= 0) {
-		error_set(&err, ERROR_BAD_PARAMETER, "id", -1,
-		          "id: '%s' is not a resource id (a positive integer)", text ? text : "");
+	if (route_decimal(text, INT64_MAX, &v) < 0 || v == 0) {
+		error_set(
+		    &err, ERROR_BAD_PARAMETER, "id", -1,
+		    "id: '%s' is not a resource id: a positive whole number in digits, at most "
+		    "%" PRId64,
+		    text ? text : "", INT64_MAX);
 		response_error(resp, &err);
 		return -1;
 	}
-	*id = v;
+	*id = (int64_t)v;
 	return 0;
 }

@@ -211,15 +211,11 @@ done:
 
 static int parse_positive(const char *text, long long max, long long *out)
 {
-	char *end;
-	long long v;
+	uint64_t v;
 
-	if (!text || !*text)
+	if (route_decimal(text, (uint64_t)max, &v) < 0 || v < 1)
 		return -1;
-	v = strtoll(text, &end, 10);
-	if (*end || v < 1 || v > max)
-		return -1;
-	*out = v;
+	*out = (long long)v;
 	return 0;
 }
 

@@ -3,6 +3,10 @@
  * Sample times come from `t=0.5` or `t=0,0.1,0.2`, or from `from`, `to` and `count` (evenly
  * spaced, both ends included) or `step` (from, from+step, ... up to to). Without any of
  * them: 101 samples over the track's key range. The engine sweeps the times with one cursor.
+ *
+ * Every answer here is streamed (struct response_stream): the track is copied once, and the
+ * text is produced a piece at a time as the connection takes it, so that a million samples
+ * of a large value cost the track's size and a small buffer, not the whole answer.
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -17,9 +21,94 @@
 #include "render.h"
 
 #define DEFAULT_SAMPLE_COUNT 101
-#define MAX_OUTPUT_VALUES    (64u * 1024 * 1024) /* samples x components in one answer */
+#define PIECE_BYTES          (16u * 1024)        /* text produced at a time, at least */
+#define PENDING_MAX          ((size_t)256 << 20) /* one piece's ceiling */
 
 enum sample_format { FORMAT_JSON, FORMAT_CSV, FORMAT_F32 };
+
+/* The times to sample: a list from t=, or evenly spaced from `from`. */
+struct sample_times {
+	float *list;           /* t=..., or NULL */
+	size_t count;          /* how many */
+	double from, to, step; /* step > 0: from + i step; else count points from..to */
+};
+
+static float sample_time(const struct sample_times *st, size_t i)
+{
+	double v;
+
+	if (st->list)
+		return st->list[i];
+	if (st->step > 0)
+		v = st->from + st->step * (double)i;
+	else
+		v = st->count == 1
+		        ? st->from
+		        : st->from + (st->to - st->from) * ((double)i / (double)(st->count - 1));
+	return (float)v;
+}
+
+/* What a streamed answer about one track holds: its own copy of the track, where the
+ * production stands, and the text produced and not yet sent. */
+enum answer_kind { ANSWER_SAMPLES, ANSWER_KEYS, ANSWER_EVENTS };
+
+struct track_answer {
+	enum answer_kind kind;
+	enum sample_format format;
+	int digits;
+	struct catalog_track track; /* owned */
+	size_t m, csize;            /* components per value, bytes per component */
+	struct sample_times times;  /* ANSWER_SAMPLES */
+	struct curve curve;
+	struct curve_cursor cursor;
+	uint8_t *value;            /* one sample's value, m * csize bytes */
+	double from, to;           /* ANSWER_EVENTS: the range [from, to) */
+	struct catalog_pool *pool; /* ANSWER_EVENTS: names of handles */
+	int phase;                 /* which part of the answer is being produced */
+	size_t i;                  /* the next item of that part */
+	size_t listed;             /* events listed so far */
+	int done;
+	struct buf pending; /* produced, not yet sent */
+	size_t sent;        /* bytes of pending already sent */
+};
+
+static void track_answer_free(void *state)
+{
+	struct track_answer *ta = state;
+
+	if (!ta)
+		return;
+	catalog_track_cleanup(&ta->track);
+	free(ta->times.list);
+	free(ta->value);
+	buf_cleanup(&ta->pending);
+	free(ta);
+}
+
+/* A copy the answer owns: a borrowed track may be evicted from the connection's cache by the
+ * next request on the same thread while this one is still being sent. */
+static int track_own(struct catalog_track *track)
+{
+	struct catalog_track copy = *track;
+	size_t times_len = (size_t)track->sampler.key_count * sizeof(float);
+
+	if (!track->borrowed)
+		return 0;
+	copy.borrowed = 0;
+	copy.name = strdup(track->name);
+	copy.sampler.times = malloc(times_len ? times_len : 1);
+	copy.sampler.values = malloc(track->sampler.value_bytes ? track->sampler.value_bytes : 1);
+	if (!copy.name || !copy.sampler.times || !copy.sampler.values) {
+		free(copy.name);
+		free(copy.sampler.times);
+		free(copy.sampler.values);
+		return -1;
+	}
+	memcpy(copy.sampler.times, track->sampler.times, times_len);
+	memcpy(copy.sampler.values, track->sampler.values, track->sampler.value_bytes);
+	*track = copy;
+	return 0;
+}
 
 static int load_track(struct request *req, struct response *resp, struct catalog_track *track)
 {
@@ -27,20 +116,16 @@ static int load_track(struct request *req, struct response *resp, struct catalog
 	const char *n_text = req->captures[1];
 	struct error err;
 	int64_t id;
-	char *end;
-	long n;
+	unsigned n;
 
 	error_init(&err);
 	if (!cat || route_id(req, resp, &id) < 0)
 		return -1;
-	n = n_text ? strtol(n_text, &end, 10) : -1;
-	if (!n_text || *end || n < 0 || n > INT32_MAX) {
-		error_set(&err, ERROR_BAD_PARAMETER, "n", -1,
-		          "n: '%s' is not a track index (0, 1, 2...)", n_text ? n_text : "");
+	if (route_index(n_text, "n", "a track index (0, 1, 2...)", INT32_MAX, &n, &err) < 0) {
 		response_error(resp, &err);
 		return -1;
 	}
-	if (catalog_load_track(cat, id, (unsigned)n, track, &err) < 0) {
+	if (catalog_load_track(cat, id, n, track, &err) < 0) {
 		response_error(resp, &err);
 		return -1;
 	}
@@ -92,6 +177,12 @@ static void write_value(struct buf *b, const struct sampler *s, const void *valu
 		buf_putc(b, ']');
 }
 
+static void write_float(struct buf *b, float f, int digits)
+{
+	char text[32];
+	buf_append(b, text, render_float(f, digits, text));
+}
+
 static void write_header(struct buf *b, const struct catalog_track *track)
 {
 	const struct sampler *s = &track->sampler;
@@ -109,332 +200,6 @@ static void write_header(struct buf *b, const struct catalog_track *track)
 		free(text);
 		json_decref(name);
 	}
-}
-
-static int parse_digits(struct request *req, struct error *err, int *digits)
-{
-	const char *text = request_arg(req, "digits");
-	char *end;
-	long v;
-
-	*digits = 0;
-	if (!text)
-		return 0;
-	v = strtol(text, &end, 10);
-	if (!*text || *end || v < 1 || v > 9) {
-		error_set(err, ERROR_BAD_PARAMETER, "digits", -1,
-		          "digits: '%s' is not a number of significant digits from 1 to 9 "
-		          "(leave it out for the shortest exact float32 text)",
-		          text);
-		return -1;
-	}
-	*digits = (int)v;
-	return 0;
-}
-
-static int parse_time(const char *text, size_t len, const char *field, double *out,
-                      struct error *err);
-
-/* An event track: the events whose time lies in [from, to) (default: all), as JSON or CSV. */
-static void answer_events(struct request *req, struct response *resp,
-                          const struct catalog_track *track, int csv, int digits)
-{
-	const struct sampler *s = &track->sampler;
-	const uint32_t *words = s->values;
-	const char *from_text = request_arg(req, "from"), *to_text = request_arg(req, "to");
-	double from = -INFINITY, to = INFINITY;
-	struct catalog *cat = route_catalog(req, resp);
-	struct error err;
-	struct buf b;
-	size_t count = 0;
-	char text[32];
-
-	error_init(&err);
-	if (!cat)
-		return;
-	if (request_arg(req, "t") || request_arg(req, "count") || request_arg(req, "step")) {
-		error_set(&err, ERROR_BAD_PARAMETER, "t", -1,
-		          "t: track %u holds events, which fire over a range: give from and to "
-		          "(the events with from <= time < to)",
-		          track->n);
-		goto fail;
-	}
-	if ((from_text && parse_time(from_text, strlen(from_text), "from", &from, &err) < 0) ||
-	    (to_text && parse_time(to_text, strlen(to_text), "to", &to, &err) < 0))
-		goto fail;
-	if (to < from) {
-		error_set(&err, ERROR_BAD_PARAMETER, "to", -1,
-		          "to: %.9g is before from %.9g; the range must not be reversed", to, from);
-		goto fail;
-	}
-	buf_init(&b, (size_t)1 << 30);
-	if (csv)
-		buf_puts(&b, "t,message_class,receiver,c,parameter,message_id\n");
-	else {
-		write_header(&b, track);
-		buf_puts(&b, ",\"kind\":\"events\",\"events\":[");
-	}
-	for (uint32_t k = 0; k < s->key_count; k++) {
-		const uint32_t *w = words + (size_t)k * EVENT_WORDS;
-		double t = s->times[k];
-		char handle[11], name[256];
-		float parameter;
-
-		if (!(t >= from && t < to))
-			continue;
-		memcpy(&parameter, &w[EVENT_PARAMETER], sizeof(parameter));
-		if (csv) {
-			buf_append(&b, text, render_float(s->times[k], digits, text));
-			buf_printf(&b, ",%" PRIu32 ",0x%08" PRIX32 ",%" PRIu32 ",",
-			           w[EVENT_MESSAGE_CLASS], w[EVENT_RECEIVER], w[EVENT_C]);
-			buf_append(&b, text, render_float(parameter, digits, text));
-			buf_printf(&b, ",0x%08" PRIX32 "\n", w[EVENT_MESSAGE_ID]);
-		} else {
-			json_t *e = json_object(), *name_json;
-			char *dump;
-			if (count)
-				buf_putc(&b, ',');
-			json_object_set_new(e, "time", json_real(s->times[k]));
-			json_object_set_new(e, "message_class",
-			                    json_integer(w[EVENT_MESSAGE_CLASS]));
-			render_handle(w[EVENT_RECEIVER], handle);
-			json_object_set_new(e, "receiver", json_string(handle));
-			name_json =
-			    catalog_handle_name(cat, w[EVENT_RECEIVER], 1, name, sizeof(name)) == 0
-			        ? json_string(name)
-			        : json_null();
-			json_object_set_new(e, "receiver_name", name_json);
-			json_object_set_new(e, "c", json_integer(w[EVENT_C]));
-			json_object_set_new(e, "parameter",
-			                    isfinite(parameter) ? json_real(parameter)
-			                                        : json_null());
-			render_handle(w[EVENT_MESSAGE_ID], handle);
-			json_object_set_new(e, "message_id", json_string(handle));
-			name_json = catalog_handle_name(cat, w[EVENT_MESSAGE_ID], 1, name,
-			                                sizeof(name)) == 0
-			                ? json_string(name)
-			                : json_null();
-			json_object_set_new(e, "message_id_name", name_json);
-			dump = json_dumps(e, JSON_COMPACT | JSON_REAL_PRECISION(9));
-			buf_puts(&b, dump ? dump : "null");
-			free(dump);
-			json_decref(e);
-		}
-		count++;
-	}
-	if (!csv)
-		buf_printf(&b, "],\"count\":%zu}", count);
-	{
-		size_t len;
-		char *body = buf_steal(&b, &len);
-		response_take(resp, 200, csv ? "text/csv" : "application/json", body, len);
-	}
-	return;
-fail:
-	response_error(resp, &err);
-}
-
-void route_keys(struct request *req, struct response *resp)
-{
-	struct catalog_track track;
-	const struct sampler *s = &track.sampler;
-	size_t m, csize;
-	struct buf b;
-	struct error err;
-	int digits;
-
-	error_init(&err);
-	if (parse_digits(req, &err, &digits) < 0) {
-		response_error(resp, &err);
-		return;
-	}
-	if (load_track(req, resp, &track) < 0)
-		return;
-	if (track.events) {
-		answer_events(req, resp, &track, 0, digits);
-		catalog_track_cleanup(&track);
-		return;
-	}
-	m = sampler_components(s);
-	csize = value_type_component_size(s->type);
-	buf_init(&b, (size_t)1 << 31);
-	write_header(&b, &track);
-	buf_printf(&b, ",\"key_count\":%" PRIu32 ",\"times\":[", s->key_count);
-	for (uint32_t k = 0; k < s->key_count; k++) {
-		char text[32];
-		size_t n = render_float(s->times[k], digits, text);
-		if (k)
-			buf_putc(&b, ',');
-		buf_append(&b, text, n);
-	}
-	if (s->interp == INTERP_CUBIC_SPLINE) {
-		static const char *const parts[3] = {"in_tangents", "values", "out_tangents"};
-		for (int part = 0; part < 3; part++) {
-			buf_printf(&b, "],\"%s\":[", parts[part]);
-			for (uint32_t k = 0; k < s->key_count; k++) {
-				if (k)
-					buf_putc(&b, ',');
-				write_value(&b, s,
-				            (const char *)s->values +
-				                ((size_t)k * 3 + (size_t)part) * m * csize,
-				            m, digits, 0);
-			}
-		}
-	} else {
-		buf_puts(&b, "],\"values\":[");
-		for (uint32_t k = 0; k < s->key_count; k++) {
-			if (k)
-				buf_putc(&b, ',');
-			write_value(&b, s, (const char *)s->values + (size_t)k * m * csize, m,
-			            digits, 0);
-		}
-	}
-	buf_puts(&b, "]}");
-	catalog_track_cleanup(&track);
-	if (b.overflow) {
-		buf_cleanup(&b);
-		error_set(&err, ERROR_TOO_LARGE, NULL, -1,
-		          "the keys are too many to answer at once");
-		response_error(resp, &err);
-		return;
-	}
-	{
-		size_t len;
-		char *body = buf_steal(&b, &len);
-		response_take(resp, 200, "application/json", body, len);
-	}
-}
-
-static int parse_time(const char *text, size_t len, const char *field, double *out,
-                      struct error *err)
-{
-	char tmp[64], *end;
-	double v;
-
-	if (len == 0 || len >= sizeof(tmp)) {
-		error_set(err, ERROR_BAD_PARAMETER, field, -1,
-		          "%s: '%.*s' is not a time in seconds", field, (int)(len < 40 ? len : 40),
-		          text);
-		return -1;
-	}
-	memcpy(tmp, text, len);
-	tmp[len] = '\0';
-	errno = 0;
-	v = strtod(tmp, &end);
-	if (*end || end == tmp || !isfinite(v) || !isfinite((float)v)) {
-		error_set(err, ERROR_BAD_PARAMETER, field, -1,
-		          "%s: '%s' is not a finite time in seconds", field, tmp);
-		return -1;
-	}
-	*out = v;
-	return 0;
-}
-
-/* Fills times[] from the request; *count is how many. */
-static int sample_times(struct request *req, const struct sampler *s, float **times, size_t *count,
-                        struct error *err)
-{
-	const char *t = request_arg(req, "t"), *from_text = request_arg(req, "from");
-	const char *to_text = request_arg(req, "to"), *count_text = request_arg(req, "count");
-	const char *step_text = request_arg(req, "step");
-	unsigned max = req->config->max_samples;
-	double from = s->times[0], to = s->times[s->key_count - 1], step = 0;
-	size_t n = DEFAULT_SAMPLE_COUNT;
-
-	*times = NULL;
-	if (t) {
-		const char *p = t;
-		if (from_text || to_text || count_text || step_text) {
-			error_set(err, ERROR_BAD_PARAMETER, "t", -1,
-			          "t: give either t=... or from/to with count or step, not both");
-			return -1;
-		}
-		n = 1;
-		for (const char *c = t; *c; c++)
-			n += *c == ',';
-		if (n > max)
-			goto too_many;
-		*times = malloc(n * sizeof(float));
-		if (!*times)
-			goto oom;
-		for (size_t i = 0; i < n; i++) {
-			size_t len = strcspn(p, ",");
-			double v;
-			char field[32];
-			snprintf(field, sizeof(field), "t[%zu]", i);
-			if (parse_time(p, len, field, &v, err) < 0)
-				goto fail;
-			(*times)[i] = (float)v;
-			p += len + (p[len] == ',');
-		}
-		*count = n;
-		return 0;
-	}
-	if (from_text && parse_time(from_text, strlen(from_text), "from", &from, err) < 0)
-		return -1;
-	if (to_text && parse_time(to_text, strlen(to_text), "to", &to, err) < 0)
-		return -1;
-	if (to < from) {
-		error_set(err, ERROR_BAD_PARAMETER, "to", -1,
-		          "to: %.9g is before from %.9g; the range must not be reversed", to, from);
-		return -1;
-	}
-	if (count_text && step_text) {
-		error_set(err, ERROR_BAD_PARAMETER, "step", -1,
-		          "step: give either count or step, not both");
-		return -1;
-	}
-	if (count_text) {
-		char *end;
-		unsigned long long c;
-		errno = 0;
-		c = strtoull(count_text, &end, 10);
-		if (!*count_text || *end || errno || c < 1 || count_text[0] == '-') {
-			error_set(err, ERROR_BAD_PARAMETER, "count", -1,
-			          "count: '%s' is not a whole number of samples (1 or more)",
-			          count_text);
-			return -1;
-		}
-		if (c > max)
-			goto too_many;
-		n = (size_t)c;
-	} else if (step_text) {
-		double steps;
-		if (parse_time(step_text, strlen(step_text), "step", &step, err) < 0)
-			return -1;
-		if (!(step > 0)) {
-			error_set(err, ERROR_BAD_PARAMETER, "step", -1,
-			          "step: %.9g is not a positive number of seconds", step);
-			return -1;
-		}
-		steps = floor((to - from) / step * (1 + 1e-12));
-		if (steps + 1 > max)
-			goto too_many;
-		n = (size_t)steps + 1;
-	}
-	*times = malloc(n * sizeof(float));
-	if (!*times)
-		goto oom;
-	for (size_t i = 0; i < n; i++) {
-		double v;
-		if (step > 0)
-			v = from + step * (double)i;
-		else
-			v = n == 1 ? from : from + (to - from) * ((double)i / (double)(n - 1));
-		(*times)[i] = (float)v;
-	}
-	*count = n;
-	return 0;
-too_many:
-	error_set(err, ERROR_BAD_PARAMETER, "count", -1,
-	          "count: more than the %u samples one request may ask for (--max-samples)", max);
-	return -1;
-oom:
-	error_set(err, ERROR_INTERNAL, NULL, -1, "out of memory");
-fail:
-	free(*times);
-	*times = NULL;
-	return -1;
 }
 
 /* CSV column names: t, then x,y,z,w / m00.. / v, with [i]. for arrays. */
@@ -464,20 +229,512 @@ static void write_csv_header(struct buf *b, const struct sampler *s)
 	buf_putc(b, '\n');
 }
 
+/* Sample i into ta->value (the cursor sweeps: samples are produced in order). */
+static void sample_value(struct track_answer *ta, size_t i)
+{
+	const struct sampler *s = &ta->track.sampler;
+	float t = sample_time(&ta->times, i);
+
+	if (value_type_scalar(s->type) == SCALAR_FLOAT) {
+		curve_sample_f32(&ta->curve, &ta->cursor, t, (float *)ta->value);
+	} else {
+		uint32_t k = curve_step_key(&ta->curve, &ta->cursor, t);
+		memcpy(ta->value, (const uint8_t *)s->values + (size_t)k * ta->m * ta->csize,
+		       ta->m * ta->csize);
+	}
+}
+
+/* The parts of a samples answer, produced in order. */
+static int produce_samples(struct track_answer *ta, struct buf *b)
+{
+	const struct sampler *s = &ta->track.sampler;
+	size_t n = ta->times.count;
+
+	switch (ta->format) {
+	case FORMAT_F32:
+		/* times, then values, as little-endian float32 */
+		for (; ta->phase == 0 && ta->i < n && b->len < PIECE_BYTES; ta->i++) {
+			float t = sample_time(&ta->times, ta->i);
+			buf_append(b, &t, sizeof(t));
+		}
+		if (ta->phase == 0 && ta->i == n)
+			ta->phase = 1, ta->i = 0;
+		for (; ta->phase == 1 && ta->i < n && b->len < PIECE_BYTES; ta->i++) {
+			sample_value(ta, ta->i);
+			buf_append(b, ta->value, ta->m * sizeof(float));
+		}
+		return !(ta->phase == 1 && ta->i == n);
+	case FORMAT_CSV:
+		if (ta->phase == 0) {
+			write_csv_header(b, s);
+			ta->phase = 1;
+		}
+		for (; ta->i < n && b->len < PIECE_BYTES; ta->i++) {
+			sample_value(ta, ta->i);
+			write_float(b, sample_time(&ta->times, ta->i), ta->digits);
+			write_value(b, s, ta->value, ta->m, ta->digits, 1);
+			buf_putc(b, '\n');
+		}
+		return ta->i < n;
+	case FORMAT_JSON:
+		if (ta->phase == 0) {
+			write_header(b, &ta->track);
+			buf_printf(b, ",\"count\":%zu,\"times\":[", n);
+			ta->phase = 1;
+		}
+		for (; ta->phase == 1 && ta->i < n && b->len < PIECE_BYTES; ta->i++) {
+			if (ta->i)
+				buf_putc(b, ',');
+			write_float(b, sample_time(&ta->times, ta->i), ta->digits);
+		}
+		if (ta->phase == 1 && ta->i == n) {
+			buf_puts(b, "],\"values\":[");
+			ta->phase = 2, ta->i = 0;
+		}
+		for (; ta->phase == 2 && ta->i < n && b->len < PIECE_BYTES; ta->i++) {
+			if (ta->i)
+				buf_putc(b, ',');
+			sample_value(ta, ta->i);
+			write_value(b, s, ta->value, ta->m, ta->digits, 0);
+		}
+		if (ta->phase == 2 && ta->i == n) {
+			buf_puts(b, "]}\n");
+			return 0;
+		}
+		return 1;
+	}
+	return 0;
+}
+
+/* The keys as decoded: times, then values (cubic: in-tangents, values, out-tangents). */
+static int produce_keys(struct track_answer *ta, struct buf *b)
+{
+	const struct sampler *s = &ta->track.sampler;
+	static const char *const parts[3] = {"in_tangents", "values", "out_tangents"};
+	int cubic = s->interp == INTERP_CUBIC_SPLINE;
+	size_t n = s->key_count;
+
+	if (ta->phase == 0) {
+		write_header(b, &ta->track);
+		buf_printf(b, ",\"key_count\":%" PRIu32 ",\"times\":[", s->key_count);
+		ta->phase = 1;
+	}
+	for (; ta->phase == 1 && ta->i < n && b->len < PIECE_BYTES; ta->i++) {
+		if (ta->i)
+			buf_putc(b, ',');
+		write_float(b, s->times[ta->i], ta->digits);
+	}
+	/* phases 2, 3, 4: the value arrays (one of them unless cubic) */
+	while (ta->phase >= 1 && ta->phase <= 4 && b->len < PIECE_BYTES) {
+		int part = cubic ? ta->phase - 2 : 1;
+		if (ta->phase == 1 || ta->i == n) {
+			if (ta->phase == 4 || (!cubic && ta->phase == 2)) {
+				buf_puts(b, "]}\n");
+				return 0;
+			}
+			ta->phase++;
+			ta->i = 0;
+			part = cubic ? ta->phase - 2 : 1;
+			buf_printf(b, "],\"%s\":[", parts[part]);
+			continue;
+		}
+		for (; ta->i < n && b->len < PIECE_BYTES; ta->i++) {
+			size_t at = cubic ? (ta->i * 3 + (size_t)part) : ta->i;
+			if (ta->i)
+				buf_putc(b, ',');
+			write_value(b, s, (const char *)s->values + at * ta->m * ta->csize, ta->m,
+			            ta->digits, 0);
+		}
+	}
+	return 1;
+}
+
+/* An event track: the events whose time lies in [from, to), as JSON or CSV, with the names
+ * known for their handles. */
+static int produce_events(struct track_answer *ta, struct buf *b)
+{
+	const struct sampler *s = &ta->track.sampler;
+	const uint32_t *words = s->values;
+	int csv = ta->format == FORMAT_CSV;
+	struct catalog *cat = catalog_pool_get(ta->pool, NULL);
+
+	if (ta->phase == 0) {
+		if (csv)
+			buf_puts(b, "t,message_class,receiver,c,parameter,message_id\n");
+		else {
+			write_header(b, &ta->track);
+			buf_puts(b, ",\"kind\":\"events\",\"events\":[");
+		}
+		ta->phase = 1;
+	}
+	for (; ta->i < s->key_count && b->len < PIECE_BYTES; ta->i++) {
+		const uint32_t *w = words + ta->i * EVENT_WORDS;
+		double t = s->times[ta->i];
+		char handle[11], name[256];
+		float parameter;
+
+		if (!(t >= ta->from && t < ta->to))
+			continue;
+		memcpy(&parameter, &w[EVENT_PARAMETER], sizeof(parameter));
+		if (csv) {
+			write_float(b, s->times[ta->i], ta->digits);
+			buf_printf(b, ",%" PRIu32 ",0x%08" PRIX32 ",%" PRIu32 ",",
+			           w[EVENT_MESSAGE_CLASS], w[EVENT_RECEIVER], w[EVENT_C]);
+			write_float(b, parameter, ta->digits);
+			buf_printf(b, ",0x%08" PRIX32 "\n", w[EVENT_MESSAGE_ID]);
+		} else {
+			json_t *e = json_object();
+			char *dump;
+			if (ta->listed)
+				buf_putc(b, ',');
+			json_object_set_new(e, "time", json_real(s->times[ta->i]));
+			json_object_set_new(e, "message_class",
+			                    json_integer(w[EVENT_MESSAGE_CLASS]));
+			render_handle(w[EVENT_RECEIVER], handle);
+			json_object_set_new(e, "receiver", json_string(handle));
+			json_object_set_new(e, "receiver_name",
+			                    cat && catalog_handle_name(cat, w[EVENT_RECEIVER], 1,
+			                                               name, sizeof(name)) == 0
+			                        ? json_string(name)
+			                        : json_null());
+			json_object_set_new(e, "c", json_integer(w[EVENT_C]));
+			json_object_set_new(e, "parameter",
+			                    isfinite(parameter) ? json_real(parameter)
+			                                        : json_null());
+			render_handle(w[EVENT_MESSAGE_ID], handle);
+			json_object_set_new(e, "message_id", json_string(handle));
+			json_object_set_new(e, "message_id_name",
+			                    cat && catalog_handle_name(cat, w[EVENT_MESSAGE_ID], 1,
+			                                               name, sizeof(name)) == 0
+			                        ? json_string(name)
+			                        : json_null());
+			dump = json_dumps(e, JSON_COMPACT | JSON_REAL_PRECISION(9));
+			buf_puts(b, dump ? dump : "null");
+			free(dump);
+			json_decref(e);
+		}
+		ta->listed++;
+	}
+	if (ta->i < s->key_count)
+		return 1;
+	if (!csv)
+		buf_printf(b, "],\"count\":%zu}\n", ta->listed);
+	return 0;
+}
+
+static long track_answer_fill(void *state, char *out, size_t room)
+{
+	struct track_answer *ta = state;
+	size_t n = 0;
+
+	while (n < room) {
+		if (ta->sent < ta->pending.len) {
+			size_t take = ta->pending.len - ta->sent;
+			if (take > room - n)
+				take = room - n;
+			memcpy(out + n, ta->pending.data + ta->sent, take);
+			ta->sent += take;
+			n += take;
+			continue;
+		}
+		if (ta->done)
+			break;
+		ta->pending.len = 0;
+		ta->sent = 0;
+		switch (ta->kind) {
+		case ANSWER_SAMPLES: ta->done = !produce_samples(ta, &ta->pending); break;
+		case ANSWER_KEYS: ta->done = !produce_keys(ta, &ta->pending); break;
+		case ANSWER_EVENTS: ta->done = !produce_events(ta, &ta->pending); break;
+		}
+		if (ta->pending.overflow)
+			return -1; /* one piece past its ceiling: the answer is cut, never wrong */
+	}
+	return (long)n;
+}
+
+/* Hands the answer to the server, which streams it; ta belongs to the response after. */
+static void answer_track(struct response *resp, struct track_answer *ta, const char *type,
+                         uint64_t length)
+{
+	struct response_stream stream = {
+	    track_answer_fill,
+	    track_answer_free,
+	    ta,
+	    sizeof(*ta) + (size_t)ta->track.sampler.key_count * sizeof(float) +
+	        ta->track.sampler.value_bytes + strlen(ta->track.name) +
+	        (ta->times.list ? ta->times.count * sizeof(float) : 0) + ta->m * ta->csize +
+	        PIECE_BYTES + ta->m * 40,
+	    length,
+	};
+	response_stream(resp, 200, type, &stream);
+}
+
+/* A new answer about a loaded track, which it takes over (and owns a copy of). */
+static struct track_answer *track_answer_create(struct catalog_track *track, enum answer_kind kind,
+                                                enum sample_format format, int digits,
+                                                struct error *err)
+{
+	struct track_answer *ta = calloc(1, sizeof(*ta));
+
+	if (!ta || track_own(track) < 0) {
+		free(ta);
+		catalog_track_cleanup(track);
+		error_set(err, ERROR_INTERNAL, NULL, -1, "out of memory");
+		return NULL;
+	}
+	ta->kind = kind;
+	ta->format = format;
+	ta->digits = digits;
+	ta->track = *track;
+	memset(track, 0, sizeof(*track));
+	ta->m = sampler_components(&ta->track.sampler);
+	ta->csize = value_type_component_size(ta->track.sampler.type);
+	ta->value = malloc(ta->m * ta->csize + 1);
+	buf_init(&ta->pending, PENDING_MAX);
+	if (!ta->value) {
+		track_answer_free(ta);
+		error_set(err, ERROR_INTERNAL, NULL, -1, "out of memory");
+		return NULL;
+	}
+	curve_from_sampler(&ta->curve, &ta->track.sampler);
+	curve_cursor_init(&ta->cursor);
+	return ta;
+}
+
+static int parse_digits(struct request *req, struct error *err, int *digits)
+{
+	const char *text = request_arg(req, "digits");
+	char *end;
+	long v;
+
+	*digits = 0;
+	if (!text)
+		return 0;
+	v = strtol(text, &end, 10);
+	if (!*text || *end || v < 1 || v > 9 || text[0] == '+' || text[0] == ' ') {
+		error_set(err, ERROR_BAD_PARAMETER, "digits", -1,
+		          "digits: '%s' is not a number of significant digits from 1 to 9 "
+		          "(leave it out for the shortest exact float32 text)",
+		          text);
+		return -1;
+	}
+	*digits = (int)v;
+	return 0;
+}
+
+static int parse_time(const char *text, size_t len, const char *field, double *out,
+                      struct error *err)
+{
+	char tmp[64], *end;
+	double v;
+
+	if (len == 0 || len >= sizeof(tmp)) {
+		error_set(err, ERROR_BAD_PARAMETER, field, -1,
+		          "%s: '%.*s' is not a time in seconds", field, (int)(len < 40 ? len : 40),
+		          text);
+		return -1;
+	}
+	memcpy(tmp, text, len);
+	tmp[len] = '\0';
+	errno = 0;
+	v = strtod(tmp, &end);
+	if (*end || end == tmp || !isfinite(v) || !isfinite((float)v) || tmp[0] == ' ') {
+		error_set(err, ERROR_BAD_PARAMETER, field, -1,
+		          "%s: '%s' is not a finite time in seconds", field, tmp);
+		return -1;
+	}
+	*out = v;
+	return 0;
+}
+
+/* An event track's range [from, to) (default: everything). */
+static int event_range(struct request *req, const struct catalog_track *track, double *from,
+                       double *to, struct error *err)
+{
+	const char *from_text = request_arg(req, "from"), *to_text = request_arg(req, "to");
+
+	*from = -INFINITY;
+	*to = INFINITY;
+	if (request_arg(req, "t") || request_arg(req, "count") || request_arg(req, "step")) {
+		error_set(err, ERROR_BAD_PARAMETER, "t", -1,
+		          "t: track %u holds events, which fire over a range: give from and to "
+		          "(the events with from <= time < to)",
+		          track->n);
+		return -1;
+	}
+	if ((from_text && parse_time(from_text, strlen(from_text), "from", from, err) < 0) ||
+	    (to_text && parse_time(to_text, strlen(to_text), "to", to, err) < 0))
+		return -1;
+	if (*to < *from) {
+		error_set(err, ERROR_BAD_PARAMETER, "to", -1,
+		          "to: %.9g is before from %.9g; the range must not be reversed", *to,
+		          *from);
+		return -1;
+	}
+	return 0;
+}
+
+static void answer_events(struct request *req, struct response *resp, struct catalog_track *track,
+                          int csv, int digits)
+{
+	struct track_answer *ta;
+	struct error err;
+	double from, to;
+
+	error_init(&err);
+	if (event_range(req, track, &from, &to, &err) < 0) {
+		catalog_track_cleanup(track);
+		response_error(resp, &err);
+		return;
+	}
+	ta =
+	    track_answer_create(track, ANSWER_EVENTS, csv ? FORMAT_CSV : FORMAT_JSON, digits, &err);
+	if (!ta) {
+		response_error(resp, &err);
+		return;
+	}
+	ta->from = from;
+	ta->to = to;
+	ta->pool = req->pool;
+	answer_track(resp, ta, csv ? "text/csv" : "application/json", RESPONSE_LENGTH_UNKNOWN);
+}
+
+void route_keys(struct request *req, struct response *resp)
+{
+	struct catalog_track track;
+	struct track_answer *ta;
+	struct error err;
+	int digits;
+
+	error_init(&err);
+	if (parse_digits(req, &err, &digits) < 0) {
+		response_error(resp, &err);
+		return;
+	}
+	if (load_track(req, resp, &track) < 0)
+		return;
+	if (track.events) {
+		answer_events(req, resp, &track, 0, digits);
+		return;
+	}
+	ta = track_answer_create(&track, ANSWER_KEYS, FORMAT_JSON, digits, &err);
+	if (!ta) {
+		response_error(resp, &err);
+		return;
+	}
+	answer_track(resp, ta, "application/json", RESPONSE_LENGTH_UNKNOWN);
+}
+
+static int too_many(struct error *err, const char *field, unsigned max)
+{
+	error_set(err, ERROR_BAD_PARAMETER, field, -1,
+	          "%s: more than the %u samples one request may ask for (--max-samples)", field,
+	          max);
+	return -1;
+}
+
+/* The times the request asks for. */
+static int sample_times(struct request *req, const struct sampler *s, struct sample_times *st,
+                        struct error *err)
+{
+	const char *t = request_arg(req, "t"), *from_text = request_arg(req, "from");
+	const char *to_text = request_arg(req, "to"), *count_text = request_arg(req, "count");
+	const char *step_text = request_arg(req, "step");
+	unsigned max = req->config->max_samples;
+
+	memset(st, 0, sizeof(*st));
+	st->from = s->times[0];
+	st->to = s->times[s->key_count - 1];
+	st->count = DEFAULT_SAMPLE_COUNT;
+	if (t) {
+		const char *p = t;
+		size_t n = 1;
+		if (from_text || to_text || count_text || step_text) {
+			error_set(err, ERROR_BAD_PARAMETER, "t", -1,
+			          "t: give either t=... or from/to with count or step, not both");
+			return -1;
+		}
+		for (const char *c = t; *c; c++)
+			n += *c == ',';
+		if (n > max)
+			return too_many(err, "t", max);
+		st->list = malloc(n * sizeof(float));
+		if (!st->list) {
+			error_set(err, ERROR_INTERNAL, NULL, -1, "out of memory");
+			return -1;
+		}
+		for (size_t i = 0; i < n; i++) {
+			size_t len = strcspn(p, ",");
+			double v;
+			char field[32];
+			snprintf(field, sizeof(field), "t[%zu]", i);
+			if (parse_time(p, len, field, &v, err) < 0) {
+				free(st->list);
+				st->list = NULL;
+				return -1;
+			}
+			st->list[i] = (float)v;
+			p += len + (p[len] == ',');
+		}
+		st->count = n;
+		return 0;
+	}
+	if (from_text && parse_time(from_text, strlen(from_text), "from", &st->from, err) < 0)
+		return -1;
+	if (to_text && parse_time(to_text, strlen(to_text), "to", &st->to, err) < 0)
+		return -1;
+	if (st->to < st->from) {
+		error_set(err, ERROR_BAD_PARAMETER, "to", -1,
+		          "to: %.9g is before from %.9g; the range must not be reversed", st->to,
+		          st->from);
+		return -1;
+	}
+	if (count_text && step_text) {
+		error_set(err, ERROR_BAD_PARAMETER, "step", -1,
+		          "step: give either count or step, not both");
+		return -1;
+	}
+	if (count_text) {
+		unsigned c;
+		if (route_index(count_text, "count", "a whole number of samples (1 or more)",
+		                UINT32_MAX, &c, err) < 0)
+			return -1;
+		if (c < 1) {
+			error_set(err, ERROR_BAD_PARAMETER, "count", -1,
+			          "count: '%s' is not a whole number of samples (1 or more)",
+			          count_text);
+			return -1;
+		}
+		if (c > max)
+			return too_many(err, "count", max);
+		st->count = c;
+	} else if (step_text) {
+		double steps;
+		if (parse_time(step_text, strlen(step_text), "step", &st->step, err) < 0)
+			return -1;
+		if (!(st->step > 0)) {
+			error_set(err, ERROR_BAD_PARAMETER, "step", -1,
+			          "step: %.9g is not a positive number of seconds", st->step);
+			return -1;
+		}
+		steps = floor((st->to - st->from) / st->step * (1 + 1e-12));
+		if (steps + 1 > max)
+			return too_many(err, "step", max);
+		st->count = (size_t)steps + 1;
+	}
+	return 0;
+}
+
 void route_sample(struct request *req, struct response *resp)
 {
 	const char *format_text = request_arg(req, "format");
 	enum sample_format format = FORMAT_JSON;
 	struct catalog_track track;
-	const struct sampler *s = &track.sampler;
-	struct curve curve;
-	struct curve_cursor cursor;
-	float *times = NULL;
-	uint8_t *values = NULL;
-	size_t count = 0, m, csize;
-	struct buf b;
+	struct sample_times times;
+	struct track_answer *ta;
 	struct error err;
 	int digits;
+	char header[24];
 
 	error_init(&err);
 	if (format_text) {
@@ -502,104 +759,37 @@ void route_sample(struct request *req, struct response *resp)
 		return;
 	if (track.events && format != FORMAT_F32) {
 		answer_events(req, resp, &track, format == FORMAT_CSV, digits);
-		catalog_track_cleanup(&track);
 		return;
 	}
-	m = sampler_components(s);
-	csize = value_type_component_size(s->type);
-	if (format == FORMAT_F32 && value_type_scalar(s->type) != SCALAR_FLOAT) {
+	if (format == FORMAT_F32 && value_type_scalar(track.sampler.type) != SCALAR_FLOAT) {
 		error_set(&err, ERROR_BAD_PARAMETER, "format", -1,
 		          "format: f32 carries float32 values, but track %u holds %s values; "
 		          "use json or csv",
-		          track.n, value_type_name(s->type));
+		          track.n, value_type_name(track.sampler.type));
 		goto fail;
 	}
-	if (sample_times(req, s, &times, &count, &err) < 0)
+	if (sample_times(req, &track.sampler, &times, &err) < 0)
 		goto fail;
-	if ((uint64_t)count * m > MAX_OUTPUT_VALUES) {
-		error_set(&err, ERROR_BAD_PARAMETER, "count", -1,
-		          "count: %zu samples of %zu components is more than one answer may "
-		          "hold (%u values)",
-		          count, m, MAX_OUTPUT_VALUES);
-		goto fail;
+	ta = track_answer_create(&track, ANSWER_SAMPLES, format, digits, &err);
+	if (!ta) {
+		free(times.list);
+		response_error(resp, &err);
+		return;
 	}
-	values = malloc(count * m * csize + 1);
-	if (!values) {
-		error_set(&err, ERROR_INTERNAL, NULL, -1, "out of memory");
-		goto fail;
-	}
-	curve_from_sampler(&curve, s);
-	curve_cursor_init(&cursor);
-	if (value_type_scalar(s->type) == SCALAR_FLOAT) {
-		float *out = (float *)values;
-		for (size_t i = 0; i < count; i++)
-			curve_sample_f32(&curve, &cursor, times[i], out + i * m);
-	} else {
-		for (size_t i = 0; i < count; i++) {
-			uint32_t k = curve_step_key(&curve, &cursor, times[i]);
-			memcpy(values + i * m * csize, (const uint8_t *)s->values + k * m * csize,
-			       m * csize);
-		}
-	}
+	ta->times = times;
 	if (format == FORMAT_F32) {
-		size_t len = count * sizeof(float) * (1 + m);
-		char *body = malloc(len ? len : 1), header[24];
-		if (!body) {
-			error_set(&err, ERROR_INTERNAL, NULL, -1, "out of memory");
-			goto fail;
-		}
-		memcpy(body, times, count * sizeof(float));
-		memcpy(body + count * sizeof(float), values, count * m * sizeof(float));
-		response_take(resp, 200, "application/octet-stream", body, len);
-		snprintf(header, sizeof(header), "%zu", count);
+		answer_track(resp, ta, "application/octet-stream",
+		             (uint64_t)times.count * sizeof(float) * (1 + ta->m));
+		snprintf(header, sizeof(header), "%zu", times.count);
 		response_header(resp, "X-Animdex-Count", header);
-		snprintf(header, sizeof(header), "%zu", m);
+		snprintf(header, sizeof(header), "%zu", ta->m);
 		response_header(resp, "X-Animdex-Components", header);
-		goto done;
+		return;
 	}
-	buf_init(&b, (size_t)1 << 31);
-	if (format == FORMAT_CSV) {
-		write_csv_header(&b, s);
-		for (size_t i = 0; i < count; i++) {
-			char text[32];
-			buf_append(&b, text, render_float(times[i], digits, text));
-			write_value(&b, s, values + i * m * csize, m, digits, 1);
-			buf_putc(&b, '\n');
-		}
-	} else {
-		write_header(&b, &track);
-		buf_printf(&b, ",\"count\":%zu,\"times\":[", count);
-		for (size_t i = 0; i < count; i++) {
-			char text[32];
-			if (i)
-				buf_putc(&b, ',');
-			buf_append(&b, text, render_float(times[i], digits, text));
-		}
-		buf_puts(&b, "],\"values\":[");
-		for (size_t i = 0; i < count; i++) {
-			if (i)
-				buf_putc(&b, ',');
-			write_value(&b, s, values + i * m * csize, m, digits, 0);
-		}
-		buf_puts(&b, "]}");
-	}
-	if (b.overflow) {
-		buf_cleanup(&b);
-		error_set(&err, ERROR_TOO_LARGE, NULL, -1,
-		          "the answer is too large; ask for fewer samples");
-		goto fail;
-	}
-	{
-		size_t len;
-		char *body = buf_steal(&b, &len);
-		response_take(resp, 200, format == FORMAT_CSV ? "text/csv" : "application/json",
-		              body, len);
-	}
-	goto done;
+	answer_track(resp, ta, format == FORMAT_CSV ? "text/csv" : "application/json",
+	             RESPONSE_LENGTH_UNKNOWN);
+	return;
 fail:
-	response_error(resp, &err);
-done:
-	free(times);
-	free(values);
 	catalog_track_cleanup(&track);
+	response_error(resp, &err);
 }

@@ -5,11 +5,27 @@
  * into bounded buffers: a declared Content-Length over the limit is answered 413 before any
  * of the body is read; an undeclared one that grows past it is discarded as it arrives and
  * answered 413 at its end.
+ *
+ * Memory is bounded per request and for the server as a whole: an upload is admitted by its
+ * declared length against --upload-memory (503 and Retry-After past it), and every answer
+ * holds its bytes (a buffered body, or a streamed body's state and block) against
+ * --answer-memory while it is sent. Large answers are streamed (struct response_stream).
+ *
+ * Time is bounded too. A watchdog thread sees every open connection: one that has not sent a
+ * complete request header --header-timeout seconds after it opened (or after its last
+ * answer), or whose body falls below --min-body-rate after that grace, or whose client closed
+ * its side before the declared body came, is shut down. When every slot is taken, a new
+ * connection takes the slot of the one that has waited longest for its headers, so slow
+ * clients cannot keep new ones out. Shutting a socket down from the watchdog is safe: the
+ * list is guarded by one mutex, and libmicrohttpd reports a connection closed (and we drop it
+ * from the list) before it closes the socket.
  */
 #include <arpa/inet.h>
+#include <ctype.h>
 #include <errno.h>
 #include <microhttpd.h>
 #include <netinet/in.h>
+#include <pthread.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -22,13 +38,43 @@
 #include "http.h"
 #include "render.h"
 
+#define STREAM_BLOCK       (32u * 1024) /* bytes a streamed answer is produced in */
+#define CONNECTION_RESERVE 16           /* slots beyond --max-connections for newcomers */
+#define WATCHDOG_PERIOD_MS 250
+
+/* One open connection, as the watchdog sees it. */
+enum watch_phase {
+	PHASE_HEADERS, /* waiting for a request's headers (new, or kept alive) */
+	PHASE_BODY,    /* receiving a request body */
+	PHASE_ANSWER,  /* the request is complete: answering it */
+};
+struct conn_watch {
+	int fd;
+	enum watch_phase phase;
+	struct timespec since;  /* when the phase began */
+	uint64_t body_bytes;    /* received in PHASE_BODY */
+	uint64_t body_declared; /* Content-Length, or 0 */
+	int closing;            /* shut down by the watchdog; still open until reported */
+	struct conn_watch *prev, *next;
+};
+
 struct server {
 	struct MHD_Daemon *daemon;
 	struct server_config config; /* a copy */
 	struct catalog_pool *pool;   /* not owned */
 	uint16_t port;               /* the bound port */
 	int in_flight;               /* requests begun and not completed (atomic) */
-	size_t buffered;             /* body bytes held by all requests (atomic) */
+	size_t buffered;             /* body bytes held or promised to uploads (atomic) */
+	size_t answering;            /* bytes held by answers being sent (atomic) */
+	pthread_mutex_t watch_lock;  /* guards the fields below */
+	struct conn_watch *watching; /* every open connection */
+	unsigned live;               /* open connections not being shut down */
+	unsigned long closed_slow;   /* shut down for slowness since the last log line */
+	unsigned long closed_room;   /* shut down to make room since the last log line */
+	int stopping;                /* the watchdog ends */
+	pthread_cond_t wake;         /* wakes the watchdog to end */
+	pthread_t watchdog;
+	int watchdog_started;
 };
 
 /* One request's state, from its first callback to its completion. */
@@ -41,12 +87,188 @@ struct request_state {
 	struct timespec started;
 	unsigned status; /* for the log */
 	size_t bytes_sent;
-	int unauthorised; /* answered 401: say how to authenticate */
-	int too_busy;     /* the server-wide upload memory was full */
-	int retry_after;  /* say when to try again */
-	size_t reserved;  /* bytes of srv->buffered this request holds */
-	const struct server *srv;
+	int unauthorised;         /* answered 401: say how to authenticate */
+	int too_busy;             /* the server-wide upload memory was full */
+	int retry_after;          /* say when to try again */
+	int declared;             /* the whole declared body is reserved up front */
+	int incomplete;           /* the multipart body ended before its closing boundary */
+	size_t reserved;          /* bytes of srv->buffered this request holds */
+	struct conn_watch *watch; /* its connection, or NULL */
+	struct server *srv;
+	const char *allow;   /* the methods of the path, for 405 answers, or NULL */
+	char allow_text[48]; /* where allow points */
 };
+
+static void timespec_now(struct timespec *t)
+{
+	clock_gettime(CLOCK_MONOTONIC, t);
+}
+
+static double seconds_between(const struct timespec *a, const struct timespec *b)
+{
+	return (double)(b->tv_sec - a->tv_sec) + (double)(b->tv_nsec - a->tv_nsec) / 1e9;
+}
+
+/* Bytes of text written with control bytes, backslashes and every byte above 0x7E escaped,
+ * so that nothing a client sends can forge a log line or reach a terminal as a sequence. */
+static void log_escaped(FILE *f, const char *text)
+{
+	for (const unsigned char *p = (const unsigned char *)text; p && *p; p++) {
+		if (*p < 0x20 || *p >= 0x7F || *p == '\\')
+			fprintf(f, "\\x%02X", *p);
+		else
+			fputc(*p, f);
+	}
+}
+
+/* Takes `bytes` of a server-wide budget, or fails without taking anything. */
+static int budget_take(size_t *used, size_t limit, size_t bytes)
+{
+	size_t now = __atomic_load_n(used, __ATOMIC_ACQUIRE);
+
+	do {
+		if (bytes > limit || now > limit - bytes)
+			return -1;
+	} while (!__atomic_compare_exchange_n(used, &now, now + bytes, 1, __ATOMIC_ACQ_REL,
+	                                      __ATOMIC_ACQUIRE));
+	return 0;
+}
+
+static void budget_give(size_t *used, size_t bytes)
+{
+	__atomic_sub_fetch(used, bytes, __ATOMIC_ACQ_REL);
+}
+
+static void watch_phase(struct server *srv, struct conn_watch *w, enum watch_phase phase,
+                        uint64_t declared)
+{
+	if (!w)
+		return;
+	pthread_mutex_lock(&srv->watch_lock);
+	w->phase = phase;
+	w->body_bytes = 0;
+	w->body_declared = declared;
+	timespec_now(&w->since);
+	pthread_mutex_unlock(&srv->watch_lock);
+}
+
+static void watch_shut(struct server *srv, struct conn_watch *w)
+{
+	w->closing = 1;
+	srv->live--;
+	shutdown(w->fd, SHUT_RDWR); /* libmicrohttpd sees it and closes the connection */
+}
+
+/* Has the client closed its side (EOF waiting in the socket)? */
+static int peer_closed(int fd)
+{
+	char c;
+	ssize_t n = recv(fd, &c, 1, MSG_PEEK | MSG_DONTWAIT);
+	return n == 0;
+}
+
+static void notify_connection(void *cls, struct MHD_Connection *conn, void **socket_context,
+                              enum MHD_ConnectionNotificationCode toe)
+{
+	struct server *srv = cls;
+	struct conn_watch *w = *socket_context;
+
+	if (toe == MHD_CONNECTION_NOTIFY_STARTED) {
+		const union MHD_ConnectionInfo *info =
+		    MHD_get_connection_info(conn, MHD_CONNECTION_INFO_CONNECTION_FD);
+		w = calloc(1, sizeof(*w));
+		if (!w || !info)
+			return;
+		w->fd = info->connect_fd;
+		w->phase = PHASE_HEADERS;
+		timespec_now(&w->since);
+		pthread_mutex_lock(&srv->watch_lock);
+		w->next = srv->watching;
+		if (srv->watching)
+			srv->watching->prev = w;
+		srv->watching = w;
+		srv->live++;
+		if (srv->live > srv->config.max_connections) {
+			/* full: the connection waiting longest for its headers makes room */
+			struct conn_watch *oldest = NULL;
+			for (struct conn_watch *o = srv->watching; o; o = o->next)
+				if (o != w && !o->closing && o->phase == PHASE_HEADERS &&
+				    (!oldest || seconds_between(&o->since, &oldest->since) > 0))
+					oldest = o;
+			watch_shut(srv, oldest ? oldest : w);
+			srv->closed_room++;
+		}
+		pthread_mutex_unlock(&srv->watch_lock);
+		*socket_context = w;
+		return;
+	}
+	if (!w)
+		return;
+	pthread_mutex_lock(&srv->watch_lock);
+	if (w->prev)
+		w->prev->next = w->next;
+	else
+		srv->watching = w->next;
+	if (w->next)
+		w->next->prev = w->prev;
+	if (!w->closing)
+		srv->live--;
+	pthread_mutex_unlock(&srv->watch_lock);
+	free(w);
+	*socket_context = NULL;
+}
+
+static void *watchdog_main(void *arg)
+{
+	struct server *srv = arg;
+	const double grace = srv->config.header_timeout;
+	struct timespec last_log;
+
+	timespec_now(&last_log);
+	pthread_mutex_lock(&srv->watch_lock);
+	while (!srv->stopping) {
+		struct timespec now, until;
+		clock_gettime(CLOCK_REALTIME, &until);
+		until.tv_nsec += WATCHDOG_PERIOD_MS * 1000000L;
+		if (until.tv_nsec >= 1000000000L)
+			until.tv_sec++, until.tv_nsec -= 1000000000L;
+		pthread_cond_timedwait(&srv->wake, &srv->watch_lock, &until);
+		if (srv->stopping)
+			break;
+		timespec_now(&now);
+		for (struct conn_watch *w = srv->watching; w; w = w->next) {
+			double age = seconds_between(&w->since, &now);
+			int slow = 0;
+			if (w->closing)
+				continue;
+			if (w->phase == PHASE_HEADERS)
+				slow = age > grace;
+			else if (w->phase == PHASE_BODY)
+				slow =
+				    (age > grace && (double)w->body_bytes <
+				                        (double)srv->config.min_body_rate * age) ||
+				    (w->body_bytes < w->body_declared && peer_closed(w->fd));
+			if (slow) {
+				watch_shut(srv, w);
+				srv->closed_slow++;
+			}
+		}
+		if ((srv->closed_slow || srv->closed_room) && !srv->config.quiet &&
+		    seconds_between(&last_log, &now) >= 10) {
+			fprintf(
+			    stderr,
+			    "animdexd: closed %lu slow connections (no complete request header "
+			    "within %u s, an upload body under %zu bytes/s, or a body cut short) "
+			    "and %lu waiting ones to make room for new clients\n",
+			    srv->closed_slow, srv->config.header_timeout, srv->config.min_body_rate,
+			    srv->closed_room);
+			srv->closed_slow = srv->closed_room = 0;
+			last_log = now;
+		}
+	}
+	pthread_mutex_unlock(&srv->watch_lock);
+	return NULL;
+}
 
 static const char *server_connection_value(const struct request *req, enum MHD_ValueKind kind,
                                            const char *name)
@@ -134,19 +356,131 @@ void response_header(struct response *resp, const char *name, const char *value)
 		}
 }
 
+void response_stream(struct response *resp, unsigned status, const char *type,
+                     const struct response_stream *stream)
+{
+	free(resp->body);
+	resp->body = NULL;
+	resp->length = 0;
+	resp->status = status;
+	snprintf(resp->content_type, sizeof(resp->content_type), "%s", type);
+	resp->stream = *stream;
+}
+
+static void response_discard(struct response *resp)
+{
+	free(resp->body);
+	resp->body = NULL;
+	if (resp->stream.fill && resp->stream.release)
+		resp->stream.release(resp->stream.state);
+	memset(&resp->stream, 0, sizeof(resp->stream));
+}
+
+/* What an answer holds while it is sent, given back when libmicrohttpd lets go of it. */
+struct answer_hold {
+	struct server *srv;
+	size_t bytes;                  /* of srv->answering */
+	char *body;                    /* a buffered body, or NULL */
+	struct response_stream stream; /* a streamed one */
+	int failed;                    /* the stream gave up */
+};
+
+static void answer_release(void *cls)
+{
+	struct answer_hold *h = cls;
+
+	budget_give(&h->srv->answering, h->bytes);
+	free(h->body);
+	if (h->stream.fill && h->stream.release)
+		h->stream.release(h->stream.state);
+	free(h);
+}
+
+static ssize_t answer_fill(void *cls, uint64_t pos, char *out, size_t max)
+{
+	struct answer_hold *h = cls;
+	long n;
+
+	(void)pos;
+	if (h->failed)
+		return MHD_CONTENT_READER_END_WITH_ERROR;
+	n = h->stream.fill(h->stream.state, out, max);
+	if (n < 0) {
+		h->failed = 1;
+		return MHD_CONTENT_READER_END_WITH_ERROR;
+	}
+	return n == 0 ? MHD_CONTENT_READER_END_OF_STREAM : (ssize_t)n;
+}
+
+static enum MHD_Result server_send(struct request_state *st, struct MHD_Connection *conn,
+                                   struct response *resp);
+
+/* 503 for an answer that does not fit the server's answer memory now. */
+static enum MHD_Result server_send_busy(struct request_state *st, struct MHD_Connection *conn,
+                                        size_t bytes)
+{
+	struct response resp = {0};
+	struct error err;
+
+	error_init(&err);
+	error_set(&err, ERROR_UNAVAILABLE, NULL, -1,
+	          "the server holds as many answers as it may at once (--answer-memory %zu "
+	          "bytes; this one needs %zu); try again shortly",
+	          st->srv->config.answer_memory, bytes);
+	response_error(&resp, &err);
+	st->retry_after = 1;
+	return server_send(st, conn, &resp);
+}
+
 static enum MHD_Result server_send(struct request_state *st, struct MHD_Connection *conn,
                                    struct response *resp)
 {
 	struct MHD_Response *r;
+	struct answer_hold *hold;
 	enum MHD_Result ret;
+	int streamed = resp->stream.fill != NULL;
+	size_t bytes = streamed ? resp->stream.memory + STREAM_BLOCK : resp->length;
+	uint64_t stream_length = resp->stream.length;
 
-	if (!resp->body) {
+	if (!streamed && !resp->body) {
 		resp->body = strdup("");
 		resp->length = 0;
 	}
-	r = MHD_create_response_from_buffer(resp->length, resp->body, MHD_RESPMEM_MUST_FREE);
+	hold = calloc(1, sizeof(*hold));
+	if (!hold || (!streamed && !resp->body)) {
+		free(hold);
+		response_discard(resp);
+		free(resp->disposition);
+		return MHD_NO;
+	}
+	/* an error answer is small and always goes out; others wait for room */
+	if (budget_take(&st->srv->answering, st->srv->config.answer_memory, bytes) < 0) {
+		free(hold);
+		if (resp->status >= 400) {
+			bytes = 0;
+		} else {
+			response_discard(resp);
+			free(resp->disposition);
+			return server_send_busy(st, conn, bytes);
+		}
+	}
+	hold->srv = st->srv;
+	hold->bytes = bytes;
+	if (streamed) {
+		hold->stream = resp->stream;
+		r = MHD_create_response_from_callback(
+		    resp->stream.length == RESPONSE_LENGTH_UNKNOWN ? MHD_SIZE_UNKNOWN
+		                                                   : resp->stream.length,
+		    STREAM_BLOCK, answer_fill, hold, answer_release);
+	} else {
+		hold->body = resp->body;
+		r = MHD_create_response_from_buffer_with_free_callback_cls(resp->length, resp->body,
+		                                                           answer_release, hold);
+	}
+	memset(&resp->stream, 0, sizeof(resp->stream));
+	resp->body = NULL;
 	if (!r) {
-		free(resp->body);
+		answer_release(hold);
 		free(resp->disposition);
 		return MHD_NO;
 	}
@@ -159,11 +493,16 @@ static enum MHD_Result server_send(struct request_state *st, struct MHD_Connecti
 	if (st->unauthorised)
 		MHD_add_response_header(r, MHD_HTTP_HEADER_WWW_AUTHENTICATE,
 		                        "Bearer realm=\"animdex\"");
+	if (resp->status == 405 && st->allow)
+		MHD_add_response_header(r, MHD_HTTP_HEADER_ALLOW, st->allow);
 	for (int i = 0; i < 2; i++)
 		if (resp->extra_name[i][0])
 			MHD_add_response_header(r, resp->extra_name[i], resp->extra_value[i]);
 	st->status = resp->status;
-	st->bytes_sent = resp->length;
+	st->bytes_sent =
+	    streamed ? (stream_length == RESPONSE_LENGTH_UNKNOWN ? 0 : (size_t)stream_length)
+	             : resp->length;
+	watch_phase(st->srv, st->watch, PHASE_ANSWER, 0);
 	ret = MHD_queue_response(conn, resp->status, r);
 	MHD_destroy_response(r);
 	free(resp->disposition);
@@ -276,18 +615,23 @@ static void request_completed(void *cls, struct MHD_Connection *conn, void **con
 	if (!st)
 		return;
 	__atomic_sub_fetch(&srv->in_flight, 1, __ATOMIC_ACQ_REL);
-	__atomic_sub_fetch(&srv->buffered, st->reserved, __ATOMIC_ACQ_REL);
+	budget_give(&srv->buffered, st->reserved);
+	watch_phase(srv, st->watch, PHASE_HEADERS, 0); /* kept alive: the next request's turn */
 	if (!srv->config.quiet) {
 		char when[32];
 		struct timespec wall;
-		clock_gettime(CLOCK_MONOTONIC, &now);
+		timespec_now(&now);
 		clock_gettime(CLOCK_REALTIME, &wall);
-		ms = (double)(now.tv_sec - st->started.tv_sec) * 1e3 +
-		     (double)(now.tv_nsec - st->started.tv_nsec) / 1e6;
+		ms = seconds_between(&st->started, &now) * 1e3;
 		render_time_ms((int64_t)wall.tv_sec * 1000 + wall.tv_nsec / 1000000, when);
-		fprintf(stderr, "%s %s %s %u %zuB %.2fms%s\n", when, st->req.method, st->req.path,
-		        st->status, st->bytes_sent, ms,
+		flockfile(stderr);
+		fprintf(stderr, "%s ", when);
+		log_escaped(stderr, st->req.method);
+		fputc(' ', stderr);
+		log_escaped(stderr, st->req.path);
+		fprintf(stderr, " %u %zuB %.2fms%s\n", st->status, st->bytes_sent, ms,
 		        toe == MHD_REQUEST_TERMINATED_COMPLETED_OK ? "" : " (aborted)");
+		funlockfile(stderr);
 	}
 	state_free(st);
 	*con_cls = NULL;
@@ -339,6 +683,144 @@ static int is_multipart(const char *type)
 	return type && strncasecmp(type, "multipart/form-data", 19) == 0;
 }
 
+/* The Content-Length headers of a request: how many, and whether they all agree. */
+struct length_headers {
+	unsigned count;
+	int differ;
+	const char *first;
+};
+
+static enum MHD_Result count_length_headers(void *cls, enum MHD_ValueKind kind, const char *key,
+                                            const char *value)
+{
+	struct length_headers *l = cls;
+
+	(void)kind;
+	if (key && strcasecmp(key, MHD_HTTP_HEADER_CONTENT_LENGTH) == 0) {
+		if (l->count++ == 0)
+			l->first = value;
+		else if (!value || !l->first || strcmp(value, l->first) != 0)
+			l->differ = 1;
+	}
+	return MHD_YES;
+}
+
+/* The first callback of a request: route, authorise, check the framing, admit the body. */
+static enum MHD_Result request_begin(struct server *srv, struct MHD_Connection *conn,
+                                     const char *url, const char *method, void **con_cls)
+{
+	struct request_state *st = calloc(1, sizeof(*st));
+	const union MHD_ConnectionInfo *info;
+	struct length_headers lengths = {0};
+	unsigned long long declared = 0;
+	int path_known = 0;
+	enum MHD_Result ret;
+
+	if (!st)
+		return MHD_NO;
+	__atomic_add_fetch(&srv->in_flight, 1, __ATOMIC_ACQ_REL);
+	timespec_now(&st->started);
+	st->srv = srv;
+	st->req.method = method;
+	st->req.path = url;
+	st->req.connection = conn;
+	st->req.config = &srv->config;
+	st->req.pool = srv->pool;
+	info = MHD_get_connection_info(conn, MHD_CONNECTION_INFO_SOCKET_CONTEXT);
+	st->watch = info ? info->socket_context : NULL;
+	*con_cls = st;
+	MHD_get_connection_values(conn, MHD_HEADER_KIND, count_length_headers, &lengths);
+	if (lengths.differ)
+		return server_send_error(st, conn, ERROR_BAD_PARAMETER,
+		                         "Content-Length: the request gives %u different lengths "
+		                         "(RFC 9112, 6.3: the framing is invalid)",
+		                         lengths.count);
+	st->route = routes_find(method, url, &st->req, &path_known);
+	if (!st->route) {
+		st->allow = routes_allowed(url, st->allow_text, sizeof(st->allow_text));
+		if (path_known)
+			return server_send_error(st, conn, ERROR_METHOD_NOT_ALLOWED,
+			                         "%s is not allowed on this path; it allows %s",
+			                         method, st->allow ? st->allow : "nothing");
+		return server_send_error(st, conn, ERROR_NOT_FOUND, "no route for %s %s", method,
+		                         url);
+	}
+	if (authorise(st, conn, &ret) < 0)
+		return ret;
+	if (lengths.first) {
+		char *end;
+		declared = strtoull(lengths.first, &end, 10);
+		if (declared > srv->config.max_upload)
+			return server_send_error(
+			    st, conn, ERROR_TOO_LARGE,
+			    "the request body of %llu bytes is larger than the "
+			    "upload limit of %zu bytes (--max-upload)",
+			    declared, srv->config.max_upload);
+	}
+	if (st->route->takes_body && lengths.first && declared > 0) {
+		/* admitted by its declared length: as many uploads go through as fit */
+		if (budget_take(&srv->buffered, srv->config.upload_memory, (size_t)declared) < 0) {
+			st->too_busy = 1;
+			st->retry_after = 1;
+			return server_send_error(
+			    st, conn, ERROR_UNAVAILABLE,
+			    "the server holds as much upload data as it may at "
+			    "once (--upload-memory %zu bytes; this body is %llu); "
+			    "try again shortly",
+			    srv->config.upload_memory, declared);
+		}
+		st->reserved = (size_t)declared;
+		st->declared = 1;
+	}
+	if (st->route->takes_body && is_multipart(MHD_lookup_connection_value(
+	                                 conn, MHD_HEADER_KIND, MHD_HTTP_HEADER_CONTENT_TYPE))) {
+		st->post = MHD_create_post_processor(conn, 65536, post_iterator, st);
+		if (!st->post)
+			return server_send_error(
+			    st, conn, ERROR_BAD_PARAMETER,
+			    "Content-Type: the multipart/form-data body has no "
+			    "usable boundary");
+	}
+	watch_phase(srv, st->watch, st->route->takes_body ? PHASE_BODY : PHASE_ANSWER, declared);
+	return MHD_YES;
+}
+
+/* A piece of the body: kept (within the limits) or discarded. */
+static void request_body(struct request_state *st, const char *data, size_t size)
+{
+	struct server *srv = st->srv;
+
+	st->body_seen += size;
+	if (st->watch) {
+		pthread_mutex_lock(&srv->watch_lock);
+		st->watch->body_bytes += size;
+		pthread_mutex_unlock(&srv->watch_lock);
+	}
+	if (st->route->takes_body && !st->too_large && !st->too_busy && !st->declared) {
+		/* no declared length: every byte kept counts against the budget as it comes */
+		if (budget_take(&srv->buffered, srv->config.upload_memory, size) < 0)
+			st->too_busy = 1;
+		else
+			st->reserved += size;
+	}
+	if (!st->route->takes_body || st->too_large || st->too_busy) {
+		/* discard */
+	} else if (st->post) {
+		if (MHD_post_process(st->post, data, size) != MHD_YES)
+			st->too_large = st->too_large ? 1 : 2;
+	} else {
+		struct request *req = &st->req;
+		if (req->file_count == 0) {
+			req->file_count = 1;
+			buf_init(&req->files[0].data, srv->config.max_upload);
+		}
+		if (buf_append(&req->files[0].data, data, size) < 0)
+			st->too_large = 1;
+	}
+	if (st->body_seen > srv->config.max_upload)
+		st->too_large = 1;
+}
+
 static enum MHD_Result access_handler(void *cls, struct MHD_Connection *conn, const char *url,
                                       const char *method, const char *version,
                                       const char *upload_data, size_t *upload_data_size,
@@ -349,89 +831,18 @@ static enum MHD_Result access_handler(void *cls, struct MHD_Connection *conn, co
 	struct response resp = {0};
 
 	(void)version;
-	if (!st) {
-		const char *length;
-		int path_known = 0;
-
-		st = calloc(1, sizeof(*st));
-		if (!st)
-			return MHD_NO;
-		__atomic_add_fetch(&srv->in_flight, 1, __ATOMIC_ACQ_REL);
-		clock_gettime(CLOCK_MONOTONIC, &st->started);
-		st->srv = srv;
-		st->req.method = method;
-		st->req.path = url;
-		st->req.connection = conn;
-		st->req.config = &srv->config;
-		st->req.pool = srv->pool;
-		*con_cls = st;
-		st->route = routes_find(method, url, &st->req, &path_known);
-		if (!st->route) {
-			if (path_known)
-				return server_send_error(st, conn, ERROR_METHOD_NOT_ALLOWED,
-				                         "%s is not allowed on %s", method, url);
-			return server_send_error(st, conn, ERROR_NOT_FOUND, "no route for %s %s",
-			                         method, url);
-		}
-		{
-			enum MHD_Result ret;
-			if (authorise(st, conn, &ret) < 0)
-				return ret;
-		}
-		length = MHD_lookup_connection_value(conn, MHD_HEADER_KIND,
-		                                     MHD_HTTP_HEADER_CONTENT_LENGTH);
-		if (length) {
-			unsigned long long n = strtoull(length, NULL, 10);
-			if (n > srv->config.max_upload)
-				return server_send_error(
-				    st, conn, ERROR_TOO_LARGE,
-				    "the request body of %llu bytes is larger than the upload "
-				    "limit of %zu bytes (--max-upload)",
-				    n, srv->config.max_upload);
-		}
-		if (st->route->takes_body &&
-		    is_multipart(MHD_lookup_connection_value(conn, MHD_HEADER_KIND,
-		                                             MHD_HTTP_HEADER_CONTENT_TYPE))) {
-			st->post = MHD_create_post_processor(conn, 65536, post_iterator, st);
-			if (!st->post)
-				return server_send_error(st, conn, ERROR_BAD_PARAMETER,
-				                         "the multipart/form-data body has no "
-				                         "usable boundary");
-		}
-		return MHD_YES;
-	}
+	if (!st)
+		return request_begin(srv, conn, url, method, con_cls);
 	if (*upload_data_size > 0) {
-		st->body_seen += *upload_data_size;
-		if (st->route->takes_body && !st->too_large && !st->too_busy) {
-			/* every byte kept counts against the server-wide budget */
-			size_t held =
-			    __atomic_add_fetch(&srv->buffered, *upload_data_size, __ATOMIC_ACQ_REL);
-			if (held > srv->config.upload_memory) {
-				__atomic_sub_fetch(&srv->buffered, *upload_data_size,
-				                   __ATOMIC_ACQ_REL);
-				st->too_busy = 1;
-			} else {
-				st->reserved += *upload_data_size;
-			}
-		}
-		if (!st->route->takes_body || st->too_large || st->too_busy) {
-			/* discard */
-		} else if (st->post) {
-			if (MHD_post_process(st->post, upload_data, *upload_data_size) != MHD_YES)
-				st->too_large = st->too_large ? 1 : 2;
-		} else {
-			struct request *req = &st->req;
-			if (req->file_count == 0) {
-				req->file_count = 1;
-				buf_init(&req->files[0].data, srv->config.max_upload);
-			}
-			if (buf_append(&req->files[0].data, upload_data, *upload_data_size) < 0)
-				st->too_large = 1;
-		}
-		if (st->body_seen > srv->config.max_upload)
-			st->too_large = 1;
+		request_body(st, upload_data, *upload_data_size);
 		*upload_data_size = 0;
 		return MHD_YES;
+	}
+	if (st->post) {
+		/* the parser knows whether the body ended with its closing boundary */
+		if (MHD_destroy_post_processor(st->post) != MHD_YES && !st->too_large)
+			st->incomplete = 1;
+		st->post = NULL;
 	}
 	if (st->too_busy) {
 		st->retry_after = 1;
@@ -448,6 +859,12 @@ static enum MHD_Result access_handler(void *cls, struct MHD_Connection *conn, co
 		                         "the request body is larger than the upload limit of %zu "
 		                         "bytes (--max-upload), or has more than %d files",
 		                         srv->config.max_upload, REQUEST_MAX_FILES);
+	if (st->incomplete)
+		return server_send_error(st, conn, ERROR_MALFORMED,
+		                         "the multipart/form-data body ends before its closing "
+		                         "boundary (--BOUNDARY--): the upload is incomplete, and "
+		                         "nothing was stored");
+	watch_phase(srv, st->watch, PHASE_ANSWER, 0);
 	st->route->handler(&st->req, &resp);
 	if (resp.status == 0) {
 		struct error err;
@@ -458,13 +875,47 @@ static enum MHD_Result access_handler(void *cls, struct MHD_Connection *conn, co
 	return server_send(st, conn, &resp);
 }
 
+/* Decodes %XX in a URL in place, except %00: a NUL would cut the path short ("/a.html%00.txt"
+ * must not serve "/a.html"), so it stays as the three characters it was. */
+static size_t unescape_url(void *cls, struct MHD_Connection *conn, char *url)
+{
+	char *out = url;
+
+	(void)cls, (void)conn;
+	for (const char *in = url; *in; in++) {
+		if (in[0] == '%' && isxdigit((unsigned char)in[1]) &&
+		    isxdigit((unsigned char)in[2])) {
+			char hex[3] = {in[1], in[2], 0};
+			unsigned long v = strtoul(hex, NULL, 16);
+			if (v != 0) {
+				*out++ = (char)v;
+				in += 2;
+				continue;
+			}
+		}
+		*out++ = *in;
+	}
+	*out = '\0';
+	return (size_t)(out - url);
+}
+
 /* libmicrohttpd's own messages, marked as such (it names the port of the address we pass
  * as 0, so the caller's message is the one that names the real address). */
 static void server_log(void *cls, const char *fmt, va_list ap)
 {
+	char text[1024];
+	size_t n;
+
 	(void)cls;
+	vsnprintf(text, sizeof(text), fmt, ap);
+	n = strlen(text);
+	if (n && text[n - 1] == '\n')
+		text[n - 1] = '\0';
+	flockfile(stderr);
 	fputs("animdexd: libmicrohttpd: ", stderr);
-	vfprintf(stderr, fmt, ap);
+	log_escaped(stderr, text);
+	fputc('\n', stderr);
+	funlockfile(stderr);
 }
 
 /* Parses "host:port", "[v6]:port" or ":port" into a socket address. */
@@ -544,22 +995,29 @@ struct server *server_start(const struct server_config *cfg, struct catalog_pool
 	}
 	if (ipv6)
 		flags |= MHD_USE_IPv6;
+	pthread_mutex_init(&srv->watch_lock, NULL);
+	pthread_cond_init(&srv->wake, NULL);
+	/* libmicrohttpd's own limit leaves room for newcomers to take a waiting one's slot */
 	srv->daemon = MHD_start_daemon(
 	    flags, 0, NULL, NULL, access_handler, srv, MHD_OPTION_EXTERNAL_LOGGER, server_log, NULL,
 	    MHD_OPTION_SOCK_ADDR, (struct sockaddr *)&addr, MHD_OPTION_THREAD_POOL_SIZE,
 	    (unsigned int)(cfg->threads ? cfg->threads : 1), MHD_OPTION_CONNECTION_LIMIT,
-	    (unsigned int)cfg->max_connections, MHD_OPTION_PER_IP_CONNECTION_LIMIT,
-	    (unsigned int)cfg->max_connections_per_ip, MHD_OPTION_CONNECTION_TIMEOUT,
-	    (unsigned int)cfg->timeout_seconds, MHD_OPTION_CONNECTION_MEMORY_LIMIT,
-	    cfg->max_header_size, MHD_OPTION_NOTIFY_COMPLETED, request_completed, srv,
-	    MHD_OPTION_END);
+	    (unsigned int)cfg->max_connections + CONNECTION_RESERVE,
+	    MHD_OPTION_PER_IP_CONNECTION_LIMIT, (unsigned int)cfg->max_connections_per_ip,
+	    MHD_OPTION_CONNECTION_TIMEOUT, (unsigned int)cfg->timeout_seconds,
+	    MHD_OPTION_CONNECTION_MEMORY_LIMIT, cfg->max_header_size, MHD_OPTION_NOTIFY_COMPLETED,
+	    request_completed, srv, MHD_OPTION_NOTIFY_CONNECTION, notify_connection, srv,
+	    MHD_OPTION_UNESCAPE_CALLBACK, unescape_url, NULL, MHD_OPTION_END);
 	if (!srv->daemon) {
 		error_set(err, ERROR_INTERNAL, NULL, -1,
 		          "cannot listen on %s: %s (is the port in use?)", cfg->listen,
 		          strerror(errno));
+		pthread_mutex_destroy(&srv->watch_lock);
+		pthread_cond_destroy(&srv->wake);
 		free(srv);
 		return NULL;
 	}
+	srv->watchdog_started = pthread_create(&srv->watchdog, NULL, watchdog_main, srv) == 0;
 	info = MHD_get_daemon_info(srv->daemon, MHD_DAEMON_INFO_BIND_PORT);
 	srv->port = info ? info->port : 0;
 	return srv;
@@ -585,5 +1043,14 @@ void server_stop(struct server *srv)
 	MHD_stop_daemon(srv->daemon);
 	if (listener != MHD_INVALID_SOCKET)
 		close(listener);
+	if (srv->watchdog_started) {
+		pthread_mutex_lock(&srv->watch_lock);
+		srv->stopping = 1;
+		pthread_cond_signal(&srv->wake);
+		pthread_mutex_unlock(&srv->watch_lock);
+		pthread_join(srv->watchdog, NULL);
+	}
+	pthread_mutex_destroy(&srv->watch_lock);
+	pthread_cond_destroy(&srv->wake);
 	free(srv);
 }
