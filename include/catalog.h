@@ -54,10 +54,15 @@ void catalog_rollback(struct catalog *cat);
 /* The entries already stored for these bytes: a JSON array of summaries, empty when new. */
 json_t *catalog_find_by_sha256(struct catalog *cat, const char *sha256, struct error *err);
 
-/* Stores the bytes and every decoded resource in one transaction; returns the summaries of
- * the created entries as a JSON array, or NULL with err set (and nothing stored). When the
- * same bytes are already catalogued (a concurrent upload won), stores nothing, sets *existed
- * and returns the existing entries. */
+/* How many entries these bytes gave when stored: -1 when unknown (stored by an older animdex,
+ * or not stored), -2 on failure. */
+int64_t catalog_blob_entry_count(struct catalog *cat, const char *sha256, struct error *err);
+
+/* Stores the bytes and every decoded resource in one transaction, and returns the summaries
+ * of every entry of these bytes, each with "status": "created" or "existing"; NULL with err
+ * set (and nothing stored) on failure. When the bytes are already catalogued, only the
+ * entries missing among them (parts deleted since) are created; when none is missing,
+ * nothing is stored and *existed is set. */
 json_t *catalog_put(struct catalog *cat, const struct catalog_upload *up,
                     const struct decode_result *decoded, int *existed, struct error *err);
 

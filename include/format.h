@@ -38,6 +38,7 @@ struct upload {
 	const char *endian;              /* endian=, or NULL */
 	size_t max_inflate;              /* the most bytes a compressed container may inflate to
 	                                  * (0: the default upload limit) */
+	size_t max_entries;              /* the most entries the upload may give (0: any) */
 	struct upload_sibling *siblings; /* the request's other files */
 	size_t sibling_count;
 };
@@ -75,6 +76,10 @@ struct format {
 
 void decode_result_init(struct decode_result *result);
 void decode_result_cleanup(struct decode_result *result);
+/* Fails with a clear 413 when one more entry would pass the upload's max_entries. Decoders
+ * that give many entries ask before decoding each, so that the work stays bounded too. */
+int format_room_for_entry(const struct upload *up, const struct decode_result *result,
+                          struct error *err);
 /* Takes ownership of res, also on failure. */
 int decode_result_add(struct decode_result *result, struct resource *res);
 

@@ -9,6 +9,7 @@ struct import_options {
 	const char *class_name; /* class= for every file, or NULL */
 	const char *family;     /* family= for every file, or NULL */
 	size_t max_inflate;     /* limit for compressed containers */
+	size_t max_entries;     /* entries one file may give (0: any) */
 	int quiet;              /* only the final line and errors */
 };
 

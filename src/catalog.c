@@ -58,6 +58,8 @@ enum statement {
 	ST_DELETE_TRACKS,
 	ST_DELETE_REFS,
 	ST_UPDATE_DECODED,
+	ST_BLOB_ENTRY_COUNT,
+	ST_SET_BLOB_ENTRY_COUNT,
 	ST_COUNT
 };
 
@@ -74,8 +76,10 @@ static const char *const statement_sql[ST_COUNT] = {
     [ST_ROLLBACK] = "ROLLBACK",
     [ST_FIND_BY_SHA256] =
         "SELECT " SUMMARY_COLUMNS SUMMARY_FROM "WHERE r.blob_sha256 = ?1 ORDER BY r.part",
-    [ST_INSERT_BLOB] = "INSERT INTO blobs (sha256, size, bytes, filename, uploaded_at) "
-                       "VALUES (?1, ?2, ?3, ?4, ?5)",
+    [ST_INSERT_BLOB] = "INSERT INTO blobs (sha256, size, bytes, filename, uploaded_at, "
+                       "entry_count) VALUES (?1, ?2, ?3, ?4, ?5, ?6)",
+    [ST_BLOB_ENTRY_COUNT] = "SELECT entry_count FROM blobs WHERE sha256 = ?1",
+    [ST_SET_BLOB_ENTRY_COUNT] = "UPDATE blobs SET entry_count = ?2 WHERE sha256 = ?1",
     [ST_INSERT_RESOURCE] =
         "INSERT INTO resources (blob_sha256, part, family, class, name, crc32, "
         "crc32_source, filename, note, uploaded_by, uploaded_at, duration, track_count, "
@@ -601,60 +605,132 @@ static int insert_refs(struct catalog *cat, int64_t id, const struct resource *r
 	return 0;
 }
 
+int64_t catalog_blob_entry_count(struct catalog *cat, const char *sha256, struct error *err)
+{
+	sqlite3_stmt *s = catalog_stmt(cat, ST_BLOB_ENTRY_COUNT, err);
+	int64_t n = -1;
+	int rc;
+
+	if (!s)
+		return -2;
+	sqlite3_bind_text(s, 1, sha256, -1, SQLITE_STATIC);
+	rc = sqlite3_step(s);
+	if (rc == SQLITE_ROW && sqlite3_column_type(s, 0) != SQLITE_NULL)
+		n = sqlite3_column_int64(s, 0);
+	sqlite3_reset(s);
+	if (rc != SQLITE_ROW && rc != SQLITE_DONE)
+		return catalog_fail(cat, err, "reading the stored bytes' entry count") - 1;
+	return n;
+}
+
+/* Is a part of these bytes already among the stored entries? */
+static int has_part(const json_t *entries, size_t part)
+{
+	size_t i;
+	json_t *e;
+
+	json_array_foreach(entries, i, e) if ((size_t)json_integer_value(
+	                                          json_object_get(e, "part")) == part) return 1;
+	return 0;
+}
+
+static int contains_id(const int64_t *ids, size_t count, int64_t id)
+{
+	for (size_t i = 0; i < count; i++)
+		if (ids[i] == id)
+			return 1;
+	return 0;
+}
+
 json_t *catalog_put(struct catalog *cat, const struct catalog_upload *up,
                     const struct decode_result *decoded, int *existed, struct error *err)
 {
-	int64_t when = now_ms();
+	int64_t when = now_ms(), *created_ids = NULL;
+	size_t created_count = 0;
 	sqlite3_stmt *s;
-	json_t *created = NULL;
+	json_t *stored = NULL, *e;
 	int own = sqlite3_get_autocommit(cat->db);
 	int rc;
+	size_t i;
 
 	*existed = 0;
 	if (own && catalog_exec(cat, ST_BEGIN, err) < 0)
 		return NULL;
 	/* Inside the write lock: a concurrent upload of the same bytes is seen here. */
-	created = catalog_find_by_sha256(cat, up->sha256, err);
-	if (!created)
+	stored = catalog_find_by_sha256(cat, up->sha256, err);
+	if (!stored)
 		goto fail;
-	if (json_array_size(created) > 0) {
-		*existed = 1;
-		if (own)
-			catalog_exec(cat, ST_ROLLBACK, NULL);
-		return created;
+	if (json_array_size(stored) == 0) {
+		s = catalog_stmt(cat, ST_INSERT_BLOB, err);
+		if (!s)
+			goto fail;
+		sqlite3_bind_text(s, 1, up->sha256, -1, SQLITE_STATIC);
+		sqlite3_bind_int64(s, 2, (sqlite3_int64)up->length);
+		sqlite3_bind_blob64(s, 3, up->length ? up->bytes : "", up->length, SQLITE_STATIC);
+		bind_text_or_null(s, 4, up->filename);
+		sqlite3_bind_int64(s, 5, when);
+		sqlite3_bind_int64(s, 6, (sqlite3_int64)decoded->count);
+		rc = sqlite3_step(s);
+		sqlite3_reset(s);
+		if (rc != SQLITE_DONE) {
+			catalog_fail(cat, err, "storing the uploaded bytes");
+			goto fail;
+		}
+	} else {
+		/* the bytes are here: recreate the entries of them that were deleted */
+		s = catalog_stmt(cat, ST_SET_BLOB_ENTRY_COUNT, err);
+		if (!s)
+			goto fail;
+		sqlite3_bind_text(s, 1, up->sha256, -1, SQLITE_STATIC);
+		sqlite3_bind_int64(s, 2, (sqlite3_int64)decoded->count);
+		rc = sqlite3_step(s);
+		sqlite3_reset(s);
+		if (rc != SQLITE_DONE) {
+			catalog_fail(cat, err, "counting the stored bytes' entries");
+			goto fail;
+		}
 	}
-	json_decref(created);
-	created = NULL;
-	s = catalog_stmt(cat, ST_INSERT_BLOB, err);
-	if (!s)
-		goto fail;
-	sqlite3_bind_text(s, 1, up->sha256, -1, SQLITE_STATIC);
-	sqlite3_bind_int64(s, 2, (sqlite3_int64)up->length);
-	sqlite3_bind_blob64(s, 3, up->length ? up->bytes : "", up->length, SQLITE_STATIC);
-	bind_text_or_null(s, 4, up->filename);
-	sqlite3_bind_int64(s, 5, when);
-	rc = sqlite3_step(s);
-	sqlite3_reset(s);
-	if (rc != SQLITE_DONE) {
-		catalog_fail(cat, err, "storing the uploaded bytes");
+	created_ids = calloc(decoded->count + 1, sizeof(*created_ids));
+	if (!created_ids) {
+		error_set(err, ERROR_INTERNAL, NULL, -1, "out of memory");
 		goto fail;
 	}
-	for (size_t i = 0; i < decoded->count; i++) {
-		const struct resource *res = decoded->resources[i];
+	for (size_t p = 0; p < decoded->count; p++) {
+		const struct resource *res = decoded->resources[p];
 		int64_t id = 0;
-		if (insert_resource(cat, up, res, (unsigned)i, when, &id, err) < 0 ||
+		if (has_part(stored, p))
+			continue;
+		if (insert_resource(cat, up, res, (unsigned)p, when, &id, err) < 0 ||
 		    insert_refs(cat, id, res, err) < 0)
 			goto fail;
 		for (size_t n = 0; n < res->clip.channel_count; n++)
 			if (insert_track(cat, id, res, (unsigned)n, err) < 0)
 				goto fail;
+		created_ids[created_count++] = id;
 	}
-	created = catalog_find_by_sha256(cat, up->sha256, err);
-	if (!created || (own && catalog_exec(cat, ST_COMMIT, err) < 0))
-		goto fail;
-	return created;
+	if (created_count == 0) {
+		*existed = 1;
+		if (own)
+			catalog_exec(cat, ST_ROLLBACK, NULL);
+	} else {
+		json_decref(stored);
+		stored = catalog_find_by_sha256(cat, up->sha256, err);
+		if (!stored || (own && catalog_exec(cat, ST_COMMIT, err) < 0))
+			goto fail;
+	}
+	json_array_foreach(stored, i, e)
+	{
+		int64_t id = (int64_t)json_integer_value(json_object_get(e, "id"));
+		json_object_set_new(e, "status",
+		                    json_string(contains_id(created_ids, created_count, id)
+		                                    ? "created"
+		                                    : "existing"));
+	}
+	free(created_ids);
+	return stored;
 fail:
-	json_decref(created);
+	free(created_ids);
+	json_decref(stored);
 	if (own)
 		catalog_exec(cat, ST_ROLLBACK, NULL);
 	return NULL;

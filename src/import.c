@@ -10,6 +10,7 @@
 
 #include <dirent.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -30,6 +31,12 @@ struct import {
 	struct catalog *cat;
 	const struct import_options *opt;
 	size_t files, bytes, created, duplicates, not_animation, failed;
+	size_t skipped; /* not regular files (FIFOs, devices, sockets) */
+	struct {
+		dev_t dev;
+		ino_t ino;
+	} * folders; /* the folders visited */
+	size_t folder_count, folder_cap;
 	size_t batch_files, batch_bytes;
 	int tty;
 	size_t shown_at; /* files when the last plain line was written */
@@ -47,6 +54,7 @@ static void show_progress(struct import *im, int final)
 {
 	double s = seconds_since(&im->started);
 	double rate = s > 0 ? (double)im->files / s : 0;
+	char skipped[64] = "";
 
 	if (im->opt->quiet && !final)
 		return;
@@ -60,12 +68,15 @@ static void show_progress(struct import *im, int final)
 	}
 	if ((!final && im->files % 10000 != 0) || (final && !im->tty && im->shown_at == im->files))
 		return;
+	if (im->skipped)
+		snprintf(skipped, sizeof(skipped), ", %zu skipped (not regular files)",
+		         im->skipped);
 	im->shown_at = im->files;
 	fprintf(stderr,
 	        "%s%zu files, %.1f MiB in %.2f s (%.0f files/s): %zu entries created, %zu "
-	        "duplicates, %zu not animation data, %zu failed\n",
+	        "duplicates, %zu not animation data, %zu failed%s\n",
 	        im->tty && final ? "\r" : "", im->files, (double)im->bytes / 1048576.0, s, rate,
-	        im->created, im->duplicates, im->not_animation, im->failed);
+	        im->created, im->duplicates, im->not_animation, im->failed, skipped);
 }
 
 static int flush_batch(struct import *im, struct error *err)
@@ -80,24 +91,31 @@ static int flush_batch(struct import *im, struct error *err)
 
 char *import_read_file(const char *path, size_t *length)
 {
-	FILE *f = fopen(path, "rb");
+	/* opened without blocking: a FIFO or a device must not hang the caller */
+	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
 	struct stat st;
 	char *data;
+	size_t got = 0;
 
-	if (!f)
+	if (fd < 0)
 		return NULL;
-	if (fstat(fileno(f), &st) < 0 || !S_ISREG(st.st_mode)) {
-		fclose(f);
+	if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode)) {
+		close(fd);
 		errno = EINVAL;
 		return NULL;
 	}
 	data = malloc((size_t)st.st_size + 1);
-	if (data && fread(data, 1, (size_t)st.st_size, f) != (size_t)st.st_size) {
-		free(data);
-		data = NULL;
-		errno = EIO;
+	while (data && got < (size_t)st.st_size) {
+		ssize_t n = read(fd, data + got, (size_t)st.st_size - got);
+		if (n <= 0) {
+			free(data);
+			data = NULL;
+			errno = n < 0 ? errno : EIO;
+			break;
+		}
+		got += (size_t)n;
 	}
-	fclose(f);
+	close(fd);
 	*length = (size_t)st.st_size;
 	return data;
 }
@@ -166,6 +184,7 @@ static void import_file(struct import *im, const char *path)
 	up.class_name = im->opt->class_name;
 	up.family = im->opt->family;
 	up.max_inflate = im->opt->max_inflate;
+	up.max_entries = im->opt->max_entries;
 	if (format_has_extension(path, "gltf")) {
 		nsib = load_siblings(path, siblings, names, datas);
 		up.siblings = siblings;
@@ -192,10 +211,14 @@ static void import_file(struct import *im, const char *path)
 		im->failed++;
 		goto done;
 	}
-	if (existed)
+	if (existed) {
 		im->duplicates++;
-	else
-		im->created += json_array_size(entries);
+	} else {
+		size_t i;
+		json_t *e;
+		json_array_foreach(entries, i, e) im->created +=
+		    strcmp(json_string_value(json_object_get(e, "status")), "created") == 0;
+	}
 	json_decref(entries);
 	im->batch_files++;
 	im->batch_bytes += up.length;
@@ -212,6 +235,35 @@ done:
 	show_progress(im, 0);
 }
 
+/* Has this folder been visited (a link back up the tree, or a second path to it)? Marks it. */
+static int seen_before(struct import *im, const struct stat *st)
+{
+	for (size_t i = 0; i < im->folder_count; i++)
+		if (im->folders[i].dev == st->st_dev && im->folders[i].ino == st->st_ino)
+			return 1;
+	if (im->folder_count == im->folder_cap) {
+		size_t cap = im->folder_cap ? 2 * im->folder_cap : 64;
+		void *grown = realloc(im->folders, cap * sizeof(*im->folders));
+		if (!grown)
+			return 0;
+		im->folders = grown;
+		im->folder_cap = cap;
+	}
+	im->folders[im->folder_count].dev = st->st_dev;
+	im->folders[im->folder_count].ino = st->st_ino;
+	im->folder_count++;
+	return 0;
+}
+
+static const char *file_kind(mode_t mode)
+{
+	return S_ISFIFO(mode)   ? "a FIFO"
+	       : S_ISCHR(mode)  ? "a character device"
+	       : S_ISBLK(mode)  ? "a block device"
+	       : S_ISSOCK(mode) ? "a socket"
+	                        : "not a regular file";
+}
+
 static void import_path(struct import *im, const char *path, int depth)
 {
 	struct stat st;
@@ -224,7 +276,8 @@ static void import_path(struct import *im, const char *path, int depth)
 	if (S_ISDIR(st.st_mode)) {
 		struct dirent **names;
 		int n;
-		if (depth > 64)
+		/* each folder once, however many links lead to it */
+		if (depth > 64 || seen_before(im, &st))
 			return;
 		n = scandir(path, &names, NULL, alphasort);
 		for (int i = 0; i < n; i++) {
@@ -243,8 +296,12 @@ static void import_path(struct import *im, const char *path, int depth)
 			free(names);
 		return;
 	}
-	if (S_ISREG(st.st_mode))
+	if (S_ISREG(st.st_mode)) {
 		import_file(im, path);
+		return;
+	}
+	fprintf(stderr, "%s%s: %s, skipped\n", im->tty ? "\r" : "", path, file_kind(st.st_mode));
+	im->skipped++;
 }
 
 int import_paths(const struct import_options *opt, char *const *paths, int count)
@@ -271,5 +328,6 @@ int import_paths(const struct import_options *opt, char *const *paths, int count
 	}
 	catalog_close(im.cat);
 	show_progress(&im, 1);
+	free(im.folders);
 	return im.failed ? 1 : 0;
 }

@@ -408,10 +408,12 @@ static int cmd_import(int argc, char **argv)
 	                                        {"class", required_argument, NULL, 'c'},
 	                                        {"family", required_argument, NULL, 'f'},
 	                                        {"max-upload", required_argument, NULL, 'm'},
+	                                        {"max-entries", required_argument, NULL, 'e'},
 	                                        {"quiet", no_argument, NULL, 'q'},
 	                                        {"help", no_argument, NULL, 'h'},
 	                                        {NULL, 0, NULL, 0}};
-	struct import_options opt = {"./animdex.db", NULL, NULL, DEFAULT_MAX_UPLOAD, 0};
+	struct import_options opt = {"./animdex.db",      NULL, NULL, DEFAULT_MAX_UPLOAD,
+	                             DEFAULT_MAX_ENTRIES, 0};
 	int c;
 
 	while ((c = getopt_long(argc, argv, "hq", options, NULL)) != -1) {
@@ -420,6 +422,9 @@ static int cmd_import(int argc, char **argv)
 		case 'c': opt.class_name = optarg; break;
 		case 'f': opt.family = optarg; break;
 		case 'm': opt.max_inflate = parse_size(optarg, "--max-upload"); break;
+		case 'e':
+			opt.max_entries = parse_unsigned(optarg, "--max-entries", 1, 1000000);
+			break;
 		case 'q': opt.quiet = 1; break;
 		case 'h':
 			fputs("Usage: animdexd import [--db PATH] [--class NAME] [--family NAME] "

@@ -96,9 +96,9 @@ static void put_u64(struct zbuf *b, uint64_t v)
 void burnout_write_bundle(struct zbuf *b, const struct bentry *entries, size_t count,
                           int compressed, const char *xml)
 {
-	struct zbuf blocks[16];
+	struct zbuf *blocks = calloc(count + 1, sizeof(*blocks));
 	size_t data_start, entries_start = 0x30, xml_start, offset = 0;
-	size_t stored[16];
+	size_t *stored = calloc(count + 1, sizeof(*stored));
 
 	for (size_t i = 0; i < count; i++) {
 		zbuf_init(&blocks[i], b->big);
@@ -128,7 +128,7 @@ void burnout_write_bundle(struct zbuf *b, const struct bentry *entries, size_t c
 	zbuf_u32(b, 0);
 	zbuf_u32(b, 0);
 	/* compress the blocks first: entries need their sizes */
-	uint8_t *packed[16];
+	uint8_t **packed = calloc(count + 1, sizeof(*packed));
 	for (size_t i = 0; i < count; i++) {
 		if (compressed) {
 			uLongf n = compressBound(blocks[i].len);
@@ -173,4 +173,7 @@ void burnout_write_bundle(struct zbuf *b, const struct bentry *entries, size_t c
 		free(packed[i]);
 		zbuf_free(&blocks[i]);
 	}
+	free(packed);
+	free(blocks);
+	free(stored);
 }

@@ -2,9 +2,15 @@
 #define _GNU_SOURCE
 #include "testutil.h"
 
+#include <arpa/inet.h>
 #include <curl/curl.h>
 #include <dirent.h>
 #include <errno.h>
+#include <fcntl.h>
+#include <netinet/in.h>
+#include <poll.h>
+#include <sys/socket.h>
+#include <time.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -223,6 +229,12 @@ json_t *testutil_gltf_to_radient(const char *gltf_path, size_t index)
 
 int daemon_start(struct daemon_proc *d, const char *db, const char *extra_args)
 {
+	return daemon_start_logged(d, db, extra_args, NULL);
+}
+
+int daemon_start_logged(struct daemon_proc *d, const char *db, const char *extra_args,
+                        const char *log_path)
+{
 	const char *bin = getenv("ANIMDEXD");
 	char line[512], www[512];
 	int out[2];
@@ -243,6 +255,11 @@ int daemon_start(struct daemon_proc *d, const char *db, const char *extra_args)
 		dup2(out[1], 1);
 		close(out[0]);
 		close(out[1]);
+		if (log_path) {
+			int fd = open(log_path, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+			if (fd >= 0)
+				dup2(fd, 2), close(fd);
+		}
 		argv[argc++] = (char *)bin;
 		argv[argc++] = "--listen";
 		argv[argc++] = "127.0.0.1:0";
@@ -250,7 +267,8 @@ int daemon_start(struct daemon_proc *d, const char *db, const char *extra_args)
 		argv[argc++] = (char *)db;
 		argv[argc++] = "--www";
 		argv[argc++] = www;
-		argv[argc++] = "--quiet";
+		if (!log_path)
+			argv[argc++] = "--quiet";
 		if (extra_args) {
 			snprintf(extra, sizeof(extra), "%s", extra_args);
 			for (char *tok = strtok(extra, " "); tok && argc < 30;
@@ -291,6 +309,123 @@ int daemon_stop(struct daemon_proc *d)
 		return -1;
 	d->pid = 0;
 	return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+}
+
+/* Raw sockets, for what libcurl would not send. */
+
+int raw_connect(const struct daemon_proc *d, const char *source)
+{
+	struct sockaddr_in to = {0}, from = {0};
+	int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+
+	if (fd < 0)
+		return -1;
+	if (source) {
+		from.sin_family = AF_INET;
+		inet_pton(AF_INET, source, &from.sin_addr);
+		if (bind(fd, (struct sockaddr *)&from, sizeof(from)) < 0) {
+			close(fd);
+			return -1;
+		}
+	}
+	to.sin_family = AF_INET;
+	to.sin_port = htons((uint16_t)d->port);
+	inet_pton(AF_INET, "127.0.0.1", &to.sin_addr);
+	if (connect(fd, (struct sockaddr *)&to, sizeof(to)) < 0) {
+		close(fd);
+		return -1;
+	}
+	return fd;
+}
+
+int raw_send(int fd, const void *data, size_t length)
+{
+	const char *p = data;
+
+	while (length > 0) {
+		ssize_t n = send(fd, p, length, MSG_NOSIGNAL);
+		if (n <= 0)
+			return -1;
+		p += n;
+		length -= (size_t)n;
+	}
+	return 0;
+}
+
+char *raw_read(int fd, int timeout_ms, size_t *length, int *closed)
+{
+	size_t cap = 4096, len = 0;
+	char *out = malloc(cap);
+	struct timespec start, now;
+
+	*closed = 0;
+	clock_gettime(CLOCK_MONOTONIC, &start);
+	while (out) {
+		struct pollfd pfd = {fd, POLLIN, 0};
+		long left;
+		ssize_t n;
+		clock_gettime(CLOCK_MONOTONIC, &now);
+		left = timeout_ms - ((now.tv_sec - start.tv_sec) * 1000 +
+		                     (now.tv_nsec - start.tv_nsec) / 1000000);
+		if (left <= 0 || poll(&pfd, 1, (int)left) <= 0)
+			break;
+		if (len + 4096 > cap) {
+			char *grown = realloc(out, cap *= 2);
+			if (!grown)
+				break;
+			out = grown;
+		}
+		n = recv(fd, out + len, cap - len - 1, 0);
+		if (n <= 0) {
+			*closed = 1;
+			break;
+		}
+		len += (size_t)n;
+	}
+	if (out)
+		out[len] = '\0';
+	*length = len;
+	return out;
+}
+
+char *raw_exchange(const struct daemon_proc *d, const void *request, size_t length, int half_close,
+                   int timeout_ms, long *status)
+{
+	int fd = raw_connect(d, NULL), closed;
+	size_t got;
+	char *answer;
+
+	*status = 0;
+	if (fd < 0)
+		return NULL;
+	if (raw_send(fd, request, length) < 0) {
+		close(fd);
+		return NULL;
+	}
+	if (half_close)
+		shutdown(fd, SHUT_WR);
+	answer = raw_read(fd, timeout_ms, &got, &closed);
+	close(fd);
+	if (answer && strncmp(answer, "HTTP/1.", 7) == 0)
+		*status = strtol(answer + 9, NULL, 10);
+	return answer;
+}
+
+long process_rss_kib(pid_t pid, const char *field)
+{
+	char path[64], line[256];
+	long kib = -1;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/proc/%d/status", (int)pid);
+	f = fopen(path, "r");
+	if (!f)
+		return -1;
+	while (fgets(line, sizeof(line), f))
+		if (strncmp(line, field, strlen(field)) == 0 && line[strlen(field)] == ':')
+			kib = strtol(line + strlen(field) + 1, NULL, 10);
+	fclose(f);
+	return kib;
 }
 
 /* HTTP through libcurl. */

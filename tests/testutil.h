@@ -35,6 +35,9 @@ struct daemon_proc {
 	char base[64]; /* "http://127.0.0.1:PORT" */
 };
 int daemon_start(struct daemon_proc *d, const char *db, const char *extra_args);
+/* The same with the request log and messages (stderr) written to log_path. */
+int daemon_start_logged(struct daemon_proc *d, const char *db, const char *extra_args,
+                        const char *log_path);
 /* SIGTERM, then waits; returns the exit status (or -1). */
 int daemon_stop(struct daemon_proc *d);
 
@@ -61,6 +64,19 @@ int http_upload(const struct daemon_proc *d, size_t count, const char *const *na
                 const void *const *data, const size_t *lengths, const char *const *fields,
                 struct http_reply *reply);
 json_t *http_json(const struct http_reply *reply);
+
+/* Raw sockets, for requests libcurl would not send. A connection to the daemon, from the
+ * local address `source` (NULL: any); -1 when it cannot be made. */
+int raw_connect(const struct daemon_proc *d, const char *source);
+int raw_send(int fd, const void *data, size_t length);
+/* Reads until the peer closes (*closed set) or timeout_ms pass; malloc'd, NUL-terminated. */
+char *raw_read(int fd, int timeout_ms, size_t *length, int *closed);
+/* One request on a new connection (half-closed after it when asked); the answer's text and
+ * status (0 when none came). */
+char *raw_exchange(const struct daemon_proc *d, const void *request, size_t length, int half_close,
+                   int timeout_ms, long *status);
+/* A field of /proc/PID/status in KiB ("VmRSS", "VmHWM"), or -1. */
+long process_rss_kib(pid_t pid, const char *field);
 void http_reply_cleanup(struct http_reply *reply);
 
 #endif

@@ -559,46 +559,119 @@ static uint8_t *entry_block(const uint8_t *data, size_t length, uint32_t data_of
 	return out;
 }
 
-/* The names of the debug XML: <Resource id="81beea6f" type="..." name="..."/>. */
-static char *debug_name(const char *xml, size_t length, uint64_t id)
-{
-	char want[24];
-	const char *p = xml, *end = xml + length;
+/* The names of the debug XML, <Resource id="81beea6f" type="..." name="..."/>, read once
+ * into a table sorted by id, so that naming n entries costs O(xml + n log n), not O(xml n). */
+struct debug_name {
+	uint32_t id;
+	const char *name; /* into the XML; not NUL-terminated */
+	size_t length;
+};
 
-	snprintf(want, sizeof(want), "%08" PRIx64, id & 0xFFFFFFFFu);
+struct debug_names {
+	int read; /* the XML has been read into list */
+	struct debug_name *list;
+	size_t count;
+};
+
+static int debug_id_order(const void *a, const void *b)
+{
+	const struct debug_name *x = a, *y = b;
+	return x->id < y->id ? -1 : x->id > y->id;
+}
+
+/* By id, then by position in the XML, so that the first name of an id comes first. */
+static int debug_name_order(const void *a, const void *b)
+{
+	const struct debug_name *x = a, *y = b;
+	int by_id = debug_id_order(a, b);
+	return by_id ? by_id : (x->name < y->name ? -1 : x->name > y->name);
+}
+
+static int is_hex8(const char *p)
+{
+	for (int i = 0; i < 8; i++)
+		if (!isxdigit((unsigned char)p[i]))
+			return 0;
+	return 1;
+}
+
+/* One pass over the tags; the first name given for an id wins. */
+static void debug_names_read(const char *xml, size_t length, struct debug_names *names)
+{
+	const char *p = xml, *end = xml + length;
+	size_t cap = 0;
+
+	names->read = 1;
+	names->list = NULL;
+	names->count = 0;
 	while (p < end) {
-		const char *tag = memchr(p, '<', (size_t)(end - p)), *close, *idp, *namep;
+		const char *tag = memchr(p, '<', (size_t)(end - p)), *close, *idp = NULL,
+		           *namep = NULL, *q;
 		if (!tag)
 			break;
 		close = memchr(tag, '>', (size_t)(end - tag));
 		if (!close)
 			break;
-		idp = NULL;
-		namep = NULL;
-		for (const char *q = tag; q + 5 < close; q++) {
-			if (!idp && strncmp(q, " id=\"", 5) == 0)
+		for (q = tag; q + 5 < close; q++) {
+			if (!idp && memcmp(q, " id=\"", 5) == 0)
 				idp = q + 5;
-			if (!namep && q + 7 < close && strncmp(q, " name=\"", 7) == 0)
+			if (!namep && q + 7 < close && memcmp(q, " name=\"", 7) == 0)
 				namep = q + 7;
 		}
-		if (idp && namep && (size_t)(close - idp) > 8 && strncasecmp(idp, want, 8) == 0 &&
-		    idp[8] == '"') {
-			const char *q = memchr(namep, '"', (size_t)(close - namep));
-			if (q) {
-				char *name = malloc((size_t)(q - namep) + 1);
-				if (name) {
-					memcpy(name, namep, (size_t)(q - namep));
-					name[q - namep] = '\0';
-				}
-				return name;
-			}
-		}
 		p = close + 1;
+		if (!idp || !namep || close - idp <= 8 || idp[8] != '"' || !is_hex8(idp))
+			continue;
+		q = memchr(namep, '"', (size_t)(close - namep));
+		if (!q)
+			continue;
+		if (names->count == cap) {
+			void *grown =
+			    realloc(names->list, (cap = cap ? 2 * cap : 64) * sizeof(*names->list));
+			if (!grown)
+				break;
+			names->list = grown;
+		}
+		{
+			char hex[9];
+			memcpy(hex, idp, 8);
+			hex[8] = '\0';
+			names->list[names->count++] = (struct debug_name){
+			    (uint32_t)strtoul(hex, NULL, 16), namep, (size_t)(q - namep)};
+		}
 	}
-	return NULL;
+	if (names->count > 1)
+		qsort(names->list, names->count, sizeof(*names->list), debug_name_order);
 }
 
-static int decode_bundle(const struct upload *up, struct decode_result *out, struct error *err)
+/* The name the bundle's debug XML gives an id (malloc'd), or NULL; the XML is read on the
+ * first call. */
+static char *debug_name(struct debug_names *names, const char *xml, size_t length, uint64_t id)
+{
+	struct debug_name key = {(uint32_t)id, NULL, 0};
+	const struct debug_name *found;
+	char *name;
+
+	if (!xml)
+		return NULL;
+	if (!names->read)
+		debug_names_read(xml, length, names);
+	if (!names->count)
+		return NULL;
+	found = bsearch(&key, names->list, names->count, sizeof(*names->list), debug_id_order);
+	if (!found)
+		return NULL;
+	while (found > names->list && found[-1].id == found->id)
+		found--;
+	name = malloc(found->length + 1);
+	if (name) {
+		memcpy(name, found->name, found->length);
+		name[found->length] = '\0';
+	}
+	return name;
+}
+
+static int decode_bundle_named(const struct upload *up, struct decode_result *out,
+                               struct debug_names *names, struct error *err)
 {
 	enum byte_order order = BYTE_ORDER_LITTLE;
 	struct reader r;
@@ -662,7 +735,7 @@ static int decode_bundle(const struct upload *up, struct decode_result *out, str
 			return -1;
 		snprintf(idtext, sizeof(idtext), "0x%08" PRIX64, e.id & 0xFFFFFFFFu);
 		if (e.type != TYPE_VEHICLE_ANIMATION && e.type != TYPE_BODY_PART_REMAP) {
-			char type[16], *name = xml ? debug_name(xml, xml_length, e.id) : NULL;
+			char type[16], *name = debug_name(names, xml, xml_length, e.id);
 			snprintf(type, sizeof(type), "0x%05" PRIX32, e.type);
 			json_array_append_new(
 			    out->skipped,
@@ -673,6 +746,8 @@ static int decode_bundle(const struct upload *up, struct decode_result *out, str
 			free(name);
 			continue;
 		}
+		if (format_room_for_entry(up, out, err) < 0)
+			return -1;
 		inflated += e.uncompressed[0] & 0x0FFFFFFFu;
 		if (inflated > max) {
 			error_set(err, ERROR_TOO_LARGE, "entries", -1,
@@ -729,7 +804,7 @@ static int decode_bundle(const struct upload *up, struct decode_result *out, str
 		free(block);
 		res->crc32 = (uint32_t)e.id;
 		snprintf(res->crc32_source, sizeof(res->crc32_source), "bundle entry");
-		res->name = xml ? debug_name(xml, xml_length, e.id) : NULL;
+		res->name = debug_name(names, xml, xml_length, e.id);
 		json_object_set_new(res->metadata, "bundle",
 		                    json_pack("{s:I, s:s, s:i, s:b, s:I}", "entry", (json_int_t)i,
 		                              "resource_id", idtext, "platform", (int)platform,
@@ -748,6 +823,15 @@ static int decode_bundle(const struct upload *up, struct decode_result *out, str
 		return -1;
 	}
 	return 0;
+}
+
+static int decode_bundle(const struct upload *up, struct decode_result *out, struct error *err)
+{
+	struct debug_names names = {0};
+	int rc = decode_bundle_named(up, out, &names, err);
+
+	free(names.list);
+	return rc;
 }
 
 static int is_class(const char *name, const char *cls)

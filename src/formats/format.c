@@ -69,6 +69,18 @@ int decode_result_add(struct decode_result *result, struct resource *res)
 	return 0;
 }
 
+int format_room_for_entry(const struct upload *up, const struct decode_result *result,
+                          struct error *err)
+{
+	if (!up->max_entries || result->count < up->max_entries)
+		return 0;
+	error_set(err, ERROR_TOO_LARGE, NULL, -1,
+	          "the upload gives more than %zu entries, the most one upload may create "
+	          "(--max-entries); nothing was stored: split it, or raise the limit",
+	          up->max_entries);
+	return -1;
+}
+
 const char *format_extension(const char *filename)
 {
 	const char *dot, *slash;
@@ -198,6 +210,10 @@ int format_decode(const struct upload *up, struct decode_result *out, struct err
 		if (!error_is_set(err))
 			error_set(err, ERROR_INTERNAL, NULL, -1, "%s decoder failed", best->family);
 		return -1;
+	}
+	if (up->max_entries && out->count > up->max_entries) {
+		struct decode_result fewer = {.count = up->max_entries};
+		return format_room_for_entry(up, &fewer, err);
 	}
 	for (size_t i = 0; i < out->count; i++) {
 		out->resources[i]->decoder_version = best->version;

@@ -976,7 +976,8 @@ static int gltf_decode(const struct upload *up, struct decode_result *out, struc
 		goto done;
 	json_array_foreach(anims, ai, anim)
 	{
-		if (decode_animation(&g, anim, ai, out) < 0)
+		if (format_room_for_entry(up, out, err) < 0 ||
+		    decode_animation(&g, anim, ai, out) < 0)
 			goto done;
 	}
 	if (out->count == before) {

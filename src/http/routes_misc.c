@@ -162,7 +162,10 @@ static void serve_file(const char *dir, const char *rel, const char *shown, stru
 	rootlen = strlen(root);
 	if (strncmp(real, root, rootlen) != 0 || real[rootlen] != '/')
 		goto not_found;
-	fd = open(real, O_RDONLY | O_CLOEXEC);
+	/* regular files only, opened without blocking: a FIFO would hang the polling thread */
+	if (stat(real, &st) < 0 || !S_ISREG(st.st_mode))
+		goto not_found;
+	fd = open(real, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOFOLLOW);
 	if (fd < 0 || fstat(fd, &st) < 0 || !S_ISREG(st.st_mode) ||
 	    (size_t)st.st_size > STATIC_MAX_FILE)
 		goto not_found;
@@ -185,7 +188,7 @@ not_found:
 	if (fd >= 0)
 		close(fd);
 	free(body);
-	error_set(&err, ERROR_NOT_FOUND, "path", -1, "no file %s", shown);
+	error_set(&err, ERROR_NOT_FOUND, NULL, -1, "no file %s", shown);
 	response_error(resp, &err);
 }
 

@@ -56,8 +56,16 @@ static int decode_one(struct request *req, struct pending *files, size_t count, 
 	p->existing = catalog_find_by_sha256(cat, p->sha256, err);
 	if (!p->existing)
 		return -1;
-	if (json_array_size(p->existing) > 0)
-		return 0;
+	if (json_array_size(p->existing) > 0) {
+		/* stored: unless some of its entries were deleted since, nothing to decode */
+		int64_t whole = catalog_blob_entry_count(cat, p->sha256, err);
+		if (whole < -1)
+			return -1;
+		if (whole >= 0 && json_array_size(p->existing) >= (size_t)whole)
+			return 0;
+		json_decref(p->existing);
+		p->existing = NULL; /* decode, and let catalog_put recreate what is missing */
+	}
 	if (format_decode(&p->up, &p->decoded, err) < 0) {
 		if (has_gltf && err->code == ERROR_UNSUPPORTED_FORMAT) {
 			json_array_append_new(
@@ -123,6 +131,7 @@ void route_upload(struct request *req, struct response *resp)
 		p->up.layout = request_arg(req, "layout");
 		p->up.endian = request_arg(req, "endian");
 		p->up.max_inflate = req->config->max_upload;
+		p->up.max_entries = req->config->max_entries;
 		p->up.siblings = siblings;
 		p->up.sibling_count = count;
 		siblings[i] = (struct upload_sibling){p->up.filename, p->up.data, p->up.length, 0};
@@ -182,7 +191,6 @@ void route_upload(struct request *req, struct response *resp)
 			name_the_file(&err, count, p->up.filename, i);
 			goto fail;
 		}
-		mark_status(entries, existed ? "existing" : "created");
 		created_any |= !existed;
 		json_array_extend(resources, entries);
 		json_decref(entries);

@@ -4,6 +4,8 @@
 # writers, runs each for SECONDS (default 20), and prints "PASS: fuzz TARGET: N executions"
 # or "FAIL: ..." per target. Crashing inputs are kept in fuzz-build/findings/TARGET/; once
 # fixed, copy them to tests/fuzz/regressions/TARGET/, where the test suite replays them.
+# Every input has a time limit (-timeout): an input that takes longer is a finding, as a
+# crash is, so that work out of proportion to an input's size (a quadratic search) shows.
 set -u
 src=${ANIMDEX_SRCDIR:-$(cd "$(dirname "$0")/../.." && pwd)}
 seconds=${1:-20}
@@ -47,7 +49,7 @@ for target in radient zouna gltf burnout router; do
 	[ -d "$build/seeds/$target" ] && cp -n "$build/seeds/$target"/* "$corpus/" 2>/dev/null
 	[ -d "$src/tests/fuzz/regressions/$target" ] && cp -n "$src/tests/fuzz/regressions/$target"/* "$corpus/" 2>/dev/null
 	"$build/fuzz_$target" -max_total_time="$seconds" -print_final_stats=1 -max_len=65536 \
-		-rss_limit_mb=2048 -artifact_prefix="$findings/" "$corpus" >"$build/$target.log" 2>&1
+		-rss_limit_mb=2048 -timeout=5 -artifact_prefix="$findings/" "$corpus" >"$build/$target.log" 2>&1
 	rc=$?
 	runs=$(sed -n 's/^stat::number_of_executed_units: *//p' "$build/$target.log" | tail -n 1)
 	if [ $rc -eq 0 ]; then
