@@ -2,7 +2,11 @@
 # check-load.sh: a bounded load on loopback (wrk, 32 connections, mixed sample, list and upload
 # requests for LOAD_SECONDS, default 30) with zero errors and a health check answering during
 # and after; then a slow client trickling its headers one byte a second must not hold up
-# anyone else. Prints "PASS: x" / "FAIL: x" per check.
+# anyone else. Then hostile clients against a second daemon (tests/load/hostile): three that
+# ask for a million samples of a 256-float track and read nothing (the daemon's memory must
+# stay bounded), 270 slowloris connections from 127.0.0.2-10 for 20 s (127.0.0.1 must be
+# answered within a second throughout), and four 60 MiB uploads declared at once under
+# --upload-memory 150M (two admitted, two refused at once). Prints "PASS: x" / "FAIL: x".
 set -u
 src=${ANIMDEX_SRCDIR:-.}
 seconds=${LOAD_SECONDS:-30}
@@ -75,5 +79,58 @@ kill -TERM "$daemon"
 wait "$daemon"
 code=$?
 check "load: the daemon stops cleanly afterwards" "$code" "exit $code"
+
+# Hostile clients, against a daemon with answer and upload budgets
+hostile=$(dirname "$ANIMDEXD")/tests/load/hostile
+rss() { sed -n "s/^$2:[[:space:]]*\([0-9]*\) kB/\1/p" "/proc/$1/status"; }
+"$ANIMDEXD" --listen 127.0.0.1:0 --db "$dir/hostile.db" --www "$src/www" --quiet \
+	--max-samples 1000000 --answer-memory 64M --upload-memory 150M >"$dir/out2" 2>"$dir/err2" &
+daemon=$!
+for _ in 1 2 3 4 5 6 7 8 9 10; do
+	grep -q listening "$dir/out2" 2>/dev/null && break
+	sleep 0.2
+done
+base=$(sed -n 's/.*listening on \(http:[^ ]*\).*/\1/p' "$dir/out2")
+port=${base##*:}
+"$hostile" matrix-clip >"$dir/matrix.json"
+curl -s -o /dev/null --data-binary @"$dir/matrix.json" "$base/api/resources?filename=m.json"
+before=$(rss "$daemon" VmRSS)
+"$hostile" unread "$port" '/api/resources/1/tracks/0/sample?from=0&to=1&count=1000000' 3 5 &
+reader=$!
+sleep 3
+held=$(rss "$daemon" VmRSS)
+code=$(curl -s -o /dev/null -m 2 -w '%{http_code}' "$base/api/health")
+wait "$reader"
+echo "hostile: daemon RSS ${before} KiB before, ${held} KiB while three clients left 1M-sample answers unread (each some 2.5 GB of JSON)"
+check "hostile: unread large answers keep the daemon's memory bounded (+$((held - before)) KiB)" \
+	"$([ $((held - before)) -lt 49152 ] && [ "$code" = 200 ] && echo 0 || echo 1)" "health $code"
+"$hostile" slowloris "$port" 270 20 >"$dir/slowloris" &
+attack=$!
+sleep 1
+worst=0
+bad=0
+for _ in $(seq 1 17); do
+	out=$(curl -s -o /dev/null -m 3 -w '%{http_code} %{time_total}' "$base/api/health")
+	[ "${out%% *}" = 200 ] || bad=$((bad + 1))
+	worst=$(echo "${out##* } $worst" | awk '{print ($1 > $2) ? $1 : $2}')
+	sleep 1
+done
+wait "$attack"
+cat "$dir/slowloris"
+closed=$(sed -n 's/.* \([0-9]*\) closed by the server.*/\1/p' "$dir/slowloris")
+check "hostile: 270 slowloris connections keep nobody out (slowest answer ${worst} s)" \
+	"$([ "$bad" = 0 ] && echo "$worst" | awk '{print ($1 < 1.0) ? 0 : 1}')" "$bad failed, slowest ${worst} s"
+check "hostile: slowloris connections are closed after --header-timeout ($closed of 270)" \
+	"$([ "${closed:-0}" -ge 250 ] && echo 0 || echo 1)" "$closed closed"
+"$hostile" uploads "$port" 62914560 4 >"$dir/uploads"
+cat "$dir/uploads"
+peak=$(rss "$daemon" VmHWM)
+echo "hostile: peak RSS of the daemon over these attacks: ${peak} KiB"
+check "hostile: 60 MiB uploads under --upload-memory 150M: as many as fit" \
+	"$(grep -q '2 admitted, 2 refused with 503, 0 otherwise' "$dir/uploads" && echo 0 || echo 1)" "$(cat "$dir/uploads")"
+kill -TERM "$daemon"
+wait "$daemon"
+code=$?
+check "hostile: the daemon stops cleanly afterwards" "$code" "exit $code"
 rm -rf "$dir"
 exit $status
