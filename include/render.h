@@ -1,4 +1,5 @@
-/* render.h: the model and samples as JSON, CSV and raw floats; fast float formatting. */
+/* render.h: the model as JSON and JSON as text; fast float formatting; UTF-8 checks. Below
+ * both the catalogue and the HTTP layer. */
 #ifndef ANIMDEX_RENDER_H
 #define ANIMDEX_RENDER_H
 
@@ -26,5 +27,19 @@ json_t *render_u64(uint64_t v);
 json_t *render_structure(const struct resource *res);
 /* What an upload would store, without a catalogue: summary, structure, tracks. */
 json_t *render_decoded(const struct resource *res);
+
+/* The JSON text of a value (malloc'd, *length set), ending with a newline: compact, or
+ * indented by `indent` spaces a level. Reals that are float32 values are written as the
+ * shortest text that reads back as the same float32 (as samples are), other reals as the
+ * shortest that reads back as the same double; integers as integers. */
+char *render_json(const json_t *json, int indent, size_t *length);
+/* The same appended to b, without the newline; -1 when b refused it. */
+int render_json_append(struct buf *b, const json_t *json, int indent);
+
+/* Is this valid UTF-8 (no overlong forms, surrogates or code points past U+10FFFF)? */
+int utf8_valid(const char *text, size_t length);
+/* Copies text with every byte that is not part of valid UTF-8 written as \xFF; returns the
+ * length (cut short, on a whole character, when out is too small). */
+size_t utf8_escape(const char *text, char *out, size_t size);
 
 #endif

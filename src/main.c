@@ -320,6 +320,17 @@ static int cmd_serve(int argc, char **argv)
 	return 0;
 }
 
+/* JSON on standard output, indented, floats as the API writes them. */
+static void print_json(const json_t *json)
+{
+	size_t length;
+	char *text = render_json(json, 2, &length);
+
+	if (text)
+		fwrite(text, 1, length, stdout);
+	free(text);
+}
+
 static int cmd_decode(int argc, char **argv)
 {
 	static const struct option options[] = {
@@ -367,8 +378,7 @@ static int cmd_decode(int argc, char **argv)
 		if (err.offset >= 0)
 			json_object_set_new(json_object_get(e, "error"), "offset",
 			                    json_integer(err.offset));
-		json_dumpf(e, stdout, JSON_INDENT(2));
-		putchar('\n');
+		print_json(e);
 		json_decref(e);
 		rc = 1;
 	} else {
@@ -376,8 +386,7 @@ static int cmd_decode(int argc, char **argv)
 		for (size_t i = 0; i < result.count; i++)
 			json_array_append_new(list, render_decoded(result.resources[i]));
 		out = json_pack("{s:o, s:O}", "resources", list, "skipped", result.skipped);
-		json_dumpf(out, stdout, JSON_INDENT(2) | JSON_REAL_PRECISION(9));
-		putchar('\n');
+		print_json(out);
 		json_decref(out);
 	}
 	decode_result_cleanup(&result);

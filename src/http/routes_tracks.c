@@ -384,7 +384,6 @@ static int produce_events(struct track_answer *ta, struct buf *b)
 			buf_printf(b, ",0x%08" PRIX32 "\n", w[EVENT_MESSAGE_ID]);
 		} else {
 			json_t *e = json_object();
-			char *dump;
 			if (ta->listed)
 				buf_putc(b, ',');
 			json_object_set_new(e, "time", json_real(s->times[ta->i]));
@@ -408,9 +407,7 @@ static int produce_events(struct track_answer *ta, struct buf *b)
 			                                               name, sizeof(name)) == 0
 			                        ? json_string(name)
 			                        : json_null());
-			dump = json_dumps(e, JSON_COMPACT | JSON_REAL_PRECISION(9));
-			buf_puts(b, dump ? dump : "null");
-			free(dump);
+			render_json_append(b, e, 0);
 			json_decref(e);
 		}
 		ta->listed++;

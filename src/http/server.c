@@ -301,7 +301,8 @@ void response_take(struct response *resp, unsigned status, const char *type, cha
 
 void response_json(struct response *resp, unsigned status, json_t *json)
 {
-	char *text = json ? json_dumps(json, JSON_COMPACT | JSON_REAL_PRECISION(9)) : NULL;
+	size_t length;
+	char *text = json ? render_json(json, 0, &length) : NULL;
 
 	json_decref(json);
 	if (!text) {
@@ -311,31 +312,37 @@ void response_json(struct response *resp, unsigned status, json_t *json)
 		response_error(resp, &err);
 		return;
 	}
-	response_take(resp, status, "application/json", text, strlen(text));
+	response_take(resp, status, "application/json", text, length);
 }
 
 void response_error(struct response *resp, const struct error *err)
 {
 	enum error_code code = err && err->code != ERROR_NONE ? err->code : ERROR_INTERNAL;
-	json_t *body = json_pack("{s:s, s:s}", "code", error_code_name(code), "message",
-	                         err && err->message[0] ? err->message : "internal error");
-	json_t *wrapper;
+	/* what an error quotes came from the client: bytes that are not UTF-8 are shown
+	 * escaped (\xFF), so the answer stays JSON with its own status and code */
+	char message[sizeof(err->message) * 4], path[sizeof(err->path) * 4];
+	json_t *body, *wrapper;
+	size_t length = 0;
 	char *text;
 
-	if (body && err && err->path[0])
-		json_object_set_new(body, "path", json_string(err->path));
+	utf8_escape(err && err->message[0] ? err->message : "internal error", message,
+	            sizeof(message));
+	utf8_escape(err ? err->path : "", path, sizeof(path));
+	body = json_pack("{s:s, s:s}", "code", error_code_name(code), "message", message);
+	if (body && path[0])
+		json_object_set_new(body, "path", json_string(path));
 	if (body && err && err->offset >= 0)
 		json_object_set_new(body, "offset", json_integer(err->offset));
 	wrapper = body ? json_pack("{s:o}", "error", body) : NULL;
-	text = wrapper ? json_dumps(wrapper, JSON_COMPACT) : NULL;
+	text = wrapper ? render_json(wrapper, 0, &length) : NULL;
 	json_decref(wrapper);
 	if (!text) {
 		static const char fallback[] =
-		    "{\"error\":{\"code\":\"internal\",\"message\":\"out of memory\"}}";
+		    "{\"error\":{\"code\":\"internal\",\"message\":\"out of memory\"}}\n";
 		text = strdup(fallback);
+		length = text ? strlen(text) : 0;
 	}
-	response_take(resp, error_http_status(code), "application/json", text,
-	              text ? strlen(text) : 0);
+	response_take(resp, error_http_status(code), "application/json", text, length);
 }
 
 void response_result(struct response *resp, json_t *json, const struct error *err)

@@ -1,4 +1,5 @@
-/* render.c: the model as JSON, handles and times as text, and float32 formatting. */
+/* render.c: the model as JSON, JSON as text, handles and times as text, and float32
+ * formatting. Below both the catalogue and the HTTP layer: it knows neither. */
 #include "render.h"
 
 #include <inttypes.h>
@@ -288,4 +289,198 @@ json_t *render_decoded(const struct resource *res)
 	    res->class_name, "name", res->name ? json_string(res->name) : json_null(), "crc32",
 	    handle, "crc32_decimal", (json_int_t)res->crc32, "crc32_source", res->crc32_source,
 	    "structure", render_structure(res), "assumed", res->assumed, "tracks", tracks);
+}
+
+/* Reals: a float32 (every float animdex keeps) as the shortest text that reads back as that
+ * float32, so that 1.9144f is "1.9144" wherever it shows; any other double as the shortest
+ * of %.15g, %.16g and %.17g that reads back as it. */
+static void json_real_text(struct buf *b, double d)
+{
+	char text[40];
+	float f = (float)d;
+
+	if ((double)f == d) {
+		buf_append(b, text, render_float(f, 0, text));
+		return;
+	}
+	for (int p = 15; p <= 17; p++) {
+		snprintf(text, sizeof(text), "%.*g", p, d);
+		if (strtod(text, NULL) == d || p == 17)
+			break;
+	}
+	if (!strpbrk(text, ".eEn"))
+		strcat(text, ".0"); /* stays a real */
+	buf_puts(b, text);
+}
+
+static void json_string_text(struct buf *b, const char *s, size_t n)
+{
+	static const char hex[] = "0123456789abcdef";
+	size_t run = 0;
+
+	buf_putc(b, '"');
+	for (size_t i = 0; i < n; i++) {
+		unsigned char c = (unsigned char)s[i];
+		if (c >= 0x20 && c != '"' && c != '\\')
+			continue;
+		buf_append(b, s + run, i - run);
+		run = i + 1;
+		switch (c) {
+		case '"': buf_puts(b, "\\\""); break;
+		case '\\': buf_puts(b, "\\\\"); break;
+		case '\n': buf_puts(b, "\\n"); break;
+		case '\r': buf_puts(b, "\\r"); break;
+		case '\t': buf_puts(b, "\\t"); break;
+		default: {
+			char u[7] = {'\\', 'u', '0', '0', hex[c >> 4], hex[c & 15], 0};
+			buf_puts(b, u);
+		}
+		}
+	}
+	buf_append(b, s + run, n - run);
+	buf_putc(b, '"');
+}
+
+static void json_indent(struct buf *b, int indent, int depth)
+{
+	if (!indent)
+		return;
+	buf_putc(b, '\n');
+	for (int i = 0; i < indent * depth; i++)
+		buf_putc(b, ' ');
+}
+
+static void json_value_text(struct buf *b, const json_t *j, int indent, int depth)
+{
+	switch (json_typeof(j)) {
+	case JSON_OBJECT: {
+		const char *key;
+		json_t *value;
+		int first = 1;
+		buf_putc(b, '{');
+		json_object_foreach((json_t *)j, key, value)
+		{
+			if (!first)
+				buf_putc(b, ',');
+			first = 0;
+			json_indent(b, indent, depth + 1);
+			json_string_text(b, key, strlen(key));
+			buf_puts(b, indent ? ": " : ":");
+			json_value_text(b, value, indent, depth + 1);
+		}
+		if (!first)
+			json_indent(b, indent, depth);
+		buf_putc(b, '}');
+		break;
+	}
+	case JSON_ARRAY:
+		buf_putc(b, '[');
+		for (size_t i = 0; i < json_array_size(j); i++) {
+			if (i)
+				buf_putc(b, ',');
+			json_indent(b, indent, depth + 1);
+			json_value_text(b, json_array_get(j, i), indent, depth + 1);
+		}
+		if (json_array_size(j))
+			json_indent(b, indent, depth);
+		buf_putc(b, ']');
+		break;
+	case JSON_STRING: json_string_text(b, json_string_value(j), json_string_length(j)); break;
+	case JSON_INTEGER: buf_printf(b, "%" JSON_INTEGER_FORMAT, json_integer_value(j)); break;
+	case JSON_REAL: json_real_text(b, json_real_value(j)); break;
+	case JSON_TRUE: buf_puts(b, "true"); break;
+	case JSON_FALSE: buf_puts(b, "false"); break;
+	default: buf_puts(b, "null");
+	}
+}
+
+int render_json_append(struct buf *b, const json_t *json, int indent)
+{
+	json_value_text(b, json, indent, 0);
+	return b->overflow ? -1 : 0;
+}
+
+char *render_json(const json_t *json, int indent, size_t *length)
+{
+	struct buf b;
+
+	buf_init(&b, (size_t)1 << 31);
+	if (!json || render_json_append(&b, json, indent) < 0 || buf_putc(&b, '\n') < 0) {
+		buf_cleanup(&b);
+		return NULL;
+	}
+	return buf_steal(&b, length);
+}
+
+/* UTF-8 */
+
+/* The length of the valid UTF-8 sequence at s (n bytes left), or 0 when it is not one. */
+static size_t utf8_sequence(const unsigned char *s, size_t n)
+{
+	unsigned c = s[0];
+	size_t len;
+	unsigned cp;
+
+	if (c < 0x80)
+		return 1;
+	if (c >= 0xC2 && c <= 0xDF)
+		len = 2, cp = c & 0x1F;
+	else if (c >= 0xE0 && c <= 0xEF)
+		len = 3, cp = c & 0x0F;
+	else if (c >= 0xF0 && c <= 0xF4)
+		len = 4, cp = c & 0x07;
+	else
+		return 0;
+	if (n < len)
+		return 0;
+	for (size_t i = 1; i < len; i++) {
+		if ((s[i] & 0xC0) != 0x80)
+			return 0;
+		cp = cp << 6 | (s[i] & 0x3F);
+	}
+	/* no overlong forms, no surrogates, nothing past U+10FFFF */
+	if ((len == 3 && cp < 0x800) || (len == 4 && (cp < 0x10000 || cp > 0x10FFFF)) ||
+	    (cp >= 0xD800 && cp <= 0xDFFF))
+		return 0;
+	return len;
+}
+
+int utf8_valid(const char *text, size_t length)
+{
+	const unsigned char *s = (const unsigned char *)text;
+
+	for (size_t i = 0; i < length;) {
+		size_t n = utf8_sequence(s + i, length - i);
+		if (!n)
+			return 0;
+		i += n;
+	}
+	return 1;
+}
+
+size_t utf8_escape(const char *text, char *out, size_t size)
+{
+	const unsigned char *s = (const unsigned char *)text;
+	size_t len = strlen(text), o = 0;
+
+	if (!size)
+		return 0;
+	for (size_t i = 0; i < len;) {
+		size_t n = utf8_sequence(s + i, len - i);
+		if (n) {
+			if (o + n >= size)
+				break;
+			memcpy(out + o, s + i, n);
+			o += n;
+			i += n;
+		} else {
+			if (o + 4 >= size)
+				break;
+			snprintf(out + o, 5, "\\x%02X", s[i]);
+			o += 4;
+			i++;
+		}
+	}
+	out[o] = '\0';
+	return o;
 }
