@@ -1315,10 +1315,11 @@ json_t *catalog_add_names(struct catalog *cat, const char *text, size_t length, 
 			start++, len--;
 		if (len == 0 || *start == '#')
 			continue;
-		if (len > NAME_MAX_LENGTH || memchr(start, '\0', len)) {
+		if (len > NAME_MAX_LENGTH || memchr(start, '\0', len) || !utf8_valid(start, len)) {
 			error_set(err, ERROR_BAD_PARAMETER, "names", (long long)(start - text),
-			          "names: line %zu is %s; a name is text of at most %d bytes", line,
-			          len > NAME_MAX_LENGTH ? "too long" : "not text", NAME_MAX_LENGTH);
+			          "names: line %zu is %s; a name is UTF-8 text of at most %d bytes",
+			          line, len > NAME_MAX_LENGTH ? "too long" : "not UTF-8 text",
+			          NAME_MAX_LENGTH);
 			goto fail;
 		}
 		s = catalog_stmt(cat, ST_ADD_NAME, err);

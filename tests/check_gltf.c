@@ -11,6 +11,7 @@
 #include "curve.h"
 #include "format.h"
 #include "gltf_writer.h"
+#include "hash.h"
 #include "testutil.h"
 
 #ifndef M_PI
@@ -357,6 +358,63 @@ START_TEST(every_interpolation_on_every_path)
 }
 END_TEST
 
+/* A channel without target.node is valid glTF (an extension may name the target): it is
+ * listed in skipped with the reason and the rest is imported; a file whose every channel is
+ * skipped is a clear 422. Several animations each get the handle of their own name. */
+START_TEST(channels_without_a_node_are_skipped)
+{
+	struct gltf_writer w;
+	struct decode_result r;
+	struct error err;
+	uint8_t *file;
+	size_t len;
+	json_t *channels;
+
+	gltf_writer_init(&w);
+	every_path(&w, "LINEAR", 0);
+	every_path(&w, "STEP", 1);
+	json_object_set_new(json_array_get(json_object_get(w.doc, "animations"), 0), "name",
+	                    json_string("Step Scale"));
+	json_object_set_new(json_array_get(json_object_get(w.doc, "animations"), 1), "name",
+	                    json_string("Linear"));
+	channels = json_object_get(json_array_get(json_object_get(w.doc, "animations"), 0),
+	                           "channels");
+	json_object_del(json_object_get(json_array_get(channels, 1), "target"), "node");
+	file = gltf_writer_glb(&w, &len);
+	ck_assert_msg(decode_bytes(file, len, "m.glb", NULL, 0, &r, &err) == 0, "%s", err.message);
+	ck_assert_uint_eq(r.count, 2);
+	ck_assert_uint_eq(r.resources[0]->clip.channel_count, 3);
+	ck_assert_uint_eq(json_array_size(r.skipped), 1);
+	ck_assert_str_eq(json_string_value(json_object_get(json_array_get(r.skipped, 0), "name")),
+	                 "animations[0].channels[1]");
+	ck_assert_ptr_nonnull(strstr(
+	    json_string_value(json_object_get(json_array_get(r.skipped, 0), "reason")),
+	    "no target node"));
+	ck_assert_uint_eq(r.resources[0]->crc32, 0x0A106D6F);
+	ck_assert_str_eq(r.resources[0]->crc32_source, "name");
+	ck_assert_uint_eq(r.resources[1]->crc32, hash_crc32_lower("Linear", 6));
+	free(file);
+	decode_result_cleanup(&r);
+	/* every channel without a node: nothing to import */
+	for (size_t a = 0; a < 2; a++) {
+		channels = json_object_get(json_array_get(json_object_get(w.doc, "animations"), a),
+		                           "channels");
+		for (size_t c = 0; c < json_array_size(channels); c++)
+			json_object_del(json_object_get(json_array_get(channels, c), "target"),
+			                "node");
+	}
+	file = gltf_writer_glb(&w, &len);
+	ck_assert_int_eq(decode_bytes(file, len, "m.glb", NULL, 0, &r, &err), -1);
+	ck_assert_int_eq(error_http_status(err.code), 422);
+	ck_assert_msg(strstr(err.message, "every channel is skipped") &&
+	                  strstr(err.message, "no target node"),
+	              "%s", err.message);
+	free(file);
+	decode_result_cleanup(&r);
+	gltf_writer_cleanup(&w);
+}
+END_TEST
+
 START_TEST(normalised_integer_rotations)
 {
 	struct gltf_writer w;
@@ -621,6 +679,7 @@ static Suite *gltf_suite(void)
 	tcase_add_loop_test(conf, validator_cases_get_the_validators_code, 0,
 	                    validator_count ? validator_count : 1);
 	tcase_add_loop_test(own, every_interpolation_on_every_path, 0, 2);
+	tcase_add_test(own, channels_without_a_node_are_skipped);
 	tcase_add_test(own, normalised_integer_rotations);
 	tcase_add_test(own, cubic_morph_weights_keep_the_a_v_b_layout);
 	tcase_add_test(own, sparse_accessors_replace_their_elements);

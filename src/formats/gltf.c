@@ -681,8 +681,8 @@ static int decode_animation(struct gltf *g, const json_t *anim, size_t ai,
 			     (long long)s);
 			goto done;
 		}
-		if (p == PATH_OTHER)
-			continue; /* skipped below, with a warning */
+		if (p == PATH_OTHER || !json_object_get(target, "node"))
+			continue; /* skipped below, with the reason */
 		snprintf(ptr, sizeof(ptr), "/animations/%zu/channels/%zu/target/node", ai, i);
 		node = array_item(g->doc, "nodes", n);
 		if (!node) {
@@ -763,6 +763,13 @@ static int decode_animation(struct gltf *g, const json_t *anim, size_t ai,
 			         ? "KHR_animation_pointer channels are not imported (yet)"
 			         : "not a glTF 2.0 target path (translation, rotation, scale, "
 			           "weights)");
+			continue;
+		}
+		if (!json_object_get(target, "node")) {
+			snprintf(label, sizeof(label), "animations[%zu].channels[%zu]", ai, i);
+			skip(out, label, path,
+			     "the channel has no target node: glTF allows that (an extension may "
+			     "name the target), and there is nothing it animates here");
 			continue;
 		}
 		snprintf(ptr, sizeof(ptr), "/animations/%zu/samplers/%lld/input", ai, (long long)s);
@@ -981,8 +988,12 @@ static int gltf_decode(const struct upload *up, struct decode_result *out, struc
 			goto done;
 	}
 	if (out->count == before) {
+		json_t *first = json_array_get(out->skipped, 0);
 		error_set(err, ERROR_GLTF_INVALID, "/animations", -1,
-		          "no animation has a channel animdex can import (see skipped)");
+		          "no animation has a channel animdex can import: every channel is "
+		          "skipped (%s: %s)",
+		          first ? json_string_value(json_object_get(first, "name")) : "none",
+		          first ? json_string_value(json_object_get(first, "reason")) : "no channels");
 		goto done;
 	}
 	if (embed_external_buffers(&g, out) < 0) {

@@ -95,6 +95,8 @@ struct request_state {
 	size_t reserved;          /* bytes of srv->buffered this request holds */
 	struct conn_watch *watch; /* its connection, or NULL */
 	struct server *srv;
+	struct error field_error; /* a field given twice, too long, or not text */
+	unsigned argument_count;  /* query arguments seen */
 	const char *allow;   /* the methods of the path, for 405 answers, or NULL */
 	char allow_text[48]; /* where allow points */
 };
@@ -537,20 +539,33 @@ static enum MHD_Result server_send_error(struct request_state *st, struct MHD_Co
 	return server_send(st, conn, &resp);
 }
 
-static struct request_field *state_field(struct request_state *st, const char *key)
-{
-	struct request *req = &st->req;
+#define FIELD_MAX             4096 /* bytes of one form field's value */
+#define REQUEST_MAX_ARGUMENTS 64   /* query arguments of one request */
 
+static struct request_field *find_field(struct request *req, const char *key)
+{
 	for (size_t i = 0; i < req->field_count; i++)
 		if (strcmp(req->fields[i].key, key) == 0)
 			return &req->fields[i];
-	if (req->field_count == REQUEST_MAX_FIELDS)
-		return NULL;
-	req->fields[req->field_count].key = strdup(key);
-	if (!req->fields[req->field_count].key)
-		return NULL;
-	buf_init(&req->fields[req->field_count].value, 4096);
-	return &req->fields[req->field_count++];
+	return NULL;
+}
+
+/* A problem with the request's fields, answered once the body has come. */
+static void field_problem(struct request_state *st, enum error_code code, const char *key,
+                          const char *fmt, ...) __attribute__((format(printf, 4, 5)));
+
+static void field_problem(struct request_state *st, enum error_code code, const char *key,
+                          const char *fmt, ...)
+{
+	va_list ap;
+	char text[sizeof(st->field_error.message)];
+
+	if (error_is_set(&st->field_error))
+		return;
+	va_start(ap, fmt);
+	vsnprintf(text, sizeof(text), fmt, ap);
+	va_end(ap);
+	error_set(&st->field_error, code, key, -1, "%s", text);
 }
 
 static enum MHD_Result post_iterator(void *cls, enum MHD_ValueKind kind, const char *key,
@@ -585,9 +600,31 @@ static enum MHD_Result post_iterator(void *cls, enum MHD_ValueKind kind, const c
 		return MHD_YES;
 	}
 	if (key) {
-		struct request_field *field = state_field(st, key);
-		if (field && size && buf_append(&field->value, data, size) < 0)
-			st->too_large = 1;
+		struct request_field *field = find_field(req, key);
+		if (field && off == 0) {
+			field_problem(st, ERROR_BAD_PARAMETER, key,
+			              "%s: the field is given twice; give it once", key);
+			return MHD_YES;
+		}
+		if (!field) {
+			if (req->field_count == REQUEST_MAX_FIELDS) {
+				field_problem(st, ERROR_BAD_PARAMETER, key,
+				              "%s: the form has more than %d fields", key,
+				              REQUEST_MAX_FIELDS);
+				return MHD_YES;
+			}
+			field = &req->fields[req->field_count];
+			field->key = strdup(key);
+			if (!field->key)
+				return MHD_NO;
+			buf_init(&field->value, FIELD_MAX);
+			req->field_count++;
+		}
+		if (size && buf_append(&field->value, data, size) < 0)
+			field_problem(st, ERROR_TOO_LARGE, key,
+			              "%s: the field is longer than %d bytes, the most a form field "
+			              "may hold",
+			              key, FIELD_MAX);
 	}
 	return MHD_YES;
 }
@@ -690,6 +727,23 @@ static int is_multipart(const char *type)
 	return type && strncasecmp(type, "multipart/form-data", 19) == 0;
 }
 
+/* How many times a query argument is given. */
+struct named_count {
+	const char *key;
+	unsigned *n;
+};
+
+static enum MHD_Result count_named(void *cls, enum MHD_ValueKind kind, const char *key,
+                                   const char *value)
+{
+	struct named_count *c = cls;
+
+	(void)kind, (void)value;
+	if (key && strcmp(key, c->key) == 0)
+		(*c->n)++;
+	return MHD_YES;
+}
+
 /* The Content-Length headers of a request: how many, and whether they all agree. */
 struct length_headers {
 	unsigned count;
@@ -710,6 +764,66 @@ static enum MHD_Result count_length_headers(void *cls, enum MHD_ValueKind kind, 
 			l->differ = 1;
 	}
 	return MHD_YES;
+}
+
+/* Query arguments: each given once, as UTF-8 text. */
+static enum MHD_Result check_argument(void *cls, enum MHD_ValueKind kind, const char *key,
+                                      const char *value)
+{
+	struct request_state *st = cls;
+	unsigned n = 0;
+
+	(void)kind;
+	if (!key)
+		return MHD_YES;
+	if (++st->argument_count > REQUEST_MAX_ARGUMENTS) {
+		field_problem(st, ERROR_BAD_PARAMETER, key,
+		              "the query has more than %d arguments", REQUEST_MAX_ARGUMENTS);
+		return MHD_NO;
+	}
+	if (!utf8_valid(key, strlen(key)) || (value && !utf8_valid(value, strlen(value)))) {
+		field_problem(st, ERROR_BAD_PARAMETER, key,
+		              "%s: '%s' is not valid UTF-8 text; arguments are text", key,
+		              value ? value : "");
+		return MHD_NO;
+	}
+	MHD_get_connection_values((struct MHD_Connection *)st->req.connection,
+	                          MHD_GET_ARGUMENT_KIND, count_named, &(struct named_count){key, &n});
+	if (n > 1) {
+		field_problem(st, ERROR_BAD_PARAMETER, key, "%s: the argument is given %u times; give "
+		              "it once", key, n);
+		return MHD_NO;
+	}
+	return MHD_YES;
+}
+
+/* Form fields and file names: UTF-8 text without NUL bytes, and not given again as query
+ * arguments. */
+static void check_fields(struct request_state *st)
+{
+	struct request *req = &st->req;
+
+	for (size_t i = 0; i < req->field_count; i++) {
+		const struct request_field *f = &req->fields[i];
+		const char *v = f->value.data ? f->value.data : "";
+		if (memchr(v, '\0', f->value.len) || !utf8_valid(v, f->value.len))
+			field_problem(st, ERROR_BAD_PARAMETER, f->key,
+			              "%s: '%.200s' is not UTF-8 text (or holds a NUL byte); form "
+			              "fields are text",
+			              f->key, v);
+		else if (MHD_lookup_connection_value((struct MHD_Connection *)req->connection,
+		                                     MHD_GET_ARGUMENT_KIND, f->key))
+			field_problem(st, ERROR_BAD_PARAMETER, f->key,
+			              "%s: given both as a form field and as a query argument; give "
+			              "it once",
+			              f->key);
+	}
+	for (size_t i = 0; i < req->file_count; i++) {
+		const char *name = req->files[i].filename;
+		if (name && !utf8_valid(name, strlen(name)))
+			field_problem(st, ERROR_BAD_PARAMETER, "filename",
+			              "filename: '%s' is not valid UTF-8; file names are text", name);
+	}
 }
 
 /* The first callback of a request: route, authorise, check the framing, admit the body. */
@@ -754,6 +868,13 @@ static enum MHD_Result request_begin(struct server *srv, struct MHD_Connection *
 	}
 	if (authorise(st, conn, &ret) < 0)
 		return ret;
+	error_init(&st->field_error);
+	MHD_get_connection_values(conn, MHD_GET_ARGUMENT_KIND, check_argument, st);
+	if (error_is_set(&st->field_error)) {
+		struct response resp = {0};
+		response_error(&resp, &st->field_error);
+		return server_send(st, conn, &resp);
+	}
 	if (lengths.first) {
 		char *end;
 		declared = strtoull(lengths.first, &end, 10);
@@ -866,6 +987,11 @@ static enum MHD_Result access_handler(void *cls, struct MHD_Connection *conn, co
 		                         "the request body is larger than the upload limit of %zu "
 		                         "bytes (--max-upload), or has more than %d files",
 		                         srv->config.max_upload, REQUEST_MAX_FILES);
+	check_fields(st);
+	if (error_is_set(&st->field_error)) {
+		response_error(&resp, &st->field_error);
+		return server_send(st, conn, &resp);
+	}
 	if (st->incomplete)
 		return server_send_error(st, conn, ERROR_MALFORMED,
 		                         "the multipart/form-data body ends before its closing "
