@@ -27,6 +27,7 @@ static const char usage_text[] =
     "       animdexd hash NAME...\n"
     "       animdexd token add|list|revoke [NAME] [--db PATH]\n"
     "       animdexd import [--db PATH] [--class NAME] [--family NAME] [--quiet] PATH...\n"
+    "                       [--max-upload SIZE] [--max-entries N]\n"
     "       animdexd redecode [--db PATH] [--family NAME] [--class NAME] [--id N] [--quiet]\n"
     "\n"
     "An HTTP/JSON catalogue of game animation resources.\n"
@@ -436,11 +437,16 @@ static int cmd_import(int argc, char **argv)
 			break;
 		case 'q': opt.quiet = 1; break;
 		case 'h':
-			fputs("Usage: animdexd import [--db PATH] [--class NAME] [--family NAME] "
-			      "[--quiet] "
-			      "PATH...\nImports files and folders (recursively) into the "
-			      "catalogue.\n",
-			      stdout);
+			fputs(
+			    "Usage: animdexd import [--db PATH] [--class NAME] [--family NAME]\n"
+			    "                       [--max-upload SIZE] [--max-entries N] "
+			    "[--quiet] "
+			    "PATH...\n"
+			    "Imports files and folders (recursively, each folder once) into the "
+			    "catalogue in\nbatched transactions. --max-upload bounds what a "
+			    "compressed container may inflate\nto (64M), --max-entries the entries "
+			    "one file may give (1000).\n",
+			    stdout);
 			return 0;
 		default: usage_error("%s", "unknown option");
 		}

@@ -16,7 +16,7 @@ static struct curve make(enum value_type type, enum interpolation interp, enum s
                          uint32_t components, uint32_t keys, const float *times,
                          const float *values)
 {
-	struct curve c = {type, interp, sem, components, keys, times, values};
+	struct curve c = {type, interp, sem, components, keys, times, values, 0};
 	return c;
 }
 

@@ -377,8 +377,8 @@ START_TEST(channels_without_a_node_are_skipped)
 	                    json_string("Step Scale"));
 	json_object_set_new(json_array_get(json_object_get(w.doc, "animations"), 1), "name",
 	                    json_string("Linear"));
-	channels = json_object_get(json_array_get(json_object_get(w.doc, "animations"), 0),
-	                           "channels");
+	channels =
+	    json_object_get(json_array_get(json_object_get(w.doc, "animations"), 0), "channels");
 	json_object_del(json_object_get(json_array_get(channels, 1), "target"), "node");
 	file = gltf_writer_glb(&w, &len);
 	ck_assert_msg(decode_bytes(file, len, "m.glb", NULL, 0, &r, &err) == 0, "%s", err.message);
@@ -387,9 +387,9 @@ START_TEST(channels_without_a_node_are_skipped)
 	ck_assert_uint_eq(json_array_size(r.skipped), 1);
 	ck_assert_str_eq(json_string_value(json_object_get(json_array_get(r.skipped, 0), "name")),
 	                 "animations[0].channels[1]");
-	ck_assert_ptr_nonnull(strstr(
-	    json_string_value(json_object_get(json_array_get(r.skipped, 0), "reason")),
-	    "no target node"));
+	ck_assert_ptr_nonnull(
+	    strstr(json_string_value(json_object_get(json_array_get(r.skipped, 0), "reason")),
+	           "no target node"));
 	ck_assert_uint_eq(r.resources[0]->crc32, 0x0A106D6F);
 	ck_assert_str_eq(r.resources[0]->crc32_source, "name");
 	ck_assert_uint_eq(r.resources[1]->crc32, hash_crc32_lower("Linear", 6));

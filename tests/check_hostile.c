@@ -237,8 +237,10 @@ START_TEST(incomplete_bodies_are_refused_and_store_nothing)
 	         "boundary=XB\r\nContent-Length: %d\r\nConnection: close\r\n\r\n",
 	         n);
 	{
-		char *req = malloc(strlen(head) + (size_t)n + 1);
-		sprintf(req, "%s%s", head, body);
+		size_t hl = strlen(head);
+		char *req = malloc(hl + (size_t)n + 1);
+		memcpy(req, head, hl);
+		memcpy(req + hl, body, (size_t)n + 1);
 		answer = raw_exchange(&f.d, req, strlen(req), 0, 5000, &status);
 		free(req);
 	}
@@ -695,7 +697,7 @@ END_TEST
 /* Runs a command; its stderr and stdout together, and its exit status. */
 static char *run(const char *cmd, int *status)
 {
-	char full[2048], *out = calloc(1, 65536);
+	char full[4096], *out = calloc(1, 65536);
 	FILE *p;
 	size_t n;
 

@@ -26,6 +26,7 @@ const make = (tag, attributes = {}, children = []) => {
   for (const child of children) element.append(child);
   return element;
 };
+const count = (n, one, many) => `${n} ${n === 1 ? one : many}`;
 const bytes = (n) => n < 1024 ? `${n} B` : n < 1048576 ? `${(n / 1024).toFixed(1)} KiB` : `${(n / 1048576).toFixed(1)} MiB`;
 const handleText = (entry) => entry.crc32 + (entry.crc32_name ? ` (${entry.crc32_name})` : '');
 
@@ -144,7 +145,7 @@ function setUpUpload() {
 async function loadHealth() {
   try {
     const h = await api('/api/health');
-    text($('#health'), `${h.counts.resources} entries, ${h.counts.tracks} tracks, ${bytes(h.counts.bytes)} · animdex ${h.version}`);
+    text($('#health'), `${count(h.counts.resources, 'entry', 'entries')}, ${count(h.counts.tracks, 'track', 'tracks')}, ${bytes(h.counts.bytes)} · animdex ${h.version}`);
   } catch (e) { text($('#health'), e.message); }
 }
 

@@ -162,8 +162,27 @@ oom:
 	return -1;
 }
 
-const struct format *format_detect(const struct upload *up)
+/* A JSON document may start with a UTF-8 byte order mark: the decoders see it without. */
+static struct upload without_bom(const struct upload *up)
 {
+	struct upload view = *up;
+
+	if (up->length >= 3 && memcmp(up->data, "\xEF\xBB\xBF", 3) == 0) {
+		size_t i = 3;
+		while (i < up->length && strchr(" \t\r\n", up->data[i]))
+			i++;
+		if (i < up->length && (up->data[i] == '{' || up->data[i] == '[')) {
+			view.data += 3;
+			view.length -= 3;
+		}
+	}
+	return view;
+}
+
+const struct format *format_detect(const struct upload *given)
+{
+	struct upload view = without_bom(given);
+	const struct upload *up = &view;
 	const struct format *best = NULL;
 	enum format_match best_match = MATCH_NONE;
 	char why[200];
@@ -178,8 +197,10 @@ const struct format *format_detect(const struct upload *up)
 	return best;
 }
 
-int format_decode(const struct upload *up, struct decode_result *out, struct error *err)
+int format_decode(const struct upload *given, struct decode_result *out, struct error *err)
 {
+	struct upload view = without_bom(given);
+	const struct upload *up = &view;
 	const struct format *best = NULL;
 	enum format_match best_match = MATCH_NONE;
 	char why[sizeof(formats) / sizeof(formats[0])][200];

@@ -993,7 +993,8 @@ static int gltf_decode(const struct upload *up, struct decode_result *out, struc
 		          "no animation has a channel animdex can import: every channel is "
 		          "skipped (%s: %s)",
 		          first ? json_string_value(json_object_get(first, "name")) : "none",
-		          first ? json_string_value(json_object_get(first, "reason")) : "no channels");
+		          first ? json_string_value(json_object_get(first, "reason"))
+		                : "no channels");
 		goto done;
 	}
 	if (embed_external_buffers(&g, out) < 0) {

@@ -1,4 +1,5 @@
 /* routes_resources.c: upload, list, get, raw download and delete of catalogue entries. */
+#include <ctype.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -304,27 +305,42 @@ void route_get(struct request *req, struct response *resp)
 	response_result(resp, entry, &err);
 }
 
-/* attachment; filename="..." with anything but plain printable ASCII replaced. */
+/* attachment; filename="..." with anything but plain printable ASCII replaced, and, when
+ * the name is not plain ASCII, filename*=UTF-8''... with the name itself (RFC 6266, 8187). */
 static char *content_disposition(const char *filename, int64_t id)
 {
-	char name[200], *out;
-	size_t n = 0;
+	static const char hex[] = "0123456789ABCDEF";
+	char name[200], exact[600], *out;
+	size_t n = 0, e = 0;
+	int plain = 1;
 
 	if (filename) {
 		const char *base = strrchr(filename, '/');
 		base = base ? base + 1 : filename;
-		for (; *base && n < sizeof(name) - 1; base++) {
+		for (; *base && n < sizeof(name) - 1 && e + 3 < sizeof(exact); base++) {
 			unsigned char c = (unsigned char)*base;
-			name[n++] =
-			    (c < 0x20 || c >= 0x7F || c == '"' || c == '\\') ? '_' : (char)c;
+			int ascii = c >= 0x20 && c < 0x7F && c != '"' && c != '\\';
+			plain &= ascii;
+			name[n++] = ascii ? (char)c : '_';
+			/* attr-char of RFC 8187: letters, digits and !#$&+-.^_`|~ as they are */
+			if (isalnum(c) || strchr("!#$&+-.^_`|~", c)) {
+				exact[e++] = (char)c;
+			} else {
+				exact[e++] = '%';
+				exact[e++] = hex[c >> 4];
+				exact[e++] = hex[c & 15];
+			}
 		}
 	}
 	name[n] = '\0';
+	exact[e] = '\0';
 	if (n == 0)
 		snprintf(name, sizeof(name), "resource-%" PRId64 ".bin", id);
-	out = malloc(strlen(name) + 32);
-	if (out)
+	out = malloc(strlen(name) + strlen(exact) + 64);
+	if (out && (plain || n == 0))
 		sprintf(out, "attachment; filename=\"%s\"", name);
+	else if (out)
+		sprintf(out, "attachment; filename=\"%s\"; filename*=UTF-8''%s", name, exact);
 	return out;
 }
 

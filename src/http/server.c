@@ -97,8 +97,8 @@ struct request_state {
 	struct server *srv;
 	struct error field_error; /* a field given twice, too long, or not text */
 	unsigned argument_count;  /* query arguments seen */
-	const char *allow;   /* the methods of the path, for 405 answers, or NULL */
-	char allow_text[48]; /* where allow points */
+	const char *allow;        /* the methods of the path, for 405 answers, or NULL */
+	char allow_text[48];      /* where allow points */
 };
 
 static void timespec_now(struct timespec *t)
@@ -475,11 +475,20 @@ static enum MHD_Result server_send(struct request_state *st, struct MHD_Connecti
 	}
 	hold->srv = st->srv;
 	hold->bytes = bytes;
+	if (streamed && stream_length == RESPONSE_LENGTH_UNKNOWN &&
+	    strcmp(st->req.method, "HEAD") == 0) {
+		/* HEAD: the length GET would send, without sending it (libmicrohttpd 0.9.75 would
+		 * otherwise end an empty chunked body after the headers) */
+		char scratch[4096];
+		long n;
+		stream_length = 0;
+		while ((n = resp->stream.fill(resp->stream.state, scratch, sizeof(scratch))) > 0)
+			stream_length += (uint64_t)n;
+	}
 	if (streamed) {
 		hold->stream = resp->stream;
 		r = MHD_create_response_from_callback(
-		    resp->stream.length == RESPONSE_LENGTH_UNKNOWN ? MHD_SIZE_UNKNOWN
-		                                                   : resp->stream.length,
+		    stream_length == RESPONSE_LENGTH_UNKNOWN ? MHD_SIZE_UNKNOWN : stream_length,
 		    STREAM_BLOCK, answer_fill, hold, answer_release);
 	} else {
 		hold->body = resp->body;
@@ -621,10 +630,11 @@ static enum MHD_Result post_iterator(void *cls, enum MHD_ValueKind kind, const c
 			req->field_count++;
 		}
 		if (size && buf_append(&field->value, data, size) < 0)
-			field_problem(st, ERROR_TOO_LARGE, key,
-			              "%s: the field is longer than %d bytes, the most a form field "
-			              "may hold",
-			              key, FIELD_MAX);
+			field_problem(
+			    st, ERROR_TOO_LARGE, key,
+			    "%s: the field is longer than %d bytes, the most a form field "
+			    "may hold",
+			    key, FIELD_MAX);
 	}
 	return MHD_YES;
 }
@@ -777,8 +787,8 @@ static enum MHD_Result check_argument(void *cls, enum MHD_ValueKind kind, const 
 	if (!key)
 		return MHD_YES;
 	if (++st->argument_count > REQUEST_MAX_ARGUMENTS) {
-		field_problem(st, ERROR_BAD_PARAMETER, key,
-		              "the query has more than %d arguments", REQUEST_MAX_ARGUMENTS);
+		field_problem(st, ERROR_BAD_PARAMETER, key, "the query has more than %d arguments",
+		              REQUEST_MAX_ARGUMENTS);
 		return MHD_NO;
 	}
 	if (!utf8_valid(key, strlen(key)) || (value && !utf8_valid(value, strlen(value)))) {
@@ -788,10 +798,13 @@ static enum MHD_Result check_argument(void *cls, enum MHD_ValueKind kind, const 
 		return MHD_NO;
 	}
 	MHD_get_connection_values((struct MHD_Connection *)st->req.connection,
-	                          MHD_GET_ARGUMENT_KIND, count_named, &(struct named_count){key, &n});
+	                          MHD_GET_ARGUMENT_KIND, count_named,
+	                          &(struct named_count){key, &n});
 	if (n > 1) {
-		field_problem(st, ERROR_BAD_PARAMETER, key, "%s: the argument is given %u times; give "
-		              "it once", key, n);
+		field_problem(st, ERROR_BAD_PARAMETER, key,
+		              "%s: the argument is given %u times; give "
+		              "it once",
+		              key, n);
 		return MHD_NO;
 	}
 	return MHD_YES;
@@ -813,16 +826,18 @@ static void check_fields(struct request_state *st)
 			              f->key, v);
 		else if (MHD_lookup_connection_value((struct MHD_Connection *)req->connection,
 		                                     MHD_GET_ARGUMENT_KIND, f->key))
-			field_problem(st, ERROR_BAD_PARAMETER, f->key,
-			              "%s: given both as a form field and as a query argument; give "
-			              "it once",
-			              f->key);
+			field_problem(
+			    st, ERROR_BAD_PARAMETER, f->key,
+			    "%s: given both as a form field and as a query argument; give "
+			    "it once",
+			    f->key);
 	}
 	for (size_t i = 0; i < req->file_count; i++) {
 		const char *name = req->files[i].filename;
 		if (name && !utf8_valid(name, strlen(name)))
 			field_problem(st, ERROR_BAD_PARAMETER, "filename",
-			              "filename: '%s' is not valid UTF-8; file names are text", name);
+			              "filename: '%s' is not valid UTF-8; file names are text",
+			              name);
 	}
 }
 
