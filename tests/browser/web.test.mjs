@@ -59,6 +59,21 @@ function messageKeyframer() {
   return b;
 }
 
+// KeyframerFloat_Z, little-endian, keys at 0.5 s (value 2) and 1.5 s (value 4): u16 flags,
+// u32 count, then per key f32 time, value, tangentIn, tangentOut.
+function lateKeyframer() {
+  const b = Buffer.alloc(6 + 2 * 16);
+  let o = b.writeUInt16LE(1, 0);
+  o = b.writeUInt32LE(2, o);
+  for (const [time, value] of [[0.5, 2], [1.5, 4]]) {
+    o = b.writeFloatLE(time, o);
+    o = b.writeFloatLE(value, o);
+    o = b.writeFloatLE(0, o);
+    o = b.writeFloatLE(0, o);
+  }
+  return b;
+}
+
 async function main() {
   mkdirSync(shots, { recursive: true });
   const good = join(dir, 'browser-walk.json');
@@ -94,6 +109,10 @@ async function main() {
     await row.locator('a').first().waitFor({ timeout: 15000 });
     check('an upload row shows the created entry', (await row.getAttribute('data-result')) === 'created', await row.innerText());
     check('the row has a progress bar that reached 100', (await row.locator('progress').evaluate((p) => p.value)) === 100);
+    await page.waitForFunction(() => /^1 entry, 1 track,/.test(document.querySelector('#health').textContent), null, { timeout: 10000 })
+      .catch(() => {});
+    const health = await page.locator('#health').innerText();
+    check('the header counts one entry in the singular', health.startsWith('1 entry, 1 track,'), health);
 
     // find it in the table by filtering, then open it
     await page.fill('#q', 'browser walk');
@@ -152,6 +171,27 @@ async function main() {
     check('an event track lists its messages', listed[0].startsWith('0.25 s: class 36 → 0x0000BEEF') && listed[1].startsWith('1.5 s: class 12'),
       listed.join(' | '));
     await page.screenshot({ path: join(shots, 'events-1280x800.png'), fullPage: true });
+
+    // a Zouna keyframer whose first key is at 0.5 s: the chart starts at 0 and shows the last
+    // key's value there, as the engine has it
+    const late = join(dir, 'late.KeyframerFloat_Z');
+    writeFileSync(late, lateKeyframer());
+    await page.setInputFiles('#file-input', late);
+    await page.locator('#uploads li').first().locator('a').first().waitFor({ timeout: 15000 });
+    await page.fill('#q', 'late');
+    await page.press('#q', 'Enter');
+    await page.waitForFunction(() => document.querySelectorAll('#catalogue tbody tr').length === 1);
+    await page.locator('#catalogue tbody tr').first().click();
+    await page.waitForFunction(() => window.Chart && Object.values(Chart.instances).length &&
+      Object.values(Chart.instances)[0].data.datasets.length >= 1 &&
+      Object.values(Chart.instances)[0].data.datasets[0].data.length > 0 &&
+      !('event' in Object.values(Chart.instances)[0].data.datasets[0].data[0]) &&
+      document.querySelector('#tracks tbody tr td:nth-child(5)').textContent.includes('before the first key'), null, { timeout: 10000 });
+    const firstPoint = await page.evaluate(() => Object.values(Chart.instances)[0].data.datasets[0].data[0]);
+    const rule = await page.locator('#tracks tbody tr td').nth(4).innerText();
+    check('a Zouna chart shows the last key\'s value before the first key',
+      firstPoint.x === 0 && firstPoint.y === 4 && rule.includes("last key's value before the first key"),
+      `${JSON.stringify(firstPoint)} ${rule}`);
 
     // a .gltf with its .bin, chosen together, goes up in one request
     const fixtures = process.env.ANIMDEX_FIXTURES;
