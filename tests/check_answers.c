@@ -338,6 +338,125 @@ START_TEST(a_bom_is_skipped_and_file_names_survive_download)
 }
 END_TEST
 
+/* /keys gives the keys as decoded: a KeyframerRot_Z key (1000, -500, 0, 2000) is
+ * (0.5, -0.25, 0, 1), not its normalised form. */
+START_TEST(keys_are_served_as_decoded)
+{
+	/* count 2; keys of 12 bytes: f32 time, i16 x, y, z, w */
+	static const uint8_t rot[4 + 2 * 12] = {
+	    2, 0, 0,    0,                                               /* count */
+	    0, 0, 0,    0,    0xE8, 0x03, 0x0C, 0xFE, 0, 0, 0xD0, 0x07,  /* 0 s */
+	    0, 0, 0x80, 0x3F, 0,    0,    0,    0,    0, 0, 0x30, 0xF8}; /* 1 s */
+	struct http_reply r;
+	json_t *j;
+	char path[96];
+
+	ck_assert_int_eq(http_request(&d, "POST", "/api/resources?filename=k.KeyframerRot_Z", rot,
+	                              sizeof(rot), "application/octet-stream", &r),
+	                 0);
+	ck_assert_msg(r.status == 201, "%s", r.body);
+	j = http_json(&r);
+	snprintf(path, sizeof(path), "/api/resources/%lld/tracks/0/keys",
+	         (long long)json_integer_value(
+	             json_object_get(json_array_get(json_object_get(j, "resources"), 0), "id")));
+	json_decref(j);
+	http_reply_cleanup(&r);
+	ck_assert_int_eq(http_request(&d, "GET", path, NULL, 0, NULL, &r), 0);
+	ck_assert_msg(strstr(r.body, "\"times\":[0,1],\"values\":[[0.5,-0.25,0,1],[0,0,0,-1]]"),
+	              "%s", r.body);
+	http_reply_cleanup(&r);
+}
+END_TEST
+
+/* A store that fails inside its transaction (here a trigger injects the fault) is a clear
+ * error that stores nothing, and the next upload on the same connection (one thread, one
+ * catalogue connection) goes through: the failed transaction was rolled back. */
+START_TEST(a_failed_store_rolls_back)
+{
+	struct daemon_proc one;
+	char *tmp = testutil_temp_dir(), db[512], cmd[1024];
+	char poison[sizeof(walk_doc) + 8];
+	struct http_reply r;
+	json_t *j;
+
+	snprintf(db, sizeof(db), "%s/f.db", tmp);
+	ck_assert_int_eq(daemon_start(&one, db, "--threads 1"), 0);
+	snprintf(cmd, sizeof(cmd),
+	         "sqlite3 '%s' \"CREATE TRIGGER injected BEFORE INSERT ON tracks WHEN "
+	         "(SELECT name FROM resources WHERE id = NEW.resource_id) = 'poison' BEGIN "
+	         "SELECT RAISE(ABORT, 'injected fault'); END\"",
+	         db);
+	ck_assert_int_eq(system(cmd), 0);
+	snprintf(poison, sizeof(poison), "%s", walk_doc);
+	memcpy(strstr(poison, "\"walk\""), "\"poison\"", 8);
+	memmove(strstr(poison, "\"poison\"") + 8, strstr(walk_doc, "\"walk\"") + 6,
+	        strlen(strstr(walk_doc, "\"walk\"") + 6) + 1);
+	ck_assert_int_eq(http_request(&one, "POST", "/api/resources?filename=p.json", poison,
+	                              strlen(poison), "application/json", &r),
+	                 0);
+	ck_assert_msg(r.status == 500 && strstr(r.body, "injected fault"), "%ld %s", r.status,
+	              r.body);
+	http_reply_cleanup(&r);
+	for (int i = 0; i < 3; i++) {
+		char name[32];
+		snprintf(name, sizeof(name), "/api/resources?filename=w%d.json", i);
+		ck_assert_int_eq(http_request(&one, "POST", name, walk_doc, strlen(walk_doc),
+		                              "application/json", &r),
+		                 0);
+		ck_assert_msg(r.status == 201 || r.status == 200, "after the fault: %ld %s",
+		              r.status, r.body);
+		http_reply_cleanup(&r);
+	}
+	ck_assert_int_eq(http_request(&one, "GET", "/api/health", NULL, 0, NULL, &r), 0);
+	j = http_json(&r);
+	ck_assert_int_eq(
+	    json_integer_value(json_object_get(json_object_get(j, "counts"), "resources")), 1);
+	ck_assert_int_eq(json_integer_value(json_object_get(json_object_get(j, "counts"), "blobs")),
+	                 1);
+	json_decref(j);
+	http_reply_cleanup(&r);
+	ck_assert_int_eq(daemon_stop(&one), 0);
+	testutil_remove_tree(tmp);
+	free(tmp);
+}
+END_TEST
+
+/* --max-samples bounds every way of asking: count, step and t lists. */
+START_TEST(max_samples_holds_on_every_path)
+{
+	struct daemon_proc few;
+	char *tmp = testutil_temp_dir(), db[512];
+	static const char *const over[] = {"count=5", "from=0&to=1&step=0.25",
+	                                   "t=0,0.2,0.4,0.6,0.8"};
+	static const char *const fits[] = {"count=4", "from=0&to=0.75&step=0.25",
+	                                   "t=0,0.2,0.4,0.6"};
+	struct http_reply r;
+
+	snprintf(db, sizeof(db), "%s/s.db", tmp);
+	ck_assert_int_eq(daemon_start(&few, db, "--max-samples 4"), 0);
+	ck_assert_int_eq(http_request(&few, "POST", "/api/resources?filename=w.json", walk_doc,
+	                              strlen(walk_doc), "application/json", &r),
+	                 0);
+	http_reply_cleanup(&r);
+	for (int i = 0; i < 3; i++) {
+		char path[128];
+		snprintf(path, sizeof(path), "/api/resources/1/tracks/0/sample?%s", over[i]);
+		ck_assert_int_eq(http_request(&few, "GET", path, NULL, 0, NULL, &r), 0);
+		ck_assert_msg(r.status == 400 && strstr(r.body, "--max-samples"), "%s: %ld %s",
+		              path, r.status, r.body);
+		http_reply_cleanup(&r);
+		snprintf(path, sizeof(path), "/api/resources/1/tracks/0/sample?%s", fits[i]);
+		ck_assert_int_eq(http_request(&few, "GET", path, NULL, 0, NULL, &r), 0);
+		ck_assert_msg(r.status == 200 && strstr(r.body, "\"count\":4,"), "%s: %ld %s", path,
+		              r.status, r.body);
+		http_reply_cleanup(&r);
+	}
+	ck_assert_int_eq(daemon_stop(&few), 0);
+	testutil_remove_tree(tmp);
+	free(tmp);
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("answers");
@@ -353,6 +472,9 @@ int main(void)
 	tcase_add_test(tc, every_json_answer_ends_with_a_newline_and_404s_name_the_path);
 	tcase_add_test(tc, floats_are_their_shortest_text_everywhere);
 	tcase_add_test(tc, a_bom_is_skipped_and_file_names_survive_download);
+	tcase_add_test(tc, keys_are_served_as_decoded);
+	tcase_add_test(tc, a_failed_store_rolls_back);
+	tcase_add_test(tc, max_samples_holds_on_every_path);
 	suite_add_tcase(s, tc);
 	sr = srunner_create(s);
 	srunner_run_all(sr, CK_NORMAL);

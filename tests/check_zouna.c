@@ -235,6 +235,35 @@ START_TEST(rotation_keys_slerp_as_quaternions)
 }
 END_TEST
 
+/* The keys as decoded, before any normalising: i16 / 2000 (RatDecomp KEY_QUAT_COMP_FACTOR).
+ * A key (1000, -500, 0, 2000) is (0.5, -0.25, 0, 1); sampled, it would be normalised, which
+ * hides a wrong divisor, so the stored key values are checked. */
+START_TEST(rotation_keys_are_divided_by_2000)
+{
+	struct zkey keys[2] = {{.time = 0, .v = {0.5f, -0.25f, 0, 1}},
+	                       {.time = 1, .v = {0, 0, 0, -1}}};
+	static const float want[8] = {0.5f, -0.25f, 0, 1, 0, 0, 0, -1};
+	struct zbuf b;
+	struct decode_result r;
+	struct error err;
+
+	for (int big = 0; big < 2; big++) {
+		const struct sampler *s;
+		zbuf_init(&b, big);
+		zouna_write_keyframer(&b, "KeyframerRot_Z", 0, keys, 2, 0);
+		/* the bytes hold 1000, -500, 0, 2000 */
+		ck_assert_uint_eq(b.data[4 + 4 + (big ? 1 : 0)], big ? 0xE8 : 0xE8);
+		ck_assert_int_eq(decode(&b, "k.KeyframerRot_Z", NULL, NULL, &r, &err), 0);
+		s = &r.resources[0]->clip.samplers[0];
+		ck_assert_uint_eq(s->value_bytes, sizeof(want));
+		for (int i = 0; i < 8; i++)
+			ck_assert_float_eq(((const float *)s->values)[i], want[i]);
+		decode_result_cleanup(&r);
+		zbuf_free(&b);
+	}
+}
+END_TEST
+
 static const char *reading_of(const struct resource *res)
 {
 	return json_string_value(
@@ -948,6 +977,7 @@ static Suite *zouna_suite(void)
 	tcase_add_loop_test(keyframers, round_trip_gives_back_the_keys, 0, (int)VALUE_CLASSES);
 	tcase_add_test(keyframers, the_step_flag_holds_the_previous_key);
 	tcase_add_test(keyframers, rotation_keys_slerp_as_quaternions);
+	tcase_add_test(keyframers, rotation_keys_are_divided_by_2000);
 	tcase_add_test(keyframers, the_three_readings_of_formats_1_4);
 	tcase_add_test(keyframers, flags_and_messages);
 	tcase_add_test(keyframers, class_and_handle_from_file_name_and_parameters);
