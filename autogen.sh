@@ -5,9 +5,11 @@ set -eu
 cd "$(dirname "$0")"
 
 # Build: compiler, autotools, the libraries. Tests: Check, libcurl, curl, sqlite3, clang-format,
-# Chromium (the web page), wrk (load), clang and its sanitizer runtimes (fuzzing).
+# Chromium (the web page), wrk (load), clang and its sanitizer runtimes (fuzzing), Blender and
+# numpy (exported glTF opened in a real Blender), systemd's tools (the unit).
 packages="build-essential autoconf automake pkg-config libmicrohttpd-dev libjansson-dev \
-libsqlite3-dev zlib1g-dev check libcurl4-openssl-dev curl sqlite3 clang-format libjs-chart.js chromium wrk clang libclang-rt-14-dev"
+libsqlite3-dev zlib1g-dev check libcurl4-openssl-dev curl sqlite3 clang-format libjs-chart.js chromium wrk clang libclang-rt-14-dev \
+blender python3-numpy systemd"
 
 missing=""
 for p in $packages; do

@@ -79,6 +79,10 @@ struct catalog_query {
 
 /* {"resources": [...], "next_cursor": "..."} (no cursor on the last page). */
 json_t *catalog_list(struct catalog *cat, const struct catalog_query *q, struct error *err);
+/* The ids of every entry the query's filters select (its cursor and limit are ignored),
+ * newest first; more than `max` is a 413 naming the limit. *ids is malloc'd. */
+int catalog_select_matching(struct catalog *cat, const struct catalog_query *q, size_t max,
+                            int64_t **ids, size_t *count, struct error *err);
 /* The whole entry: summary, structure, assumed notes, tracks. */
 json_t *catalog_get(struct catalog *cat, int64_t id, struct error *err);
 /* The uploaded bytes of an entry, malloc'd; filename malloc'd or NULL. */

@@ -853,6 +853,58 @@ json_t *catalog_list(struct catalog *cat, const struct catalog_query *q, struct 
 	return out;
 }
 
+int catalog_select_matching(struct catalog *cat, const struct catalog_query *given, size_t max,
+                            int64_t **ids, size_t *count, struct error *err)
+{
+	struct catalog_query q = *given;
+	size_t cap = 0;
+
+	*ids = NULL;
+	*count = 0;
+	q.before_id = 0;
+	q.limit = 500;
+	for (;;) {
+		json_t *page = catalog_list(cat, &q, err), *e;
+		const char *cursor;
+		size_t i;
+		if (!page)
+			goto fail;
+		json_array_foreach(json_object_get(page, "resources"), i, e)
+		{
+			if (*count == max) {
+				json_decref(page);
+				error_set(
+				    err, ERROR_TOO_LARGE, NULL, -1,
+				    "the filters select more than %zu entries, the most one export "
+				    "may hold; narrow them",
+				    max);
+				goto fail;
+			}
+			if (*count == cap) {
+				int64_t *grown =
+				    realloc(*ids, (cap = cap ? 2 * cap : 64) * sizeof(**ids));
+				if (!grown) {
+					json_decref(page);
+					error_set(err, ERROR_INTERNAL, NULL, -1, "out of memory");
+					goto fail;
+				}
+				*ids = grown;
+			}
+			(*ids)[(*count)++] = json_integer_value(json_object_get(e, "id"));
+		}
+		cursor = json_string_value(json_object_get(page, "next_cursor"));
+		q.before_id = cursor ? strtoll(cursor, NULL, 10) : 0;
+		json_decref(page);
+		if (!q.before_id)
+			return 0;
+	}
+fail:
+	free(*ids);
+	*ids = NULL;
+	*count = 0;
+	return -1;
+}
+
 static json_t *track_row(sqlite3_stmt *s)
 {
 	const char *schema = (const char *)sqlite3_column_text(s, 2);
@@ -1026,7 +1078,7 @@ int catalog_delete(struct catalog *cat, int64_t id, struct error *err)
 	}
 	if (catalog_exec(cat, ST_COMMIT, err) < 0)
 		goto fail;
-	__atomic_add_fetch(&catalog_generation, 1, __ATOMIC_ACQ_REL);
+	__atomic_add_fetch(&catalog_generation, 1, __ATOMIC_ACQ_REL); /* every cache drops it */
 	free(sha);
 	return 0;
 fail:

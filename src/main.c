@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include "catalog.h"
+#include "export.h"
 #include "format.h"
 #include "hash.h"
 #include "http.h"
@@ -29,6 +30,9 @@ static const char usage_text[] =
     "       animdexd import [--db PATH] [--class NAME] [--family NAME] [--quiet] PATH...\n"
     "                       [--max-upload SIZE] [--max-entries N]\n"
     "       animdexd redecode [--db PATH] [--family NAME] [--class NAME] [--id N] [--quiet]\n"
+    "       animdexd export [--db PATH] [--id N]... [--class NAME] [--family NAME]\n"
+    "                       [--name NAME] [--crc32 HANDLE] [--q TEXT] [--format glb|gltf]\n"
+    "                       [--bake N] [--quiet] -o FILE\n"
     "\n"
     "An HTTP/JSON catalogue of game animation resources.\n"
     "\n"
@@ -496,6 +500,146 @@ static int cmd_redecode(int argc, char **argv)
 	return redecode_run(&opt, stdout);
 }
 
+static int cmd_export(int argc, char **argv)
+{
+	static const struct option options[] = {{"db", required_argument, NULL, 'd'},
+	                                        {"id", required_argument, NULL, 'i'},
+	                                        {"class", required_argument, NULL, 'c'},
+	                                        {"family", required_argument, NULL, 'f'},
+	                                        {"name", required_argument, NULL, 'n'},
+	                                        {"crc32", required_argument, NULL, 'x'},
+	                                        {"q", required_argument, NULL, 'q'},
+	                                        {"format", required_argument, NULL, 'F'},
+	                                        {"bake", required_argument, NULL, 'b'},
+	                                        {"output", required_argument, NULL, 'o'},
+	                                        {"quiet", no_argument, NULL, 'Q'},
+	                                        {"help", no_argument, NULL, 'h'},
+	                                        {NULL, 0, NULL, 0}};
+	const char *db = "./animdex.db", *output = NULL, *format = "glb";
+	struct export_options opt = {1, EXPORT_DEFAULT_BAKE_RATE, 0, EXPORT_DEFAULT_MAX_ENTRIES};
+	struct catalog_query q = {0};
+	int64_t *ids = NULL, *chosen = NULL;
+	size_t count = 0, nchosen = 0;
+	struct exporter *ex = NULL;
+	struct catalog *cat = NULL;
+	struct error err;
+	json_t *summary = NULL;
+	uint8_t *bytes = NULL;
+	size_t length;
+	int c, rc = 1, quiet = 0, tty = isatty(2);
+	FILE *f;
+
+	while ((c = getopt_long(argc, argv, "ho:", options, NULL)) != -1) {
+		switch (c) {
+		case 'd': db = optarg; break;
+		case 'i': {
+			int64_t *grown = realloc(chosen, (nchosen + 1) * sizeof(*chosen));
+			if (!grown)
+				return 1;
+			chosen = grown;
+			chosen[nchosen++] = parse_unsigned(optarg, "--id", 1, 2147483647u);
+			break;
+		}
+		case 'c': q.class_name = optarg; break;
+		case 'f': q.family = optarg; break;
+		case 'n': q.name = optarg; break;
+		case 'x':
+			if (hash_parse_handle(optarg, &q.crc32) < 0)
+				usage_error(
+				    "--crc32: '%s' is not a handle (hex 0x1A2B3C4D or decimal)",
+				    optarg);
+			q.has_crc32 = 1;
+			break;
+		case 'q': q.q = optarg; break;
+		case 'F': format = optarg; break;
+		case 'b': {
+			char *end;
+			opt.bake_rate = strtod(optarg, &end);
+			if (*end || !(opt.bake_rate > 0) || opt.bake_rate > 1000)
+				usage_error(
+				    "--bake: '%s' is not a number of samples a second from 0 to "
+				    "1000",
+				    optarg);
+			break;
+		}
+		case 'o': output = optarg; break;
+		case 'Q': quiet = 1; break;
+		case 'h':
+			fputs("Usage: animdexd export [--db PATH] [--id N]... [--class NAME] "
+			      "[--family "
+			      "NAME]\n"
+			      "                       [--name NAME] [--crc32 HANDLE] [--q TEXT] "
+			      "[--format glb|gltf]\n"
+			      "                       [--bake N] [--quiet] -o|--output FILE\n"
+			      "Writes catalogued entries as one glTF 2.0 asset, one animation an "
+			      "entry: "
+			      "the\nentries given with --id, or those the filters select (every "
+			      "entry "
+			      "without\neither). --bake: samples a second for Euler rotations "
+			      "(30).\n",
+			      stdout);
+			return 0;
+		default: usage_error("%s", "unknown option");
+		}
+	}
+	if (optind < argc)
+		usage_error("unexpected argument '%s'", argv[optind]);
+	if (!output)
+		usage_error("%s", "export needs -o FILE");
+	if (strcmp(format, "glb") != 0 && strcmp(format, "gltf") != 0)
+		usage_error("--format: '%s' is not glb or gltf", format);
+	opt.glb = strcmp(format, "glb") == 0;
+	error_init(&err);
+	cat = catalog_open(db, &err);
+	if (!cat)
+		goto fail;
+	if (nchosen) {
+		ids = chosen, count = nchosen, chosen = NULL;
+	} else if (catalog_select_matching(cat, &q, opt.max_entries, &ids, &count, &err) < 0) {
+		goto fail;
+	}
+	ex = exporter_create(&opt);
+	if (!ex) {
+		error_set(&err, ERROR_INTERNAL, NULL, -1, "out of memory");
+		goto fail;
+	}
+	for (size_t i = 0; i < count; i++) {
+		if (exporter_add(ex, cat, ids[count - 1 - i], &err) < 0) /* oldest first */
+			goto fail;
+		if (tty && !quiet)
+			fprintf(stderr, "\r%zu of %zu entries exported ", i + 1, count);
+	}
+	bytes = exporter_finish(ex, &length, &summary, &err);
+	if (!bytes)
+		goto fail;
+	f = fopen(output, "wb");
+	if (!f || fwrite(bytes, 1, length, f) != length || fclose(f) != 0) {
+		fprintf(stderr, "animdexd: %s: %s\n", output, strerror(errno));
+		goto done;
+	}
+	if (!quiet)
+		fprintf(
+		    stderr,
+		    "%s%s: %zu entries, %lld animations, %lld channels, %zu tracks kept in extras, "
+		    "%zu bytes\n",
+		    tty ? "\r" : "", output, count,
+		    (long long)json_integer_value(json_object_get(summary, "animations")),
+		    (long long)json_integer_value(json_object_get(summary, "channels")),
+		    json_array_size(json_object_get(summary, "in_extras")), length);
+	rc = 0;
+	goto done;
+fail:
+	fprintf(stderr, "%sanimdexd: %s\n", tty ? "\r" : "", err.message);
+done:
+	free(bytes);
+	json_decref(summary);
+	exporter_free(ex);
+	catalog_close(cat);
+	free(ids);
+	free(chosen);
+	return rc;
+}
+
 /* animdexd token add NAME | list | revoke NAME [--db PATH] */
 static int cmd_token(int argc, char **argv)
 {
@@ -603,6 +747,8 @@ int main(int argc, char **argv)
 		return cmd_hash(argc - 1, argv + 1);
 	if (argc > 1 && strcmp(argv[1], "import") == 0)
 		return cmd_import(argc - 1, argv + 1);
+	if (argc > 1 && strcmp(argv[1], "export") == 0)
+		return cmd_export(argc - 1, argv + 1);
 	if (argc > 1 && strcmp(argv[1], "redecode") == 0)
 		return cmd_redecode(argc - 1, argv + 1);
 	if (argc > 1 && strcmp(argv[1], "token") == 0)

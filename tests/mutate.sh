@@ -10,7 +10,7 @@ build=$(pwd)
 list=${MUTANTS:-$src/tests/mutants.txt}
 programs="check_reader check_hash check_curve check_render check_radient check_zouna check_gltf \
 check_burnout check_catalog check_regressions check_upgrade check_answers check_http check_crash \
-check_hostile"
+check_export check_hostile"
 export ANIMDEXD="$build/animdexd" ANIMDEX_SRCDIR="$src" CK_VERBOSITY=silent CK_DEFAULT_TIMEOUT=120
 export ANIMDEX_FIXTURES=${ANIMDEX_FIXTURES:-$src/../shared/fixtures}
 caught=0 survived=0 broken=0 n=0
@@ -21,6 +21,15 @@ restore() {
 }
 trap 'restore; make -s -j2 check TESTS= >/dev/null 2>&1; rm -rf "$backup"' EXIT
 trap 'exit 130' INT TERM
+# the unmutated sources must pass, or every verdict below would mean nothing
+make -s -j2 check TESTS= >"$backup/build.log" 2>&1 || { echo "mutate: the sources do not build"; exit 2; }
+for p in $programs; do
+	if ! timeout 600 "$build/tests/$p" >"$backup/$p.log" 2>&1; then
+		echo "mutate: $p fails without any mutant; fix that first:"
+		tail -n 5 "$backup/$p.log"
+		exit 2
+	fi
+done
 while IFS=$'\t' read -r file text replacement what; do
 	case "$file" in "" | \#*) continue ;; esac
 	n=$((n + 1))

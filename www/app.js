@@ -159,6 +159,13 @@ async function loadClasses() {
   } catch (e) { /* the list is a convenience; the error shows on the catalogue */ }
 }
 
+// The current filter as one glTF asset (GET /api/export takes the list's filters).
+function exportQuery() {
+  const p = new URLSearchParams();
+  for (const [key, value] of Object.entries(state.filters)) if (value) p.set(key, value);
+  return `/api/export?${p}`;
+}
+
 function listQuery(cursor) {
   const p = new URLSearchParams({ limit: '50' });
   for (const [key, value] of Object.entries(state.filters)) if (value) p.set(key, value);
@@ -172,6 +179,8 @@ async function loadCatalogue(append = false) {
     const page = await api(listQuery(append ? state.cursor : null));
     state.rows = append ? state.rows.concat(page.resources) : page.resources;
     state.cursor = page.next_cursor || null;
+    $('#export-link').href = exportQuery();
+    $('#export-link').hidden = !state.rows.length;
     error.hidden = true;
   } catch (e) {
     state.rows = append ? state.rows : [];
@@ -263,6 +272,7 @@ async function openEntry(id, selected = null, window = null) {
   ];
     $('#entry-summary').replaceChildren(...summary.filter(([, v]) => v).flatMap(([k, v]) => [make('dt', { text: k }), make('dd', { text: v })]));
   $('#raw-link').href = `/api/resources/${id}/raw`;
+  $('#gltf-link').href = `/api/resources/${id}/export`;
   const assumed = $('#assumed');
   assumed.hidden = !entry.assumed.length;
   text(assumed, entry.assumed.length ? `Assumed: ${entry.assumed.join(' · ')}` : '');
@@ -412,6 +422,8 @@ async function download(event) {
 function setUpEntry() {
   $('#raw-link').addEventListener('click', download);
   $('#csv-link').addEventListener('click', download);
+  $('#gltf-link').addEventListener('click', download);
+  $('#export-link').addEventListener('click', download);
   $('#window').addEventListener('submit', (event) => {
     event.preventDefault();
     const lo = Number($('#from').value), hi = Number($('#to').value);

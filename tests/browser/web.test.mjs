@@ -150,6 +150,15 @@ async function main() {
       `readout ${JSON.stringify(readout)} api ${JSON.stringify(api.values[0])}`);
     await page.screenshot({ path: join(shots, 'entry-1280x800.png'), fullPage: true });
 
+    // the entry downloads as glTF, and the filtered catalogue as one .glb
+    const gltfHref = await page.locator('#gltf-link').getAttribute('href');
+    const glb = await fetch(`${base}${gltfHref}`);
+    const magic = Buffer.from(await glb.arrayBuffer()).subarray(0, 4).toString();
+    const exportHref = await page.locator('#export-link').getAttribute('href');
+    check('the entry downloads as a .glb, and the filtered list exports as one',
+      glb.ok && magic === 'glTF' && /filename=".*\.glb"/.test(glb.headers.get('content-disposition') || '') &&
+      exportHref === '/api/export?q=browser+walk', `${glb.status} ${magic} ${exportHref}`);
+
     // narrowing the window asks for denser samples of it
     await page.fill('#from', '0.5');
     await page.fill('#to', '0.75');

@@ -1,0 +1,860 @@
+/* export.c: catalogued entries as one glTF 2.0 asset (export.h).
+ *
+ * The asset is built as a jansson document plus one binary buffer: every key array becomes a
+ * buffer view and a float accessor (times with their min and max, as glTF requires). A .glb
+ * is the 12-byte header, the JSON chunk (padded with spaces) and the BIN chunk (padded with
+ * zeros); a .gltf carries the buffer as a base64 data URI.
+ *
+ * The mapping (README, "Getting animations out"):
+ *   node schema, translation / rotation / scale  -> a channel on the target's node
+ *   morph-weights schema, weights[N]             -> a weights channel; the node gets a mesh of
+ *                                                   one triangle with N morph targets
+ *   Zouna KeyframerBezierRot_Z (Euler angles)    -> a LINEAR rotation channel, baked: the
+ *                                                   angles (radians, applied X, then Y, then
+ *                                                   Z) sampled at every key and bake_rate
+ *                                                   times a second, as unit quaternions
+ *   everything else (integer, boolean, handle and event tracks, Burnout state vectors,
+ *   Zouna material, mesh, morph and bare keyframer values, tracks whose times glTF cannot
+ *   take) -> the animation's extras, with its keys and the reason
+ * Keys keep their interpolation and values; glTF's CUBICSPLINE tangents are per second, as
+ * animdex's are. Quaternion keys that are not unit length are normalised (and the asset says
+ * so). A Zouna track whose first key comes after 0 holds its last key's value until then
+ * (FORMATS 1.3); glTF holds the first, so two keys are added: the last value at 0 and at the
+ * float just before the first key, which samples the same at every float32 time from 0 on.
+ */
+#include "export.h"
+
+#include <inttypes.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "base64.h"
+#include "buf.h"
+#include "curve.h"
+#include "model.h"
+#include "render.h"
+
+#define GLTF_FLOAT         5126
+#define GLB_CHUNK_JSON     0x4E4F534Au
+#define GLB_CHUNK_BIN      0x004E4942u
+#define NODE_UNSET_WEIGHTS 0
+
+enum channel_path { PATH_TRANSLATION, PATH_ROTATION, PATH_SCALE, PATH_WEIGHTS, PATH_NONE };
+static const char *const path_names[] = {"translation", "rotation", "scale", "weights"};
+
+struct export_node {
+	uint64_t object;  /* the target's object: node index, bone handle... */
+	char *name;       /* unique in the asset */
+	unsigned weights; /* morph targets of its mesh; 0 while no weights channel needs one */
+	int index;        /* in the asset's nodes */
+};
+
+struct exporter {
+	struct export_options opt;
+	json_t *doc;               /* the asset being built */
+	json_t *summary_extras;    /* [{"entry", "track", "name", "reason"}] */
+	json_t *notes;             /* what the asset says was assumed or changed */
+	json_t *entry_list;        /* [{"entry", "class", "handle", "filename", "name"}] */
+	struct buf bin;            /* buffer 0 */
+	struct export_node *nodes; /* node_count of them */
+	size_t node_count;
+	size_t entries, animations, channels;
+	int normalised; /* some rotation keys were normalised */
+	int baked;      /* some Euler rotations were baked */
+	int shifted;    /* some Zouna tracks got keys before their first */
+};
+
+struct exporter *exporter_create(const struct export_options *opt)
+{
+	struct exporter *ex = calloc(1, sizeof(*ex));
+
+	if (!ex)
+		return NULL;
+	ex->opt = *opt;
+	if (!(ex->opt.bake_rate > 0))
+		ex->opt.bake_rate = EXPORT_DEFAULT_BAKE_RATE;
+	if (!ex->opt.max_bytes)
+		ex->opt.max_bytes = EXPORT_DEFAULT_MAX_BYTES;
+	if (!ex->opt.max_entries)
+		ex->opt.max_entries = EXPORT_DEFAULT_MAX_ENTRIES;
+	ex->doc = json_pack("{s:{s:s, s:s}, s:i, s:[{s:[]}], s:[], s:[], s:[], s:[], s:[]}",
+	                    "asset", "version", "2.0", "generator", "animdex " PACKAGE_VERSION,
+	                    "scene", 0, "scenes", "nodes", "nodes", "animations", "accessors",
+	                    "bufferViews", "meshes");
+	ex->summary_extras = json_array();
+	ex->notes = json_array();
+	ex->entry_list = json_array();
+	buf_init(&ex->bin, ex->opt.max_bytes);
+	if (!ex->doc || !ex->summary_extras || !ex->notes || !ex->entry_list) {
+		exporter_free(ex);
+		return NULL;
+	}
+	return ex;
+}
+
+void exporter_free(struct exporter *ex)
+{
+	if (!ex)
+		return;
+	json_decref(ex->doc);
+	json_decref(ex->summary_extras);
+	json_decref(ex->notes);
+	json_decref(ex->entry_list);
+	buf_cleanup(&ex->bin);
+	for (size_t i = 0; i < ex->node_count; i++)
+		free(ex->nodes[i].name);
+	free(ex->nodes);
+	free(ex);
+}
+
+size_t exporter_count(const struct exporter *ex)
+{
+	return ex->entries;
+}
+
+static int too_large(struct exporter *ex, struct error *err)
+{
+	error_set(err, ERROR_TOO_LARGE, NULL, -1,
+	          "the export would hold more than %zu bytes of keys, the most one asset may; "
+	          "export fewer entries",
+	          ex->opt.max_bytes);
+	return -1;
+}
+
+/* A buffer view and a float accessor over `count` elements of `type`; -1 past max_bytes. */
+static int add_accessor(struct exporter *ex, const float *data, size_t count, const char *type,
+                        size_t components, int bounds, int target)
+{
+	size_t offset, bytes = count * components * sizeof(float);
+	json_t *views = json_object_get(ex->doc, "bufferViews");
+	json_t *accessors = json_object_get(ex->doc, "accessors"), *view, *acc;
+
+	while (ex->bin.len % 4)
+		if (buf_putc(&ex->bin, 0) < 0)
+			return -1;
+	offset = ex->bin.len;
+	if (buf_append(&ex->bin, data, bytes) < 0)
+		return -1;
+	view = json_pack("{s:i, s:I, s:I}", "buffer", 0, "byteOffset", (json_int_t)offset,
+	                 "byteLength", (json_int_t)bytes);
+	if (target)
+		json_object_set_new(view, "target", json_integer(target));
+	json_array_append_new(views, view);
+	acc =
+	    json_pack("{s:I, s:i, s:I, s:s}", "bufferView", (json_int_t)json_array_size(views) - 1,
+	              "componentType", GLTF_FLOAT, "count", (json_int_t)count, "type", type);
+	if (bounds) {
+		json_t *min = json_array(), *max = json_array();
+		for (size_t c = 0; c < components; c++) {
+			float lo = data[c], hi = data[c];
+			for (size_t i = 1; i < count; i++) {
+				float v = data[i * components + c];
+				lo = v < lo ? v : lo;
+				hi = v > hi ? v : hi;
+			}
+			json_array_append_new(min, json_real(lo));
+			json_array_append_new(max, json_real(hi));
+		}
+		json_object_set_new(acc, "min", min);
+		json_object_set_new(acc, "max", max);
+	}
+	json_array_append_new(accessors, acc);
+	return (int)json_array_size(accessors) - 1;
+}
+
+/* The node of an object, made on first use, with a name unique in the asset. */
+static struct export_node *node_for(struct exporter *ex, uint64_t object, const char *name)
+{
+	struct export_node *grown, *n;
+	char unique[256];
+
+	for (size_t i = 0; i < ex->node_count; i++)
+		if (ex->nodes[i].object == object)
+			return &ex->nodes[i];
+	snprintf(unique, sizeof(unique), "%s", name && *name ? name : "node");
+	for (int k = 2;; k++) {
+		size_t i;
+		for (i = 0; i < ex->node_count && strcmp(ex->nodes[i].name, unique) != 0; i++)
+			;
+		if (i == ex->node_count)
+			break;
+		snprintf(unique, sizeof(unique), "%.200s #%d", name && *name ? name : "node", k);
+	}
+	grown = realloc(ex->nodes, (ex->node_count + 1) * sizeof(*grown));
+	if (!grown)
+		return NULL;
+	ex->nodes = grown;
+	n = &ex->nodes[ex->node_count];
+	n->object = object;
+	n->name = strdup(unique);
+	n->weights = NODE_UNSET_WEIGHTS;
+	n->index = (int)json_array_size(json_object_get(ex->doc, "nodes"));
+	if (!n->name)
+		return NULL;
+	json_array_append_new(json_object_get(ex->doc, "nodes"),
+	                      json_pack("{s:s}", "name", unique));
+	json_array_append_new(
+	    json_object_get(json_array_get(json_object_get(ex->doc, "scenes"), 0), "nodes"),
+	    json_integer(n->index));
+	ex->node_count++;
+	return n;
+}
+
+/* A mesh of one triangle with `targets` morph targets that move nothing, for weights. */
+static int give_morph_mesh(struct exporter *ex, struct export_node *n, unsigned targets)
+{
+	static const float triangle[9] = {0, 0, 0, 1, 0, 0, 0, 1, 0};
+	static const float still[9] = {0};
+	json_t *meshes = json_object_get(ex->doc, "meshes"), *list = json_array(), *weights;
+	int position = add_accessor(ex, triangle, 3, "VEC3", 3, 1, 34962);
+
+	if (position < 0) {
+		json_decref(list);
+		return -1;
+	}
+	for (unsigned t = 0; t < targets; t++) {
+		int moved = add_accessor(ex, still, 3, "VEC3", 3, 1, 34962);
+		if (moved < 0) {
+			json_decref(list);
+			return -1;
+		}
+		json_array_append_new(list, json_pack("{s:i}", "POSITION", moved));
+	}
+	weights = json_array();
+	for (unsigned t = 0; t < targets; t++)
+		json_array_append_new(weights, json_real(0));
+	json_array_append_new(meshes, json_pack("{s:s, s:[{s:{s:i}, s:o}], s:o}", "name", n->name,
+	                                        "primitives", "attributes", "POSITION", position,
+	                                        "targets", list, "weights", weights));
+	json_object_set_new(json_array_get(json_object_get(ex->doc, "nodes"), (size_t)n->index),
+	                    "mesh", json_integer((json_int_t)json_array_size(meshes) - 1));
+	n->weights = targets;
+	return 0;
+}
+
+/* A track's keys as they would be answered by /keys: times, values (per key), for extras. */
+static json_t *keys_json(const struct catalog_track *t)
+{
+	const struct sampler *s = &t->sampler;
+	size_t m = sampler_components(s), per = s->interp == INTERP_CUBIC_SPLINE ? 3 : 1;
+	enum scalar_kind kind = value_type_scalar(s->type);
+	json_t *times = json_array(), *values = json_array();
+
+	for (uint32_t k = 0; k < s->key_count; k++) {
+		json_t *key = json_array();
+		json_array_append_new(times, json_real(s->times[k]));
+		for (size_t c = 0; c < m * per; c++) {
+			size_t at = (size_t)k * m * per + c;
+			switch (kind) {
+			case SCALAR_FLOAT:
+				json_array_append_new(key,
+				                      json_real(((const float *)s->values)[at]));
+				break;
+			case SCALAR_INT:
+				json_array_append_new(
+				    key, json_integer(((const int32_t *)s->values)[at]));
+				break;
+			case SCALAR_UINT:
+				json_array_append_new(
+				    key, json_integer(((const uint32_t *)s->values)[at]));
+				break;
+			case SCALAR_BOOL:
+				json_array_append_new(
+				    key, json_boolean(((const uint8_t *)s->values)[at]));
+				break;
+			default: json_array_append_new(key, json_null());
+			}
+		}
+		json_array_append_new(values, key);
+	}
+	return json_pack("{s:s, s:I, s:s, s:o, s:o}", "type", value_type_name(s->type),
+	                 "array_size", (json_int_t)s->array_size, "interpolation",
+	                 interpolation_name(s->interp), "times", times, "values", values);
+}
+
+/* An event track's events, as the sample route lists them. */
+static json_t *events_json(const struct catalog_track *t)
+{
+	const struct sampler *s = &t->sampler;
+	const uint32_t *w = s->values;
+	json_t *list = json_array();
+	char handle[2][11];
+
+	for (uint32_t k = 0; k < s->key_count; k++, w += EVENT_WORDS) {
+		float parameter;
+		memcpy(&parameter, &w[EVENT_PARAMETER], sizeof(parameter));
+		render_handle(w[EVENT_RECEIVER], handle[0]);
+		render_handle(w[EVENT_MESSAGE_ID], handle[1]);
+		json_array_append_new(
+		    list, json_pack("{s:f, s:I, s:s, s:I, s:o, s:s}", "time", (double)s->times[k],
+		                    "message_class", (json_int_t)w[EVENT_MESSAGE_CLASS], "receiver",
+		                    handle[0], "c", (json_int_t)w[EVENT_C], "parameter",
+		                    isfinite(parameter) ? json_real(parameter) : json_null(),
+		                    "message_id", handle[1]));
+	}
+	return json_pack("{s:o}", "events", list);
+}
+
+/* A track kept in extras: its keys (or events) and why glTF does not animate it. */
+static void keep_in_extras(struct exporter *ex, json_t *kept, int64_t id, const json_t *track,
+                           const struct catalog_track *t, const char *reason)
+{
+	json_t *item = t ? (t->events ? events_json(t) : keys_json(t)) : json_object();
+	json_int_t n = json_integer_value(json_object_get(track, "n"));
+	const char *name = json_string_value(json_object_get(track, "name"));
+
+	json_object_set_new(item, "track", json_integer(n));
+	json_object_set_new(item, "name", json_string(name ? name : ""));
+	json_object_set_new(item, "reason", json_string(reason));
+	json_array_append_new(kept, item);
+	json_array_append_new(ex->summary_extras,
+	                      json_pack("{s:I, s:I, s:s, s:s}", "entry", (json_int_t)id, "track", n,
+	                                "name", name ? name : "", "reason", reason));
+}
+
+/* glTF's timeline: times from 0, strictly increasing. NULL when they fit, else why not. */
+static const char *times_unfit(const struct sampler *s)
+{
+	if (s->times[0] < 0)
+		return "its first key is before 0 s, and glTF animations start at 0";
+	for (uint32_t k = 1; k < s->key_count; k++)
+		if (!(s->times[k] > s->times[k - 1]))
+			return "two of its keys share a time, and glTF times must increase";
+	return NULL;
+}
+
+/* An Euler rotation (radians, applied X, then Y, then Z: q = qz qy qx) as a quaternion. */
+static void euler_to_quaternion(const float e[3], float q[4])
+{
+	double cx = cos(e[0] / 2.0), sx = sin(e[0] / 2.0), cy = cos(e[1] / 2.0),
+	       sy = sin(e[1] / 2.0), cz = cos(e[2] / 2.0), sz = sin(e[2] / 2.0);
+
+	q[0] = (float)(sx * cy * cz - cx * sy * sz);
+	q[1] = (float)(cx * sy * cz + sx * cy * sz);
+	q[2] = (float)(cx * cy * sz - sx * sy * cz);
+	q[3] = (float)(cx * cy * cz + sx * sy * sz);
+}
+
+static int float_order(const void *a, const void *b)
+{
+	float x = *(const float *)a, y = *(const float *)b;
+	return x < y ? -1 : x > y;
+}
+
+/* The Euler track sampled at every key and bake_rate times a second, from 0 when the track
+ * holds a value before its first key, as LINEAR unit quaternions. */
+static int bake_euler(struct exporter *ex, const struct sampler *s, float **times_out,
+                      float **values_out, size_t *count_out)
+{
+	float t0 = s->times[0] < 0 ? 0 : s->times[0], t1 = s->times[s->key_count - 1];
+	size_t steps, n = 0;
+	float *times, *values;
+	struct curve c;
+	struct curve_cursor cursor;
+
+	if ((s->rules & RULE_LAST_BEFORE_FIRST) && t0 > 0)
+		t0 = 0;
+	steps = t1 > t0 ? (size_t)ceil((double)(t1 - t0) * ex->opt.bake_rate) : 0;
+	if (steps > 1000000)
+		return -1;
+	times = malloc((steps + s->key_count + 4) * sizeof(float));
+	if (!times)
+		return -1;
+	for (size_t i = 0; i <= steps; i++) {
+		double t = t0 + (double)i / ex->opt.bake_rate;
+		times[n++] = (float)(t < t1 ? t : t1);
+	}
+	for (uint32_t k = 0; k < s->key_count; k++)
+		if (s->times[k] >= t0) {
+			times[n++] = s->times[k];
+			/* a Zouna track jumps at its first key: keep the float just before it */
+			if (k == 0 && (s->rules & RULE_LAST_BEFORE_FIRST) && s->times[0] > t0)
+				times[n++] = nextafterf(s->times[0], -INFINITY);
+		}
+	qsort(times, n, sizeof(float), float_order);
+	{
+		size_t u = 0;
+		for (size_t i = 0; i < n; i++)
+			if (u == 0 || times[i] > times[u - 1])
+				times[u++] = times[i];
+		n = u;
+	}
+	values = malloc(n * 4 * sizeof(float));
+	if (!values) {
+		free(times);
+		return -1;
+	}
+	curve_from_sampler(&c, s);
+	curve_cursor_init(&cursor);
+	for (size_t i = 0; i < n; i++) {
+		float e[3];
+		curve_sample_f32(&c, &cursor, times[i], e);
+		euler_to_quaternion(e, values + i * 4);
+		if (i > 0) { /* the short way from the previous sample */
+			float *p = values + (i - 1) * 4, *q = values + i * 4;
+			if (p[0] * q[0] + p[1] * q[1] + p[2] * q[2] + p[3] * q[3] < 0)
+				for (int j = 0; j < 4; j++)
+					q[j] = -q[j];
+		}
+	}
+	*times_out = times;
+	*values_out = values;
+	*count_out = n;
+	ex->baked = 1;
+	return 0;
+}
+
+/* The keys as glTF takes them: a one-key CUBICSPLINE becomes LINEAR (glTF wants two keys
+ * there); rotation values are made unit length; a Zouna track whose first key comes after 0
+ * gets its last value at 0 and at the float before its first key. Returns the interpolation
+ * to write, or -1. */
+static int gltf_keys(struct exporter *ex, const struct sampler *s, enum channel_path path,
+                     float **times_out, float **values_out, size_t *count_out)
+{
+	size_t m = sampler_components(s), per = s->interp == INTERP_CUBIC_SPLINE ? 3 : 1;
+	int interp = s->interp;
+	int lead = (s->rules & RULE_LAST_BEFORE_FIRST) && s->times[0] > 0 && s->key_count > 1;
+	size_t n = s->key_count + (lead ? 2 : 0), at = 0;
+	const float *v = s->values;
+	float *times, *values;
+
+	if (interp == INTERP_CUBIC_SPLINE && s->key_count == 1) {
+		interp = INTERP_LINEAR;
+		per = 1;
+		v = (const float *)s->values + m; /* the central value */
+	}
+	times = malloc(n * sizeof(float));
+	values = malloc(n * m * per * sizeof(float));
+	if (!times || !values) {
+		free(times);
+		free(values);
+		return -1;
+	}
+	if (lead) {
+		/* the last key's value (and zero tangents) at 0 and just before the first key */
+		const float *last = (const float *)s->values + (size_t)(s->key_count - 1) * m * per;
+		for (int i = 0; i < 2; i++) {
+			times[at] = i ? nextafterf(s->times[0], -INFINITY) : 0.0f;
+			for (size_t c = 0; c < m * per; c++)
+				values[at * m * per + c] =
+				    per == 3 && (c < m || c >= 2 * m) ? 0.0f : last[c];
+			at++;
+		}
+		if (times[1] <= 0) { /* the first key is the float after 0: one key is enough */
+			at = 1;
+			n--;
+		}
+		ex->shifted = 1;
+	}
+	memcpy(times + at, s->times, s->key_count * sizeof(float));
+	memcpy(values + at * m * per, interp == (int)s->interp ? s->values : v,
+	       s->key_count * m * per * sizeof(float));
+	if (interp != (int)s->interp) /* one key, its central value */
+		memcpy(values + at * m, v, m * sizeof(float));
+	if (path == PATH_ROTATION) {
+		for (size_t k = 0; k < n; k++) {
+			float *q = values + (k * per + (per == 3 ? 1 : 0)) * 4;
+			double len = sqrt((double)q[0] * q[0] + (double)q[1] * q[1] +
+			                  (double)q[2] * q[2] + (double)q[3] * q[3]);
+			if (len > 0 && fabs(len - 1.0) > 1e-6) {
+				for (int j = 0; j < 4; j++)
+					q[j] = (float)(q[j] / len);
+				ex->normalised = 1;
+			}
+		}
+	}
+	*times_out = times;
+	*values_out = values;
+	*count_out = n;
+	return interp;
+}
+
+/* An animation name no other animation of the asset has (Blender names actions by them). */
+static void unique_animation_name(struct exporter *ex, const char *name, char *out, size_t size)
+{
+	json_t *anims = json_object_get(ex->doc, "animations");
+
+	snprintf(out, size, "%s", name);
+	for (int k = 2;; k++) {
+		size_t i;
+		for (i = 0; i < json_array_size(anims); i++)
+			if (strcmp(json_string_value(
+			               json_object_get(json_array_get(anims, i), "name")),
+			           out) == 0)
+				break;
+		if (i == json_array_size(anims))
+			return;
+		snprintf(out, size, "%.200s #%d", name, k);
+	}
+}
+
+/* Which glTF path a track animates, or PATH_NONE with the reason it cannot. */
+static enum channel_path path_of(const json_t *track, const char **why)
+{
+	const json_t *target = json_object_get(track, "target");
+	const char *schema = json_string_value(json_object_get(target, "schema"));
+	json_int_t property = json_integer_value(json_object_get(track, "property"));
+	const char *kind = json_string_value(json_object_get(track, "kind"));
+
+	if (kind && strcmp(kind, "events") == 0) {
+		*why = "events: glTF animations have no events; they are listed here with their "
+		       "time, class, receiver and parameter";
+		return PATH_NONE;
+	}
+	if (schema && strcmp(schema, SCHEMA_NODE) == 0) {
+		if (property == NODE_TRANSLATION)
+			return PATH_TRANSLATION;
+		if (property == NODE_ROTATION)
+			return PATH_ROTATION;
+		if (property == NODE_SCALE)
+			return PATH_SCALE;
+		*why = "visibility: glTF 2.0 cannot animate whether a node is shown";
+		return PATH_NONE;
+	}
+	if (schema && strcmp(schema, SCHEMA_MORPH) == 0 && property == MORPH_WEIGHTS)
+		return PATH_WEIGHTS;
+	if (schema && strcmp(schema, SCHEMA_ZOUNA) == 0) {
+		switch (property) {
+		case ZOUNA_EULER_ROTATION: return PATH_ROTATION; /* baked */
+		case ZOUNA_VALUE:
+			*why = "a bare keyframer's value: it animates no node that glTF knows of";
+			return PATH_NONE;
+		case ZOUNA_MATERIAL_TRANS_U:
+		case ZOUNA_MATERIAL_TRANS_V:
+		case ZOUNA_MATERIAL_DIFFUSE:
+		case ZOUNA_MATERIAL_EMISSIVE:
+		case ZOUNA_MATERIAL_ROTATION:
+			*why = "a material channel: glTF 2.0 animates no material properties";
+			return PATH_NONE;
+		default:
+			*why = "a Zouna mesh or morph channel: its meaning in glTF is unknown";
+			return PATH_NONE;
+		}
+	}
+	if (schema && strcmp(schema, SCHEMA_BURNOUT) == 0) {
+		*why = "Burnout state vectors over the trigger input: no glTF node property";
+		return PATH_NONE;
+	}
+	*why = "its target is not a node (its schema is not glTF's node or morph-weights schema)";
+	return PATH_NONE;
+}
+
+int exporter_add(struct exporter *ex, struct catalog *cat, int64_t id, struct error *err)
+{
+	json_t *entry, *tracks, *track, *channels, *samplers, *kept, *anim;
+	size_t i;
+	int rc = -1;
+	uint8_t *used = NULL; /* per node index: the paths this animation animates (bits) */
+	size_t used_len = 0;
+
+	if (ex->entries >= ex->opt.max_entries) {
+		error_set(err, ERROR_TOO_LARGE, NULL, -1,
+		          "the export would hold more than %zu entries, the most one asset may; "
+		          "narrow the filters",
+		          ex->opt.max_entries);
+		return -1;
+	}
+	entry = catalog_get(cat, id, err);
+	if (!entry)
+		return -1;
+	tracks = json_object_get(entry, "tracks");
+	channels = json_array();
+	samplers = json_array();
+	kept = json_array();
+	json_array_foreach(tracks, i, track)
+	{
+		const char *why = NULL;
+		enum channel_path path = path_of(track, &why);
+		const json_t *target = json_object_get(track, "target");
+		const char *schema = json_string_value(json_object_get(target, "schema"));
+		struct catalog_track t;
+		struct export_node *node;
+		float *times = NULL, *values = NULL;
+		size_t count = 0, m;
+		int interp, in, out, euler;
+
+		if (catalog_load_track(cat, id, (unsigned)i, &t, err) < 0)
+			goto done;
+		if (path == PATH_NONE || (why = times_unfit(&t.sampler)) != NULL) {
+			keep_in_extras(ex, kept, id, track, &t, why);
+			catalog_track_cleanup(&t);
+			continue;
+		}
+		euler = strcmp(schema, SCHEMA_ZOUNA) == 0;
+		node = node_for(ex, (uint64_t)json_integer_value(json_object_get(target, "object")),
+		                json_string_value(json_object_get(target, "name")));
+		if (!node) {
+			catalog_track_cleanup(&t);
+			error_set(err, ERROR_INTERNAL, NULL, -1, "out of memory");
+			goto done;
+		}
+		if ((size_t)node->index >= used_len) {
+			uint8_t *grown = realloc(used, (size_t)node->index + 1);
+			if (!grown) {
+				catalog_track_cleanup(&t);
+				error_set(err, ERROR_INTERNAL, NULL, -1, "out of memory");
+				goto done;
+			}
+			memset(grown + used_len, 0, (size_t)node->index + 1 - used_len);
+			used = grown;
+			used_len = (size_t)node->index + 1;
+		}
+		if (used[node->index] & (1u << path)) {
+			keep_in_extras(
+			    ex, kept, id, track, &t,
+			    "its node's property is already animated by another track of this "
+			    "entry, and glTF allows one channel per node and property");
+			catalog_track_cleanup(&t);
+			continue;
+		}
+		if (path == PATH_WEIGHTS) {
+			unsigned targets = t.sampler.array_size;
+			if (node->weights == NODE_UNSET_WEIGHTS &&
+			    give_morph_mesh(ex, node, targets) < 0) {
+				catalog_track_cleanup(&t);
+				rc = too_large(ex, err);
+				goto done;
+			}
+			if (node->weights != targets) {
+				keep_in_extras(
+				    ex, kept, id, track, &t,
+				    "its node already has a mesh with another number of morph "
+				    "targets");
+				catalog_track_cleanup(&t);
+				continue;
+			}
+		}
+		interp = euler ? (bake_euler(ex, &t.sampler, &times, &values, &count) < 0
+		                      ? -1
+		                      : INTERP_LINEAR)
+		               : gltf_keys(ex, &t.sampler, path, &times, &values, &count);
+		m = euler ? 4 : sampler_components(&t.sampler);
+		catalog_track_cleanup(&t);
+		if (interp < 0) {
+			error_set(err, ERROR_INTERNAL, NULL, -1, "out of memory");
+			goto done;
+		}
+		in = add_accessor(ex, times, count, "SCALAR", 1, 1, 0);
+		out = in < 0 ? -1
+		             : add_accessor(ex, values,
+		                            count * (interp == INTERP_CUBIC_SPLINE ? 3 : 1) *
+		                                (path == PATH_WEIGHTS ? m : 1),
+		                            path == PATH_WEIGHTS ? "SCALAR"
+		                            : m == 4             ? "VEC4"
+		                                                 : "VEC3",
+		                            path == PATH_WEIGHTS ? 1 : m, 0, 0);
+		free(times);
+		free(values);
+		if (out < 0) {
+			rc = too_large(ex, err);
+			goto done;
+		}
+		json_array_append_new(samplers,
+		                      json_pack("{s:i, s:i, s:s}", "input", in, "output", out,
+		                                "interpolation",
+		                                interp == INTERP_STEP     ? "STEP"
+		                                : interp == INTERP_LINEAR ? "LINEAR"
+		                                                          : "CUBICSPLINE"));
+		json_array_append_new(channels,
+		                      json_pack("{s:I, s:{s:i, s:s}}", "sampler",
+		                                (json_int_t)json_array_size(samplers) - 1, "target",
+		                                "node", node->index, "path", path_names[path]));
+		used[node->index] |= (uint8_t)(1u << path);
+		ex->channels++;
+	}
+	{
+		const char *name = json_string_value(json_object_get(entry, "name"));
+		char fallback[48];
+		json_t *about = json_pack(
+		    "{s:O, s:O, s:O, s:O, s:O}", "entry", json_object_get(entry, "id"), "class",
+		    json_object_get(entry, "class"), "family", json_object_get(entry, "family"),
+		    "handle", json_object_get(entry, "crc32"), "filename",
+		    json_object_get(entry, "filename"));
+		snprintf(fallback, sizeof(fallback), "entry %" PRId64, id);
+		if (json_array_size(kept))
+			json_object_set(about, "not_animated", kept);
+		if (json_array_size(channels)) {
+			char unique[256];
+			unique_animation_name(ex, name ? name : fallback, unique, sizeof(unique));
+			anim =
+			    json_pack("{s:s, s:O, s:O, s:{s:o}}", "name", unique, "channels",
+			              channels, "samplers", samplers, "extras", "animdex", about);
+			json_array_append_new(json_object_get(ex->doc, "animations"), anim);
+			ex->animations++;
+		} else {
+			/* nothing glTF animates: a node carries the entry and its tracks */
+			json_object_set_new(
+			    about, "note",
+			    json_string("glTF can animate none of this entry's tracks; "
+			                "they are kept here with their keys"));
+			json_array_append_new(json_object_get(ex->doc, "nodes"),
+			                      json_pack("{s:s, s:{s:o}}", "name",
+			                                name ? name : fallback, "extras", "animdex",
+			                                about));
+			json_array_append_new(
+			    json_object_get(json_array_get(json_object_get(ex->doc, "scenes"), 0),
+			                    "nodes"),
+			    json_integer(
+			        (json_int_t)json_array_size(json_object_get(ex->doc, "nodes")) -
+			        1));
+		}
+	}
+	ex->entries++;
+	json_array_append_new(ex->entry_list, json_pack("{s:O, s:O, s:O, s:O, s:O}", "entry",
+	                                                json_object_get(entry, "id"), "class",
+	                                                json_object_get(entry, "class"), "handle",
+	                                                json_object_get(entry, "crc32"), "filename",
+	                                                json_object_get(entry, "filename"), "name",
+	                                                json_object_get(entry, "name")));
+	rc = 0;
+done:
+	free(used);
+	json_decref(channels);
+	json_decref(samplers);
+	json_decref(kept);
+	json_decref(entry);
+	return rc;
+}
+
+static void drop_if_empty(json_t *doc, const char *key)
+{
+	if (json_array_size(json_object_get(doc, key)) == 0)
+		json_object_del(doc, key);
+}
+
+uint8_t *exporter_finish(struct exporter *ex, size_t *length, json_t **summary, struct error *err)
+{
+	json_t *about;
+	char *text = NULL;
+	size_t text_len = 0;
+	uint8_t *out = NULL;
+
+	*summary = NULL;
+	if (ex->baked)
+		json_array_append_new(
+		    ex->notes,
+		    json_sprintf("KeyframerBezierRot_Z Euler angles are read as radians "
+		                 "applied X, then Y, then Z (q = qz qy qx), and baked into "
+		                 "rotation keys at every key and %g times a second; the "
+		                 "axis order is assumed, not documented",
+		                 ex->opt.bake_rate));
+	if (ex->normalised)
+		json_array_append_new(
+		    ex->notes, json_string("rotation keys that were not unit quaternions were "
+		                           "normalised, as glTF requires"));
+	if (ex->shifted)
+		json_array_append_new(
+		    ex->notes,
+		    json_string(
+		        "Zouna tracks give their last key's value before their first key; "
+		        "where a first key comes after 0, that value is keyed at 0 and just "
+		        "before the first key, since glTF gives the first value there"));
+	about = ex->entries == 1 ? json_deep_copy(json_array_get(ex->entry_list, 0))
+	                         : json_pack("{s:O}", "entries", ex->entry_list);
+	json_object_set_new(about, "exported_by", json_string("animdex " PACKAGE_VERSION));
+	if (json_array_size(ex->notes))
+		json_object_set(about, "assumed", ex->notes);
+	json_object_set_new(json_object_get(ex->doc, "asset"), "extras",
+	                    json_pack("{s:o}", "animdex", about));
+	while (ex->bin.len % 4)
+		buf_putc(&ex->bin, 0);
+	if (ex->bin.overflow) {
+		too_large(ex, err);
+		return NULL;
+	}
+	if (ex->bin.len) {
+		json_t *buffer = json_pack("{s:I}", "byteLength", (json_int_t)ex->bin.len);
+		if (!ex->opt.glb) {
+			size_t b64len;
+			char *b64 =
+			    base64_encode((const uint8_t *)ex->bin.data, ex->bin.len, &b64len);
+			json_t *uri =
+			    b64 ? json_sprintf("data:application/octet-stream;base64,%s", b64)
+			        : NULL;
+			free(b64);
+			if (!uri) {
+				json_decref(buffer);
+				error_set(err, ERROR_INTERNAL, NULL, -1, "out of memory");
+				return NULL;
+			}
+			json_object_set_new(buffer, "uri", uri);
+		}
+		json_object_set_new(ex->doc, "buffers", json_pack("[o]", buffer));
+	}
+	drop_if_empty(ex->doc, "animations");
+	drop_if_empty(ex->doc, "accessors");
+	drop_if_empty(ex->doc, "bufferViews");
+	drop_if_empty(ex->doc, "meshes");
+	drop_if_empty(ex->doc, "nodes");
+	if (!json_object_get(ex->doc, "nodes")) {
+		json_object_del(ex->doc, "scenes");
+		json_object_del(ex->doc, "scene");
+	}
+	text = render_json(ex->doc, 0, &text_len);
+	if (!text) {
+		error_set(err, ERROR_INTERNAL, NULL, -1, "out of memory");
+		return NULL;
+	}
+	if (!ex->opt.glb) {
+		out = (uint8_t *)text;
+		*length = text_len;
+	} else {
+		size_t json_len = (text_len + 3) & ~(size_t)3, bin_len = ex->bin.len;
+		size_t total = 12 + 8 + json_len + (bin_len ? 8 + bin_len : 0);
+		uint8_t *p;
+		out = malloc(total);
+		if (!out) {
+			free(text);
+			error_set(err, ERROR_INTERNAL, NULL, -1, "out of memory");
+			return NULL;
+		}
+		p = out;
+#define PUT32(v)                                                                           \
+	do {                                                                               \
+		uint32_t x_ = (uint32_t)(v);                                               \
+		p[0] = (uint8_t)x_, p[1] = (uint8_t)(x_ >> 8), p[2] = (uint8_t)(x_ >> 16), \
+		p[3] = (uint8_t)(x_ >> 24);                                                \
+		p += 4;                                                                    \
+	} while (0)
+		memcpy(p, "glTF", 4);
+		p += 4;
+		PUT32(2);
+		PUT32(total);
+		PUT32(json_len);
+		PUT32(GLB_CHUNK_JSON);
+		memcpy(p, text, text_len);
+		memset(p + text_len, ' ', json_len - text_len);
+		p += json_len;
+		if (bin_len) {
+			PUT32(bin_len);
+			PUT32(GLB_CHUNK_BIN);
+			memcpy(p, ex->bin.data, bin_len);
+		}
+#undef PUT32
+		free(text);
+		*length = total;
+	}
+	*summary = json_pack("{s:I, s:I, s:I, s:I, s:O, s:O}", "entries", (json_int_t)ex->entries,
+	                     "animations", (json_int_t)ex->animations, "nodes",
+	                     (json_int_t)ex->node_count, "channels", (json_int_t)ex->channels,
+	                     "in_extras", ex->summary_extras, "notes", ex->notes);
+	return out;
+}
+
+void export_file_name(const char *name, int glb, char *out, size_t size)
+{
+	size_t n = 0;
+
+	for (const char *p = name ? name : ""; *p && n + 6 < size && n < 120; p++) {
+		unsigned char c = (unsigned char)*p;
+		out[n++] = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') ||
+		                   (c >= '0' && c <= '9') || c == '-' || c == '_' || c == '.'
+		               ? (char)c
+		               : '_';
+	}
+	if (n == 0)
+		n = (size_t)snprintf(out, size, "animdex-export");
+	snprintf(out + n, size - n, "%s", glb ? ".glb" : ".gltf");
+}

@@ -1,0 +1,694 @@
+/* check_export.c: glTF export against the real daemon. Entries of every family (the glTF
+ * fixtures, and Zouna, Burnout, Radient and random clips from the writers) are exported one by
+ * one and all together; each export is uploaded back into animdex, and every exported track
+ * must sample as the original at 2,000 times (key times, between keys, before and after the
+ * range) within 1e-6 relative, with keys equal bit for bit where nothing was converted.
+ * The files, and for each the samples Blender must show (EXPECTED.json), are written to
+ * $ANIMDEX_EXPORT_DIR for tests/check-export.sh, which runs the Khronos validator and Blender
+ * on them. */
+#define _GNU_SOURCE
+#include <check.h>
+#include <dirent.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "burnout_writer.h"
+#include "gltf_writer.h"
+#include "hash.h"
+#include "model.h"
+#include "testutil.h"
+#include "zouna_writer.h"
+
+static struct daemon_proc d;
+static char *dir, out_dir[512];
+
+static json_t *get_json(const char *path)
+{
+	struct http_reply r;
+	json_t *j;
+
+	ck_assert_int_eq(http_request(&d, "GET", path, NULL, 0, NULL, &r), 0);
+	ck_assert_msg(r.status == 200, "%.200s: %ld %.300s", path, r.status, r.body);
+	j = http_json(&r);
+	http_reply_cleanup(&r);
+	ck_assert_ptr_nonnull(j);
+	return j;
+}
+
+/* Uploads bytes; the ids of the entries they gave. */
+static json_t *upload(const char *name, const void *data, size_t len)
+{
+	struct http_reply r;
+	const char *names[1] = {name};
+	const void *datas[1] = {data};
+	json_t *j, *ids = json_array(), *e;
+	size_t i;
+
+	ck_assert_int_eq(http_upload(&d, 1, names, datas, &len, NULL, &r), 0);
+	ck_assert_msg(r.status == 201 || r.status == 200, "upload %s: %ld %.300s", name, r.status,
+	              r.body);
+	j = http_json(&r);
+	http_reply_cleanup(&r);
+	json_array_foreach(json_object_get(j, "resources"), i, e)
+	    json_array_append(ids, json_object_get(e, "id"));
+	json_decref(j);
+	return ids;
+}
+
+static void write_file(const char *name, const void *data, size_t len)
+{
+	char path[1024];
+	FILE *f;
+
+	snprintf(path, sizeof(path), "%s/%s", out_dir, name);
+	f = fopen(path, "wb");
+	ck_assert_ptr_nonnull(f);
+	fwrite(data, 1, len, f);
+	fclose(f);
+}
+
+/* The inputs: every family. */
+static void upload_zouna(void)
+{
+	static struct zkey rot[2] = {{.time = 0, .v = {0, 0, 0, 1}},
+	                             {.time = 2, .v = {0, 0, 1, 0}}};
+	static struct zkey bezier[3] = {{.time = 0, .v = {0, 0.5f, 0}, .tout = {0.25f, 0, 0}},
+	                                {.time = 1, .v = {0.75f, 0, -0.5f}},
+	                                {.time = 2, .v = {1.5f, 0.25f, 0}, .tin = {0.5f, 0, 0}}};
+	static struct zkey trans[3] = {{.time = 0.5f, .v = {1, 2, 3}, .tout = {0.5f, 0, 0}},
+	                               {.time = 1.5f, .v = {4, 5, 6}},
+	                               {.time = 2, .v = {-1, 0, 1}, .tin = {0, 0.25f, 0}}};
+	static struct zkey scale[2] = {{.time = 0, .v = {1, 1, 1}}, {.time = 2, .v = {2, 2, 2}}};
+	static struct zmessage msg = {36, 0xDEADBEEF, 0, 1.0f, 0x01020304};
+	static struct zkey msgs[1] = {{.time = 0.5f, .messages = &msg, .message_count = 1}};
+	static struct zkey mat[2] = {{.time = 0, .v = {0.25f}}, {.time = 1, .v = {0.5f}}};
+	struct znode nodes[2] = {
+	    {hash_asobo32("Bip01 Pelvis", 12), 0, 0, {0, 3}, {0, 2}, {0, 0}, {0, 2}, {0, 0}},
+	    {hash_asobo32("Bip01 Spine", 11), 1, 0, {0, 0}, {0, 0}, {0, 3}, {0, 0}, {0, 1}},
+	};
+	struct zmaterial material = {0x0BADF00D, 0, 0, {0, 2}, {0, 0}, {0, 0}, {0, 0}, {0, 0}};
+	struct zanimation a = {0};
+	struct zbuf b;
+	json_t *ids;
+
+	a.max_time = 2.0f;
+	a.keys[0] = rot, a.counts[0] = 2;
+	a.keys[1] = bezier, a.counts[1] = 3;
+	a.keys[2] = scale, a.counts[2] = 2;
+	a.keys[3] = trans, a.counts[3] = 3;
+	a.keys[4] = msgs, a.counts[4] = 1;
+	a.keys[5] = mat, a.counts[5] = 2;
+	a.nodes = nodes, a.node_count = 2;
+	a.materials = &material, a.material_count = 1;
+	a.name_crc = hash_asobo32("hero_run", 8);
+	zbuf_init(&b, 0);
+	zouna_write_animation(&b, &a, 16, 0);
+	json_decref(upload("hero_run.Animation_Z", b.data, b.len));
+	zbuf_free(&b);
+	/* a second animation of the same skeleton: its bones share the first one's nodes */
+	a.name_crc = hash_asobo32("hero_walk", 9);
+	a.keys[4] = NULL, a.counts[4] = 0;
+	nodes[1].msg[1] = 0;
+	zbuf_init(&b, 1);
+	zouna_write_animation(&b, &a, 0, 0);
+	json_decref(upload("hero_walk.Animation_Z", b.data, b.len));
+	zbuf_free(&b);
+	/* a bare keyframer: nothing glTF animates */
+	zbuf_init(&b, 0);
+	zouna_write_keyframer(&b, "KeyframerFloat_Z", 1, trans, 2, 0);
+	ids = upload("fade.KeyframerFloat_Z", b.data, b.len);
+	json_decref(ids);
+	zbuf_free(&b);
+}
+
+static void upload_burnout(void)
+{
+	static const struct bstate states[1] = {{0, 11, 1, {0, 0, 0, 0, 2, 4, 6, 8}}};
+	static const struct bpart parts[1] = {{{0, -1, -1}}};
+	static const uint16_t map[2] = {7, 9};
+	struct bvehicle v = {parts, 1, NULL, 0, states, 1, {0, -1, -1, -1}, {{0}}, 0};
+	struct zbuf va, bpr, bnd;
+	struct bentry e[2];
+
+	zbuf_init(&va, 0);
+	burnout_write_vehicle(&va, &v, 0);
+	zbuf_init(&bpr, 0);
+	burnout_write_remap(&bpr, map, 2);
+	e[0] = (struct bentry){0x2CE66AC1u, 0x10023, va.data, va.len, NULL, 0};
+	e[1] = (struct bentry){0x87654321u, 0x10024, bpr.data, bpr.len, NULL, 0};
+	zbuf_init(&bnd, 0);
+	burnout_write_bundle(&bnd, e, 2, 1, "<Resource id=\"2ce66ac1\" name=\"pusmc01_vanm\"/>");
+	json_decref(upload("VEH_AT.BIN", bnd.data, bnd.len));
+	zbuf_free(&va);
+	zbuf_free(&bpr);
+	zbuf_free(&bnd);
+}
+
+/* A Radient clip with morph weights, visibility, and a cubic translation. */
+static const char radient_doc[] =
+    "{\"name\": \"face\", \"duration\": 2, \"targets\": ["
+    "{\"schema\": \"E4ADD320-EECA-439F-A6C3-1D8A25AEFBC3\", \"object\": 3, \"name\": \"head\"},"
+    "{\"schema\": \"8E3A3B5B-2267-4E06-B94A-316746AB9F61\", \"object\": 3, \"name\": \"head\"}],"
+    " \"samplers\": ["
+    "{\"value\": {\"type\": \"FLOAT\", \"array_size\": 3}, \"interpolation\": \"LINEAR\","
+    " \"times\": [0, 1, 2], \"values\": [0,0.5,1, 1,0.5,0, 0.25,0.25,0.25]},"
+    "{\"value\": {\"type\": \"BOOL\"}, \"interpolation\": \"STEP\", \"times\": [0, 1],"
+    " \"values\": [true, false]},"
+    "{\"value\": {\"type\": \"FLOAT3\"}, \"interpolation\": \"CUBIC_SPLINE\", \"times\": [0.25, 2],"
+    " \"values\": [0,0,0, 1,2,3, 0.5,0,0, 0,1,0, 4,5,6, 0,0,0]}],"
+    " \"channels\": [{\"target\": 1, \"property\": 1, \"sampler\": 0},"
+    " {\"target\": 0, \"property\": 4, \"sampler\": 1},"
+    " {\"target\": 0, \"property\": 1, \"sampler\": 2}]}";
+
+/* Random clips: a node with translation, rotation (unit keys) and scale, each interpolation. */
+static void upload_random(unsigned seed)
+{
+	static const char *const interps[3] = {"STEP", "LINEAR", "CUBIC_SPLINE"};
+	char doc[65536], *p = doc, name[32];
+	int keys = 3 + (int)(seed % 6);
+	const char *interp = interps[seed % 3];
+	int cubic = seed % 3 == 2;
+
+	srand(seed);
+	snprintf(name, sizeof(name), "random %u", seed);
+	p += sprintf(
+	    p,
+	    "{\"name\": \"%s\", \"duration\": %d, \"targets\": [{\"schema\": "
+	    "\"E4ADD320-EECA-439F-A6C3-1D8A25AEFBC3\", \"object\": %u, \"name\": \"r%u\"}], "
+	    "\"samplers\": [",
+	    name, keys, 100 + seed, seed);
+	for (int s = 0; s < 3; s++) {
+		int comps = s == 1 ? 4 : 3;
+		p += sprintf(p,
+		             "%s{\"value\": {\"type\": \"FLOAT%d\"}, \"interpolation\": \"%s\", "
+		             "\"times\": [",
+		             s ? "," : "", comps, interp);
+		for (int k = 0; k < keys; k++)
+			p += sprintf(p, "%s%g", k ? "," : "", (double)k * 0.75 + 0.125 * (s == 0));
+		p += sprintf(p, "], \"values\": [");
+		for (int k = 0; k < keys * (cubic ? 3 : 1); k++) {
+			float v[4];
+			if (s == 1) { /* a unit quaternion */
+				double a = (double)rand() / RAND_MAX * 3.0, l;
+				v[0] = (float)((double)rand() / RAND_MAX - 0.5);
+				v[1] = (float)((double)rand() / RAND_MAX - 0.5);
+				v[2] = (float)((double)rand() / RAND_MAX - 0.5);
+				l = sqrt((double)v[0] * v[0] + (double)v[1] * v[1] +
+				         (double)v[2] * v[2]);
+				for (int i = 0; i < 3; i++)
+					v[i] = (float)(v[i] / l * sin(a / 2));
+				v[3] = (float)cos(a / 2);
+				if (cubic && k % 3 != 1)
+					v[0] = v[1] = v[2] = v[3] = 0;
+			} else {
+				for (int i = 0; i < 3; i++)
+					v[i] = (float)((double)rand() / RAND_MAX * 4 - 2);
+			}
+			for (int i = 0; i < comps; i++)
+				p += sprintf(p, "%s%.9g", k || i ? "," : "", (double)v[i]);
+		}
+		p += sprintf(p, "]}");
+	}
+	sprintf(p,
+	        "], \"channels\": [{\"target\": 0, \"property\": 1, \"sampler\": 0}, {\"target\": "
+	        "0, \"property\": 2, \"sampler\": 1}, {\"target\": 0, \"property\": 3, "
+	        "\"sampler\": 2}]}");
+	snprintf(name, sizeof(name), "random%u.json", seed);
+	json_decref(upload(name, doc, strlen(doc)));
+}
+
+static void upload_fixtures(void)
+{
+	const char *fixtures = testutil_fixtures("export of the glTF fixtures");
+	static const char *const files[] = {"BoxAnimated.gltf", "AnimatedTriangle.gltf",
+	                                    "InterpolationTest.embedded-notextures.gltf"};
+	char path[1024];
+
+	if (!fixtures)
+		return;
+	for (size_t i = 0; i < sizeof(files) / sizeof(files[0]); i++) {
+		size_t len;
+		char *data;
+		snprintf(path, sizeof(path), "%s/gltf/%s", fixtures, files[i]);
+		data = testutil_read_file(path, &len);
+		if (!data) {
+			printf("SKIP: export of %s: not in the fixtures\n", files[i]);
+			continue;
+		}
+		json_decref(upload(files[i], data, len));
+		free(data);
+	}
+}
+
+static void start(void)
+{
+	char db[512];
+
+	dir = testutil_temp_dir();
+	snprintf(db, sizeof(db), "%s/export.db", dir);
+	if (daemon_start(&d, db, "--max-samples 1000000") < 0)
+		exit(1);
+	if (getenv("ANIMDEX_EXPORT_DIR"))
+		snprintf(out_dir, sizeof(out_dir), "%s", getenv("ANIMDEX_EXPORT_DIR"));
+	else
+		snprintf(out_dir, sizeof(out_dir), "tests/output/export");
+	mkdir("tests/output", 0755);
+	mkdir(out_dir, 0755);
+	{ /* no file of an earlier run */
+		DIR *od = opendir(out_dir);
+		struct dirent *e;
+		char path[1024];
+		while (od && (e = readdir(od)))
+			if (e->d_name[0] != '.') {
+				snprintf(path, sizeof(path), "%s/%s", out_dir, e->d_name);
+				unlink(path);
+			}
+		if (od)
+			closedir(od);
+	}
+	upload_fixtures();
+	upload_zouna();
+	upload_burnout();
+	json_decref(upload("face.json", radient_doc, strlen(radient_doc)));
+	for (unsigned seed = 1; seed <= 6; seed++)
+		upload_random(seed);
+}
+
+static void stop(void)
+{
+	if (daemon_stop(&d) != 0) {
+		printf("FAIL: the daemon exited badly\n");
+		exit(1);
+	}
+	testutil_remove_tree(dir);
+	free(dir);
+}
+
+/* Samples of track n of an entry at the given times, as [[v...]...]. */
+static json_t *samples(json_int_t id, json_int_t n, const float *times, size_t count)
+{
+	json_t *all = json_array();
+
+	for (size_t at = 0; at < count; at += 150) {
+		char *path = malloc(16384), *p = path;
+		json_t *j;
+		p += sprintf(p, "/api/resources/%lld/tracks/%lld/sample?t=", (long long)id,
+		             (long long)n);
+		for (size_t i = at; i < count && i < at + 150; i++)
+			p += sprintf(p, "%s%.9g", i > at ? "," : "", (double)times[i]);
+		j = get_json(path);
+		json_array_extend(all, json_object_get(j, "values"));
+		json_decref(j);
+		free(path);
+	}
+	return all;
+}
+
+/* For a bulk export: the animations Blender must make, by name. */
+static void write_expected_names(const char *file, const struct http_reply *r)
+{
+	uint32_t json_len;
+	json_t *doc, *anim, *expected = json_pack("{s:[]}", "animations");
+	size_t i;
+	char *text;
+
+	memcpy(&json_len, r->body + 12, 4);
+	doc = json_loadb(r->body + 20, json_len, 0, NULL);
+	ck_assert_ptr_nonnull(doc);
+	json_array_foreach(json_object_get(doc, "animations"), i, anim) json_array_append_new(
+	    json_object_get(expected, "animations"),
+	    json_pack("{s:O, s:[]}", "name", json_object_get(anim, "name"), "channels"));
+	text = json_dumps(expected, JSON_COMPACT);
+	write_file(file, text, strlen(text));
+	free(text);
+	json_decref(expected);
+	json_decref(doc);
+}
+
+static int close_enough(double a, double b, double relative)
+{
+	return fabs(a - b) <= relative * fmax(1.0, fmax(fabs(a), fabs(b)));
+}
+
+/* 2,000 times for a track: its keys, half-way between them, around and past its range. */
+static size_t probe_times(const json_t *keys, int zouna, float *out)
+{
+	json_t *times = json_object_get(keys, "times");
+	size_t n = json_array_size(times), count = 0;
+	float t0 = (float)json_number_value(json_array_get(times, 0));
+	float t1 = (float)json_number_value(json_array_get(times, n - 1));
+
+	for (size_t k = 0; k < n && count < 1000; k++) {
+		out[count++] = (float)json_number_value(json_array_get(times, k));
+		if (k + 1 < n)
+			out[count++] = (float)((json_number_value(json_array_get(times, k)) +
+			                        json_number_value(json_array_get(times, k + 1))) /
+			                       2);
+	}
+	out[count++] = t1 + 0.5f;
+	out[count++] = t1 * 2 + 1;
+	if (t0 > 0)
+		out[count++] = t0 / 2, out[count++] = 0;
+	if (!zouna) /* glTF has no time before 0; Zouna tracks differ there (FORMATS 1.3) */
+		out[count++] = -0.5f;
+	while (count < 2000) {
+		double u = (double)(count * 7919 % 2000) / 2000.0;
+		out[count++] = (float)(u * ((double)t1 * 1.25 + 0.5));
+	}
+	return count;
+}
+
+/* Exports entry `id`, uploads the export back, and compares every exported track with the
+ * original; writes FILE.glb and FILE.expected.json for the validator and Blender. */
+static void round_trip(json_int_t id, int *tracks_compared, int *values_compared)
+{
+	char path[256], file[128];
+	struct http_reply r;
+	json_t *entry, *summary, *back, *back_entry, *expected, *anim_channels;
+	json_int_t back_id;
+	size_t i, next = 0;
+	json_t *track;
+
+	snprintf(path, sizeof(path), "/api/resources/%lld", (long long)id);
+	entry = get_json(path);
+	snprintf(path, sizeof(path), "/api/resources/%lld/export?summary=1", (long long)id);
+	summary = get_json(path);
+	snprintf(path, sizeof(path), "/api/resources/%lld/export", (long long)id);
+	ck_assert_int_eq(http_request(&d, "GET", path, NULL, 0, NULL, &r), 0);
+	ck_assert_msg(r.status == 200, "%s: %ld %.300s", path, r.status, r.body);
+	ck_assert_msg(strstr(r.content_type, "model/gltf-binary"), "%s", r.content_type);
+	ck_assert_msg(strstr(r.disposition, ".glb\""), "%s", r.disposition);
+	snprintf(file, sizeof(file), "entry-%lld.glb", (long long)id);
+	write_file(file, r.body, r.length);
+	/* the asset says where it came from */
+	{
+		uint32_t json_len;
+		json_t *doc;
+		memcpy(&json_len, r.body + 12, 4);
+		doc = json_loadb(r.body + 20, json_len, 0, NULL);
+		ck_assert_ptr_nonnull(doc);
+		ck_assert_msg(strncmp(json_string_value(json_object_get(
+		                          json_object_get(doc, "asset"), "generator")),
+		                      "animdex ", 8) == 0,
+		              "generator");
+		ck_assert_int_eq(
+		    json_integer_value(json_object_get(
+		        json_object_get(json_object_get(json_object_get(doc, "asset"), "extras"),
+		                        "animdex"),
+		        "entry")),
+		    id);
+		json_decref(doc);
+	}
+	if (json_integer_value(json_object_get(summary, "channels")) == 0) {
+		/* nothing glTF animates: still a valid asset, which says so */
+		ck_assert_ptr_nonnull(strstr(r.body + 20, "glTF can animate none"));
+		http_reply_cleanup(&r);
+		json_decref(entry);
+		json_decref(summary);
+		return;
+	}
+	back = upload(file, r.body, r.length);
+	http_reply_cleanup(&r);
+	ck_assert_uint_eq(json_array_size(back), 1);
+	back_id = json_integer_value(json_array_get(back, 0));
+	snprintf(path, sizeof(path), "/api/resources/%lld", (long long)back_id);
+	back_entry = get_json(path);
+	expected = json_pack("{s:[{s:O, s:[]}]}", "animations", "name",
+	                     json_object_get(back_entry, "name"), "channels");
+	anim_channels =
+	    json_object_get(json_array_get(json_object_get(expected, "animations"), 0), "channels");
+	json_array_foreach(json_object_get(entry, "tracks"), i, track)
+	{
+		json_int_t n = json_integer_value(json_object_get(track, "n"));
+		const json_t *t = json_object_get(track, "target");
+		int in_extras = 0, euler, zouna;
+		json_t *keys, *back_keys, *a, *b, *back_track;
+		float times[2100];
+		size_t count, e;
+		json_t *x;
+		json_array_foreach(json_object_get(summary, "in_extras"), e, x) in_extras |=
+		    json_integer_value(json_object_get(x, "track")) == n;
+		if (in_extras)
+			continue;
+		back_track = json_array_get(json_object_get(back_entry, "tracks"), next);
+		ck_assert_ptr_nonnull(back_track);
+		euler = strcmp(json_string_value(json_object_get(t, "schema")), SCHEMA_ZOUNA) == 0;
+		zouna = strcmp(json_string_value(json_object_get(entry, "family")), "zouna") == 0;
+		snprintf(path, sizeof(path), "/api/resources/%lld/tracks/%lld/keys", (long long)id,
+		         (long long)n);
+		keys = get_json(path);
+		snprintf(path, sizeof(path), "/api/resources/%lld/tracks/%zu/keys",
+		         (long long)back_id, next);
+		back_keys = get_json(path);
+		count = probe_times(keys, zouna, times);
+		a = samples(id, n, times, count);
+		b = samples(back_id, (json_int_t)next, times, count);
+		for (size_t k = 0; k < count; k++) {
+			json_t *va = json_array_get(a, k), *vb = json_array_get(b, k);
+			if (euler) { /* baked: compare as rotations at the keys */
+				float e3[3], q[4];
+				double cx, sx, cy, sy, cz, sz;
+				if (k % 2 ||
+				    k >= 2 * json_array_size(json_object_get(keys, "times")) - 1)
+					continue;
+				for (int c = 0; c < 3; c++)
+					e3[c] = (float)json_number_value(json_array_get(va, c));
+				cx = cos(e3[0] / 2.0), sx = sin(e3[0] / 2.0), cy = cos(e3[1] / 2.0);
+				sy = sin(e3[1] / 2.0), cz = cos(e3[2] / 2.0), sz = sin(e3[2] / 2.0);
+				q[0] = (float)(sx * cy * cz - cx * sy * sz);
+				q[1] = (float)(cx * sy * cz + sx * cy * sz);
+				q[2] = (float)(cx * cy * sz - sx * sy * cz);
+				q[3] = (float)(cx * cy * cz + sx * sy * sz);
+				{
+					double dot = 0;
+					for (int c = 0; c < 4; c++)
+						dot +=
+						    q[c] * json_number_value(json_array_get(vb, c));
+					ck_assert_msg(fabs(fabs(dot) - 1) < 1e-5,
+					              "entry %lld track %lld (Euler) t=%g: dot %g",
+					              (long long)id, (long long)n, (double)times[k],
+					              dot);
+				}
+				(*values_compared)++;
+				continue;
+			}
+			ck_assert_uint_eq(json_array_size(va), json_array_size(vb));
+			for (size_t c = 0; c < json_array_size(va); c++) {
+				double x1 = json_number_value(json_array_get(va, c));
+				double x2 = json_number_value(json_array_get(vb, c));
+				ck_assert_msg(
+				    close_enough(x1, x2, 1e-6),
+				    "entry %lld track %lld (%s) t=%.9g [%zu]: %.9g, back %.9g",
+				    (long long)id, (long long)n,
+				    json_string_value(json_object_get(track, "name")),
+				    (double)times[k], c, x1, x2);
+				(*values_compared)++;
+			}
+		}
+		/* keys bit for bit where nothing was converted (same count of keys, no quaternion
+		 * normalising) */
+		if (!euler && json_array_size(json_object_get(keys, "times")) ==
+		                  json_array_size(json_object_get(back_keys, "times"))) {
+			char *k1 = json_dumps(json_object_get(keys, "times"), JSON_COMPACT);
+			char *k2 = json_dumps(json_object_get(back_keys, "times"), JSON_COMPACT);
+			ck_assert_str_eq(k1, k2);
+			free(k1);
+			free(k2);
+			if (strcmp(json_string_value(json_object_get(back_track, "property_name")),
+			           "rotation") != 0) {
+				k1 = json_dumps(json_object_get(keys, "values"), JSON_COMPACT);
+				k2 = json_dumps(json_object_get(back_keys, "values"), JSON_COMPACT);
+				ck_assert_str_eq(k1, k2);
+				free(k1);
+				free(k2);
+			}
+		}
+		/* what Blender must show: node paths, at keys and half-way */
+		{
+			const char *prop =
+			    json_string_value(json_object_get(back_track, "property_name"));
+			if (prop && (strcmp(prop, "translation") == 0 ||
+			             strcmp(prop, "rotation") == 0 || strcmp(prop, "scale") == 0)) {
+				json_t *list = json_array();
+				size_t nk = json_array_size(json_object_get(back_keys, "times"));
+				for (size_t k = 0;
+				     k < count && k < 2 * nk - 1 && json_array_size(list) < 60; k++)
+					if (times[k] >= 0)
+						json_array_append_new(
+						    list,
+						    json_pack("[f, O, b]", (double)times[k],
+						              json_array_get(b, k),
+						              k % 2 ==
+						                  0)); /* a key time, or half-way */
+				json_array_append_new(
+				    anim_channels,
+				    json_pack("{s:O, s:s, s:O, s:o}", "node",
+				              json_object_get(json_object_get(back_track, "target"),
+				                              "name"),
+				              "path", prop, "interpolation",
+				              json_object_get(back_track, "interpolation"),
+				              "samples", list));
+			}
+		}
+		(*tracks_compared)++;
+		json_decref(keys);
+		json_decref(back_keys);
+		json_decref(a);
+		json_decref(b);
+		next++;
+	}
+	ck_assert_uint_eq(next, json_array_size(json_object_get(back_entry, "tracks")));
+	snprintf(file, sizeof(file), "entry-%lld.expected.json", (long long)id);
+	{
+		char *text = json_dumps(expected, JSON_COMPACT);
+		write_file(file, text, strlen(text));
+		free(text);
+	}
+	/* the import of the export is removed again, so that later exports do not take it in */
+	snprintf(path, sizeof(path), "/api/resources/%lld", (long long)back_id);
+	ck_assert_int_eq(http_request(&d, "DELETE", path, NULL, 0, NULL, &r), 0);
+	http_reply_cleanup(&r);
+	json_decref(expected);
+	json_decref(back);
+	json_decref(back_entry);
+	json_decref(entry);
+	json_decref(summary);
+}
+
+START_TEST(every_entry_exports_and_comes_back_the_same)
+{
+	json_t *list = get_json("/api/resources?limit=500"), *e;
+	int tracks = 0, values = 0;
+	size_t i;
+
+	ck_assert_uint_ge(json_array_size(json_object_get(list, "resources")), 12);
+	json_array_foreach(json_object_get(list, "resources"), i, e)
+	    round_trip(json_integer_value(json_object_get(e, "id")), &tracks, &values);
+	printf("export round trip: %zu entries, %d tracks, %d values compared\n",
+	       json_array_size(json_object_get(list, "resources")), tracks, values);
+	ck_assert_int_ge(tracks, 20);
+	json_decref(list);
+}
+END_TEST
+
+/* The mapping of what glTF cannot animate: extras with keys and reasons, a mesh for weights,
+ * Euler rotations baked, shared nodes for one skeleton. */
+START_TEST(the_mapping_keeps_everything)
+{
+	json_t *summary = get_json("/api/export?family=zouna&summary=1"), *x;
+	struct http_reply r;
+	json_t *doc;
+	uint32_t json_len;
+	size_t i;
+	int material = 0, events = 0, bare = 0;
+
+	json_array_foreach(json_object_get(summary, "in_extras"), i, x)
+	{
+		const char *reason = json_string_value(json_object_get(x, "reason"));
+		material += strstr(reason, "material") != NULL;
+		events += strstr(reason, "events") != NULL;
+		bare += strstr(reason, "bare keyframer") != NULL;
+	}
+	ck_assert_int_ge(material, 2);
+	ck_assert_int_eq(events, 1);
+	ck_assert_int_eq(bare, 1);
+	ck_assert_ptr_nonnull(
+	    strstr(json_dumps(json_object_get(summary, "notes"), 0), "X, then Y"));
+	json_decref(summary);
+	/* the two animations of one skeleton share its two bone nodes */
+	ck_assert_int_eq(http_request(&d, "GET", "/api/export?family=zouna", NULL, 0, NULL, &r), 0);
+	ck_assert_int_eq(r.status, 200);
+	write_file("zouna.glb", r.body, r.length);
+	write_expected_names("zouna.expected.json", &r);
+	memcpy(&json_len, r.body + 12, 4);
+	doc = json_loadb(r.body + 20, json_len, 0, NULL);
+	ck_assert_uint_eq(json_array_size(json_object_get(doc, "animations")), 2);
+	{
+		size_t bones = 0;
+		json_array_foreach(json_object_get(doc, "nodes"), i, x) bones +=
+		    strncmp(json_string_value(json_object_get(x, "name")), "bone 0x", 7) == 0;
+		ck_assert_uint_eq(bones, 2);
+	}
+	/* the events and the material channel are in the first animation's extras */
+	ck_assert_ptr_nonnull(
+	    strstr(r.body + 20, "\"events\":[{\"time\":0.5,\"message_class\":36"));
+	json_decref(doc);
+	http_reply_cleanup(&r);
+	/* morph weights need a mesh with as many morph targets */
+	ck_assert_int_eq(
+	    http_request(&d, "GET", "/api/export?name=face&format=gltf", NULL, 0, NULL, &r), 0);
+	ck_assert_int_eq(r.status, 200);
+	ck_assert_msg(strstr(r.content_type, "model/gltf+json"), "%s", r.content_type);
+	write_file("face.gltf", r.body, r.length);
+	doc = json_loadb(r.body, r.length, 0, NULL);
+	{
+		json_t *mesh = json_array_get(json_object_get(doc, "meshes"), 0);
+		json_t *primitive = json_array_get(json_object_get(mesh, "primitives"), 0);
+		ck_assert_uint_eq(json_array_size(json_object_get(primitive, "targets")), 3);
+	}
+	ck_assert_ptr_nonnull(strstr(r.body, "visibility"));
+	ck_assert_ptr_nonnull(strstr(r.body, "data:application/octet-stream;base64,"));
+	json_decref(doc);
+	http_reply_cleanup(&r);
+	/* everything in one request, and with the command line */
+	ck_assert_int_eq(http_request(&d, "GET", "/api/export", NULL, 0, NULL, &r), 0);
+	ck_assert_int_eq(r.status, 200);
+	write_file("everything.glb", r.body, r.length);
+	write_expected_names("everything.expected.json", &r);
+	http_reply_cleanup(&r);
+	{
+		char cmd[2048];
+		int status;
+		snprintf(cmd, sizeof(cmd),
+		         "'%s' export --db '%s' --quiet -o '%s/cli-everything.glb'",
+		         getenv("ANIMDEXD"), d.db, out_dir);
+		status = system(cmd);
+		ck_assert_int_eq(status, 0);
+	}
+}
+END_TEST
+
+START_TEST(bad_export_requests)
+{
+	static const char *const bad[][2] = {
+	    {"/api/resources/999/export", "404"},
+	    {"/api/resources/1/export?format=fbx", "400"},
+	    {"/api/resources/1/export?bake=0", "400"},
+	    {"/api/export?ids=1,x", "400"},
+	    {"/api/export?crc32=zz", "400"},
+	    {"/api/export?ids=999", "404"},
+	};
+	struct http_reply r;
+
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		ck_assert_int_eq(http_request(&d, "GET", bad[i][0], NULL, 0, NULL, &r), 0);
+		ck_assert_msg(r.status == atol(bad[i][1]) && strstr(r.body, "\"error\""),
+		              "%s: %ld %s", bad[i][0], r.status, r.body);
+		http_reply_cleanup(&r);
+	}
+}
+END_TEST
+
+int main(void)
+{
+	Suite *s = suite_create("export");
+	TCase *tc = tcase_create("glTF");
+	SRunner *sr;
+	int failed;
+
+	tcase_add_unchecked_fixture(tc, start, stop);
+	tcase_set_timeout(tc, 300);
+	tcase_add_test(tc, every_entry_exports_and_comes_back_the_same);
+	tcase_add_test(tc, the_mapping_keeps_everything);
+	tcase_add_test(tc, bad_export_requests);
+	suite_add_tcase(s, tc);
+	sr = srunner_create(s);
+	srunner_run_all(sr, CK_NORMAL);
+	failed = srunner_ntests_failed(sr);
+	srunner_free(sr);
+	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+}
