@@ -57,6 +57,9 @@ struct exporter {
 	json_t *summary_extras;    /* [{"entry", "track", "name", "reason"}] */
 	json_t *notes;             /* what the asset says was assumed or changed */
 	json_t *entry_list;        /* [{"entry", "class", "handle", "filename", "name"}] */
+	json_t *node_names;        /* a set: the node names taken */
+	json_t *node_of;           /* object (decimal text) -> index into nodes */
+	json_t *animation_names;   /* a set: the animation names taken */
 	struct buf bin;            /* buffer 0 */
 	struct export_node *nodes; /* node_count of them */
 	size_t node_count;
@@ -86,8 +89,12 @@ struct exporter *exporter_create(const struct export_options *opt)
 	ex->summary_extras = json_array();
 	ex->notes = json_array();
 	ex->entry_list = json_array();
+	ex->node_names = json_object();
+	ex->node_of = json_object();
+	ex->animation_names = json_object();
 	buf_init(&ex->bin, ex->opt.max_bytes);
-	if (!ex->doc || !ex->summary_extras || !ex->notes || !ex->entry_list) {
+	if (!ex->doc || !ex->summary_extras || !ex->notes || !ex->entry_list || !ex->node_names ||
+	    !ex->node_of || !ex->animation_names) {
 		exporter_free(ex);
 		return NULL;
 	}
@@ -102,6 +109,9 @@ void exporter_free(struct exporter *ex)
 	json_decref(ex->summary_extras);
 	json_decref(ex->notes);
 	json_decref(ex->entry_list);
+	json_decref(ex->node_names);
+	json_decref(ex->node_of);
+	json_decref(ex->animation_names);
 	buf_cleanup(&ex->bin);
 	for (size_t i = 0; i < ex->node_count; i++)
 		free(ex->nodes[i].name);
@@ -168,20 +178,16 @@ static int add_accessor(struct exporter *ex, const float *data, size_t count, co
 static struct export_node *node_for(struct exporter *ex, uint64_t object, const char *name)
 {
 	struct export_node *grown, *n;
-	char unique[256];
+	char unique[256], key[24];
+	json_t *known;
 
-	for (size_t i = 0; i < ex->node_count; i++)
-		if (ex->nodes[i].object == object)
-			return &ex->nodes[i];
+	snprintf(key, sizeof(key), "%" PRIu64, object);
+	known = json_object_get(ex->node_of, key);
+	if (known)
+		return &ex->nodes[json_integer_value(known)];
 	snprintf(unique, sizeof(unique), "%s", name && *name ? name : "node");
-	for (int k = 2;; k++) {
-		size_t i;
-		for (i = 0; i < ex->node_count && strcmp(ex->nodes[i].name, unique) != 0; i++)
-			;
-		if (i == ex->node_count)
-			break;
+	for (int k = 2; json_object_get(ex->node_names, unique); k++)
 		snprintf(unique, sizeof(unique), "%.200s #%d", name && *name ? name : "node", k);
-	}
 	grown = realloc(ex->nodes, (ex->node_count + 1) * sizeof(*grown));
 	if (!grown)
 		return NULL;
@@ -193,6 +199,8 @@ static struct export_node *node_for(struct exporter *ex, uint64_t object, const 
 	n->index = (int)json_array_size(json_object_get(ex->doc, "nodes"));
 	if (!n->name)
 		return NULL;
+	json_object_set_new(ex->node_names, unique, json_true());
+	json_object_set_new(ex->node_of, key, json_integer((json_int_t)ex->node_count));
 	json_array_append_new(json_object_get(ex->doc, "nodes"),
 	                      json_pack("{s:s}", "name", unique));
 	json_array_append_new(
@@ -474,20 +482,10 @@ static int gltf_keys(struct exporter *ex, const struct sampler *s, enum channel_
 /* An animation name no other animation of the asset has (Blender names actions by them). */
 static void unique_animation_name(struct exporter *ex, const char *name, char *out, size_t size)
 {
-	json_t *anims = json_object_get(ex->doc, "animations");
-
 	snprintf(out, size, "%s", name);
-	for (int k = 2;; k++) {
-		size_t i;
-		for (i = 0; i < json_array_size(anims); i++)
-			if (strcmp(json_string_value(
-			               json_object_get(json_array_get(anims, i), "name")),
-			           out) == 0)
-				break;
-		if (i == json_array_size(anims))
-			return;
+	for (int k = 2; json_object_get(ex->animation_names, out); k++)
 		snprintf(out, size, "%.200s #%d", name, k);
-	}
+	json_object_set_new(ex->animation_names, out, json_true());
 }
 
 /* Which glTF path a track animates, or PATH_NONE with the reason it cannot. */

@@ -32,7 +32,7 @@ static const char usage_text[] =
     "       animdexd redecode [--db PATH] [--family NAME] [--class NAME] [--id N] [--quiet]\n"
     "       animdexd export [--db PATH] [--id N]... [--class NAME] [--family NAME]\n"
     "                       [--name NAME] [--crc32 HANDLE] [--q TEXT] [--format glb|gltf]\n"
-    "                       [--bake N] [--quiet] -o FILE\n"
+    "                       [--bake N] [--max-entries N] [--quiet] -o FILE\n"
     "\n"
     "An HTTP/JSON catalogue of game animation resources.\n"
     "\n"
@@ -514,6 +514,7 @@ static int cmd_export(int argc, char **argv)
 	                                        {"output", required_argument, NULL, 'o'},
 	                                        {"quiet", no_argument, NULL, 'Q'},
 	                                        {"help", no_argument, NULL, 'h'},
+	                                        {"max-entries", required_argument, NULL, 'm'},
 	                                        {NULL, 0, NULL, 0}};
 	const char *db = "./animdex.db", *output = NULL, *format = "glb";
 	struct export_options opt = {1, EXPORT_DEFAULT_BAKE_RATE, 0, EXPORT_DEFAULT_MAX_ENTRIES};
@@ -563,6 +564,9 @@ static int cmd_export(int argc, char **argv)
 			break;
 		}
 		case 'o': output = optarg; break;
+		case 'm':
+			opt.max_entries = parse_unsigned(optarg, "--max-entries", 1, 10000000);
+			break;
 		case 'Q': quiet = 1; break;
 		case 'h':
 			fputs("Usage: animdexd export [--db PATH] [--id N]... [--class NAME] "
@@ -570,13 +574,13 @@ static int cmd_export(int argc, char **argv)
 			      "NAME]\n"
 			      "                       [--name NAME] [--crc32 HANDLE] [--q TEXT] "
 			      "[--format glb|gltf]\n"
-			      "                       [--bake N] [--quiet] -o|--output FILE\n"
+			      "                       [--bake N] [--max-entries N] [--quiet] "
+			      "-o|--output FILE\n"
 			      "Writes catalogued entries as one glTF 2.0 asset, one animation an "
-			      "entry: "
-			      "the\nentries given with --id, or those the filters select (every "
-			      "entry "
-			      "without\neither). --bake: samples a second for Euler rotations "
-			      "(30).\n",
+			      "entry: the\nentries given with --id, or those the filters select "
+			      "(every entry without\neither). --bake: samples a second for Euler "
+			      "rotations (30); --max-entries: the\nmost entries the asset may hold "
+			      "(1000).\n",
 			      stdout);
 			return 0;
 		default: usage_error("%s", "unknown option");

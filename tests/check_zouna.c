@@ -950,8 +950,12 @@ START_TEST(vec4f_linear_w_between_keys)
 		ck_assert_float_eq(out[3], 0.25f);
 		testutil_sample(r.resources[0], 0, 1.0f, out);
 		ck_assert_float_eq(out[3], 0.75f);
-		ck_assert_msg(strstr(json_dumps(r.resources[0]->assumed, 0), "w is 1.0") != NULL,
-		              "the assumption is stated");
+		{
+			char *assumed = json_dumps(r.resources[0]->assumed, 0);
+			ck_assert_msg(strstr(assumed, "w is 1.0") != NULL,
+			              "the assumption is stated");
+			free(assumed);
+		}
 		decode_result_cleanup(&r);
 		zbuf_free(&b);
 	}

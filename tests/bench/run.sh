@@ -112,7 +112,41 @@ for rep in 1 2 3; do
 	line=$("$bin" import --db "$dir/import.db" --quiet "$dir/files" 2>&1 | tail -n 1)
 	rates="$rates $(echo "$line" | sed -n 's/.*(\([0-9]*\) files\/s).*/\1/p')"
 done
-row "animdexd import of 10,000 small keyframer files" "$(echo "$rates" | tr ' ' '\n' | grep . | median)" "entries/s (target >= 10,000)"
+import_rate=$(echo "$rates" | tr ' ' '\n' | grep . | median)
+row "animdexd import of 10,000 small keyframer files" "$import_rate" "entries/s (target >= 10,000)"
+
+echo "export..." >&2
+# bulk: the 10,000 imported entries as one asset, from the command line
+exports=""
+for rep in 1 2 3; do
+	t0=$(date +%s.%N)
+	"$bin" export --db "$dir/import.db" --max-entries 10000 --quiet -o "$dir/bulk.glb" || break
+	t1=$(date +%s.%N)
+	exports="$exports $(awk -v a="$t0" -v b="$t1" 'BEGIN {printf "%.0f", 10000 / (b - a)}')"
+done
+export_rate=$(echo "$exports" | tr ' ' '\n' | grep . | median)
+row "animdexd export of those 10,000 entries as one .glb" "$export_rate" "entries/s ($(stat -c %s "$dir/bulk.glb" 2>/dev/null) bytes)"
+row "  export speed / import speed" "$(awk -v e="$export_rate" -v i="$import_rate" 'BEGIN {printf "%.2f", e / i}')" "x (target >= 1)"
+# one large entry: 100 node tracks of 1,000 LINEAR keys
+python3 - "$dir/large.json" <<'PY'
+import json, math, sys
+n, tracks = 1000, 100
+times = [i * 0.01 for i in range(n)]
+doc = {"name": "large", "duration": times[-1], "targets": [], "samplers": [], "channels": []}
+for t in range(tracks):
+    doc["targets"].append({"schema": "E4ADD320-EECA-439F-A6C3-1D8A25AEFBC3", "object": t, "name": "n%d" % t})
+    doc["samplers"].append({"value": {"type": "FLOAT3"}, "interpolation": "LINEAR", "times": times,
+                            "values": [math.sin(i * 0.01 + t + c) for i in range(n) for c in range(3)]})
+    doc["channels"].append({"target": t, "property": 1, "sampler": t})
+json.dump(doc, open(sys.argv[1], "w"))
+PY
+start_daemon "$dir/export.db"
+curl -s -o /dev/null --data-binary @"$dir/large.json" "$base/api/resources?filename=large.json"
+curl -s -o "$dir/large.glb" "$base/api/resources/1/export"
+t=$(for _ in 1 2 3 4 5; do curl -s -o /dev/null -w '%{time_total}\n' "$base/api/resources/1/export"; done | median)
+row "GET export of 100 tracks of 1,000 keys (.glb over HTTP)" "$(awk -v t="$t" -v b="$(stat -c %s "$dir/large.glb")" 'BEGIN {printf "%.1f", b / t / 1048576}')" "MiB/s of output ($(stat -c %s "$dir/large.glb") bytes in $t s)"
+kill "$daemon"
+wait "$daemon" 2>/dev/null
 start_daemon "$dir/upload.db"
 for rep in 1 2 3; do
 	wrk -t 2 -c 8 -d "${seconds}s" -s "$top/tests/bench/upload.lua" "$base" >"$dir/wrk.upload.$rep"
