@@ -4,6 +4,7 @@
 
 #include <inttypes.h>
 #include <math.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -28,51 +29,173 @@ static size_t tidy_exponent(char *out, size_t n)
 	return strlen(out);
 }
 
-/* The slow exact path: the shortest %.Ng that reads back as f. */
-static size_t render_float_slow(float f, char *out)
-{
-	int n;
+/* Shortest float32 text in the manner of Ryu (Ulf Adams, "Ryu: fast float-to-string
+ * conversion", PLDI 2018): the interval of decimals that read back as f is computed in
+ * integers, scaled by a power of ten taken from a table, and digits are removed from its
+ * bounds while they still differ, which leaves the fewest digits; the last removed digit
+ * rounds the result to the decimal closest to f (ties to even). The tables hold 5^i and
+ * 2^k / 5^i to 61 and 59 significant bits; they are computed once, exactly, with 128-bit
+ * integers. `make check-floats` compares the result with a slow exact method for all 2^32
+ * bit patterns. */
+__extension__ typedef unsigned __int128 u128;
 
-	for (int p = 1; p < 9; p++) {
-		n = snprintf(out, 32, "%.*g", p, (double)f);
-		if (strtof(out, NULL) == f)
-			return tidy_exponent(out, (size_t)n);
-	}
-	n = snprintf(out, 32, "%.9g", (double)f);
-	return tidy_exponent(out, (size_t)n);
+#define POW5_INV_BITCOUNT 59
+#define POW5_BITCOUNT     61
+#define POW5_INV_COUNT    31 /* 5^-q for q < 31 */
+#define POW5_COUNT        47 /* 5^i for i < 47 */
+
+static uint64_t pow5_inv_split[POW5_INV_COUNT], pow5_split[POW5_COUNT];
+static pthread_once_t ryu_tables_once = PTHREAD_ONCE_INIT;
+
+/* ceil(log2(5^e)) + ... : the bits of 5^e, plus one (e in 0..3528) */
+static int32_t pow5bits(int32_t e)
+{
+	return (int32_t)(((uint32_t)e * 1217359u) >> 19) + 1;
 }
 
-static const double powers_of_ten[23] = {1e0,  1e1,  1e2,  1e3,  1e4,  1e5,  1e6,  1e7,
-                                         1e8,  1e9,  1e10, 1e11, 1e12, 1e13, 1e14, 1e15,
-                                         1e16, 1e17, 1e18, 1e19, 1e20, 1e21, 1e22};
-
-/* digits x 10^k as a double, from exact powers of ten (one rounding), or NAN out of range. */
-static double scale_by_ten(double digits, int k)
+/* floor(log10(2^e)) and floor(log10(5^e)), e >= 0 */
+static uint32_t log10_pow2(int32_t e)
 {
-	if (k >= 0)
-		return k <= 22 ? digits * powers_of_ten[k] : NAN;
-	return -k <= 22 ? digits / powers_of_ten[-k] : NAN;
+	return ((uint32_t)e * 78913u) >> 18;
 }
 
-/* Does the decimal value v (a double within 2^-52 of the true decimal, or equal to it when
- * `exact`) round to f, with no doubt? False when v is too near a midpoint between floats to
- * tell in double. An exact tie rounds to the float whose last mantissa bit is 0. */
-static int rounds_to(double v, float f, int exact)
+static uint32_t log10_pow5(int32_t e)
 {
-	float g = (float)v;
-	double up, down, guard;
-	uint32_t bits;
+	return ((uint32_t)e * 732923u) >> 20;
+}
 
-	if (g != f)
-		return 0;
-	up = ((double)g + (double)nextafterf(g, INFINITY)) / 2;
-	down = ((double)g + (double)nextafterf(g, -INFINITY)) / 2;
-	if (exact && (v == up || v == down)) {
-		memcpy(&bits, &g, sizeof(bits));
-		return (bits & 1) == 0;
+static void ryu_tables(void)
+{
+	u128 p = 1;
+
+	for (int i = 0; i < POW5_COUNT; i++, p *= 5) {
+		int shift = pow5bits(i) - POW5_BITCOUNT;
+		pow5_split[i] = (uint64_t)(shift >= 0 ? p >> shift : p << -shift);
 	}
-	guard = fabs(v) * 0x1p-50;
-	return fabs(v - up) > guard && fabs(v - down) > guard;
+	p = 1;
+	for (int i = 0; i < POW5_INV_COUNT; i++, p *= 5) {
+		/* floor(2^e / 5^i) + 1 with e = pow5bits(i) - 1 + 59, which may be 128: halve it */
+		int e = pow5bits(i) - 1 + POW5_INV_BITCOUNT;
+		u128 half = (u128)1 << (e - 1), q = half / p, r = half % p;
+		q = 2 * q + (2 * r >= p ? 1 : 0);
+		pow5_inv_split[i] = (uint64_t)q + 1;
+	}
+}
+
+/* (m * factor) >> shift, shift > 32, without a 128-bit product */
+static uint32_t mul_shift(uint32_t m, uint64_t factor, int32_t shift)
+{
+	uint64_t lo = (uint64_t)m * (uint32_t)factor, hi = (uint64_t)m * (factor >> 32);
+	uint64_t sum = (lo >> 32) + hi;
+
+	return (uint32_t)(sum >> (shift - 32));
+}
+
+static int multiple_of_pow5(uint32_t v, uint32_t p)
+{
+	uint32_t count = 0;
+
+	while (v != 0 && v % 5 == 0 && count < p)
+		v /= 5, count++;
+	return count >= p;
+}
+
+static int multiple_of_pow2(uint32_t v, uint32_t p)
+{
+	return p >= 32 ? v == 0 : (v & ((1u << p) - 1)) == 0;
+}
+
+/* The shortest decimal digits and exponent that read back as the finite, non-zero f:
+ * f = *digits x 10^*exponent. */
+static void ryu_shortest(float f, uint32_t *digits, int32_t *exponent)
+{
+	uint32_t bits, mantissa, exponent_bits, m2;
+	int32_t e2, e10;
+	uint32_t mv, mp, mm, vr, vp, vm, removed = 0;
+	uint8_t last = 0;
+	int accept, mm_shift, vm_zeros = 0, vr_zeros = 0;
+
+	pthread_once(&ryu_tables_once, ryu_tables);
+	memcpy(&bits, &f, sizeof(bits));
+	mantissa = bits & 0x7FFFFFu;
+	exponent_bits = (bits >> 23) & 0xFFu;
+	if (exponent_bits == 0) {
+		e2 = 1 - 127 - 23 - 2;
+		m2 = mantissa;
+	} else {
+		e2 = (int32_t)exponent_bits - 127 - 23 - 2;
+		m2 = (1u << 23) | mantissa;
+	}
+	accept = (m2 & 1) == 0;
+	mv = 4 * m2;
+	mp = 4 * m2 + 2;
+	mm_shift = mantissa != 0 || exponent_bits <= 1;
+	mm = 4 * m2 - 1 - (uint32_t)mm_shift;
+	if (e2 >= 0) {
+		uint32_t q = log10_pow2(e2);
+		int32_t k = POW5_INV_BITCOUNT + pow5bits((int32_t)q) - 1, i = -e2 + (int32_t)q + k;
+		e10 = (int32_t)q;
+		vr = mul_shift(mv, pow5_inv_split[q], i);
+		vp = mul_shift(mp, pow5_inv_split[q], i);
+		vm = mul_shift(mm, pow5_inv_split[q], i);
+		if (q != 0 && (vp - 1) / 10 <= vm / 10) {
+			int32_t l = POW5_INV_BITCOUNT + pow5bits((int32_t)q - 1) - 1;
+			last = (uint8_t)(mul_shift(mv, pow5_inv_split[q - 1], -e2 + (int32_t)q - 1 + l) %
+			                 10);
+		}
+		if (q <= 9) {
+			if (mv % 5 == 0)
+				vr_zeros = multiple_of_pow5(mv, q);
+			else if (accept)
+				vm_zeros = multiple_of_pow5(mm, q);
+			else
+				vp -= (uint32_t)multiple_of_pow5(mp, q);
+		}
+	} else {
+		uint32_t q = log10_pow5(-e2);
+		int32_t i = -e2 - (int32_t)q, k = pow5bits(i) - POW5_BITCOUNT, j = (int32_t)q - k;
+		e10 = (int32_t)q + e2;
+		vr = mul_shift(mv, pow5_split[i], j);
+		vp = mul_shift(mp, pow5_split[i], j);
+		vm = mul_shift(mm, pow5_split[i], j);
+		if (q != 0 && (vp - 1) / 10 <= vm / 10) {
+			j = (int32_t)q - 1 - (pow5bits(i + 1) - POW5_BITCOUNT);
+			last = (uint8_t)(mul_shift(mv, pow5_split[i + 1], j) % 10);
+		}
+		if (q <= 1) {
+			vr_zeros = 1;
+			if (accept)
+				vm_zeros = mm_shift == 1;
+			else
+				vp--;
+		} else if (q < 31) {
+			vr_zeros = multiple_of_pow2(mv, q - 1);
+		}
+	}
+	if (vm_zeros || vr_zeros) {
+		while (vp / 10 > vm / 10) {
+			vm_zeros &= vm % 10 == 0;
+			vr_zeros &= last == 0;
+			last = (uint8_t)(vr % 10);
+			vr /= 10, vp /= 10, vm /= 10, removed++;
+		}
+		if (vm_zeros)
+			while (vm % 10 == 0) {
+				vr_zeros &= last == 0;
+				last = (uint8_t)(vr % 10);
+				vr /= 10, vp /= 10, vm /= 10, removed++;
+			}
+		if (vr_zeros && last == 5 && vr % 2 == 0)
+			last = 4; /* a tie: to even */
+		*digits = vr + ((vr == vm && (!accept || !vm_zeros)) || last >= 5);
+	} else {
+		while (vp / 10 > vm / 10) {
+			last = (uint8_t)(vr % 10);
+			vr /= 10, vp /= 10, vm /= 10, removed++;
+		}
+		*digits = vr + (vr == vm || last >= 5);
+	}
+	*exponent = e10 + (int32_t)removed;
 }
 
 /* Writes `d` (p significant digits, trailing zeros dropped) times 10^e10 like %g does. */
@@ -121,10 +244,20 @@ static size_t write_decimal(int negative, uint64_t d, int p, int e10, char *out)
 	return o;
 }
 
+static int decimal_digits(uint32_t d)
+{
+	int n = 1;
+
+	while (d >= 10)
+		d /= 10, n++;
+	return n;
+}
+
 size_t render_float(float f, int digits, char *out)
 {
-	double x;
-	int e10;
+	uint32_t d;
+	int32_t e;
+	int n;
 
 	if (!isfinite(f)) {
 		memcpy(out, "null", 5);
@@ -138,47 +271,9 @@ size_t render_float(float f, int digits, char *out)
 	}
 	if (digits >= 1 && digits <= 9)
 		return tidy_exponent(out, (size_t)snprintf(out, 32, "%.*g", digits, (double)f));
-	/* The shortest decimal that reads back as f: for p = 1..9 significant digits, round in
-	 * double and keep the first candidate that provably rounds to f. Values out of the
-	 * exact powers' range, or too near a midpoint, take the slow exact path. */
-	x = fabs((double)f);
-	{
-		int e2;
-		frexp(x, &e2);
-		/* 10^e10 <= x < 10^(e10 + 1); the estimate from the binary exponent is at most one
-		 * too low */
-		e10 = (int)floor((e2 - 1) * 0.30102999566398120);
-		if (x >=
-		    (e10 + 1 >= -22 && e10 + 1 <= 22 ? scale_by_ten(1, e10 + 1) : pow(10, e10 + 1)))
-			e10++;
-	}
-	for (int p = 1; p <= 9; p++) {
-		int k = e10 - p + 1;
-		double scaled = k >= 0 ? (k <= 22 ? x / powers_of_ten[k] : NAN)
-		                       : (-k <= 22 ? x * powers_of_ten[-k] : NAN);
-		double lo, hi;
-		if (!isfinite(scaled))
-			return render_float_slow(f, out);
-		lo = floor(scaled);
-		hi = lo + 1;
-		/* the nearer neighbour first; both when the other is as near */
-		double first = scaled - lo <= hi - scaled ? lo : hi, second = first == lo ? hi : lo;
-		for (int pick = 0; pick < 2; pick++) {
-			double d = pick ? second : first, v;
-			if (pick && fabs((scaled - lo) - 0.5) > 1e-6)
-				break;
-			v = scale_by_ten(d, k);
-			if (!isfinite(v))
-				return render_float_slow(f, out);
-			if (rounds_to(v, (float)x, k >= 0 && v < 0x1p53)) {
-				int p10 = p;
-				while (p10 < 17 && d >= powers_of_ten[p10])
-					p10++; /* a carry, or an exponent estimated one too low */
-				return write_decimal(f < 0, (uint64_t)d, p10, k + p10 - 1, out);
-			}
-		}
-	}
-	return render_float_slow(f, out);
+	ryu_shortest(fabsf(f), &d, &e);
+	n = decimal_digits(d);
+	return write_decimal(f < 0, d, n, e + n - 1, out);
 }
 
 void render_handle(uint32_t crc32, char out[11])

@@ -461,8 +461,6 @@ int main(void)
 {
 	Suite *s = suite_create("answers");
 	TCase *tc = tcase_create("daemon");
-	SRunner *sr;
-	int failed;
 
 	tcase_add_unchecked_fixture(tc, start, stop);
 	tcase_add_test(tc, errors_quoting_bytes_that_are_not_utf8_stay_json);
@@ -476,9 +474,5 @@ int main(void)
 	tcase_add_test(tc, a_failed_store_rolls_back);
 	tcase_add_test(tc, max_samples_holds_on_every_path);
 	suite_add_tcase(s, tc);
-	sr = srunner_create(s);
-	srunner_run_all(sr, CK_NORMAL);
-	failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+	return testutil_run(s);
 }

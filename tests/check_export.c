@@ -685,8 +685,6 @@ int main(void)
 {
 	Suite *s = suite_create("export");
 	TCase *tc = tcase_create("glTF");
-	SRunner *sr;
-	int failed;
 
 	tcase_add_unchecked_fixture(tc, start, stop);
 	tcase_set_timeout(tc, 300);
@@ -694,9 +692,5 @@ int main(void)
 	tcase_add_test(tc, the_mapping_keeps_everything);
 	tcase_add_test(tc, bad_export_requests);
 	suite_add_tcase(s, tc);
-	sr = srunner_create(s);
-	srunner_run_all(sr, CK_NORMAL);
-	failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+	return testutil_run(s);
 }

@@ -750,8 +750,6 @@ int main(void)
 	Suite *s = suite_create("hostile");
 	TCase *data = tcase_create("data"), *limits = tcase_create("limits");
 	TCase *slow = tcase_create("slow clients"), *misc = tcase_create("requests");
-	SRunner *sr;
-	int failed;
 
 	signal(SIGPIPE, SIG_IGN);
 	tcase_add_test(data, deleted_entries_of_a_multi_entry_upload_come_back);
@@ -771,9 +769,5 @@ int main(void)
 	suite_add_tcase(s, limits);
 	suite_add_tcase(s, slow);
 	suite_add_tcase(s, misc);
-	sr = srunner_create(s);
-	srunner_run_all(sr, CK_NORMAL);
-	failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+	return testutil_run(s);
 }

@@ -295,15 +295,9 @@ int main(void)
 {
 	Suite *s = suite_create("upgrade");
 	TCase *tc = tcase_create("legacy-v1");
-	SRunner *sr;
-	int failed;
 
 	tcase_add_test(tc, a_legacy_catalogue_migrates_and_redecodes);
 	tcase_add_test(tc, refused_entries_are_left_and_listed);
 	suite_add_tcase(s, tc);
-	sr = srunner_create(s);
-	srunner_run_all(sr, CK_NORMAL);
-	failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+	return testutil_run(s);
 }

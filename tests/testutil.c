@@ -3,6 +3,7 @@
 #include "testutil.h"
 
 #include <arpa/inet.h>
+#include <check.h>
 #include <curl/curl.h>
 #include <dirent.h>
 #include <errno.h>
@@ -22,6 +23,17 @@
 
 #include "base64.h"
 #include "curve.h"
+
+int testutil_run(struct Suite *suite)
+{
+	SRunner *sr = srunner_create(suite);
+	int failed;
+
+	srunner_run_all(sr, CK_NORMAL);
+	failed = srunner_ntests_failed(sr);
+	srunner_free(sr);
+	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+}
 
 char *testutil_read_file(const char *path, size_t *length)
 {

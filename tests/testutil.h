@@ -9,6 +9,10 @@
 
 #include "model.h"
 
+struct Suite;
+/* Runs a Check suite (freeing it) and returns the process's exit status. */
+int testutil_run(struct Suite *suite);
+
 /* Reads a whole file; NULL when it cannot. */
 char *testutil_read_file(const char *path, size_t *length);
 /* $ANIMDEX_SRCDIR/rel */

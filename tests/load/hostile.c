@@ -14,8 +14,6 @@
  *       prints a small Radient clip whose one track is FLOAT4X4[16]: 256 floats a value.
  */
 #define _GNU_SOURCE
-#include <arpa/inet.h>
-#include <netinet/in.h>
 #include <poll.h>
 #include <signal.h>
 #include <stdio.h>
@@ -25,43 +23,18 @@
 #include <time.h>
 #include <unistd.h>
 
-static int port;
+#include "../testutil.h"
+
+static struct daemon_proc target; /* only its port is used */
 
 static int connect_from(const char *source)
 {
-	struct sockaddr_in to = {0}, from = {0};
-	int fd = socket(AF_INET, SOCK_STREAM, 0);
-
-	if (fd < 0)
-		return -1;
-	if (source) {
-		from.sin_family = AF_INET;
-		inet_pton(AF_INET, source, &from.sin_addr);
-		if (bind(fd, (struct sockaddr *)&from, sizeof(from)) < 0) {
-			close(fd);
-			return -1;
-		}
-	}
-	to.sin_family = AF_INET;
-	to.sin_port = htons((uint16_t)port);
-	inet_pton(AF_INET, "127.0.0.1", &to.sin_addr);
-	if (connect(fd, (struct sockaddr *)&to, sizeof(to)) < 0) {
-		close(fd);
-		return -1;
-	}
-	return fd;
+	return raw_connect(&target, source);
 }
 
 static int send_all(int fd, const char *p, size_t n)
 {
-	while (n > 0) {
-		ssize_t w = send(fd, p, n, MSG_NOSIGNAL);
-		if (w <= 0)
-			return -1;
-		p += w;
-		n -= (size_t)w;
-	}
-	return 0;
+	return raw_send(fd, p, n);
 }
 
 static double now_s(void)
@@ -210,15 +183,15 @@ int main(int argc, char **argv)
 	if (argc >= 2 && strcmp(argv[1], "matrix-clip") == 0)
 		return matrix_clip();
 	if (argc >= 5 && strcmp(argv[1], "slowloris") == 0) {
-		port = atoi(argv[2]);
+		target.port = atoi(argv[2]);
 		return slowloris(atoi(argv[3]), atoi(argv[4]));
 	}
 	if (argc >= 6 && strcmp(argv[1], "unread") == 0) {
-		port = atoi(argv[2]);
+		target.port = atoi(argv[2]);
 		return unread(argv[3], atoi(argv[4]), atoi(argv[5]));
 	}
 	if (argc >= 5 && strcmp(argv[1], "uploads") == 0) {
-		port = atoi(argv[2]);
+		target.port = atoi(argv[2]);
 		return uploads(strtoul(argv[3], NULL, 10), atoi(argv[4]));
 	}
 	fprintf(stderr, "usage: hostile slowloris PORT N SECONDS | unread PORT PATH N SECONDS | "
