@@ -117,6 +117,32 @@ int main(void)
 	printf("sweep quaternion slerp 1000 keys (cursor)\t%.1f\tmillion samples/s\n",
 	       median(r, REPS) / 1e6);
 	free(times), free(values);
+	/* the curves tests/bench/three.mjs sweeps with three.js, key for key: FLOAT3 LINEAR
+	 * values sin(7k + i), and unit quaternions 0.3 rad apart about (1, 2, 3) */
+	c = make_curve(1000, 0, &times, &values);
+	c.interp = INTERP_LINEAR;
+	for (uint32_t k = 0; k < 1000; k++)
+		for (int i = 0; i < 3; i++)
+			values[k * 3 + i] = sinf((float)(k * 7 + (uint32_t)i));
+	for (int i = 0; i < REPS; i++)
+		r[i] = SAMPLES / sweep(&c, 0, 9.99f);
+	printf("sweep FLOAT3 linear 1000 keys (animdex)\t%.1f\tmillion samples/s\n",
+	       median(r, REPS) / 1e6);
+	free(times), free(values);
+	c = make_curve(1000, 1, &times, &values);
+	for (uint32_t k = 0; k < 1000; k++) {
+		double half = 0.15 * k, l = sqrt(14.0);
+		values[k * 4 + 0] = (float)(sin(half) / l);
+		values[k * 4 + 1] = (float)(2 * sin(half) / l);
+		values[k * 4 + 2] = (float)(3 * sin(half) / l);
+		values[k * 4 + 3] = (float)cos(half);
+	}
+	for (int i = 0; i < REPS; i++)
+		r[i] = SAMPLES / sweep(&c, 0, 9.99f);
+	printf("sweep quaternion slerp 0.3 rad apart 1000 keys (animdex)\t%.1f\tmillion "
+	       "samples/s\n",
+	       median(r, REPS) / 1e6);
+	free(times), free(values);
 	/* scaling: ns per sample from 10 to 10^6 keys, the sweep covering every key */
 	for (uint32_t keys = 10; keys <= 1000000; keys *= 10) {
 		c = make_curve(keys, 0, &times, &values);

@@ -10,7 +10,11 @@ threads=$(nproc)
 dir=$(mktemp -d /tmp/animdex-bench-XXXXXX)
 bin="$build/animdexd"
 rows=()
-row() { rows+=("$(printf '%-58s %14s  %s' "$1" "$2" "$3")"); }
+row() {
+	rows+=("$(printf '%-58s %14s  %s' "$1" "$2" "$3")")
+	raw+=("$(printf '%s\t%s\t%s' "$1" "$2" "$3")")
+}
+raw=()
 median() { sort -g | awk '{a[NR]=$1} END {print a[int((NR+1)/2)]}'; }
 cc_flags="-O2 -std=c11 -D_POSIX_C_SOURCE=200809L -I$top/include"
 
@@ -23,7 +27,24 @@ gcc $cc_flags -o "$dir/minimal_server" "$top/tests/bench/minimal_server.c" \
 	$(pkg-config --cflags --libs libmicrohttpd) || exit 1
 
 echo "sampling core..." >&2
-while IFS=$'\t' read -r name value unit; do row "$name" "$value" "$unit"; done < <("$dir/bench_curve")
+"$dir/bench_curve" >"$dir/curve.tsv"
+while IFS=$'\t' read -r name value unit; do row "$name" "$value" "$unit"; done <"$dir/curve.tsv"
+
+echo "three.js, the same sweeps..." >&2
+if [ ! -d "$top/tests/bench/node_modules/three" ]; then
+	(cd "$top/tests/bench" && npm ci --no-audit --no-fund --loglevel=error) >&2
+fi
+if node "$top/tests/bench/three.mjs" >"$dir/three.tsv"; then
+	while IFS=$'\t' read -r name value unit; do row "$name" "$value" "$unit"; done <"$dir/three.tsv"
+	figure() { awk -F'\t' -v n="$2" '$1 == n {print $2}' "$1"; }
+	for what in "FLOAT3 linear" "quaternion slerp 0.3 rad apart"; do
+		a=$(figure "$dir/curve.tsv" "sweep $what 1000 keys (animdex)")
+		t=$(figure "$dir/three.tsv" "sweep $what 1000 keys (three.js)")
+		row "  animdex / three.js, $what" "$(awk -v a="$a" -v t="$t" 'BEGIN {printf "%.2f", a / t}')" "x (issue target: linear >= 5, slerp >= 4)"
+	done
+else
+	row "three.js sweeps" "-" "could not run (node and npm are needed)"
+fi
 
 start_daemon() { # db extra...
 	local db=$1
@@ -161,4 +182,17 @@ wait "$daemon" 2>/dev/null
 echo
 echo "animdex benchmarks ($(nproc) cores, $(date -u +%Y-%m-%dT%H:%MZ); medians of repeated runs)"
 printf '%s\n' "${rows[@]}"
+# the same figures as JSON, so that two runs can be compared
+{
+	printf '{"when": "%s", "cores": %s, "figures": [' "$(date -u +%Y-%m-%dT%H:%M:%SZ)" "$(nproc)"
+	sep=""
+	for r in "${raw[@]}"; do
+		IFS=$'\t' read -r name value unit <<<"$r"
+		printf '%s\n  {"measure": "%s", "value": "%s", "unit": "%s"}' "$sep" \
+			"$(printf '%s' "$name" | sed 's/"/\\"/g')" "$value" "$(printf '%s' "$unit" | sed 's/"/\\"/g')"
+		sep=","
+	done
+	printf '\n]}\n'
+} >"$build/bench.json"
+echo "figures written to $build/bench.json"
 rm -rf "$dir"
