@@ -21,7 +21,8 @@
 #include "render.h"
 
 #define DEFAULT_SAMPLE_COUNT 101
-#define PIECE_BYTES          (16u * 1024)        /* text produced at a time, at least */
+#define PIECE_BYTES          (64u * 1024)        /* text produced at a time, at least */
+#define BUFFERED_MAX         (256u * 1024)       /* answers up to about this are not streamed */
 #define PENDING_MAX          ((size_t)256 << 20) /* one piece's ceiling */
 
 enum sample_format { FORMAT_JSON, FORMAT_CSV, FORMAT_F32 };
@@ -247,29 +248,51 @@ static void sample_value(struct track_answer *ta, size_t i)
 /* The parts of a samples answer, produced in order. */
 static int produce_samples(struct track_answer *ta, struct buf *b)
 {
+	const size_t start = b->len; /* a piece is about PIECE_BYTES */
 	const struct sampler *s = &ta->track.sampler;
 	size_t n = ta->times.count;
 
 	switch (ta->format) {
 	case FORMAT_F32:
-		/* times, then values, as little-endian float32 */
-		for (; ta->phase == 0 && ta->i < n && b->len < PIECE_BYTES; ta->i++) {
-			float t = sample_time(&ta->times, ta->i);
-			buf_append(b, &t, sizeof(t));
+		/* times, then values, as little-endian float32, a piece at a time written in
+		 * place (the piece's room is reserved once) */
+		if (ta->phase == 0) {
+			size_t k = n - ta->i < PIECE_BYTES / 4 ? n - ta->i : PIECE_BYTES / 4;
+			if (buf_reserve(b, k * 4) < 0)
+				return 0;
+			for (size_t j = 0; j < k; j++) {
+				float t = sample_time(&ta->times, ta->i + j);
+				memcpy(b->data + b->len + j * 4, &t, 4);
+			}
+			b->len += k * 4;
+			b->data[b->len] = '\0';
+			ta->i += k;
+			if (ta->i == n)
+				ta->phase = 1, ta->i = 0;
+			return 1;
 		}
-		if (ta->phase == 0 && ta->i == n)
-			ta->phase = 1, ta->i = 0;
-		for (; ta->phase == 1 && ta->i < n && b->len < PIECE_BYTES; ta->i++) {
-			sample_value(ta, ta->i);
-			buf_append(b, ta->value, ta->m * sizeof(float));
+		{
+			size_t per = ta->m * sizeof(float);
+			size_t k = PIECE_BYTES / per ? PIECE_BYTES / per : 1;
+			if (k > n - ta->i)
+				k = n - ta->i;
+			if (buf_reserve(b, k * per) < 0)
+				return 0;
+			for (size_t j = 0; j < k; j++) {
+				sample_value(ta, ta->i + j);
+				memcpy(b->data + b->len + j * per, ta->value, per);
+			}
+			b->len += k * per;
+			b->data[b->len] = '\0';
+			ta->i += k;
+			return ta->i < n;
 		}
-		return !(ta->phase == 1 && ta->i == n);
 	case FORMAT_CSV:
 		if (ta->phase == 0) {
 			write_csv_header(b, s);
 			ta->phase = 1;
 		}
-		for (; ta->i < n && b->len < PIECE_BYTES; ta->i++) {
+		for (; ta->i < n && b->len - start < PIECE_BYTES; ta->i++) {
 			sample_value(ta, ta->i);
 			write_float(b, sample_time(&ta->times, ta->i), ta->digits);
 			write_value(b, s, ta->value, ta->m, ta->digits, 1);
@@ -282,7 +305,7 @@ static int produce_samples(struct track_answer *ta, struct buf *b)
 			buf_printf(b, ",\"count\":%zu,\"times\":[", n);
 			ta->phase = 1;
 		}
-		for (; ta->phase == 1 && ta->i < n && b->len < PIECE_BYTES; ta->i++) {
+		for (; ta->phase == 1 && ta->i < n && b->len - start < PIECE_BYTES; ta->i++) {
 			if (ta->i)
 				buf_putc(b, ',');
 			write_float(b, sample_time(&ta->times, ta->i), ta->digits);
@@ -291,7 +314,7 @@ static int produce_samples(struct track_answer *ta, struct buf *b)
 			buf_puts(b, "],\"values\":[");
 			ta->phase = 2, ta->i = 0;
 		}
-		for (; ta->phase == 2 && ta->i < n && b->len < PIECE_BYTES; ta->i++) {
+		for (; ta->phase == 2 && ta->i < n && b->len - start < PIECE_BYTES; ta->i++) {
 			if (ta->i)
 				buf_putc(b, ',');
 			sample_value(ta, ta->i);
@@ -309,6 +332,7 @@ static int produce_samples(struct track_answer *ta, struct buf *b)
 /* The keys as decoded: times, then values (cubic: in-tangents, values, out-tangents). */
 static int produce_keys(struct track_answer *ta, struct buf *b)
 {
+	const size_t start = b->len; /* a piece is about PIECE_BYTES */
 	const struct sampler *s = &ta->track.sampler;
 	static const char *const parts[3] = {"in_tangents", "values", "out_tangents"};
 	int cubic = s->interp == INTERP_CUBIC_SPLINE;
@@ -319,13 +343,13 @@ static int produce_keys(struct track_answer *ta, struct buf *b)
 		buf_printf(b, ",\"key_count\":%" PRIu32 ",\"times\":[", s->key_count);
 		ta->phase = 1;
 	}
-	for (; ta->phase == 1 && ta->i < n && b->len < PIECE_BYTES; ta->i++) {
+	for (; ta->phase == 1 && ta->i < n && b->len - start < PIECE_BYTES; ta->i++) {
 		if (ta->i)
 			buf_putc(b, ',');
 		write_float(b, s->times[ta->i], ta->digits);
 	}
 	/* phases 2, 3, 4: the value arrays (one of them unless cubic) */
-	while (ta->phase >= 1 && ta->phase <= 4 && b->len < PIECE_BYTES) {
+	while (ta->phase >= 1 && ta->phase <= 4 && b->len - start < PIECE_BYTES) {
 		int part = cubic ? ta->phase - 2 : 1;
 		if (ta->phase == 1 || ta->i == n) {
 			if (ta->phase == 4 || (!cubic && ta->phase == 2)) {
@@ -338,7 +362,7 @@ static int produce_keys(struct track_answer *ta, struct buf *b)
 			buf_printf(b, "],\"%s\":[", parts[part]);
 			continue;
 		}
-		for (; ta->i < n && b->len < PIECE_BYTES; ta->i++) {
+		for (; ta->i < n && b->len - start < PIECE_BYTES; ta->i++) {
 			size_t at = cubic ? (ta->i * 3 + (size_t)part) : ta->i;
 			if (ta->i)
 				buf_putc(b, ',');
@@ -353,6 +377,7 @@ static int produce_keys(struct track_answer *ta, struct buf *b)
  * known for their handles. */
 static int produce_events(struct track_answer *ta, struct buf *b)
 {
+	const size_t start = b->len; /* a piece is about PIECE_BYTES */
 	const struct sampler *s = &ta->track.sampler;
 	const uint32_t *words = s->values;
 	int csv = ta->format == FORMAT_CSV;
@@ -367,7 +392,7 @@ static int produce_events(struct track_answer *ta, struct buf *b)
 		}
 		ta->phase = 1;
 	}
-	for (; ta->i < s->key_count && b->len < PIECE_BYTES; ta->i++) {
+	for (; ta->i < s->key_count && b->len - start < PIECE_BYTES; ta->i++) {
 		const uint32_t *w = words + ta->i * EVENT_WORDS;
 		double t = s->times[ta->i];
 		char handle[11], name[256];
@@ -449,32 +474,91 @@ static long track_answer_fill(void *state, char *out, size_t room)
 	return (long)n;
 }
 
-/* Hands the answer to the server, which streams it; ta belongs to the response after. */
+/* The answer's length, roughly, before it is made: what decides between buffering it and
+ * streaming it. */
+static uint64_t answer_estimate(const struct track_answer *ta)
+{
+	const struct sampler *s = &ta->track.sampler;
+	uint64_t per_value = (uint64_t)ta->m * 14 + 16;
+
+	switch (ta->kind) {
+	case ANSWER_SAMPLES:
+		return ta->format == FORMAT_F32 ? (uint64_t)ta->times.count * 4 * (1 + ta->m)
+		                                : (uint64_t)ta->times.count * per_value;
+	case ANSWER_KEYS:
+		return (uint64_t)s->key_count * per_value *
+		       (s->interp == INTERP_CUBIC_SPLINE ? 3 : 1);
+	case ANSWER_EVENTS: return (uint64_t)s->key_count * 320;
+	}
+	return 0;
+}
+
+/* Hands the answer to the server: a small one made now, in one buffer, from the track as the
+ * connection's cache holds it; a large one streamed from a copy of the track, which the
+ * stream owns. ta belongs to the response after. */
 static void answer_track(struct response *resp, struct track_answer *ta, const char *type,
                          uint64_t length)
 {
-	struct response_stream stream = {
-	    track_answer_fill,
-	    track_answer_free,
-	    ta,
-	    sizeof(*ta) + (size_t)ta->track.sampler.key_count * sizeof(float) +
-	        ta->track.sampler.value_bytes + strlen(ta->track.name) +
-	        (ta->times.list ? ta->times.count * sizeof(float) : 0) + ta->m * ta->csize +
-	        PIECE_BYTES + ta->m * 40,
-	    length,
-	};
-	response_stream(resp, 200, type, &stream);
+	if (answer_estimate(ta) <= BUFFERED_MAX) {
+		struct buf b;
+		size_t len;
+		int more = 1;
+		buf_init(&b, BUFFERED_MAX * 4);
+		while (more && !b.overflow) {
+			switch (ta->kind) {
+			case ANSWER_SAMPLES: more = produce_samples(ta, &b); break;
+			case ANSWER_KEYS: more = produce_keys(ta, &b); break;
+			case ANSWER_EVENTS: more = produce_events(ta, &b); break;
+			}
+		}
+		track_answer_free(ta);
+		if (b.overflow) {
+			struct error err;
+			buf_cleanup(&b);
+			error_init(&err);
+			error_set(&err, ERROR_INTERNAL, NULL, -1,
+			          "the answer outgrew its estimate");
+			response_error(resp, &err);
+			return;
+		}
+		{
+			char *body = buf_steal(&b, &len);
+			response_take(resp, 200, type, body ? body : strdup(""), body ? len : 0);
+		}
+		return;
+	}
+	if (track_own(&ta->track) < 0) {
+		struct error err;
+		track_answer_free(ta);
+		error_init(&err);
+		error_set(&err, ERROR_INTERNAL, NULL, -1, "out of memory");
+		response_error(resp, &err);
+		return;
+	}
+	{
+		struct response_stream stream = {
+		    track_answer_fill,
+		    track_answer_free,
+		    ta,
+		    sizeof(*ta) + (size_t)ta->track.sampler.key_count * sizeof(float) +
+		        ta->track.sampler.value_bytes + strlen(ta->track.name) +
+		        (ta->times.list ? ta->times.count * sizeof(float) : 0) + ta->m * ta->csize +
+		        PIECE_BYTES + ta->m * 40,
+		    length,
+		};
+		response_stream(resp, 200, type, &stream);
+	}
 }
 
-/* A new answer about a loaded track, which it takes over (and owns a copy of). */
+/* A new answer about a loaded track, which it takes over (borrowed from the connection's
+ * cache or owned; answer_track makes a copy when the answer outlives the request). */
 static struct track_answer *track_answer_create(struct catalog_track *track, enum answer_kind kind,
                                                 enum sample_format format, int digits,
                                                 struct error *err)
 {
 	struct track_answer *ta = calloc(1, sizeof(*ta));
 
-	if (!ta || track_own(track) < 0) {
-		free(ta);
+	if (!ta) {
 		catalog_track_cleanup(track);
 		error_set(err, ERROR_INTERNAL, NULL, -1, "out of memory");
 		return NULL;

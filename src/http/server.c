@@ -18,7 +18,8 @@
  * connection takes the slot of the one that has waited longest for its headers, so slow
  * clients cannot keep new ones out. Shutting a socket down from the watchdog is safe: the
  * list is guarded by one mutex, and libmicrohttpd reports a connection closed (and we drop it
- * from the list) before it closes the socket.
+ * from the list) before it closes the socket. A request's thread changes its connection's
+ * phase with atomic stores, without that mutex.
  */
 #include <arpa/inet.h>
 #include <ctype.h>
@@ -50,10 +51,12 @@ enum watch_phase {
 };
 struct conn_watch {
 	int fd;
-	enum watch_phase phase;
-	struct timespec since;  /* when the phase began */
-	uint64_t body_bytes;    /* received in PHASE_BODY */
-	uint64_t body_declared; /* Content-Length, or 0 */
+	/* the phase (2 bits) and when it began (milliseconds of the monotonic clock, above
+	 * them), in one word that the request's thread stores and the watchdog loads without a
+	 * lock, so that it always sees a phase with its own start */
+	uint64_t stamp;
+	uint64_t body_bytes;    /* received in PHASE_BODY (atomic) */
+	uint64_t body_declared; /* Content-Length, or 0 (atomic) */
 	int closing;            /* shut down by the watchdog; still open until reported */
 	struct conn_watch *prev, *next;
 };
@@ -141,17 +144,39 @@ static void budget_give(size_t *used, size_t bytes)
 	__atomic_sub_fetch(used, bytes, __ATOMIC_ACQ_REL);
 }
 
+static uint64_t monotonic_ms(void)
+{
+	struct timespec t;
+	clock_gettime(CLOCK_MONOTONIC_COARSE, &t);
+	return (uint64_t)t.tv_sec * 1000 + (uint64_t)t.tv_nsec / 1000000;
+}
+
+static uint64_t watch_stamp(enum watch_phase phase)
+{
+	return monotonic_ms() << 2 | (uint64_t)phase;
+}
+
+static enum watch_phase stamp_phase(uint64_t stamp)
+{
+	return (enum watch_phase)(stamp & 3);
+}
+
+/* Seconds since the stamp's phase began. */
+static double stamp_age(uint64_t stamp, uint64_t now_ms)
+{
+	uint64_t since = stamp >> 2;
+	return now_ms > since ? (double)(now_ms - since) / 1000.0 : 0.0;
+}
+
 static void watch_phase(struct server *srv, struct conn_watch *w, enum watch_phase phase,
                         uint64_t declared)
 {
+	(void)srv;
 	if (!w)
 		return;
-	pthread_mutex_lock(&srv->watch_lock);
-	w->phase = phase;
-	w->body_bytes = 0;
-	w->body_declared = declared;
-	timespec_now(&w->since);
-	pthread_mutex_unlock(&srv->watch_lock);
+	__atomic_store_n(&w->body_bytes, 0, __ATOMIC_RELAXED);
+	__atomic_store_n(&w->body_declared, declared, __ATOMIC_RELAXED);
+	__atomic_store_n(&w->stamp, watch_stamp(phase), __ATOMIC_RELEASE);
 }
 
 static void watch_shut(struct server *srv, struct conn_watch *w)
@@ -182,8 +207,7 @@ static void notify_connection(void *cls, struct MHD_Connection *conn, void **soc
 		if (!w || !info)
 			return;
 		w->fd = info->connect_fd;
-		w->phase = PHASE_HEADERS;
-		timespec_now(&w->since);
+		w->stamp = watch_stamp(PHASE_HEADERS);
 		pthread_mutex_lock(&srv->watch_lock);
 		w->next = srv->watching;
 		if (srv->watching)
@@ -193,10 +217,12 @@ static void notify_connection(void *cls, struct MHD_Connection *conn, void **soc
 		if (srv->live > srv->config.max_connections) {
 			/* full: the connection waiting longest for its headers makes room */
 			struct conn_watch *oldest = NULL;
-			for (struct conn_watch *o = srv->watching; o; o = o->next)
-				if (o != w && !o->closing && o->phase == PHASE_HEADERS &&
-				    (!oldest || seconds_between(&o->since, &oldest->since) > 0))
+			for (struct conn_watch *o = srv->watching; o; o = o->next) {
+				uint64_t os = __atomic_load_n(&o->stamp, __ATOMIC_ACQUIRE);
+				if (o != w && !o->closing && stamp_phase(os) == PHASE_HEADERS &&
+				    (!oldest || os >> 2 < oldest->stamp >> 2))
 					oldest = o;
+			}
 			watch_shut(srv, oldest ? oldest : w);
 			srv->closed_room++;
 		}
@@ -225,6 +251,7 @@ static void *watchdog_main(void *arg)
 	struct server *srv = arg;
 	const double grace = srv->config.header_timeout;
 	struct timespec last_log;
+	uint64_t now_ms;
 
 	timespec_now(&last_log);
 	pthread_mutex_lock(&srv->watch_lock);
@@ -238,18 +265,21 @@ static void *watchdog_main(void *arg)
 		if (srv->stopping)
 			break;
 		timespec_now(&now);
+		now_ms = monotonic_ms();
 		for (struct conn_watch *w = srv->watching; w; w = w->next) {
-			double age = seconds_between(&w->since, &now);
+			uint64_t stamp = __atomic_load_n(&w->stamp, __ATOMIC_ACQUIRE);
+			uint64_t bytes = __atomic_load_n(&w->body_bytes, __ATOMIC_RELAXED);
+			uint64_t declared = __atomic_load_n(&w->body_declared, __ATOMIC_RELAXED);
+			double age = stamp_age(stamp, now_ms);
 			int slow = 0;
 			if (w->closing)
 				continue;
-			if (w->phase == PHASE_HEADERS)
+			if (stamp_phase(stamp) == PHASE_HEADERS)
 				slow = age > grace;
-			else if (w->phase == PHASE_BODY)
-				slow =
-				    (age > grace && (double)w->body_bytes <
-				                        (double)srv->config.min_body_rate * age) ||
-				    (w->body_bytes < w->body_declared && peer_closed(w->fd));
+			else if (stamp_phase(stamp) == PHASE_BODY)
+				slow = (age > grace &&
+				        (double)bytes < (double)srv->config.min_body_rate * age) ||
+				       (bytes < declared && peer_closed(w->fd));
 			if (slow) {
 				watch_shut(srv, w);
 				srv->closed_slow++;
@@ -520,7 +550,6 @@ static enum MHD_Result server_send(struct request_state *st, struct MHD_Connecti
 	st->bytes_sent =
 	    streamed ? (stream_length == RESPONSE_LENGTH_UNKNOWN ? 0 : (size_t)stream_length)
 	             : resp->length;
-	watch_phase(st->srv, st->watch, PHASE_ANSWER, 0);
 	ret = MHD_queue_response(conn, resp->status, r);
 	MHD_destroy_response(r);
 	free(resp->disposition);
@@ -934,11 +963,8 @@ static void request_body(struct request_state *st, const char *data, size_t size
 	struct server *srv = st->srv;
 
 	st->body_seen += size;
-	if (st->watch) {
-		pthread_mutex_lock(&srv->watch_lock);
-		st->watch->body_bytes += size;
-		pthread_mutex_unlock(&srv->watch_lock);
-	}
+	if (st->watch)
+		__atomic_add_fetch(&st->watch->body_bytes, size, __ATOMIC_RELAXED);
 	if (st->route->takes_body && !st->too_large && !st->too_busy && !st->declared) {
 		/* no declared length: every byte kept counts against the budget as it comes */
 		if (budget_take(&srv->buffered, srv->config.upload_memory, size) < 0)
