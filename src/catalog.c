@@ -971,7 +971,8 @@ static int step_resource(struct catalog *cat, sqlite3_stmt *s, int64_t id, const
 	return -1;
 }
 
-json_t *catalog_get(struct catalog *cat, int64_t id, struct error *err)
+/* An entry's summary and tracks, with its structure and assumed notes when asked. */
+static json_t *entry_json(struct catalog *cat, int64_t id, int structure, struct error *err)
 {
 	sqlite3_stmt *s = catalog_stmt(cat, ST_GET_RESOURCE, err);
 	json_t *entry, *tracks;
@@ -982,10 +983,12 @@ json_t *catalog_get(struct catalog *cat, int64_t id, struct error *err)
 	if (step_resource(cat, s, id, "reading an entry", err) < 0)
 		return NULL;
 	entry = row_summary(s);
-	json_object_set_new(entry, "structure",
-	                    json_loads((const char *)sqlite3_column_text(s, 16), 0, NULL));
-	json_object_set_new(entry, "assumed",
-	                    json_loads((const char *)sqlite3_column_text(s, 17), 0, NULL));
+	if (structure) {
+		json_object_set_new(entry, "structure",
+		                    json_loads((const char *)sqlite3_column_text(s, 16), 0, NULL));
+		json_object_set_new(entry, "assumed",
+		                    json_loads((const char *)sqlite3_column_text(s, 17), 0, NULL));
+	}
 	sqlite3_reset(s);
 	s = catalog_stmt(cat, ST_GET_TRACKS, err);
 	if (!s) {
@@ -1004,6 +1007,16 @@ json_t *catalog_get(struct catalog *cat, int64_t id, struct error *err)
 		return NULL;
 	}
 	return entry;
+}
+
+json_t *catalog_get(struct catalog *cat, int64_t id, struct error *err)
+{
+	return entry_json(cat, id, 1, err);
+}
+
+json_t *catalog_get_tracks(struct catalog *cat, int64_t id, struct error *err)
+{
+	return entry_json(cat, id, 0, err);
 }
 
 int catalog_get_raw(struct catalog *cat, int64_t id, void **bytes, size_t *length, char **filename,

@@ -554,7 +554,7 @@ int exporter_add(struct exporter *ex, struct catalog *cat, int64_t id, struct er
 		          ex->opt.max_entries);
 		return -1;
 	}
-	entry = catalog_get(cat, id, err);
+	entry = catalog_get_tracks(cat, id, err);
 	if (!entry)
 		return -1;
 	tracks = json_object_get(entry, "tracks");
