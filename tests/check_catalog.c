@@ -236,6 +236,36 @@ START_TEST(an_old_catalogue_is_migrated_in_place)
 }
 END_TEST
 
+/* Token checks compare every digit of the SHA-256: a stored hash that agrees with a wrong
+ * token's in all but the last digits does not let it write; revoked tokens are refused. */
+START_TEST(tokens_are_compared_in_full)
+{
+	struct error err;
+	struct catalog *cat;
+	char right[SHA256_HEX_SIZE], near[SHA256_HEX_SIZE], name[80];
+
+	error_init(&err);
+	cat = catalog_open(db_path, &err);
+	ck_assert_ptr_nonnull(cat);
+	ck_assert_int_eq(catalog_token_check(cat, "adx_anything", name, sizeof(name)),
+	                 TOKEN_NONE_EXIST);
+	sha256_hex("adx_right", 9, right);
+	ck_assert_int_eq(catalog_token_add(cat, "alice", right, &err), 0);
+	/* a hash sharing all but its last digit with the wrong token's */
+	sha256_hex("adx_wrong", 9, near);
+	near[63] = near[63] == '0' ? '1' : '0';
+	ck_assert_int_eq(catalog_token_add(cat, "mallory", near, &err), 0);
+	ck_assert_int_eq(catalog_token_check(cat, "adx_right", name, sizeof(name)), TOKEN_VALID);
+	ck_assert_str_eq(name, "alice");
+	ck_assert_int_eq(catalog_token_check(cat, "adx_wrong", name, sizeof(name)), TOKEN_WRONG);
+	ck_assert_int_eq(catalog_token_check(cat, NULL, name, sizeof(name)), TOKEN_MISSING);
+	ck_assert_int_eq(catalog_token_revoke(cat, "alice", &err), 0);
+	ck_assert_int_eq(catalog_token_check(cat, "adx_right", name, sizeof(name)), TOKEN_REVOKED);
+	ck_assert_int_eq(catalog_token_count(cat), 1);
+	catalog_close(cat);
+}
+END_TEST
+
 static Suite *catalog_suite(void)
 {
 	Suite *s = suite_create("catalog");
@@ -246,6 +276,7 @@ static Suite *catalog_suite(void)
 	tcase_add_test(tc, put_get_list_page_delete_reopen);
 	tcase_add_test(tc, a_newer_schema_is_refused);
 	tcase_add_test(tc, an_old_catalogue_is_migrated_in_place);
+	tcase_add_test(tc, tokens_are_compared_in_full);
 	tcase_set_timeout(tc, 30);
 	suite_add_tcase(s, tc);
 	return s;

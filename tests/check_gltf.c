@@ -415,6 +415,34 @@ START_TEST(channels_without_a_node_are_skipped)
 }
 END_TEST
 
+/* glTF times must increase: two keys at one time are the validator's
+ * ACCESSOR_ANIMATION_INPUT_NON_INCREASING, whatever the interpolation. */
+START_TEST(equal_times_are_refused)
+{
+	static const float times[3] = {0, 0.5f, 0.5f};
+	static const float moves[9] = {0, 0, 0, 1, 1, 1, 2, 2, 2};
+	struct gltf_writer w;
+	struct decode_result r;
+	struct error err;
+	uint8_t *file;
+	size_t len;
+	int in, out;
+
+	gltf_writer_init(&w);
+	in = gltf_writer_accessor(&w, FLOAT, "SCALAR", 3, times, sizeof(times), 0, 1);
+	out = gltf_writer_accessor(&w, FLOAT, "VEC3", 3, moves, sizeof(moves), 0, 0);
+	gltf_writer_channel(&w, 0, gltf_writer_node(&w, "n", 0), "translation", "STEP", in, out);
+	file = gltf_writer_glb(&w, &len);
+	ck_assert_int_eq(decode_bytes(file, len, "e.glb", NULL, 0, &r, &err), -1);
+	ck_assert_int_eq(error_http_status(err.code), 422);
+	ck_assert_msg(strncmp(err.message, "ACCESSOR_ANIMATION_INPUT_NON_INCREASING", 39) == 0,
+	              "%s", err.message);
+	free(file);
+	decode_result_cleanup(&r);
+	gltf_writer_cleanup(&w);
+}
+END_TEST
+
 START_TEST(normalised_integer_rotations)
 {
 	struct gltf_writer w;
@@ -424,12 +452,12 @@ START_TEST(normalised_integer_rotations)
 	size_t len;
 	int8_t b[8] = {0, 0, 0, 127, -128, 0, 0, 0};
 	uint8_t ub[8] = {0, 0, 0, 255, 180, 0, 0, 180};
-	int16_t sh[8] = {0, 0, 0, 32767, 23170, 0, 0, 23170};
+	int16_t sh[8] = {0, 0, 0, 32767, -32768, 0, 0, 0}; /* -32768 / 32767 clamps to -1 */
 	uint16_t us[8] = {0, 0, 0, 65535, 46341, 0, 0, 46341};
 	const void *data[4] = {b, ub, sh, us};
 	const size_t sizes[4] = {sizeof(b), sizeof(ub), sizeof(sh), sizeof(us)};
 	const int types[4] = {BYTE, UBYTE, SHORT, USHORT};
-	const float second_x[4] = {-1.0f, 180 / 255.0f, 23170 / 32767.0f, 46341 / 65535.0f};
+	const float second_x[4] = {-1.0f, 180 / 255.0f, -1.0f, 46341 / 65535.0f};
 
 	gltf_writer_init(&w);
 	for (int i = 0; i < 4; i++) {
@@ -681,6 +709,7 @@ static Suite *gltf_suite(void)
 	tcase_add_loop_test(own, every_interpolation_on_every_path, 0, 2);
 	tcase_add_test(own, channels_without_a_node_are_skipped);
 	tcase_add_test(own, normalised_integer_rotations);
+	tcase_add_test(own, equal_times_are_refused);
 	tcase_add_test(own, cubic_morph_weights_keep_the_a_v_b_layout);
 	tcase_add_test(own, sparse_accessors_replace_their_elements);
 	tcase_add_test(own, hostile_files_get_clear_errors);
