@@ -14,13 +14,8 @@
 static struct daemon_proc d;
 static char *dir;
 
-static const char walk_doc[] =
-    "{\"name\": \"walk\", \"duration\": 1.0,"
-    " \"targets\": [{\"schema\": \"E4ADD320-EECA-439F-A6C3-1D8A25AEFBC3\", \"object\": 0,"
-    " \"name\": \"hips\"}],"
-    " \"samplers\": [{\"value\": {\"type\": \"FLOAT3\", \"array_size\": 1},"
-    " \"interpolation\": \"LINEAR\", \"times\": [0, 1], \"values\": [0,0,0, 2,1,0]}],"
-    " \"channels\": [{\"target\": 0, \"property\": 1, \"sampler\": 0}]}";
+/* the README's clip: one FLOAT3 LINEAR translation, (0,0,0) at 0 s to (2,1,0) at 1 s */
+#define walk_doc testutil_walk_doc
 
 static void start(void)
 {
@@ -375,7 +370,7 @@ START_TEST(a_failed_store_rolls_back)
 {
 	struct daemon_proc one;
 	char *tmp = testutil_temp_dir(), db[512], cmd[1024];
-	char poison[sizeof(walk_doc) + 8];
+	char poison[1024];
 	struct http_reply r;
 	json_t *j;
 

@@ -24,13 +24,8 @@
 #include "testutil.h"
 #include "zouna_writer.h"
 
-static const char walk_doc[] =
-    "{\"name\": \"walk\", \"duration\": 1.0,"
-    " \"targets\": [{\"schema\": \"E4ADD320-EECA-439F-A6C3-1D8A25AEFBC3\", \"object\": 0,"
-    " \"name\": \"hips\"}],"
-    " \"samplers\": [{\"value\": {\"type\": \"FLOAT3\", \"array_size\": 1},"
-    " \"interpolation\": \"LINEAR\", \"times\": [0, 1], \"values\": [0,0,0, 2,1,0]}],"
-    " \"channels\": [{\"target\": 0, \"property\": 1, \"sampler\": 0}]}";
+/* the README's clip: one FLOAT3 LINEAR translation, (0,0,0) at 0 s to (2,1,0) at 1 s */
+#define walk_doc testutil_walk_doc
 
 struct fixture {
 	struct daemon_proc d;

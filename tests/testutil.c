@@ -24,6 +24,14 @@
 #include "base64.h"
 #include "curve.h"
 
+const char testutil_walk_doc[] =
+    "{\"name\": \"walk\", \"duration\": 1.0,"
+    " \"targets\": [{\"schema\": \"E4ADD320-EECA-439F-A6C3-1D8A25AEFBC3\", \"object\": 0,"
+    " \"name\": \"hips\"}],"
+    " \"samplers\": [{\"value\": {\"type\": \"FLOAT3\", \"array_size\": 1},"
+    " \"interpolation\": \"LINEAR\", \"times\": [0, 1], \"values\": [0,0,0, 2,1,0]}],"
+    " \"channels\": [{\"target\": 0, \"property\": 1, \"sampler\": 0}]}";
+
 int testutil_run(struct Suite *suite)
 {
 	SRunner *sr = srunner_create(suite);

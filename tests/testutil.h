@@ -9,6 +9,9 @@
 
 #include "model.h"
 
+/* A small Radient clip, "walk": one FLOAT3 LINEAR translation of "hips". */
+extern const char testutil_walk_doc[];
+
 struct Suite;
 /* Runs a Check suite (freeing it) and returns the process's exit status. */
 int testutil_run(struct Suite *suite);
