@@ -130,7 +130,7 @@ static int uploads(size_t bytes, int n)
 		if (fds[i] >= 0)
 			send_all(fds[i], head, strlen(head));
 	}
-	usleep(500000);
+	usleep(1000000);
 	for (int i = 0; i < n; i++) {
 		struct pollfd p = {fds[i], POLLIN, 0};
 		if (fds[i] < 0 || poll(&p, 1, 0) <= 0)
@@ -147,11 +147,13 @@ static int uploads(size_t bytes, int n)
 		if (fds[i] < 0)
 			continue;
 		memset(answer, 0, sizeof(answer));
-		if (send_all(fds[i], body, bytes) == 0 && poll(&p, 1, 60000) > 0 &&
-		    recv(fds[i], answer, sizeof(answer) - 1, 0) > 0 &&
+		send_all(fds[i], body, bytes); /* a late 503 may have closed it already */
+		if (poll(&p, 1, 60000) > 0 && recv(fds[i], answer, sizeof(answer) - 1, 0) > 0 &&
 		    (strncmp(answer, "HTTP/1.1 201", 12) == 0 ||
 		     strncmp(answer, "HTTP/1.1 200", 12) == 0))
 			admitted++;
+		else if (strncmp(answer, "HTTP/1.1 503", 12) == 0)
+			refused++; /* refused at once, though the answer came after the wait */
 		else {
 			other++;
 			fprintf(stderr, "uploads: an answer other than 200/201: %.40s\n", answer);
