@@ -140,7 +140,8 @@ static void ryu_shortest(float f, uint32_t *digits, int32_t *exponent)
 		vm = mul_shift(mm, pow5_inv_split[q], i);
 		if (q != 0 && (vp - 1) / 10 <= vm / 10) {
 			int32_t l = POW5_INV_BITCOUNT + pow5bits((int32_t)q - 1) - 1;
-			last = (uint8_t)(mul_shift(mv, pow5_inv_split[q - 1], -e2 + (int32_t)q - 1 + l) %
+			last = (uint8_t)(mul_shift(mv, pow5_inv_split[q - 1],
+			                           -e2 + (int32_t)q - 1 + l) %
 			                 10);
 		}
 		if (q <= 9) {

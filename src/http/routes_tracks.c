@@ -859,11 +859,12 @@ void route_sample(struct request *req, struct response *resp)
 	}
 	ta->times = times;
 	if (format == FORMAT_F32) {
+		size_t m = ta->m; /* answer_track may free ta */
 		answer_track(resp, ta, "application/octet-stream",
-		             (uint64_t)times.count * sizeof(float) * (1 + ta->m));
+		             (uint64_t)times.count * sizeof(float) * (1 + m));
 		snprintf(header, sizeof(header), "%zu", times.count);
 		response_header(resp, "X-Animdex-Count", header);
-		snprintf(header, sizeof(header), "%zu", ta->m);
+		snprintf(header, sizeof(header), "%zu", m);
 		response_header(resp, "X-Animdex-Components", header);
 		return;
 	}
