@@ -488,7 +488,8 @@ static uint64_t answer_estimate(const struct track_answer *ta)
 	case ANSWER_KEYS:
 		return (uint64_t)s->key_count * per_value *
 		       (s->interp == INTERP_CUBIC_SPLINE ? 3 : 1);
-	case ANSWER_EVENTS: return (uint64_t)s->key_count * 320;
+	case ANSWER_EVENTS: /* two names of up to 1,024 bytes each, at worst */
+		return (uint64_t)s->key_count * 2500;
 	}
 	return 0;
 }
@@ -503,7 +504,7 @@ static void answer_track(struct response *resp, struct track_answer *ta, const c
 		struct buf b;
 		size_t len;
 		int more = 1;
-		buf_init(&b, BUFFERED_MAX * 4);
+		buf_init(&b, BUFFERED_MAX * 8); /* the estimate is generous: room to spare */
 		while (more && !b.overflow) {
 			switch (ta->kind) {
 			case ANSWER_SAMPLES: more = produce_samples(ta, &b); break;
