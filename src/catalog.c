@@ -905,7 +905,7 @@ fail:
 	return -1;
 }
 
-static json_t *track_row(sqlite3_stmt *s)
+static json_t *track_row(sqlite3_stmt *s, int with_info)
 {
 	const char *schema = (const char *)sqlite3_column_text(s, 2);
 	uint64_t property = strtoull((const char *)sqlite3_column_text(s, 5), NULL, 10);
@@ -947,7 +947,7 @@ static json_t *track_row(sqlite3_stmt *s)
 		if (rules & RULE_W_ONE_BETWEEN_KEYS)
 			json_object_set_new(o, "w_between_keys", json_integer(1));
 	}
-	if (info)
+	if (info && with_info)
 		json_object_set_new(o, "info", json_loads(info, 0, NULL));
 	return o;
 }
@@ -998,7 +998,7 @@ static json_t *entry_json(struct catalog *cat, int64_t id, int structure, struct
 	sqlite3_bind_int64(s, 1, id);
 	tracks = json_array();
 	while ((rc = sqlite3_step(s)) == SQLITE_ROW)
-		json_array_append_new(tracks, track_row(s));
+		json_array_append_new(tracks, track_row(s, structure));
 	sqlite3_reset(s);
 	json_object_set_new(entry, "tracks", tracks);
 	if (rc != SQLITE_DONE) {
