@@ -154,7 +154,8 @@ struct server;
 struct server *server_start(const struct server_config *cfg, struct catalog_pool *pool,
                             struct error *err);
 uint16_t server_port(const struct server *srv);
-/* Stops accepting, lets requests in flight finish (up to a grace period), then stops. */
+/* Answers new requests 503 while those in flight finish (up to a grace period), then
+ * stops. */
 void server_stop(struct server *srv);
 
 #endif

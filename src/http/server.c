@@ -67,6 +67,7 @@ struct server {
 	struct catalog_pool *pool;   /* not owned */
 	uint16_t port;               /* the bound port */
 	int in_flight;               /* requests begun and not completed (atomic) */
+	int draining;                /* stopping: new requests get 503 (atomic) */
 	size_t buffered;             /* body bytes held or promised to uploads (atomic) */
 	size_t answering;            /* bytes held by answers being sent (atomic) */
 	pthread_mutex_t watch_lock;  /* guards the fields below */
@@ -894,6 +895,11 @@ static enum MHD_Result request_begin(struct server *srv, struct MHD_Connection *
 	info = MHD_get_connection_info(conn, MHD_CONNECTION_INFO_SOCKET_CONTEXT);
 	st->watch = info ? info->socket_context : NULL;
 	*con_cls = st;
+	if (__atomic_load_n(&srv->draining, __ATOMIC_ACQUIRE)) {
+		st->retry_after = 1;
+		return server_send_error(st, conn, ERROR_UNAVAILABLE,
+		                         "the server is stopping; try again shortly");
+	}
 	MHD_get_connection_values(conn, MHD_HEADER_KIND, count_length_headers, &lengths);
 	if (lengths.differ)
 		return server_send_error(st, conn, ERROR_BAD_PARAMETER,
@@ -1204,19 +1210,18 @@ uint16_t server_port(const struct server *srv)
 
 void server_stop(struct server *srv)
 {
-	MHD_socket listener;
 	struct timespec pause = {0, 20 * 1000 * 1000};
 
 	if (!srv)
 		return;
-	listener = MHD_quiesce_daemon(srv->daemon);
-	/* Let requests in flight finish (idle keep-alive connections do not count): up to 10
-	 * seconds. */
+	/* New requests are answered 503 while those in flight finish (idle keep-alive
+	 * connections do not count): up to 10 seconds. (MHD_quiesce_daemon would stop accepting
+	 * instead, but in libmicrohttpd 0.9.75 it races with the worker threads over the
+	 * listening socket's epoll registration, and the loser aborts the process.) */
+	__atomic_store_n(&srv->draining, 1, __ATOMIC_RELEASE);
 	for (int i = 0; i < 500 && __atomic_load_n(&srv->in_flight, __ATOMIC_ACQUIRE) > 0; i++)
 		nanosleep(&pause, NULL);
 	MHD_stop_daemon(srv->daemon);
-	if (listener != MHD_INVALID_SOCKET)
-		close(listener);
 	if (srv->watchdog_started) {
 		pthread_mutex_lock(&srv->watch_lock);
 		srv->stopping = 1;
