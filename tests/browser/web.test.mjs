@@ -173,7 +173,8 @@ async function main() {
     await page.locator('#uploads li').first().locator('a').first().waitFor({ timeout: 15000 });
     await page.fill('#q', 'footsteps');
     await page.press('#q', 'Enter');
-    await page.waitForFunction(() => document.querySelectorAll('#catalogue tbody tr').length === 1);
+    await page.waitForFunction(() => [...document.querySelectorAll('#catalogue tbody tr')]
+      .map((tr) => tr.cells[2].textContent).join() === 'footsteps');
     await page.locator('#catalogue tbody tr').first().click();
     await page.waitForFunction(() => document.querySelectorAll('#events li').length === 2, null, { timeout: 10000 });
     const listed = await page.locator('#events li').allInnerTexts();
@@ -189,7 +190,8 @@ async function main() {
     await page.locator('#uploads li').first().locator('a').first().waitFor({ timeout: 15000 });
     await page.fill('#q', 'late');
     await page.press('#q', 'Enter');
-    await page.waitForFunction(() => document.querySelectorAll('#catalogue tbody tr').length === 1);
+    await page.waitForFunction(() => [...document.querySelectorAll('#catalogue tbody tr')]
+      .map((tr) => tr.cells[2].textContent).join() === 'late');
     await page.locator('#catalogue tbody tr').first().click();
     await page.waitForFunction(() => window.Chart && Object.values(Chart.instances).length &&
       Object.values(Chart.instances)[0].data.datasets.length >= 1 &&
