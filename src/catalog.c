@@ -1730,6 +1730,7 @@ int catalog_replace_decoded(struct catalog *cat, int64_t id, const struct resour
 	size_t nb = 0, na = 0, rb = 0, ra = 0;
 	struct catalog_stored old = {0};
 	char *structure_text = NULL, *assumed_text = NULL, *old_assumed = NULL;
+	sqlite3_int64 old_handle = 0;
 	json_t *structure = NULL;
 	sqlite3_stmt *s;
 	int rc = -1;
@@ -1745,6 +1746,7 @@ int catalog_replace_decoded(struct catalog *cat, int64_t id, const struct resour
 	if (!s || step_resource(cat, s, id, "reading an entry", err) < 0)
 		goto done;
 	old_assumed = strdup((const char *)sqlite3_column_text(s, 17));
+	old_handle = sqlite3_column_int64(s, 4);
 	sqlite3_reset(s);
 	structure = render_structure(res);
 	structure_text = structure ? json_dumps(structure, JSON_COMPACT) : NULL;
@@ -1773,11 +1775,7 @@ int catalog_replace_decoded(struct catalog *cat, int64_t id, const struct resour
 	/* the handle stays, unless the entry never had one of its own (an older decoder left
 	 * crc32_source empty) */
 	if (old.crc32_source[0]) {
-		sqlite3_stmt *h = catalog_stmt(cat, ST_GET_RESOURCE, err);
-		if (!h || step_resource(cat, h, id, "reading an entry", err) < 0)
-			goto done;
-		sqlite3_bind_int64(s, 7, sqlite3_column_int64(h, 4));
-		sqlite3_reset(h);
+		sqlite3_bind_int64(s, 7, old_handle);
 		sqlite3_bind_text(s, 8, old.crc32_source, -1, SQLITE_TRANSIENT);
 	} else {
 		sqlite3_bind_int64(s, 7, res->crc32);
