@@ -6,10 +6,11 @@ cd "$(dirname "$0")"
 
 # Build: compiler, autotools, the libraries. Tests: Check, libcurl, curl, sqlite3, clang-format,
 # Chromium (the web page), wrk (load), clang and its sanitizer runtimes (fuzzing), Blender and
-# numpy (exported glTF opened in a real Blender), systemd's tools (the unit).
+# numpy (exported glTF opened in a real Blender), systemd's tools (the unit), PostgreSQL (the
+# shared catalogue's tests start a throwaway cluster of their own).
 packages="build-essential autoconf automake pkg-config libmicrohttpd-dev libjansson-dev \
-libsqlite3-dev zlib1g-dev check libcurl4-openssl-dev curl sqlite3 clang-format libjs-chart.js chromium wrk clang libclang-rt-14-dev \
-blender python3-numpy systemd"
+libsqlite3-dev libpq-dev zlib1g-dev check libcurl4-openssl-dev curl sqlite3 clang-format libjs-chart.js chromium wrk clang libclang-rt-14-dev \
+blender python3-numpy systemd postgresql"
 
 missing=""
 for p in $packages; do

@@ -1,13 +1,16 @@
-/* catalog.h: the catalogue. Every SQL statement and every sqlite3 handle lives in catalog.c.
+/* catalog.h: the catalogue. Every SQL statement and every database handle lives in the
+ * catalog*.c files; this interface speaks in model structures and JSON, never in SQL, and the
+ * HTTP layer cannot tell which database answers it.
  *
- * A `struct catalog` is one SQLite connection with its prepared statements; it is used by one
- * thread at a time. A `struct catalog_pool` hands each thread its own connection, opened on
- * first use, and closes them all at shutdown. The interface speaks in model structures and
- * JSON, never in SQL, so that another backend (PostgreSQL) could implement it.
+ * Two backends (catalog_backend.h): a SQLite file (the default: a path), or a PostgreSQL
+ * database shared by several daemons (a connection string: "postgresql://...",
+ * "postgres://..." or libpq's "host=... dbname=..."). A `struct catalog` is one connection
+ * with its prepared statements; it is used by one thread at a time. A `struct catalog_pool`
+ * hands each thread its own connection, opened on first use, and closes them all at shutdown.
  *
- * Storage rules: WAL, synchronous=NORMAL (a power cut may lose the last transactions, never
- * corrupt the file; an application crash loses nothing), foreign keys on, busy timeout.
  * Each upload is one transaction: its bytes, every entry, track and reference, or nothing.
+ * When a shared database goes away, calls fail with ERROR_UNAVAILABLE, and the connection is
+ * made again by the next call that finds it broken.
  */
 #ifndef ANIMDEX_CATALOG_H
 #define ANIMDEX_CATALOG_H
@@ -23,13 +26,20 @@
 struct catalog;
 struct catalog_pool;
 
-/* Opens (creating if needed) and applies the migrations of schema/ not yet applied. */
-struct catalog *catalog_open(const char *path, struct error *err);
+/* Opens (creating if needed) and applies the migrations of schema/ not yet applied. `target`
+ * is a file path or a PostgreSQL connection string. */
+struct catalog *catalog_open(const char *target, struct error *err);
 void catalog_close(struct catalog *cat);
-/* The schema version (PRAGMA user_version) of an open catalogue. */
+/* The schema version of an open catalogue (the last migration applied). */
 int catalog_schema_version(struct catalog *cat);
+/* "sqlite" or "postgresql". */
+const char *catalog_backend(struct catalog *cat);
+/* {"backend": ..., "sqlite_version" or "server_version": ...} for /api/health. */
+json_t *catalog_describe(struct catalog *cat);
+/* A --db for messages and logs: a path as it is, a connection string without its password. */
+void catalog_display_name(const char *target, char *out, size_t size);
 
-struct catalog_pool *catalog_pool_create(const char *path);
+struct catalog_pool *catalog_pool_create(const char *target);
 void catalog_pool_free(struct catalog_pool *pool);
 /* The calling thread's connection, opened on first use; NULL with err set on failure. */
 struct catalog *catalog_pool_get(struct catalog_pool *pool, struct error *err);
@@ -184,7 +194,26 @@ struct catalog_changes {
 int catalog_replace_decoded(struct catalog *cat, int64_t id, const struct resource *res,
                             struct catalog_changes *changes, struct error *err);
 
-/* Row counts of each table, for tests that check a failed upload changed nothing. */
+/* animdexd copy: every entry with its bytes, tracks and references, every name and token
+ * hash, from one catalogue to another, keeping ids, uploaded_at and uploaded_by. */
+enum copy_mode {
+	COPY_INTO_EMPTY, /* refuse a target that holds any entry, name or token */
+	COPY_APPEND,     /* add to it: entries whose bytes and part are there already are
+	                    skipped, an id taken there gets a new one, names and tokens
+	                    already there stay as they are */
+};
+struct copy_report {
+	int64_t entries, entries_skipped, entries_renumbered;
+	int64_t blobs, tracks, refs, names, tokens, tokens_skipped;
+	int64_t bytes_verified; /* blobs whose SHA-256 was checked in the target */
+};
+/* progress(done, total, arg) is called now and then (may be NULL). */
+int catalog_copy(struct catalog *from, struct catalog *to, enum copy_mode mode,
+                 void (*progress)(int64_t done, int64_t total, void *arg), void *arg,
+                 struct copy_report *report, struct error *err);
+
+/* Row counts of each table ("blobs", "resources", "tracks", "refs", "names", "tokens"), for
+ * tests that check a failed upload changed nothing. */
 int catalog_count(struct catalog *cat, const char *table, int64_t *out, struct error *err);
 
 #endif

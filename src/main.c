@@ -27,6 +27,7 @@ static const char usage_text[] =
     "       animdexd decode [OPTION]... FILE\n"
     "       animdexd hash NAME...\n"
     "       animdexd token add|list|revoke [NAME] [--db PATH]\n"
+    "       animdexd copy [--append] [--quiet] FROM TO\n"
     "       animdexd import [--db PATH] [--class NAME] [--family NAME] [--quiet] PATH...\n"
     "                       [--max-upload SIZE] [--max-entries N]\n"
     "       animdexd redecode [--db PATH] [--family NAME] [--class NAME] [--id N] [--quiet]\n"
@@ -38,7 +39,10 @@ static const char usage_text[] =
     "\n"
     "Serve options:\n"
     "  --listen ADDR:PORT     where to listen (default 127.0.0.1:8080; port 0: any free)\n"
-    "  --db PATH              the SQLite catalogue (default ./animdex.db)\n"
+    "  --db PATH              the catalogue: a SQLite file (default ./animdex.db), or a\n"
+    "                         PostgreSQL database shared by several daemons\n"
+    "                         (postgresql://HOST/DB, or 'host=... dbname=...'; put the\n"
+    "                         password in ~/.pgpass, not here)\n"
     "  --www DIR              the web page's files (default: the installed ones)\n"
     "  --chartjs DIR          Chart.js for the web page (default " CHARTJS_DIR ")\n"
     "  --max-upload SIZE      largest request body, e.g. 64M (default 64M)\n"
@@ -184,6 +188,7 @@ static int cmd_serve(int argc, char **argv)
 	    {NULL, 0, NULL, 0},
 	};
 	long cores = sysconf(_SC_NPROCESSORS_ONLN);
+	char shown[512]; /* --db as messages show it: without a password */
 	struct server_config cfg = {
 	    .listen = "127.0.0.1:8080",
 	    .db_path = "./animdex.db",
@@ -270,6 +275,7 @@ static int cmd_serve(int argc, char **argv)
 	pthread_sigmask(SIG_BLOCK, &stop, NULL);
 
 	error_init(&err);
+	catalog_display_name(cfg.db_path, shown, sizeof(shown));
 	cat = catalog_open(cfg.db_path, &err); /* creates and migrates before serving */
 	if (!cat) {
 		fprintf(stderr, "animdexd: %s\n", err.message);
@@ -283,7 +289,7 @@ static int cmd_serve(int argc, char **argv)
 			        "animdexd: %lld entries of %s were made by an older decoder; "
 			        "'animdexd redecode --db %s' decodes them again with today's "
 			        "decoders\n",
-			        (long long)outdated, cfg.db_path, cfg.db_path);
+			        (long long)outdated, shown, shown);
 	}
 	catalog_close(cat);
 	if (!is_loopback(cfg.listen) && tokens <= 0 && !open_writes) {
@@ -291,14 +297,14 @@ static int cmd_serve(int argc, char **argv)
 		        "animdexd: refusing to listen on %s without a write token: anyone who can "
 		        "reach it could upload and delete. Make one with 'animdexd token add NAME "
 		        "--db %s', or give --open-writes to allow it.\n",
-		        cfg.listen, cfg.db_path);
+		        cfg.listen, shown);
 		return 2;
 	}
 	if (cfg.private_reads && tokens <= 0) {
 		fprintf(stderr,
 		        "animdexd: --private needs a token to read with: make one with "
 		        "'animdexd token add NAME --db %s'\n",
-		        cfg.db_path);
+		        shown);
 		return 2;
 	}
 	pool = catalog_pool_create(cfg.db_path);
@@ -314,7 +320,7 @@ static int cmd_serve(int argc, char **argv)
 	}
 	printf("animdexd %s listening on http://%.*s:%u (database %s, web page %s)\n",
 	       PACKAGE_VERSION, (int)(strrchr(cfg.listen, ':') - cfg.listen), cfg.listen,
-	       server_port(srv), cfg.db_path, cfg.www_dir);
+	       server_port(srv), shown, cfg.www_dir);
 	fflush(stdout);
 	sigwait(&stop, &sig);
 	fprintf(stderr, "animdexd: %s: finishing requests in flight, then stopping\n",
@@ -739,6 +745,85 @@ static int cmd_token(int argc, char **argv)
 	return rc;
 }
 
+static void copy_progress(int64_t done, int64_t total, void *arg)
+{
+	(void)arg;
+	fprintf(stderr, "\ranimdexd: copied %lld of %lld entries", (long long)done,
+	        (long long)total);
+	if (done == total)
+		fputc('\n', stderr);
+}
+
+/* animdexd copy [--append] [--quiet] FROM TO */
+static int cmd_copy(int argc, char **argv)
+{
+	static const struct option options[] = {{"append", no_argument, NULL, 'a'},
+	                                        {"quiet", no_argument, NULL, 'q'},
+	                                        {"help", no_argument, NULL, 'h'},
+	                                        {NULL, 0, NULL, 0}};
+	enum copy_mode mode = COPY_INTO_EMPTY;
+	struct catalog *from = NULL, *to = NULL;
+	struct copy_report report;
+	struct error err;
+	char shown[2][512];
+	int quiet = 0, c, rc = 1;
+
+	while ((c = getopt_long(argc, argv, "", options, NULL)) != -1) {
+		switch (c) {
+		case 'a': mode = COPY_APPEND; break;
+		case 'q': quiet = 1; break;
+		case 'h':
+			fputs("Usage: animdexd copy [--append] [--quiet] FROM TO\n"
+			      "Copies every entry with its bytes, tracks and references, every name and\n"
+			      "token hash, from the catalogue FROM to the catalogue TO (each a SQLite file\n"
+			      "or a PostgreSQL connection string), keeping ids, uploaded_at and\n"
+			      "uploaded_by, in one transaction; then checks every SHA-256 and the counts.\n"
+			      "TO must be empty, unless --append: entries it has already (same bytes and\n"
+			      "part) are skipped, an id taken there gets a new one, names and tokens it\n"
+			      "has stay as they are.\n",
+			      stdout);
+			return 0;
+		default: return 2;
+		}
+	}
+	if (argc - optind != 2)
+		usage_error("copy takes two catalogues, FROM and TO%s", argc - optind < 2
+		                                                            ? ": one is missing"
+		                                                            : ", and no more");
+	catalog_display_name(argv[optind], shown[0], sizeof(shown[0]));
+	catalog_display_name(argv[optind + 1], shown[1], sizeof(shown[1]));
+	if (strcmp(argv[optind], argv[optind + 1]) == 0)
+		usage_error("copy: FROM and TO are the same catalogue (%s)", shown[0]);
+	error_init(&err);
+	from = catalog_open(argv[optind], &err);
+	if (from)
+		to = catalog_open(argv[optind + 1], &err);
+	if (!from || !to) {
+		fprintf(stderr, "animdexd: %s\n", err.message);
+		goto done;
+	}
+	if (catalog_copy(from, to, mode, !quiet && isatty(2) ? copy_progress : NULL, NULL,
+	                 &report, &err) < 0) {
+		fprintf(stderr, "\nanimdexd: %s; %s is unchanged\n", err.message, shown[1]);
+		goto done;
+	}
+	if (!quiet)
+		fprintf(stderr,
+		        "animdexd: copied %lld entries (%lld skipped, %lld renumbered), %lld "
+		        "blobs, %lld tracks, %lld references, %lld names, %lld tokens (%lld "
+		        "skipped) from %s to %s; %lld blobs verified by SHA-256\n",
+		        (long long)report.entries, (long long)report.entries_skipped,
+		        (long long)report.entries_renumbered, (long long)report.blobs,
+		        (long long)report.tracks, (long long)report.refs, (long long)report.names,
+		        (long long)report.tokens, (long long)report.tokens_skipped, shown[0],
+		        shown[1], (long long)report.bytes_verified);
+	rc = 0;
+done:
+	catalog_close(from);
+	catalog_close(to);
+	return rc;
+}
+
 int main(int argc, char **argv)
 {
 	if (argc > 1 && (strcmp(argv[1], "--version") == 0 || strcmp(argv[1], "-V") == 0)) {
@@ -757,6 +842,8 @@ int main(int argc, char **argv)
 		return cmd_redecode(argc - 1, argv + 1);
 	if (argc > 1 && strcmp(argv[1], "token") == 0)
 		return cmd_token(argc - 1, argv + 1);
+	if (argc > 1 && strcmp(argv[1], "copy") == 0)
+		return cmd_copy(argc - 1, argv + 1);
 	if (argc > 1 && strcmp(argv[1], "serve") == 0)
 		return cmd_serve(argc - 1, argv + 1);
 	return cmd_serve(argc, argv);

@@ -1,5 +1,6 @@
-/* check_catalog.c: the SQLite catalogue on a real file: migrations, put, dedupe, list with
- * filters and keyset paging, tracks read back byte-identical, delete, reopen. */
+/* check_catalog.c: the catalogue on a real SQLite file, and the same tests on a real
+ * PostgreSQL database (a throwaway cluster): migrations, put, dedupe, list with filters and
+ * keyset paging, tracks read back byte-identical, delete, reopen, tokens, names. */
 #include <check.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -11,7 +12,10 @@
 #include "schema.h"
 #include "testutil.h"
 
-#define LATEST (schema_migrations[schema_migration_count - 1].version)
+#define LATEST                                                                                  \
+	(testutil_backend == TESTUTIL_POSTGRES                                                  \
+	     ? postgres_migrations[postgres_migration_count - 1].version                        \
+	     : schema_migrations[schema_migration_count - 1].version)
 
 static char *dir;
 static char db_path[512];
@@ -20,7 +24,13 @@ static void setup(void)
 {
 	dir = testutil_temp_dir();
 	ck_assert_ptr_nonnull(dir);
-	snprintf(db_path, sizeof(db_path), "%s/catalog.db", dir);
+	ck_assert_ptr_nonnull(testutil_catalog(dir, "catalog.db", db_path, sizeof(db_path)));
+}
+
+static void setup_postgres(void)
+{
+	testutil_backend = TESTUTIL_POSTGRES;
+	setup();
 }
 
 static void teardown(void)
@@ -187,8 +197,14 @@ START_TEST(a_newer_schema_is_refused)
 	error_init(&err);
 	cat = catalog_open(db_path, &err);
 	catalog_close(cat);
-	snprintf(cmd, sizeof(cmd), "sqlite3 '%s' 'PRAGMA user_version = 99' 2>/dev/null", db_path);
-	if (system(cmd) != 0) {
+	if (testutil_backend == TESTUTIL_POSTGRES)
+		ck_assert_int_eq(testutil_postgres_exec(db_path, "INSERT INTO animdex_schema (version, "
+		                                                 "file) VALUES (99, '099_future.sql')"),
+		                 0);
+	else
+		snprintf(cmd, sizeof(cmd), "sqlite3 '%s' 'PRAGMA user_version = 99' 2>/dev/null",
+		         db_path);
+	if (testutil_backend == TESTUTIL_SQLITE && system(cmd) != 0) {
 		printf("SKIP: a newer schema is refused: no sqlite3 command\n");
 		fflush(stdout);
 		return;
@@ -266,26 +282,122 @@ START_TEST(tokens_are_compared_in_full)
 }
 END_TEST
 
+/* What the API promises whichever database holds the catalogue: `name` matches whatever the
+ * case of its ASCII letters, and only those; `q` is a literal substring (% _ \ and quotes
+ * are themselves); handles find entries and names; classes are counted in byte order. */
+START_TEST(filters_names_and_handles_behave_alike)
+{
+	static const char *const names[] = {"Walk_100%", "walk_1000", "it's", "back\\\\slash",
+	                                    "\xc3\x89t\xc3\xa9"};
+	struct catalog_query q = {0};
+	struct error err;
+	struct catalog *cat;
+	json_t *page, *added, *h;
+	int64_t ids[5];
+
+	error_init(&err);
+	cat = catalog_open(db_path, &err);
+	ck_assert_msg(cat != NULL, "%s", err.message);
+	for (int i = 0; i < 5; i++)
+		ids[i] = put_clip(cat, names[i], (float)(i + 1));
+	q.limit = 50;
+	/* name: case-insensitive for ASCII letters only */
+	q.name = "WALK_100%";
+	page = catalog_list(cat, &q, &err);
+	ck_assert_uint_eq(json_array_size(json_object_get(page, "resources")), 1);
+	ck_assert_int_eq(json_integer_value(json_object_get(
+	                     json_array_get(json_object_get(page, "resources"), 0), "id")),
+	                 ids[0]);
+	json_decref(page);
+	q.name = "\xc3\xa9t\xc3\xa9"; /* "été" does not match "Été" */
+	page = catalog_list(cat, &q, &err);
+	ck_assert_uint_eq(json_array_size(json_object_get(page, "resources")), 0);
+	json_decref(page);
+	q.name = NULL;
+	/* q: literal wildcards, quotes and backslashes */
+	{
+		static const struct {
+			const char *q;
+			size_t matches;
+		} cases[] = {{"100%", 1}, {"_100", 2}, {"%", 1}, {"_", 2}, {"'", 1},
+		             {"\\", 1}, {"WALK", 2}, {"x", 0}, {"\xc3\x89", 1}, {"\xc3\xa9", 1}};
+		for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+			q.q = cases[i].q;
+			page = catalog_list(cat, &q, &err);
+			ck_assert_msg(page != NULL, "%s", err.message);
+			ck_assert_msg(json_array_size(json_object_get(page, "resources")) ==
+			                  cases[i].matches,
+			              "q=%s: %zu matches", cases[i].q,
+			              json_array_size(json_object_get(page, "resources")));
+			json_decref(page);
+		}
+		q.q = NULL;
+	}
+	/* names and handles */
+	{
+		static const char list[] = "Walk_100%\nhips\n# a comment\nhips\n";
+		added = catalog_add_names(cat, list, sizeof(list) - 1, &err);
+	}
+	ck_assert_msg(added != NULL, "%s", err.message);
+	ck_assert_int_eq(json_integer_value(json_object_get(added, "added")), 2);
+	ck_assert_int_eq(json_integer_value(json_object_get(added, "known")), 1);
+	json_decref(added);
+	page = catalog_get(cat, ids[0], &err);
+	ck_assert_str_eq(json_string_value(json_object_get(page, "crc32_name")), "Walk_100%");
+	h = catalog_handle(cat, (uint32_t)json_integer_value(json_object_get(page, "crc32_decimal")),
+	                   &err);
+	json_decref(page);
+	ck_assert_uint_eq(json_array_size(json_object_get(h, "resources")), 1);
+	ck_assert_str_eq(json_string_value(json_object_get(
+	                     json_array_get(json_object_get(h, "names"), 0), "name")),
+	                 "Walk_100%");
+	json_decref(h);
+	page = catalog_classes(cat, &err);
+	ck_assert_uint_eq(json_array_size(page), 1);
+	ck_assert_int_eq(json_integer_value(json_object_get(json_array_get(page, 0), "count")), 5);
+	json_decref(page);
+	catalog_close(cat);
+}
+END_TEST
+
+static void add_tests(TCase *tc)
+{
+	tcase_add_test(tc, migrations_create_the_schema_once);
+	tcase_add_test(tc, put_get_list_page_delete_reopen);
+	tcase_add_test(tc, a_newer_schema_is_refused);
+	tcase_add_test(tc, tokens_are_compared_in_full);
+	tcase_add_test(tc, filters_names_and_handles_behave_alike);
+	tcase_set_timeout(tc, 30);
+}
+
 static Suite *catalog_suite(void)
 {
 	Suite *s = suite_create("catalog");
 	TCase *tc = tcase_create("sqlite");
 
 	tcase_add_checked_fixture(tc, setup, teardown);
-	tcase_add_test(tc, migrations_create_the_schema_once);
-	tcase_add_test(tc, put_get_list_page_delete_reopen);
-	tcase_add_test(tc, a_newer_schema_is_refused);
-	tcase_add_test(tc, an_old_catalogue_is_migrated_in_place);
-	tcase_add_test(tc, tokens_are_compared_in_full);
-	tcase_set_timeout(tc, 30);
+	add_tests(tc);
+	tcase_add_test(tc, an_old_catalogue_is_migrated_in_place); /* SQLite's own history */
 	suite_add_tcase(s, tc);
+	if (testutil_postgres_wanted()) {
+		tc = tcase_create("postgresql");
+		tcase_add_checked_fixture(tc, setup_postgres, teardown);
+		add_tests(tc);
+		suite_add_tcase(s, tc);
+	} else {
+		suite_add_tcase(s, testutil_postgres_skipped());
+	}
 	return s;
 }
 
 int main(void)
 {
-	SRunner *sr = srunner_create(catalog_suite());
+	SRunner *sr;
 	int failed;
+
+	if (testutil_postgres_wanted() && !testutil_postgres())
+		fprintf(stderr, "check_catalog: the PostgreSQL tests will fail: no cluster\n");
+	sr = srunner_create(catalog_suite());
 
 	srunner_run_all(sr, CK_NORMAL);
 	failed = srunner_ntests_failed(sr);

@@ -19,6 +19,7 @@
 #include <strings.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
+#include <libpq-fe.h>
 #include <unistd.h>
 
 #include "base64.h"
@@ -598,4 +599,183 @@ void testutil_sample(const struct resource *res, size_t n, float t, float *out)
 	curve_from_sampler(&c, &res->clip.samplers[res->clip.channels[n].sampler]);
 	curve_cursor_init(&cur);
 	curve_sample_f32(&c, &cur, t, out);
+}
+
+/* The tests' own PostgreSQL: a throwaway cluster in a temporary folder, reached through a
+ * socket in that folder (no port to collide on), run by an unprivileged user when the tests
+ * run as root (PostgreSQL refuses root), stopped and removed when the process that started it
+ * exits. */
+
+int testutil_backend = TESTUTIL_SQLITE;
+
+static char pg_dir[64];
+static char pg_bindir[128];
+static char pg_runas[64];
+static pid_t pg_owner;
+
+int testutil_postgres_wanted(void)
+{
+	const char *no = getenv("ANIMDEX_NO_POSTGRES");
+	return !(no && strcmp(no, "1") == 0);
+}
+
+static int pg_ctl(const char *action)
+{
+	char cmd[2048];
+
+	snprintf(cmd, sizeof(cmd),
+	         "%s'%s/pg_ctl' -D '%s/data' -l '%s/server.log' -w -t 60 -m fast -o \"-k '%s' -c "
+	         "listen_addresses='' -c fsync=off -c max_connections=200\" %s >>'%s/pg_ctl.log' "
+	         "2>&1",
+	         pg_runas, pg_bindir, pg_dir, pg_dir, pg_dir, action, pg_dir);
+	return system(cmd) == 0 ? 0 : -1;
+}
+
+static void postgres_stop_at_exit(void)
+{
+	char cmd[1024];
+
+	if (getpid() != pg_owner || !pg_dir[0])
+		return;
+	snprintf(cmd, sizeof(cmd), "%s'%s/pg_ctl' -D '%s/data' -m immediate -w stop >/dev/null 2>&1",
+	         pg_runas, pg_bindir, pg_dir);
+	if (system(cmd) != 0)
+		fprintf(stderr, "testutil: the PostgreSQL cluster in %s would not stop\n", pg_dir);
+	testutil_remove_tree(pg_dir);
+	pg_dir[0] = '\0';
+}
+
+/* The highest /usr/lib/postgresql/N/bin with an initdb, or $ANIMDEX_PG_BINDIR. */
+static int find_pg_bindir(void)
+{
+	const char *given = getenv("ANIMDEX_PG_BINDIR");
+	int best = -1;
+	DIR *d;
+	struct dirent *e;
+
+	if (given) {
+		snprintf(pg_bindir, sizeof(pg_bindir), "%s", given);
+		return 0;
+	}
+	d = opendir("/usr/lib/postgresql");
+	if (!d)
+		return -1;
+	while ((e = readdir(d))) {
+		char path[512];
+		int version = atoi(e->d_name);
+		snprintf(path, sizeof(path), "/usr/lib/postgresql/%s/bin/initdb", e->d_name);
+		if (version > best && access(path, X_OK) == 0) {
+			best = version;
+			snprintf(pg_bindir, sizeof(pg_bindir), "/usr/lib/postgresql/%.64s/bin",
+			         e->d_name);
+		}
+	}
+	closedir(d);
+	return best < 0 ? -1 : 0;
+}
+
+const char *testutil_postgres(void)
+{
+	static char base[400];
+	char tmpl[] = "/tmp/animdex-pg-XXXXXX", cmd[2048];
+
+	if (pg_dir[0])
+		return base;
+	if (find_pg_bindir() < 0) {
+		fprintf(stderr, "testutil: no PostgreSQL server (initdb) in /usr/lib/postgresql: "
+		                "install Debian's postgresql, or set ANIMDEX_NO_POSTGRES=1\n");
+		return NULL;
+	}
+	if (!mkdtemp(tmpl))
+		return NULL;
+	snprintf(pg_dir, sizeof(pg_dir), "%s", tmpl);
+	pg_owner = getpid();
+	atexit(postgres_stop_at_exit);
+	if (geteuid() == 0) {
+		snprintf(pg_runas, sizeof(pg_runas), "runuser -u postgres -- ");
+		snprintf(cmd, sizeof(cmd), "chown postgres '%s'", pg_dir);
+		if (system(cmd) != 0) {
+			fprintf(stderr, "testutil: cannot give %s to the postgres user\n", pg_dir);
+			return NULL;
+		}
+	}
+	snprintf(cmd, sizeof(cmd),
+	         "%s'%s/initdb' -D '%s/data' -U animdex -A trust -E UTF8 --locale=C -N "
+	         ">'%s/initdb.log' 2>&1",
+	         pg_runas, pg_bindir, pg_dir, pg_dir);
+	if (system(cmd) != 0 || pg_ctl("start") < 0) {
+		fprintf(stderr, "testutil: the PostgreSQL cluster did not start (logs in %s):\n",
+		        pg_dir);
+		snprintf(cmd, sizeof(cmd), "tail -n 20 '%s'/*.log >&2", pg_dir);
+		if (system(cmd) != 0)
+			fprintf(stderr, "(no logs)\n");
+		return NULL;
+	}
+	snprintf(base, sizeof(base), "host=%s user=animdex", pg_dir);
+	return base;
+}
+
+int testutil_postgres_restart(void)
+{
+	return pg_dir[0] ? pg_ctl("restart") : -1;
+}
+
+int testutil_postgres_exec(const char *conninfo, const char *sql)
+{
+	PGconn *conn = PQconnectdb(conninfo);
+	PGresult *res;
+	int ok;
+
+	if (PQstatus(conn) != CONNECTION_OK) {
+		fprintf(stderr, "testutil: %s", PQerrorMessage(conn));
+		PQfinish(conn);
+		return -1;
+	}
+	res = PQexec(conn, sql);
+	ok = PQresultStatus(res) == PGRES_COMMAND_OK || PQresultStatus(res) == PGRES_TUPLES_OK;
+	if (!ok)
+		fprintf(stderr, "testutil: %s: %s", sql, PQerrorMessage(conn));
+	PQclear(res);
+	PQfinish(conn);
+	return ok ? 0 : -1;
+}
+
+const char *testutil_catalog(const char *dir, const char *name, char *out, size_t size)
+{
+	static unsigned counter;
+	const char *base;
+	char sql[200], admin[500], db[96];
+	size_t n = 0;
+
+	if (testutil_backend == TESTUTIL_SQLITE) {
+		snprintf(out, size, "%s/%s", dir, name);
+		return out;
+	}
+	base = testutil_postgres();
+	if (!base)
+		return NULL;
+	/* a new database, named after the file it stands for */
+	for (const char *p = name; *p && *p != '.' && n < 40; p++)
+		db[n++] = (*p >= 'a' && *p <= 'z') || (*p >= '0' && *p <= '9') ? *p : '_';
+	snprintf(db + n, sizeof(db) - n, "_%d_%u", (int)getpid(), counter++);
+	snprintf(admin, sizeof(admin), "%s dbname=postgres", base);
+	snprintf(sql, sizeof(sql), "CREATE DATABASE %s", db);
+	if (testutil_postgres_exec(admin, sql) < 0)
+		return NULL;
+	snprintf(out, size, "%s dbname=%s", base, db);
+	return out;
+}
+
+START_TEST(postgres_variants_skipped)
+{
+	printf("SKIP: the PostgreSQL variants of this suite (ANIMDEX_NO_POSTGRES=1)\n");
+	fflush(stdout);
+}
+END_TEST
+
+TCase *testutil_postgres_skipped(void)
+{
+	TCase *tc = tcase_create("postgresql-skipped");
+	tcase_add_test(tc, postgres_variants_skipped);
+	return tc;
 }

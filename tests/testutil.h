@@ -86,4 +86,23 @@ char *raw_exchange(const struct daemon_proc *d, const void *request, size_t leng
 long process_rss_kib(pid_t pid, const char *field);
 void http_reply_cleanup(struct http_reply *reply);
 
+/* Which catalogue testutil_catalog makes: suites run their tests against both. */
+enum { TESTUTIL_SQLITE, TESTUTIL_POSTGRES };
+extern int testutil_backend;
+/* A new empty catalogue standing for file `name`: dir/name for SQLite; for PostgreSQL a new
+ * database in the tests' cluster, as a connection string. NULL when it cannot be made. */
+const char *testutil_catalog(const char *dir, const char *name, char *out, size_t size);
+/* Is PostgreSQL to be tested (ANIMDEX_NO_POSTGRES is not 1)? */
+int testutil_postgres_wanted(void);
+/* Starts the tests' throwaway cluster, once per process (removed when the process that
+ * started it exits); its connection string without a dbname, or NULL after saying why. */
+const char *testutil_postgres(void);
+/* Restarts it (pg_ctl restart -m fast); 0 when it is back. */
+int testutil_postgres_restart(void);
+/* Runs SQL on a database of it; 0 when it succeeded. */
+int testutil_postgres_exec(const char *conninfo, const char *sql);
+struct TCase;
+/* A test case whose one test prints "SKIP:" for a suite's PostgreSQL variants. */
+struct TCase *testutil_postgres_skipped(void);
+
 #endif

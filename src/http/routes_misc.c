@@ -106,9 +106,10 @@ void route_health(struct request *req, struct response *resp)
 		json_array_append_new(families, json_string(table[i]->family));
 		json_object_set_new(decoders, table[i]->family, json_integer(table[i]->version));
 	}
-	out = json_pack("{s:s, s:s, s:o, s:o, s:o, s:I}", "status", "ok", "version",
-	                PACKAGE_VERSION, "counts", counts, "families", families, "decoder_versions",
-	                decoders, "outdated_entries", (json_int_t)outdated);
+	out = json_pack("{s:s, s:s, s:o, s:o, s:o, s:o, s:I}", "status", "ok", "version",
+	                PACKAGE_VERSION, "database", catalog_describe(cat), "counts", counts,
+	                "families", families, "decoder_versions", decoders, "outdated_entries",
+	                (json_int_t)outdated);
 	if (outdated > 0)
 		json_object_set_new(out, "outdated_hint",
 		                    json_sprintf("%lld entries were made by an older decoder; "

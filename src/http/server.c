@@ -537,7 +537,7 @@ static enum MHD_Result server_send(struct request_state *st, struct MHD_Connecti
 	MHD_add_response_header(r, "X-Content-Type-Options", "nosniff");
 	if (resp->disposition)
 		MHD_add_response_header(r, MHD_HTTP_HEADER_CONTENT_DISPOSITION, resp->disposition);
-	if (st->retry_after)
+	if (st->retry_after || resp->status == 503)
 		MHD_add_response_header(r, MHD_HTTP_HEADER_RETRY_AFTER, "2");
 	if (st->unauthorised)
 		MHD_add_response_header(r, MHD_HTTP_HEADER_WWW_AUTHENTICATE,

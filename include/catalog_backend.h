@@ -1,0 +1,218 @@
+/* catalog_backend.h: what catalog.c asks of a database, and the two that answer it.
+ *
+ * catalog.c holds everything that does not depend on the database (JSON shaping, the
+ * deduplication rules, token checks, the track cache, copying); each backend holds its SQL,
+ * its connections, its migrations and its error mapping: catalog_sqlite.c for a file,
+ * catalog_postgres.c for a PostgreSQL server. Only catalog*.c include this header.
+ *
+ * Statements are named by `enum statement`, and each backend gives every one its SQL with the
+ * same parameters (1-based) and the same result columns in the same order, so that catalog.c
+ * reads a row the same way from either. A value bound to a statement must stay valid until
+ * the statement is stepped for the first time.
+ */
+#ifndef ANIMDEX_CATALOG_BACKEND_H
+#define ANIMDEX_CATALOG_BACKEND_H
+
+#include <jansson.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <string.h>
+
+#include "error.h"
+
+enum statement {
+	ST_BEGIN,        /* a write transaction: writers queue for it */
+	ST_COMMIT,
+	ST_ROLLBACK,
+	ST_LOCK_UPLOAD,  /* ?1 sha256: serialises the storing of the same bytes across daemons */
+	ST_FIND_BY_SHA256,
+	ST_INSERT_BLOB,
+	ST_INSERT_RESOURCE, /* RETURNING id */
+	ST_INSERT_TRACK,
+	ST_INSERT_REF,
+	ST_GET_RESOURCE,
+	ST_GET_TRACKS,
+	ST_GET_RAW,
+	ST_GET_BLOB_OF,
+	ST_DELETE_RESOURCE,
+	ST_DELETE_UNUSED_BLOB,
+	ST_LOAD_TRACK,
+	ST_HANDLE_RESOURCES,
+	ST_HANDLE_REFS,
+	ST_HANDLE_NAMES,
+	ST_CLASSES,
+	ST_STATS,
+	ST_ADD_NAME, /* RETURNING a row when the name is new */
+	ST_NAME_BY_ASOBO32,
+	ST_NAME_BY_CRC32,
+	ST_TOKEN_ADD,    /* fails with ERROR_CONFLICT when the name exists */
+	ST_TOKEN_REVOKE, /* RETURNING a row when a token was revoked */
+	ST_TOKEN_LIST,
+	ST_TOKEN_ALL,
+	ST_OUTDATED,
+	ST_GET_STORED,
+	ST_TRACK_DIGESTS,
+	ST_REF_DIGESTS,
+	ST_DELETE_TRACKS,
+	ST_DELETE_REFS,
+	ST_UPDATE_DECODED,
+	ST_BLOB_ENTRY_COUNT,
+	ST_SET_BLOB_ENTRY_COUNT,
+	ST_SELECT_IDS,
+	ST_GENERATION,      /* the catalogue's generation: bumped by every delete or redecode */
+	ST_BUMP_GENERATION, /* in the transaction that deletes or redecodes */
+	ST_COUNT_ROWS,      /* blobs, resources, tracks, refs, names, tokens */
+	/* animdexd copy: whole rows, every column, in the order of schema/001 */
+	ST_COPY_BLOB_LIST,  /* sha256 of every blob */
+	ST_COPY_BLOB_GET,   /* ?1 sha256 */
+	ST_COPY_BLOB_PUT,   /* nothing when the sha256 is there already */
+	ST_COPY_BLOB_CHECK, /* ?1 sha256: size and bytes, to verify */
+	ST_COPY_RESOURCE_IDS,
+	ST_COPY_RESOURCE_GET,
+	ST_COPY_RESOURCE_PUT,     /* with its id */
+	ST_COPY_RESOURCE_PUT_NEW, /* without: RETURNING the new id */
+	ST_COPY_RESOURCE_ID_FREE, /* ?1 id: a row when no entry has it */
+	ST_COPY_RESOURCE_OF_PART, /* ?1 sha256, ?2 part: the id of that entry, if any */
+	ST_COPY_TRACKS_GET,
+	ST_COPY_TRACK_PUT,
+	ST_COPY_REFS_GET,
+	ST_COPY_REF_PUT,
+	ST_COPY_NAMES_GET,
+	ST_COPY_NAME_PUT, /* nothing when the name is there */
+	ST_COPY_TOKENS_GET,
+	ST_COPY_TOKEN_PUT, /* nothing when the name is there; RETURNING a row when added */
+	ST_COPY_FINISH,    /* after copying in: ids continue after the largest */
+	ST_COUNT
+};
+
+/* The list query's filters, one bit each; one prepared statement per combination. */
+enum list_filter {
+	FILTER_CLASS = 1,  /* ?1 */
+	FILTER_FAMILY = 2, /* ?2 */
+	FILTER_NAME = 4,   /* ?3, case-insensitive (ASCII letters), exact */
+	FILTER_Q = 8,      /* ?4, a LIKE pattern with \ escapes, case-insensitive (ASCII) */
+	FILTER_CRC32 = 16, /* ?5 */
+	FILTER_CURSOR = 32, /* ?6: ids below */
+	FILTER_COMBINATIONS = 64
+	/* ?7: the row limit */
+};
+
+/* Columns of ST_GET_RESOURCE, ST_FIND_BY_SHA256, ST_HANDLE_RESOURCES and the list query:
+ * id, class, family, name, crc32, crc32_source, filename, note, uploaded_by, uploaded_at,
+ * duration, track_count, sha256, size, part, crc32_name; ST_GET_RESOURCE adds structure,
+ * assumed. */
+
+enum db_type { DB_NULL, DB_INTEGER, DB_REAL, DB_TEXT, DB_BLOB };
+
+struct db_ops;
+struct db {
+	const struct db_ops *ops;
+};
+struct db_stmt {
+	const struct db_ops *ops;
+};
+
+struct db_ops {
+	const char *name; /* "sqlite" or "postgresql" */
+	void (*close)(struct db *db);
+	/* The statement, reset and without bindings; NULL with err set. */
+	struct db_stmt *(*prepare)(struct db *db, enum statement st, struct error *err);
+	struct db_stmt *(*prepare_list)(struct db *db, unsigned filters, struct error *err);
+	void (*bind_int64)(struct db_stmt *s, int i, int64_t v);
+	void (*bind_double)(struct db_stmt *s, int i, double v);
+	void (*bind_text)(struct db_stmt *s, int i, const char *text, size_t length);
+	void (*bind_blob)(struct db_stmt *s, int i, const void *data, size_t length);
+	void (*bind_null)(struct db_stmt *s, int i);
+	/* 1 with a row ready, 0 when done, -1 with err set ("catalogue: WHAT: why"). */
+	int (*step)(struct db_stmt *s, const char *what, struct error *err);
+	int (*column_count)(struct db_stmt *s);
+	enum db_type (*column_type)(struct db_stmt *s, int c);
+	int64_t (*column_int64)(struct db_stmt *s, int c);
+	double (*column_double)(struct db_stmt *s, int c);
+	const char *(*column_text)(struct db_stmt *s, int c); /* NULL for NULL */
+	const void *(*column_blob)(struct db_stmt *s, int c, size_t *length);
+	void (*reset)(struct db_stmt *s);
+	int (*in_transaction)(struct db *db);
+	int (*schema_version)(struct db *db);
+	/* {"backend": ..., and what the backend can say of itself} */
+	json_t *(*describe)(struct db *db);
+};
+
+/* The connection under a catalogue (for catalog_copy.c). */
+struct catalog;
+struct db *catalog_db(struct catalog *cat);
+
+/* Opens and migrates. `target` is a path for SQLite; a connection string for PostgreSQL. */
+struct db *db_sqlite_open(const char *path, struct error *err);
+struct db *db_postgres_open(const char *conninfo, struct error *err);
+/* Is this --db a PostgreSQL connection string rather than a file? */
+int db_is_postgres(const char *target);
+/* The connection string without its password, for messages. */
+void db_postgres_redact(const char *conninfo, char *out, size_t size);
+
+/* Short forms. */
+static inline struct db_stmt *db_prepare(struct db *db, enum statement st, struct error *err)
+{
+	return db->ops->prepare(db, st, err);
+}
+static inline void db_bind_int64(struct db_stmt *s, int i, int64_t v)
+{
+	s->ops->bind_int64(s, i, v);
+}
+static inline void db_bind_double(struct db_stmt *s, int i, double v)
+{
+	s->ops->bind_double(s, i, v);
+}
+static inline void db_bind_text(struct db_stmt *s, int i, const char *text)
+{
+	if (text)
+		s->ops->bind_text(s, i, text, strlen(text));
+	else
+		s->ops->bind_null(s, i);
+}
+static inline void db_bind_text_n(struct db_stmt *s, int i, const char *text, size_t length)
+{
+	s->ops->bind_text(s, i, text, length);
+}
+static inline void db_bind_blob(struct db_stmt *s, int i, const void *data, size_t length)
+{
+	s->ops->bind_blob(s, i, data, length);
+}
+static inline void db_bind_null(struct db_stmt *s, int i)
+{
+	s->ops->bind_null(s, i);
+}
+static inline int db_step(struct db_stmt *s, const char *what, struct error *err)
+{
+	return s->ops->step(s, what, err);
+}
+static inline enum db_type db_column_type(struct db_stmt *s, int c)
+{
+	return s->ops->column_type(s, c);
+}
+static inline int db_column_is_null(struct db_stmt *s, int c)
+{
+	return s->ops->column_type(s, c) == DB_NULL;
+}
+static inline int64_t db_column_int64(struct db_stmt *s, int c)
+{
+	return s->ops->column_int64(s, c);
+}
+static inline double db_column_double(struct db_stmt *s, int c)
+{
+	return s->ops->column_double(s, c);
+}
+static inline const char *db_column_text(struct db_stmt *s, int c)
+{
+	return s->ops->column_text(s, c);
+}
+static inline const void *db_column_blob(struct db_stmt *s, int c, size_t *length)
+{
+	return s->ops->column_blob(s, c, length);
+}
+static inline void db_reset(struct db_stmt *s)
+{
+	s->ops->reset(s);
+}
+
+#endif

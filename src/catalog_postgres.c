@@ -1,0 +1,785 @@
+/* catalog_postgres.c: the catalogue in a PostgreSQL database shared by several daemons: its
+ * SQL, connections, migrations and errors. catalog.c holds what does not depend on the
+ * database.
+ *
+ * Every statement is prepared once per connection and answers in binary, so that keys and
+ * uploads travel as raw bytes (bytea) and numbers without text conversions. Text columns are
+ * COLLATE "C", so that order and case-insensitive comparisons (ASCII letters only) are those
+ * of the SQLite catalogue. Uploads of the same bytes are serialised across daemons by a
+ * transaction-level advisory lock on their SHA-256; migrations by a lock of their own.
+ *
+ * When the server goes away, the failing call answers ERROR_UNAVAILABLE (503); the next call
+ * that finds the connection broken makes it again, and a statement that cannot have changed
+ * anything (a read, or BEGIN) outside a transaction is retried once on the new connection.
+ */
+#include <libpq-fe.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "buf.h"
+#include "catalog_backend.h"
+#include "schema.h"
+
+#define SUMMARY_COLUMNS                                                                         \
+	"r.id, r.class, r.family, r.name, r.crc32, r.crc32_source, r.filename, r.note, "        \
+	"r.uploaded_by, r.uploaded_at, r.duration, r.track_count, r.blob_sha256, b.size, "      \
+	"r.part, (SELECT n.name FROM names n WHERE (CASE r.family WHEN 'zouna' THEN n.asobo32 " \
+	"ELSE n.crc32 END) = r.crc32 ORDER BY n.name LIMIT 1) "
+#define SUMMARY_FROM " FROM resources r JOIN blobs b ON b.sha256 = r.blob_sha256 "
+#define RESOURCE_COLUMNS                                                                        \
+	"blob_sha256, part, family, class, name, crc32, crc32_source, filename, note, "         \
+	"uploaded_by, uploaded_at, duration, track_count, structure, assumed, decoder_version"
+#define TRACK_COLUMNS                                                                           \
+	"resource_id, n, name, target_schema, target_object, target_name, property, "           \
+	"first_element, value_type, array_size, interpolation, semantic, key_count, time_first, " \
+	"time_last, times, key_values, kind, info, handle, rules"
+#define LIKE_Q "lower($4::text COLLATE \"C\") ESCAPE '\\'"
+/* the migration lock: any number, the same in every animdexd ("anim" in ASCII) */
+#define MIGRATION_LOCK "1634625901"
+
+static const char *const statement_sql[ST_COUNT] = {
+    [ST_BEGIN] = "BEGIN",
+    [ST_COMMIT] = "COMMIT",
+    [ST_ROLLBACK] = "ROLLBACK",
+    [ST_LOCK_UPLOAD] = "SELECT pg_advisory_xact_lock(hashtextextended($1::text, 0))",
+    [ST_FIND_BY_SHA256] =
+        "SELECT " SUMMARY_COLUMNS SUMMARY_FROM "WHERE r.blob_sha256 = $1 ORDER BY r.part",
+    [ST_INSERT_BLOB] = "INSERT INTO blobs (sha256, size, bytes, filename, uploaded_at, "
+                       "entry_count) VALUES ($1, $2, $3, $4, $5, $6)",
+    [ST_BLOB_ENTRY_COUNT] = "SELECT entry_count FROM blobs WHERE sha256 = $1",
+    [ST_SET_BLOB_ENTRY_COUNT] = "UPDATE blobs SET entry_count = $2 WHERE sha256 = $1",
+    [ST_INSERT_RESOURCE] = "INSERT INTO resources (" RESOURCE_COLUMNS
+                           ") VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, "
+                           "$14, $15, $16) RETURNING id",
+    [ST_INSERT_TRACK] = "INSERT INTO tracks (" TRACK_COLUMNS
+                        ") VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, "
+                        "$15, $16, $17, $18, $19, $20, $21)",
+    [ST_INSERT_REF] = "INSERT INTO refs (resource_id, crc32, kind, track, key) "
+                      "VALUES ($1, $2, $3, $4, $5)",
+    [ST_GET_RESOURCE] =
+        "SELECT " SUMMARY_COLUMNS ", r.structure, r.assumed" SUMMARY_FROM "WHERE r.id = $1",
+    [ST_GET_TRACKS] = "SELECT n, name, target_schema, target_object, target_name, property, "
+                      "first_element, value_type, array_size, interpolation, semantic, "
+                      "key_count, time_first, time_last, kind, info, handle, (SELECT n.name FROM "
+                      "names n WHERE n.asobo32 = t.handle ORDER BY n.name LIMIT 1), rules "
+                      "FROM tracks t WHERE resource_id = $1 ORDER BY n",
+    [ST_GET_RAW] = "SELECT b.bytes, r.filename" SUMMARY_FROM "WHERE r.id = $1",
+    [ST_GET_BLOB_OF] = "SELECT blob_sha256 FROM resources WHERE id = $1",
+    [ST_DELETE_RESOURCE] = "DELETE FROM resources WHERE id = $1",
+    [ST_DELETE_UNUSED_BLOB] = "DELETE FROM blobs WHERE sha256 = $1 AND NOT EXISTS "
+                              "(SELECT 1 FROM resources WHERE blob_sha256 = $1)",
+    [ST_LOAD_TRACK] = "SELECT name, value_type, array_size, interpolation, semantic, "
+                      "key_count, times, key_values, kind, rules FROM tracks WHERE resource_id = "
+                      "$1 AND n = $2",
+    [ST_HANDLE_RESOURCES] =
+        "SELECT " SUMMARY_COLUMNS SUMMARY_FROM "WHERE r.crc32 = $1 ORDER BY r.id DESC LIMIT 1000",
+    [ST_HANDLE_REFS] = "SELECT f.resource_id, f.kind, f.track, f.key, r.class, r.name "
+                       "FROM refs f JOIN resources r ON r.id = f.resource_id "
+                       "WHERE f.crc32 = $1 ORDER BY f.resource_id DESC, f.track NULLS FIRST, "
+                       "f.key NULLS FIRST LIMIT 1000",
+    [ST_HANDLE_NAMES] = "SELECT name, asobo32 = $1, crc32 = $1 FROM names "
+                        "WHERE asobo32 = $1 OR crc32 = $1 ORDER BY name LIMIT 1000",
+    [ST_CLASSES] = "SELECT class, family, count(*) FROM resources GROUP BY class, family "
+                   "ORDER BY class, family",
+    [ST_ADD_NAME] = "INSERT INTO names (name, asobo32, crc32) VALUES ($1, $2, $3) "
+                    "ON CONFLICT DO NOTHING RETURNING 1",
+    [ST_NAME_BY_ASOBO32] = "SELECT name FROM names WHERE asobo32 = $1 ORDER BY name LIMIT 1",
+    [ST_NAME_BY_CRC32] = "SELECT name FROM names WHERE crc32 = $1 ORDER BY name LIMIT 1",
+    [ST_TOKEN_ADD] = "INSERT INTO tokens (name, hash, created_at) VALUES ($1, $2, $3)",
+    [ST_TOKEN_REVOKE] = "UPDATE tokens SET revoked_at = $2 WHERE name = $1 AND revoked_at IS "
+                        "NULL RETURNING 1",
+    [ST_TOKEN_LIST] = "SELECT name, created_at, revoked_at FROM tokens ORDER BY name",
+    [ST_TOKEN_ALL] = "SELECT name, hash, revoked_at IS NOT NULL FROM tokens",
+    [ST_OUTDATED] = "SELECT count(*) FROM resources WHERE family = $1 AND decoder_version < $2",
+    [ST_GET_STORED] = "SELECT r.part, r.family, r.class, r.decoder_version, r.crc32_source, "
+                      "r.structure, r.filename, b.bytes" SUMMARY_FROM "WHERE r.id = $1",
+    [ST_TRACK_DIGESTS] = "SELECT n, name, target_schema, target_object, target_name, property, "
+                         "first_element, value_type, array_size, interpolation, semantic, "
+                         "key_count, times, key_values, kind, info, handle, rules FROM tracks "
+                         "WHERE resource_id = $1 ORDER BY n",
+    [ST_REF_DIGESTS] = "SELECT crc32, kind, track, key FROM refs WHERE resource_id = $1 "
+                       "ORDER BY seq",
+    [ST_DELETE_TRACKS] = "DELETE FROM tracks WHERE resource_id = $1",
+    [ST_DELETE_REFS] = "DELETE FROM refs WHERE resource_id = $1",
+    [ST_UPDATE_DECODED] = "UPDATE resources SET duration = $2, track_count = $3, structure = $4, "
+                          "assumed = $5, decoder_version = $6, crc32 = $7, crc32_source = $8 "
+                          "WHERE id = $1",
+    [ST_STATS] = "SELECT (SELECT count(*) FROM resources), (SELECT count(*) FROM tracks), "
+                 "(SELECT count(*) FROM blobs), (SELECT coalesce(sum(size), 0)::bigint FROM "
+                 "blobs)",
+    [ST_SELECT_IDS] = "SELECT id FROM resources WHERE ($1::text IS NULL OR family = $1) AND "
+                      "($2::text IS NULL OR class = $2) AND ($3::bigint = 0 OR id = $3) "
+                      "ORDER BY id",
+    [ST_GENERATION] = "SELECT generation FROM catalog_state",
+    [ST_BUMP_GENERATION] = "UPDATE catalog_state SET generation = generation + 1",
+    [ST_COUNT_ROWS] = "SELECT (SELECT count(*) FROM blobs), (SELECT count(*) FROM resources), "
+                      "(SELECT count(*) FROM tracks), (SELECT count(*) FROM refs), "
+                      "(SELECT count(*) FROM names), (SELECT count(*) FROM tokens)",
+    [ST_COPY_BLOB_LIST] = "SELECT sha256 FROM blobs ORDER BY sha256",
+    [ST_COPY_BLOB_GET] = "SELECT sha256, size, bytes, filename, uploaded_at, entry_count "
+                         "FROM blobs WHERE sha256 = $1",
+    [ST_COPY_BLOB_PUT] = "INSERT INTO blobs (sha256, size, bytes, filename, uploaded_at, "
+                         "entry_count) VALUES ($1, $2, $3, $4, $5, $6) ON CONFLICT DO NOTHING",
+    [ST_COPY_BLOB_CHECK] = "SELECT size, bytes FROM blobs WHERE sha256 = $1",
+    [ST_COPY_RESOURCE_IDS] = "SELECT id FROM resources ORDER BY id",
+    [ST_COPY_RESOURCE_GET] = "SELECT id, " RESOURCE_COLUMNS " FROM resources WHERE id = $1",
+    [ST_COPY_RESOURCE_PUT] = "INSERT INTO resources (id, " RESOURCE_COLUMNS
+                             ") VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, "
+                             "$14, $15, $16, $17)",
+    [ST_COPY_RESOURCE_PUT_NEW] = "INSERT INTO resources (" RESOURCE_COLUMNS
+                                 ") VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, "
+                                 "$13, $14, $15, $16) RETURNING id",
+    [ST_COPY_RESOURCE_ID_FREE] = "SELECT 1 WHERE NOT EXISTS (SELECT 1 FROM resources WHERE "
+                                 "id = $1)",
+    [ST_COPY_RESOURCE_OF_PART] = "SELECT id FROM resources WHERE blob_sha256 = $1 AND "
+                                 "part = $2",
+    [ST_COPY_TRACKS_GET] = "SELECT " TRACK_COLUMNS " FROM tracks WHERE resource_id = $1 "
+                           "ORDER BY n",
+    [ST_COPY_TRACK_PUT] = "INSERT INTO tracks (" TRACK_COLUMNS
+                          ") VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, "
+                          "$14, $15, $16, $17, $18, $19, $20, $21)",
+    [ST_COPY_REFS_GET] = "SELECT resource_id, crc32, kind, track, key FROM refs WHERE "
+                         "resource_id = $1 ORDER BY seq",
+    [ST_COPY_REF_PUT] = "INSERT INTO refs (resource_id, crc32, kind, track, key) "
+                        "VALUES ($1, $2, $3, $4, $5)",
+    [ST_COPY_NAMES_GET] = "SELECT name, asobo32, crc32 FROM names ORDER BY name",
+    [ST_COPY_NAME_PUT] = "INSERT INTO names (name, asobo32, crc32) VALUES ($1, $2, $3) "
+                         "ON CONFLICT DO NOTHING",
+    [ST_COPY_TOKENS_GET] = "SELECT name, hash, created_at, revoked_at FROM tokens ORDER BY name",
+    [ST_COPY_TOKEN_PUT] = "INSERT INTO tokens (name, hash, created_at, revoked_at) "
+                          "VALUES ($1, $2, $3, $4) ON CONFLICT DO NOTHING RETURNING 1",
+    [ST_COPY_FINISH] = "SELECT setval(pg_get_serial_sequence('resources', 'id'), "
+                       "(SELECT coalesce(max(id), 0) + 1 FROM resources), false)",
+};
+
+/* Type oids of the columns read (pg_type.h is a server header). */
+enum {
+	OID_BOOL = 16,
+	OID_BYTEA = 17,
+	OID_INT8 = 20,
+	OID_INT2 = 21,
+	OID_INT4 = 23,
+	OID_FLOAT4 = 700,
+	OID_FLOAT8 = 701,
+};
+
+#define MAX_PARAMS 24
+
+struct pg_stmt {
+	struct db_stmt base;
+	struct pg_db *db;
+	char name[8];
+	char *sql;            /* owned */
+	unsigned prepared_on; /* the connection's epoch when prepared; 0: never */
+	int nparams;          /* the largest $N in the SQL */
+	int read_only;        /* a SELECT: safe to run again after a reconnection */
+	const char *values[MAX_PARAMS];
+	int lengths[MAX_PARAMS];
+	int formats[MAX_PARAMS];
+	char numbers[MAX_PARAMS][32]; /* integers and reals as text */
+	PGresult *result;
+	int row, rows;
+};
+
+struct pg_db {
+	struct db base;
+	PGconn *conn;
+	unsigned epoch; /* bumped by every new connection: statements are prepared again */
+	struct pg_stmt stmt[ST_COUNT];
+	struct pg_stmt list_stmt[FILTER_COMBINATIONS];
+};
+
+static const struct db_ops pg_ops;
+
+/* Is a failure one of the server going away, or of contention worth retrying later? */
+static int transient_state(const char *state)
+{
+	return state && (strncmp(state, "08", 2) == 0 ||    /* connection exception */
+	                 strcmp(state, "40001") == 0 ||     /* serialization failure */
+	                 strcmp(state, "40P01") == 0 ||     /* deadlock */
+	                 strcmp(state, "55P03") == 0 ||     /* lock not available */
+	                 strncmp(state, "57P0", 4) == 0 ||  /* shutdown, cannot connect now */
+	                 strcmp(state, "53300") == 0);      /* too many connections */
+}
+
+/* The server's message, on one line. */
+static void one_line(const char *message, char *out, size_t size)
+{
+	size_t n = 0;
+
+	for (; message && *message && n + 1 < size; message++)
+		out[n++] = *message == '\n' || *message == '\r' ? ' ' : *message;
+	while (n > 0 && out[n - 1] == ' ')
+		n--;
+	out[n] = '\0';
+}
+
+static int pg_fail(struct pg_db *db, const PGresult *res, struct error *err, const char *what)
+{
+	const char *state = res ? PQresultErrorField(res, PG_DIAG_SQLSTATE) : NULL;
+	char message[300];
+	enum error_code code = ERROR_INTERNAL;
+
+	one_line(res && PQresultErrorMessage(res)[0] ? PQresultErrorMessage(res)
+	                                             : PQerrorMessage(db->conn),
+	         message, sizeof(message));
+	if (PQstatus(db->conn) != CONNECTION_OK || transient_state(state))
+		code = ERROR_UNAVAILABLE;
+	else if (state && strcmp(state, "23505") == 0)
+		code = ERROR_CONFLICT;
+	if (code == ERROR_UNAVAILABLE)
+		error_set(err, code, NULL, -1,
+		          "catalogue: %s: the PostgreSQL server is unavailable (%s); try again",
+		          what, message[0] ? message : "no answer");
+	else
+		error_set(err, code, NULL, -1, "catalogue: %s: %s (PostgreSQL %s)", what, message,
+		          state ? state : "error");
+	return -1;
+}
+
+/* Makes the connection again when it is broken; 0 when it is usable. */
+static int pg_ensure_connected(struct pg_db *db, struct error *err)
+{
+	if (PQstatus(db->conn) == CONNECTION_OK)
+		return 0;
+	PQreset(db->conn);
+	db->epoch++;
+	if (PQstatus(db->conn) == CONNECTION_OK)
+		return 0;
+	return pg_fail(db, NULL, err, "connecting");
+}
+
+static void pg_clear(struct pg_stmt *s)
+{
+	PQclear(s->result);
+	s->result = NULL;
+	s->row = s->rows = 0;
+	for (int i = 0; i < MAX_PARAMS; i++) {
+		s->values[i] = NULL;
+		s->lengths[i] = 0;
+		s->formats[i] = 0;
+	}
+}
+
+static int count_params(const char *sql)
+{
+	int most = 0;
+
+	for (const char *p = strchr(sql, '$'); p; p = strchr(p + 1, '$')) {
+		int n = atoi(p + 1);
+		if (n > most)
+			most = n;
+	}
+	return most;
+}
+
+static struct db_stmt *pg_prepare_sql(struct pg_db *db, struct pg_stmt *s, const char *name,
+                                      const char *sql, struct error *err)
+{
+	if (!s->sql) {
+		s->base.ops = &pg_ops;
+		s->db = db;
+		snprintf(s->name, sizeof(s->name), "%s", name);
+		s->sql = strdup(sql);
+		if (!s->sql) {
+			error_set(err, ERROR_INTERNAL, NULL, -1, "out of memory");
+			return NULL;
+		}
+		s->nparams = count_params(sql);
+		s->read_only = strncmp(sql, "SELECT", 6) == 0;
+		if (s->nparams > MAX_PARAMS) {
+			error_set(err, ERROR_INTERNAL, NULL, -1, "catalogue: too many parameters");
+			return NULL;
+		}
+	}
+	pg_clear(s);
+	return &s->base;
+}
+
+static struct db_stmt *pg_prepare(struct db *base, enum statement st, struct error *err)
+{
+	struct pg_db *db = (struct pg_db *)base;
+	char name[8];
+
+	if (!statement_sql[st]) {
+		error_set(err, ERROR_INTERNAL, NULL, -1, "catalogue: statement %d has no SQL",
+		          (int)st);
+		return NULL;
+	}
+	snprintf(name, sizeof(name), "s%d", (int)st);
+	return pg_prepare_sql(db, &db->stmt[st], name, statement_sql[st], err);
+}
+
+static struct db_stmt *pg_prepare_list(struct db *base, unsigned bits, struct error *err)
+{
+	struct pg_db *db = (struct pg_db *)base;
+	struct db_stmt *s;
+	struct buf sql;
+	char name[8];
+
+	snprintf(name, sizeof(name), "l%u", bits);
+	if (db->list_stmt[bits].sql)
+		return pg_prepare_sql(db, &db->list_stmt[bits], name, NULL, err);
+	/* every parameter appears, so that each statement takes the same seven */
+	buf_init(&sql, 4096);
+	buf_puts(&sql, "SELECT " SUMMARY_COLUMNS SUMMARY_FROM "WHERE true");
+	buf_puts(&sql, bits & FILTER_CLASS ? " AND r.class = $1::text" : " AND $1::text IS NULL");
+	buf_puts(&sql,
+	         bits & FILTER_FAMILY ? " AND r.family = $2::text" : " AND $2::text IS NULL");
+	/* lower() under COLLATE "C" folds ASCII letters only, as SQLite's NOCASE and LIKE do */
+	buf_puts(&sql, bits & FILTER_NAME ? " AND lower(r.name) = lower($3::text COLLATE \"C\")"
+	                                  : " AND $3::text IS NULL");
+	buf_puts(&sql, bits & FILTER_Q ? " AND (lower(r.name) LIKE " LIKE_Q " OR lower(r.class) LIKE " LIKE_Q
+	                                 " OR lower(r.filename) LIKE " LIKE_Q
+	                                 " OR lower(r.note) LIKE " LIKE_Q ")"
+	                               : " AND $4::text IS NULL");
+	buf_puts(&sql,
+	         bits & FILTER_CRC32 ? " AND r.crc32 = $5::bigint" : " AND $5::bigint IS NULL");
+	buf_puts(&sql,
+	         bits & FILTER_CURSOR ? " AND r.id < $6::bigint" : " AND $6::bigint IS NULL");
+	buf_puts(&sql, " ORDER BY r.id DESC LIMIT $7::bigint");
+	if (!sql.data) {
+		error_set(err, ERROR_INTERNAL, NULL, -1, "out of memory");
+		return NULL;
+	}
+	s = pg_prepare_sql(db, &db->list_stmt[bits], name, sql.data, err);
+	buf_cleanup(&sql);
+	return s;
+}
+
+static void pg_bind_number(struct db_stmt *base, int i, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+static void pg_bind_number(struct db_stmt *base, int i, const char *fmt, ...)
+{
+	struct pg_stmt *s = (struct pg_stmt *)base;
+	va_list ap;
+
+	if (i < 1 || i > MAX_PARAMS)
+		return;
+	va_start(ap, fmt);
+	vsnprintf(s->numbers[i - 1], sizeof(s->numbers[i - 1]), fmt, ap);
+	va_end(ap);
+	s->values[i - 1] = s->numbers[i - 1];
+	s->formats[i - 1] = 0;
+}
+
+static void pg_bind_int64(struct db_stmt *s, int i, int64_t v)
+{
+	pg_bind_number(s, i, "%lld", (long long)v);
+}
+
+static void pg_bind_double(struct db_stmt *s, int i, double v)
+{
+	pg_bind_number(s, i, "%.17g", v); /* reads back as the same double */
+}
+
+/* Text and bytes go in binary: as they are, with their length. */
+static void pg_bind_bytes(struct db_stmt *base, int i, const void *data, size_t length)
+{
+	struct pg_stmt *s = (struct pg_stmt *)base;
+
+	if (i < 1 || i > MAX_PARAMS)
+		return;
+	s->values[i - 1] = length ? data : "";
+	s->lengths[i - 1] = (int)length;
+	s->formats[i - 1] = 1;
+}
+
+static void pg_bind_text(struct db_stmt *s, int i, const char *text, size_t length)
+{
+	pg_bind_bytes(s, i, text, length);
+}
+
+static void pg_bind_null(struct db_stmt *base, int i)
+{
+	struct pg_stmt *s = (struct pg_stmt *)base;
+
+	if (i >= 1 && i <= MAX_PARAMS)
+		s->values[i - 1] = NULL;
+}
+
+static PGresult *pg_execute(struct pg_stmt *s, struct error *err, const char *what)
+{
+	struct pg_db *db = s->db;
+	PGresult *res;
+
+	if (pg_ensure_connected(db, err) < 0)
+		return NULL;
+	if (s->prepared_on != db->epoch) {
+		res = PQprepare(db->conn, s->name, s->sql, s->nparams, NULL);
+		if (PQresultStatus(res) != PGRES_COMMAND_OK) {
+			pg_fail(db, res, err, what);
+			PQclear(res);
+			return NULL;
+		}
+		PQclear(res);
+		s->prepared_on = db->epoch;
+	}
+	return PQexecPrepared(db->conn, s->name, s->nparams, s->values, s->lengths, s->formats, 1);
+}
+
+static int pg_step(struct db_stmt *base, const char *what, struct error *err)
+{
+	struct pg_stmt *s = (struct pg_stmt *)base;
+	struct pg_db *db = s->db;
+	ExecStatusType status;
+
+	if (s->result)
+		return ++s->row < s->rows ? 1 : 0;
+	for (int attempt = 0;; attempt++) {
+		int idle = PQstatus(db->conn) != CONNECTION_OK ||
+		           PQtransactionStatus(db->conn) == PQTRANS_IDLE;
+		struct error failure;
+		PGresult *res;
+
+		error_init(&failure);
+		res = pg_execute(s, &failure, what);
+		status = res ? PQresultStatus(res) : PGRES_FATAL_ERROR;
+		if (status == PGRES_TUPLES_OK || status == PGRES_COMMAND_OK) {
+			s->result = res;
+			s->rows = status == PGRES_TUPLES_OK ? PQntuples(res) : 0;
+			s->row = 0;
+			return s->rows > 0 ? 1 : 0;
+		}
+		if (res && failure.code == ERROR_NONE)
+			pg_fail(db, res, &failure, what);
+		PQclear(res);
+		/* the server restarted since this connection was last used: a statement that
+		 * changes nothing, outside a transaction, is run once more on a new one */
+		if (attempt == 0 && idle && (s->read_only || base == &db->stmt[ST_BEGIN].base) &&
+		    PQstatus(db->conn) != CONNECTION_OK)
+			continue;
+		error_set(err, failure.code, NULL, -1, "%s", failure.message);
+		return -1;
+	}
+}
+
+static int pg_column_count(struct db_stmt *base)
+{
+	struct pg_stmt *s = (struct pg_stmt *)base;
+	return s->result ? PQnfields(s->result) : 0;
+}
+
+static enum db_type pg_column_type(struct db_stmt *base, int c)
+{
+	struct pg_stmt *s = (struct pg_stmt *)base;
+
+	if (!s->result || s->row >= s->rows || PQgetisnull(s->result, s->row, c))
+		return DB_NULL;
+	switch (PQftype(s->result, c)) {
+	case OID_BOOL:
+	case OID_INT2:
+	case OID_INT4:
+	case OID_INT8: return DB_INTEGER;
+	case OID_FLOAT4:
+	case OID_FLOAT8: return DB_REAL;
+	case OID_BYTEA: return DB_BLOB;
+	default: return DB_TEXT;
+	}
+}
+
+static uint64_t big_endian(const unsigned char *p, int length)
+{
+	uint64_t v = 0;
+
+	for (int i = 0; i < length; i++)
+		v = v << 8 | p[i];
+	return v;
+}
+
+static int64_t pg_column_int64(struct db_stmt *base, int c)
+{
+	struct pg_stmt *s = (struct pg_stmt *)base;
+	const unsigned char *p;
+	int length;
+
+	if (pg_column_type(base, c) != DB_INTEGER)
+		return 0;
+	p = (const unsigned char *)PQgetvalue(s->result, s->row, c);
+	length = PQgetlength(s->result, s->row, c);
+	switch (length) {
+	case 1: return p[0];
+	case 2: return (int16_t)big_endian(p, 2);
+	case 4: return (int32_t)big_endian(p, 4);
+	case 8: return (int64_t)big_endian(p, 8);
+	default: return 0;
+	}
+}
+
+static double pg_column_double(struct db_stmt *base, int c)
+{
+	struct pg_stmt *s = (struct pg_stmt *)base;
+	enum db_type type = pg_column_type(base, c);
+	const unsigned char *p;
+
+	if (type == DB_INTEGER)
+		return (double)pg_column_int64(base, c);
+	if (type != DB_REAL)
+		return 0;
+	p = (const unsigned char *)PQgetvalue(s->result, s->row, c);
+	if (PQgetlength(s->result, s->row, c) == 4) {
+		uint32_t bits = (uint32_t)big_endian(p, 4);
+		float f;
+		memcpy(&f, &bits, sizeof(f));
+		return f;
+	} else {
+		uint64_t bits = big_endian(p, 8);
+		double d;
+		memcpy(&d, &bits, sizeof(d));
+		return d;
+	}
+}
+
+static const char *pg_column_text(struct db_stmt *base, int c)
+{
+	struct pg_stmt *s = (struct pg_stmt *)base;
+
+	if (pg_column_type(base, c) == DB_NULL)
+		return NULL;
+	return PQgetvalue(s->result, s->row, c); /* libpq ends every value with a NUL */
+}
+
+static const void *pg_column_blob(struct db_stmt *base, int c, size_t *length)
+{
+	struct pg_stmt *s = (struct pg_stmt *)base;
+
+	*length = 0;
+	if (pg_column_type(base, c) == DB_NULL)
+		return NULL;
+	*length = (size_t)PQgetlength(s->result, s->row, c);
+	return PQgetvalue(s->result, s->row, c);
+}
+
+static void pg_reset(struct db_stmt *base)
+{
+	struct pg_stmt *s = (struct pg_stmt *)base;
+
+	PQclear(s->result);
+	s->result = NULL;
+	s->row = s->rows = 0;
+}
+
+static int pg_in_transaction(struct db *base)
+{
+	struct pg_db *db = (struct pg_db *)base;
+
+	return PQstatus(db->conn) == CONNECTION_OK &&
+	       PQtransactionStatus(db->conn) != PQTRANS_IDLE;
+}
+
+/* The last migration applied, or -1. */
+static int pg_read_version(PGconn *conn)
+{
+	PGresult *res = PQexec(conn, "SELECT coalesce(max(version), 0) FROM animdex_schema");
+	int version = -1;
+
+	if (PQresultStatus(res) == PGRES_TUPLES_OK && PQntuples(res) == 1)
+		version = atoi(PQgetvalue(res, 0, 0));
+	PQclear(res);
+	return version;
+}
+
+static int pg_schema_version(struct db *base)
+{
+	return pg_read_version(((struct pg_db *)base)->conn);
+}
+
+static json_t *pg_describe(struct db *base)
+{
+	struct pg_db *db = (struct pg_db *)base;
+	const char *version = PQparameterStatus(db->conn, "server_version");
+
+	return json_pack("{s:s, s:s?, s:i}", "backend", "postgresql", "server_version", version,
+	                 "libpq_version", PQlibVersion());
+}
+
+static void pg_free_stmt(struct pg_stmt *s)
+{
+	PQclear(s->result);
+	free(s->sql);
+}
+
+static void pg_close(struct db *base)
+{
+	struct pg_db *db = (struct pg_db *)base;
+
+	if (!db)
+		return;
+	for (int i = 0; i < ST_COUNT; i++)
+		pg_free_stmt(&db->stmt[i]);
+	for (int i = 0; i < FILTER_COMBINATIONS; i++)
+		pg_free_stmt(&db->list_stmt[i]);
+	PQfinish(db->conn);
+	free(db);
+}
+
+static const struct db_ops pg_ops = {
+    .name = "postgresql",
+    .close = pg_close,
+    .prepare = pg_prepare,
+    .prepare_list = pg_prepare_list,
+    .bind_int64 = pg_bind_int64,
+    .bind_double = pg_bind_double,
+    .bind_text = pg_bind_text,
+    .bind_blob = pg_bind_bytes,
+    .bind_null = pg_bind_null,
+    .step = pg_step,
+    .column_count = pg_column_count,
+    .column_type = pg_column_type,
+    .column_int64 = pg_column_int64,
+    .column_double = pg_column_double,
+    .column_text = pg_column_text,
+    .column_blob = pg_column_blob,
+    .reset = pg_reset,
+    .in_transaction = pg_in_transaction,
+    .schema_version = pg_schema_version,
+    .describe = pg_describe,
+};
+
+static int pg_command(struct pg_db *db, const char *sql, const char *what, struct error *err)
+{
+	PGresult *res = PQexec(db->conn, sql);
+	int ok = PQresultStatus(res) == PGRES_COMMAND_OK || PQresultStatus(res) == PGRES_TUPLES_OK;
+
+	if (!ok)
+		pg_fail(db, res, err, what);
+	PQclear(res);
+	return ok ? 0 : -1;
+}
+
+/* Applies the migrations of schema/postgresql/ not yet applied, in one transaction under the
+ * migration lock: daemons starting together on an empty database migrate it once. */
+static int pg_migrate(struct pg_db *db, struct error *err)
+{
+	unsigned latest = postgres_migrations[postgres_migration_count - 1].version;
+	int version;
+
+	if (pg_command(db, "BEGIN", "starting the migration", err) < 0 ||
+	    pg_command(db, "SELECT pg_advisory_xact_lock(" MIGRATION_LOCK ")",
+	               "waiting for another daemon's migration", err) < 0 ||
+	    pg_command(db,
+	               "CREATE TABLE IF NOT EXISTS animdex_schema (version integer PRIMARY KEY, "
+	               "file text NOT NULL, applied_at timestamptz NOT NULL DEFAULT now())",
+	               "recording migrations", err) < 0)
+		goto fail;
+	version = pg_read_version(db->conn);
+	if (version < 0) {
+		pg_fail(db, NULL, err, "reading the schema version");
+		goto fail;
+	}
+	if ((unsigned)version > latest) {
+		error_set(err, ERROR_INTERNAL, NULL, -1,
+		          "catalogue: the database's schema version %d is newer than this "
+		          "animdexd knows (%u); use a newer animdexd",
+		          version, latest);
+		goto fail;
+	}
+	for (unsigned i = 0; i < postgres_migration_count; i++) {
+		const struct schema_migration *m = &postgres_migrations[i];
+		char record[160], what[96];
+		if (m->version <= (unsigned)version)
+			continue;
+		snprintf(what, sizeof(what), "migration %s", m->file);
+		snprintf(record, sizeof(record),
+		         "INSERT INTO animdex_schema (version, file) VALUES (%u, '%s')", m->version,
+		         m->file);
+		if (pg_command(db, m->sql, what, err) < 0 ||
+		    pg_command(db, record, what, err) < 0)
+			goto fail;
+	}
+	return pg_command(db, "COMMIT", "committing the migration", err);
+fail:
+	PQclear(PQexec(db->conn, "ROLLBACK"));
+	return -1;
+}
+
+void db_postgres_redact(const char *conninfo, char *out, size_t size)
+{
+	PQconninfoOption *options = PQconninfoParse(conninfo, NULL);
+	struct buf text;
+
+	if (!options) {
+		snprintf(out, size, "(a PostgreSQL connection string that cannot be read)");
+		return;
+	}
+	buf_init(&text, size > 0 ? size - 1 : 0);
+	for (PQconninfoOption *o = options; o->keyword; o++) {
+		if (!o->val || !o->val[0] || strcmp(o->keyword, "password") == 0)
+			continue;
+		if (text.len)
+			buf_putc(&text, ' ');
+		buf_printf(&text, "%s=", o->keyword);
+		if (strpbrk(o->val, " '\\") || !o->val[0]) {
+			buf_putc(&text, '\'');
+			for (const char *v = o->val; *v; v++) {
+				if (*v == '\'' || *v == '\\')
+					buf_putc(&text, '\\');
+				buf_putc(&text, *v);
+			}
+			buf_putc(&text, '\'');
+		} else {
+			buf_puts(&text, o->val);
+		}
+	}
+	snprintf(out, size, "%s", text.data ? text.data : "");
+	buf_cleanup(&text);
+	PQconninfoFree(options);
+}
+
+/* The server's notices ("relation already exists, skipping") are not for the user. */
+static void ignore_notice(void *arg, const char *message)
+{
+	(void)arg;
+	(void)message;
+}
+
+struct db *db_postgres_open(const char *conninfo, struct error *err)
+{
+	/* defaults first: the connection string's own settings override them */
+	static const char *const keywords[] = {
+	    "connect_timeout", "keepalives_idle", "keepalives_interval", "keepalives_count",
+	    "tcp_user_timeout", "application_name", "client_encoding", "dbname", NULL};
+	const char *values[] = {"5",        "10",   "5",      "3", "15000",
+	                        "animdexd", "UTF8", conninfo, NULL};
+	struct pg_db *db = calloc(1, sizeof(*db));
+	char shown[512], message[300];
+
+	if (!db) {
+		error_set(err, ERROR_INTERNAL, NULL, -1, "out of memory");
+		return NULL;
+	}
+	db->base.ops = &pg_ops;
+	db->epoch = 1;
+	db->conn = PQconnectdbParams(keywords, values, 1);
+	if (!db->conn || PQstatus(db->conn) != CONNECTION_OK) {
+		db_postgres_redact(conninfo, shown, sizeof(shown));
+		one_line(db->conn ? PQerrorMessage(db->conn) : "out of memory", message,
+		         sizeof(message));
+		error_set(err, ERROR_UNAVAILABLE, NULL, -1,
+		          "catalogue: cannot connect to PostgreSQL (%s): %s", shown, message);
+		goto fail;
+	}
+	PQsetNoticeProcessor(db->conn, ignore_notice, NULL);
+	if (PQserverVersion(db->conn) < 110000) {
+		error_set(err, ERROR_INTERNAL, NULL, -1,
+		          "catalogue: PostgreSQL %s is too old; animdexd needs 11 or newer",
+		          PQparameterStatus(db->conn, "server_version"));
+		goto fail;
+	}
+	if (strcmp(PQparameterStatus(db->conn, "server_encoding"), "UTF8") != 0) {
+		error_set(err, ERROR_INTERNAL, NULL, -1,
+		          "catalogue: the database's encoding is %s; animdexd needs UTF8 (createdb "
+		          "-E UTF8)",
+		          PQparameterStatus(db->conn, "server_encoding"));
+		goto fail;
+	}
+	if (pg_command(db, "SET lock_timeout = '10s'", "configuring the connection", err) < 0 ||
+	    pg_migrate(db, err) < 0)
+		goto fail;
+	return &db->base;
+fail:
+	pg_close(&db->base);
+	return NULL;
+}

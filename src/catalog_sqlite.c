@@ -1,0 +1,488 @@
+/* catalog_sqlite.c: the catalogue in a SQLite file (DESIGN section 5): its SQL, connections,
+ * migrations and errors. catalog.c holds what does not depend on the database.
+ *
+ * WAL, synchronous=NORMAL (a power cut may lose the last transactions, never corrupt the file;
+ * an application crash loses nothing), foreign keys, a short-stepped busy handler. Statements
+ * are prepared once per connection. u64 fields are stored as decimal text, since SQLite
+ * integers are signed 64-bit; CRC32 handles fit a SQLite integer as they are.
+ */
+#include <sqlite3.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "buf.h"
+#include "catalog_backend.h"
+#include "schema.h"
+
+#define SUMMARY_COLUMNS                                                                         \
+	"r.id, r.class, r.family, r.name, r.crc32, r.crc32_source, r.filename, r.note, "        \
+	"r.uploaded_by, r.uploaded_at, r.duration, r.track_count, r.blob_sha256, b.size, "      \
+	"r.part, (SELECT n.name FROM names n WHERE (CASE r.family WHEN 'zouna' THEN n.asobo32 " \
+	"ELSE n.crc32 END) = r.crc32 ORDER BY n.name LIMIT 1) "
+#define SUMMARY_FROM " FROM resources r JOIN blobs b ON b.sha256 = r.blob_sha256 "
+#define RESOURCE_COLUMNS                                                                        \
+	"blob_sha256, part, family, class, name, crc32, crc32_source, filename, note, "         \
+	"uploaded_by, uploaded_at, duration, track_count, structure, assumed, decoder_version"
+#define TRACK_COLUMNS                                                                           \
+	"resource_id, n, name, target_schema, target_object, target_name, property, "           \
+	"first_element, value_type, array_size, interpolation, semantic, key_count, time_first, " \
+	"time_last, times, key_values, kind, info, handle, rules"
+
+static const char *const statement_sql[ST_COUNT] = {
+    [ST_BEGIN] = "BEGIN IMMEDIATE",
+    [ST_COMMIT] = "COMMIT",
+    [ST_ROLLBACK] = "ROLLBACK",
+    [ST_LOCK_UPLOAD] = "SELECT ?1", /* BEGIN IMMEDIATE already serialises every writer */
+    [ST_FIND_BY_SHA256] =
+        "SELECT " SUMMARY_COLUMNS SUMMARY_FROM "WHERE r.blob_sha256 = ?1 ORDER BY r.part",
+    [ST_INSERT_BLOB] = "INSERT INTO blobs (sha256, size, bytes, filename, uploaded_at, "
+                       "entry_count) VALUES (?1, ?2, ?3, ?4, ?5, ?6)",
+    [ST_BLOB_ENTRY_COUNT] = "SELECT entry_count FROM blobs WHERE sha256 = ?1",
+    [ST_SET_BLOB_ENTRY_COUNT] = "UPDATE blobs SET entry_count = ?2 WHERE sha256 = ?1",
+    [ST_INSERT_RESOURCE] = "INSERT INTO resources (" RESOURCE_COLUMNS
+                           ") VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, "
+                           "?14, ?15, ?16) RETURNING id",
+    [ST_INSERT_TRACK] = "INSERT INTO tracks (" TRACK_COLUMNS
+                        ") VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, "
+                        "?15, ?16, ?17, ?18, ?19, ?20, ?21)",
+    [ST_INSERT_REF] = "INSERT INTO refs (resource_id, crc32, kind, track, key) "
+                      "VALUES (?1, ?2, ?3, ?4, ?5)",
+    [ST_GET_RESOURCE] =
+        "SELECT " SUMMARY_COLUMNS ", r.structure, r.assumed" SUMMARY_FROM "WHERE r.id = ?1",
+    [ST_GET_TRACKS] = "SELECT n, name, target_schema, target_object, target_name, property, "
+                      "first_element, value_type, array_size, interpolation, semantic, "
+                      "key_count, time_first, time_last, kind, info, handle, (SELECT n.name FROM "
+                      "names n WHERE n.asobo32 = t.handle ORDER BY n.name LIMIT 1), rules "
+                      "FROM tracks t WHERE resource_id = ?1 ORDER BY n",
+    [ST_GET_RAW] = "SELECT b.bytes, r.filename" SUMMARY_FROM "WHERE r.id = ?1",
+    [ST_GET_BLOB_OF] = "SELECT blob_sha256 FROM resources WHERE id = ?1",
+    [ST_DELETE_RESOURCE] = "DELETE FROM resources WHERE id = ?1",
+    [ST_DELETE_UNUSED_BLOB] = "DELETE FROM blobs WHERE sha256 = ?1 AND NOT EXISTS "
+                              "(SELECT 1 FROM resources WHERE blob_sha256 = ?1)",
+    [ST_LOAD_TRACK] = "SELECT name, value_type, array_size, interpolation, semantic, "
+                      "key_count, times, key_values, kind, rules FROM tracks WHERE resource_id = "
+                      "?1 AND n = ?2",
+    [ST_HANDLE_RESOURCES] =
+        "SELECT " SUMMARY_COLUMNS SUMMARY_FROM "WHERE r.crc32 = ?1 ORDER BY r.id DESC LIMIT 1000",
+    [ST_HANDLE_REFS] = "SELECT f.resource_id, f.kind, f.track, f.key, r.class, r.name "
+                       "FROM refs f JOIN resources r ON r.id = f.resource_id "
+                       "WHERE f.crc32 = ?1 ORDER BY f.resource_id DESC, f.track, f.key "
+                       "LIMIT 1000",
+    [ST_HANDLE_NAMES] = "SELECT name, asobo32 = ?1, crc32 = ?1 FROM names "
+                        "WHERE asobo32 = ?1 OR crc32 = ?1 ORDER BY name LIMIT 1000",
+    [ST_CLASSES] = "SELECT class, family, count(*) FROM resources GROUP BY class, family "
+                   "ORDER BY class, family",
+    [ST_ADD_NAME] = "INSERT OR IGNORE INTO names (name, asobo32, crc32) VALUES (?1, ?2, ?3) "
+                    "RETURNING 1",
+    [ST_NAME_BY_ASOBO32] = "SELECT name FROM names WHERE asobo32 = ?1 ORDER BY name LIMIT 1",
+    [ST_NAME_BY_CRC32] = "SELECT name FROM names WHERE crc32 = ?1 ORDER BY name LIMIT 1",
+    [ST_TOKEN_ADD] = "INSERT INTO tokens (name, hash, created_at) VALUES (?1, ?2, ?3)",
+    [ST_TOKEN_REVOKE] = "UPDATE tokens SET revoked_at = ?2 WHERE name = ?1 AND revoked_at IS "
+                        "NULL RETURNING 1",
+    [ST_TOKEN_LIST] = "SELECT name, created_at, revoked_at FROM tokens ORDER BY name",
+    [ST_TOKEN_ALL] = "SELECT name, hash, revoked_at IS NOT NULL FROM tokens",
+    [ST_OUTDATED] = "SELECT count(*) FROM resources WHERE family = ?1 AND decoder_version < ?2",
+    [ST_GET_STORED] = "SELECT r.part, r.family, r.class, r.decoder_version, r.crc32_source, "
+                      "r.structure, r.filename, b.bytes" SUMMARY_FROM "WHERE r.id = ?1",
+    [ST_TRACK_DIGESTS] = "SELECT n, name, target_schema, target_object, target_name, property, "
+                         "first_element, value_type, array_size, interpolation, semantic, "
+                         "key_count, times, key_values, kind, info, handle, rules FROM tracks "
+                         "WHERE resource_id = ?1 ORDER BY n",
+    [ST_REF_DIGESTS] = "SELECT crc32, kind, track, key FROM refs WHERE resource_id = ?1 "
+                       "ORDER BY rowid",
+    [ST_DELETE_TRACKS] = "DELETE FROM tracks WHERE resource_id = ?1",
+    [ST_DELETE_REFS] = "DELETE FROM refs WHERE resource_id = ?1",
+    [ST_UPDATE_DECODED] = "UPDATE resources SET duration = ?2, track_count = ?3, structure = ?4, "
+                          "assumed = ?5, decoder_version = ?6, crc32 = ?7, crc32_source = ?8 "
+                          "WHERE id = ?1",
+    [ST_STATS] = "SELECT (SELECT count(*) FROM resources), (SELECT count(*) FROM tracks), "
+                 "(SELECT count(*) FROM blobs), (SELECT coalesce(sum(size), 0) FROM blobs)",
+    [ST_SELECT_IDS] = "SELECT id FROM resources WHERE (?1 IS NULL OR family = ?1) AND "
+                      "(?2 IS NULL OR class = ?2) AND (?3 = 0 OR id = ?3) ORDER BY id",
+    [ST_GENERATION] = "SELECT generation FROM catalog_state",
+    [ST_BUMP_GENERATION] = "UPDATE catalog_state SET generation = generation + 1",
+    [ST_COUNT_ROWS] = "SELECT (SELECT count(*) FROM blobs), (SELECT count(*) FROM resources), "
+                      "(SELECT count(*) FROM tracks), (SELECT count(*) FROM refs), "
+                      "(SELECT count(*) FROM names), (SELECT count(*) FROM tokens)",
+    [ST_COPY_BLOB_LIST] = "SELECT sha256 FROM blobs ORDER BY sha256",
+    [ST_COPY_BLOB_GET] = "SELECT sha256, size, bytes, filename, uploaded_at, entry_count "
+                         "FROM blobs WHERE sha256 = ?1",
+    [ST_COPY_BLOB_PUT] = "INSERT OR IGNORE INTO blobs (sha256, size, bytes, filename, "
+                         "uploaded_at, entry_count) VALUES (?1, ?2, ?3, ?4, ?5, ?6)",
+    [ST_COPY_BLOB_CHECK] = "SELECT size, bytes FROM blobs WHERE sha256 = ?1",
+    [ST_COPY_RESOURCE_IDS] = "SELECT id FROM resources ORDER BY id",
+    [ST_COPY_RESOURCE_GET] = "SELECT id, " RESOURCE_COLUMNS " FROM resources WHERE id = ?1",
+    [ST_COPY_RESOURCE_PUT] = "INSERT INTO resources (id, " RESOURCE_COLUMNS
+                             ") VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, "
+                             "?14, ?15, ?16, ?17)",
+    [ST_COPY_RESOURCE_PUT_NEW] = "INSERT INTO resources (" RESOURCE_COLUMNS
+                                 ") VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, "
+                                 "?13, ?14, ?15, ?16) RETURNING id",
+    [ST_COPY_RESOURCE_ID_FREE] = "SELECT 1 WHERE NOT EXISTS (SELECT 1 FROM resources WHERE "
+                                 "id = ?1)",
+    [ST_COPY_RESOURCE_OF_PART] = "SELECT id FROM resources WHERE blob_sha256 = ?1 AND "
+                                 "part = ?2",
+    [ST_COPY_TRACKS_GET] = "SELECT " TRACK_COLUMNS " FROM tracks WHERE resource_id = ?1 "
+                           "ORDER BY n",
+    [ST_COPY_TRACK_PUT] = "INSERT INTO tracks (" TRACK_COLUMNS
+                          ") VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, "
+                          "?14, ?15, ?16, ?17, ?18, ?19, ?20, ?21)",
+    [ST_COPY_REFS_GET] = "SELECT resource_id, crc32, kind, track, key FROM refs WHERE "
+                         "resource_id = ?1 ORDER BY rowid",
+    [ST_COPY_REF_PUT] = "INSERT INTO refs (resource_id, crc32, kind, track, key) "
+                        "VALUES (?1, ?2, ?3, ?4, ?5)",
+    [ST_COPY_NAMES_GET] = "SELECT name, asobo32, crc32 FROM names ORDER BY name",
+    [ST_COPY_NAME_PUT] = "INSERT OR IGNORE INTO names (name, asobo32, crc32) "
+                         "VALUES (?1, ?2, ?3)",
+    [ST_COPY_TOKENS_GET] = "SELECT name, hash, created_at, revoked_at FROM tokens ORDER BY name",
+    [ST_COPY_TOKEN_PUT] = "INSERT OR IGNORE INTO tokens (name, hash, created_at, revoked_at) "
+                          "VALUES (?1, ?2, ?3, ?4) RETURNING 1",
+    /* AUTOINCREMENT already continues after the largest id inserted */
+    [ST_COPY_FINISH] = "SELECT 1",
+};
+
+struct sqlite_stmt {
+	struct db_stmt base;
+	struct sqlite_db *db;
+	sqlite3_stmt *stmt;
+};
+
+struct sqlite_db {
+	struct db base;
+	sqlite3 *conn;
+	struct sqlite_stmt stmt[ST_COUNT];                /* prepared on first use */
+	struct sqlite_stmt list_stmt[FILTER_COMBINATIONS]; /* list queries by filter bits */
+};
+
+static const struct db_ops sqlite_ops;
+
+static int sqlite_fail(struct sqlite_db *db, struct error *err, const char *what)
+{
+	int code = sqlite3_extended_errcode(db->conn);
+	enum error_code ec = ERROR_INTERNAL;
+
+	if ((code & 0xFF) == SQLITE_BUSY || (code & 0xFF) == SQLITE_LOCKED)
+		ec = ERROR_UNAVAILABLE;
+	else if (code == SQLITE_CONSTRAINT_UNIQUE || code == SQLITE_CONSTRAINT_PRIMARYKEY)
+		ec = ERROR_CONFLICT;
+	error_set(err, ec, NULL, -1, "catalogue: %s: %s (SQLite code %d)", what,
+	          sqlite3_errmsg(db->conn), code);
+	return -1;
+}
+
+static struct db_stmt *sqlite_ready(struct sqlite_stmt *s)
+{
+	sqlite3_reset(s->stmt);
+	sqlite3_clear_bindings(s->stmt);
+	return &s->base;
+}
+
+static struct db_stmt *sqlite_prepare_sql(struct sqlite_db *db, struct sqlite_stmt *s,
+                                          const char *sql, struct error *err)
+{
+	if (s->stmt)
+		return sqlite_ready(s);
+	if (sqlite3_prepare_v3(db->conn, sql, -1, SQLITE_PREPARE_PERSISTENT, &s->stmt, NULL) !=
+	    SQLITE_OK) {
+		sqlite_fail(db, err, "preparing a statement");
+		return NULL;
+	}
+	s->base.ops = &sqlite_ops;
+	s->db = db;
+	return &s->base;
+}
+
+static struct db_stmt *sqlite_prepare(struct db *base, enum statement st, struct error *err)
+{
+	struct sqlite_db *db = (struct sqlite_db *)base;
+
+	if (!statement_sql[st]) {
+		error_set(err, ERROR_INTERNAL, NULL, -1, "catalogue: statement %d has no SQL",
+		          (int)st);
+		return NULL;
+	}
+	return sqlite_prepare_sql(db, &db->stmt[st], statement_sql[st], err);
+}
+
+static struct db_stmt *sqlite_prepare_list(struct db *base, unsigned bits, struct error *err)
+{
+	struct sqlite_db *db = (struct sqlite_db *)base;
+	struct db_stmt *s;
+	struct buf sql;
+
+	if (db->list_stmt[bits].stmt)
+		return sqlite_ready(&db->list_stmt[bits]);
+	buf_init(&sql, 4096);
+	buf_puts(&sql, "SELECT " SUMMARY_COLUMNS SUMMARY_FROM "WHERE 1");
+	if (bits & FILTER_CLASS)
+		buf_puts(&sql, " AND r.class = ?1");
+	if (bits & FILTER_FAMILY)
+		buf_puts(&sql, " AND r.family = ?2");
+	if (bits & FILTER_NAME)
+		buf_puts(&sql, " AND r.name = ?3 COLLATE NOCASE");
+	if (bits & FILTER_Q) /* SQLite's LIKE ignores the case of ASCII letters */
+		buf_puts(&sql, " AND (r.name LIKE ?4 ESCAPE '\\' OR r.class LIKE ?4 ESCAPE '\\'"
+		               " OR r.filename LIKE ?4 ESCAPE '\\' OR r.note LIKE ?4 ESCAPE '\\')");
+	if (bits & FILTER_CRC32)
+		buf_puts(&sql, " AND r.crc32 = ?5");
+	if (bits & FILTER_CURSOR)
+		buf_puts(&sql, " AND r.id < ?6");
+	buf_puts(&sql, " ORDER BY r.id DESC LIMIT ?7");
+	if (!sql.data) {
+		error_set(err, ERROR_INTERNAL, NULL, -1, "out of memory");
+		return NULL;
+	}
+	s = sqlite_prepare_sql(db, &db->list_stmt[bits], sql.data, err);
+	buf_cleanup(&sql);
+	return s;
+}
+
+static void sqlite_bind_int64(struct db_stmt *s, int i, int64_t v)
+{
+	sqlite3_bind_int64(((struct sqlite_stmt *)s)->stmt, i, v);
+}
+
+static void sqlite_bind_double(struct db_stmt *s, int i, double v)
+{
+	sqlite3_bind_double(((struct sqlite_stmt *)s)->stmt, i, v);
+}
+
+static void sqlite_bind_text(struct db_stmt *s, int i, const char *text, size_t length)
+{
+	sqlite3_bind_text64(((struct sqlite_stmt *)s)->stmt, i, text, length, SQLITE_STATIC,
+	                    SQLITE_UTF8);
+}
+
+static void sqlite_bind_blob(struct db_stmt *s, int i, const void *data, size_t length)
+{
+	sqlite3_bind_blob64(((struct sqlite_stmt *)s)->stmt, i, length ? data : "", length,
+	                    SQLITE_STATIC);
+}
+
+static void sqlite_bind_null(struct db_stmt *s, int i)
+{
+	sqlite3_bind_null(((struct sqlite_stmt *)s)->stmt, i);
+}
+
+static int sqlite_step(struct db_stmt *base, const char *what, struct error *err)
+{
+	struct sqlite_stmt *s = (struct sqlite_stmt *)base;
+	int rc = sqlite3_step(s->stmt);
+
+	if (rc == SQLITE_ROW)
+		return 1;
+	if (rc == SQLITE_DONE)
+		return 0;
+	sqlite_fail(s->db, err, what);
+	sqlite3_reset(s->stmt);
+	return -1;
+}
+
+static int sqlite_column_count(struct db_stmt *s)
+{
+	return sqlite3_column_count(((struct sqlite_stmt *)s)->stmt);
+}
+
+static enum db_type sqlite_column_type(struct db_stmt *s, int c)
+{
+	switch (sqlite3_column_type(((struct sqlite_stmt *)s)->stmt, c)) {
+	case SQLITE_INTEGER: return DB_INTEGER;
+	case SQLITE_FLOAT: return DB_REAL;
+	case SQLITE_TEXT: return DB_TEXT;
+	case SQLITE_BLOB: return DB_BLOB;
+	default: return DB_NULL;
+	}
+}
+
+static int64_t sqlite_column_int64(struct db_stmt *s, int c)
+{
+	return sqlite3_column_int64(((struct sqlite_stmt *)s)->stmt, c);
+}
+
+static double sqlite_column_double(struct db_stmt *s, int c)
+{
+	return sqlite3_column_double(((struct sqlite_stmt *)s)->stmt, c);
+}
+
+static const char *sqlite_column_text(struct db_stmt *s, int c)
+{
+	return (const char *)sqlite3_column_text(((struct sqlite_stmt *)s)->stmt, c);
+}
+
+static const void *sqlite_column_blob(struct db_stmt *s, int c, size_t *length)
+{
+	sqlite3_stmt *stmt = ((struct sqlite_stmt *)s)->stmt;
+	const void *p = sqlite3_column_blob(stmt, c);
+
+	*length = (size_t)sqlite3_column_bytes(stmt, c);
+	return p;
+}
+
+static void sqlite_reset(struct db_stmt *s)
+{
+	sqlite3_reset(((struct sqlite_stmt *)s)->stmt);
+}
+
+static int sqlite_in_transaction(struct db *base)
+{
+	return !sqlite3_get_autocommit(((struct sqlite_db *)base)->conn);
+}
+
+static int sqlite_schema_version(struct db *base)
+{
+	struct sqlite_db *db = (struct sqlite_db *)base;
+	sqlite3_stmt *s;
+	int version = -1;
+
+	if (sqlite3_prepare_v2(db->conn, "PRAGMA user_version", -1, &s, NULL) != SQLITE_OK)
+		return -1;
+	if (sqlite3_step(s) == SQLITE_ROW)
+		version = sqlite3_column_int(s, 0);
+	sqlite3_finalize(s);
+	return version;
+}
+
+static json_t *sqlite_describe(struct db *base)
+{
+	(void)base;
+	return json_pack("{s:s, s:s}", "backend", "sqlite", "sqlite_version", sqlite3_libversion());
+}
+
+static void sqlite_close(struct db *base)
+{
+	struct sqlite_db *db = (struct sqlite_db *)base;
+
+	if (!db)
+		return;
+	for (int i = 0; i < ST_COUNT; i++)
+		sqlite3_finalize(db->stmt[i].stmt);
+	for (int i = 0; i < FILTER_COMBINATIONS; i++)
+		sqlite3_finalize(db->list_stmt[i].stmt);
+	sqlite3_close(db->conn);
+	free(db);
+}
+
+static const struct db_ops sqlite_ops = {
+    .name = "sqlite",
+    .close = sqlite_close,
+    .prepare = sqlite_prepare,
+    .prepare_list = sqlite_prepare_list,
+    .bind_int64 = sqlite_bind_int64,
+    .bind_double = sqlite_bind_double,
+    .bind_text = sqlite_bind_text,
+    .bind_blob = sqlite_bind_blob,
+    .bind_null = sqlite_bind_null,
+    .step = sqlite_step,
+    .column_count = sqlite_column_count,
+    .column_type = sqlite_column_type,
+    .column_int64 = sqlite_column_int64,
+    .column_double = sqlite_column_double,
+    .column_text = sqlite_column_text,
+    .column_blob = sqlite_column_blob,
+    .reset = sqlite_reset,
+    .in_transaction = sqlite_in_transaction,
+    .schema_version = sqlite_schema_version,
+    .describe = sqlite_describe,
+};
+
+static int sqlite_migrate(struct sqlite_db *db, struct error *err)
+{
+	int version = sqlite_schema_version(&db->base);
+	unsigned latest = schema_migrations[schema_migration_count - 1].version;
+	char *msg = NULL;
+
+	if (version < 0)
+		return sqlite_fail(db, err, "reading PRAGMA user_version");
+	if ((unsigned)version > latest) {
+		error_set(err, ERROR_INTERNAL, NULL, -1,
+		          "catalogue: the database's schema version %d is newer than this "
+		          "animdexd knows (%u); use a newer animdexd",
+		          version, latest);
+		return -1;
+	}
+	if ((unsigned)version == latest)
+		return 0;
+	if (sqlite3_exec(db->conn, "BEGIN IMMEDIATE", NULL, NULL, NULL) != SQLITE_OK)
+		return sqlite_fail(db, err, "starting the migration");
+	/* Another connection may have migrated while this one waited for the lock. */
+	version = sqlite_schema_version(&db->base);
+	for (unsigned i = 0; i < schema_migration_count; i++) {
+		const struct schema_migration *m = &schema_migrations[i];
+		char pragma[48];
+		if (m->version <= (unsigned)version)
+			continue;
+		snprintf(pragma, sizeof(pragma), "PRAGMA user_version = %u", m->version);
+		if (sqlite3_exec(db->conn, m->sql, NULL, NULL, &msg) != SQLITE_OK ||
+		    sqlite3_exec(db->conn, pragma, NULL, NULL, &msg) != SQLITE_OK) {
+			error_set(err, ERROR_INTERNAL, NULL, -1, "catalogue: migration %s: %s",
+			          m->file, msg ? msg : "failed");
+			sqlite3_free(msg);
+			sqlite3_exec(db->conn, "ROLLBACK", NULL, NULL, NULL);
+			return -1;
+		}
+	}
+	if (sqlite3_exec(db->conn, "COMMIT", NULL, NULL, NULL) != SQLITE_OK) {
+		sqlite_fail(db, err, "committing the migration");
+		sqlite3_exec(db->conn, "ROLLBACK", NULL, NULL, NULL);
+		return -1;
+	}
+	return 0;
+}
+
+/* Waits for another connection's write lock in short, growing steps (50 us doubling to 2 ms)
+ * for up to 10 s. SQLite's own busy timeout sleeps 1, 2, 5, 10... 100 ms, which puts a
+ * writer that waited a moment tens of milliseconds behind. */
+static int sqlite_busy(void *unused, int attempt)
+{
+	/* steps of 50 << attempt us up to attempt 5 (1.6 ms), then 2 ms each */
+	long step = attempt < 6 ? 50L << attempt : 2000;
+	long waited = attempt < 6 ? 50L * ((1L << attempt) - 1) : 3150 + (attempt - 6) * 2000L;
+	struct timespec pause;
+
+	(void)unused;
+	if (waited > 10L * 1000 * 1000)
+		return 0; /* SQLITE_BUSY after about 10 s */
+	pause.tv_sec = 0;
+	pause.tv_nsec = step * 1000;
+	nanosleep(&pause, NULL);
+	return 1;
+}
+
+struct db *db_sqlite_open(const char *path, struct error *err)
+{
+	static const char *const pragmas = "PRAGMA journal_mode = WAL;"
+	                                   "PRAGMA synchronous = NORMAL;"
+	                                   "PRAGMA foreign_keys = ON;"
+	                                   "PRAGMA temp_store = MEMORY;";
+	struct sqlite_db *db = calloc(1, sizeof(*db));
+	char *msg = NULL;
+
+	if (!db) {
+		error_set(err, ERROR_INTERNAL, NULL, -1, "out of memory");
+		return NULL;
+	}
+	db->base.ops = &sqlite_ops;
+	if (sqlite3_open_v2(path, &db->conn,
+	                    SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX,
+	                    NULL) != SQLITE_OK) {
+		error_set(err, ERROR_INTERNAL, NULL, -1, "catalogue: cannot open %s: %s", path,
+		          db->conn ? sqlite3_errmsg(db->conn) : "out of memory");
+		goto fail;
+	}
+	sqlite3_busy_handler(db->conn, sqlite_busy, NULL);
+	sqlite3_extended_result_codes(db->conn, 1);
+	if (sqlite3_exec(db->conn, pragmas, NULL, NULL, &msg) != SQLITE_OK) {
+		error_set(err, ERROR_INTERNAL, NULL, -1, "catalogue: %s: %s", path,
+		          msg ? msg : "cannot configure");
+		sqlite3_free(msg);
+		goto fail;
+	}
+	if (sqlite_migrate(db, err) < 0)
+		goto fail;
+	return &db->base;
+fail:
+	sqlite_close(&db->base);
+	return NULL;
+}
