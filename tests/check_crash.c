@@ -63,7 +63,7 @@ START_TEST(acknowledged_uploads_survive_sigkill)
 	unsigned seed = (unsigned)time(NULL);
 	int port, checked = 0;
 
-	snprintf(db, sizeof(db), "%s/crash.db", dir);
+	ck_assert_ptr_nonnull(testutil_catalog(dir, "crash.db", db, sizeof(db)));
 	ck_assert_int_eq(daemon_start(&d, db, NULL), 0);
 	port = d.port;
 	snprintf(extra, sizeof(extra), "--listen 127.0.0.1:%d", port);
@@ -83,9 +83,9 @@ START_TEST(acknowledged_uploads_survive_sigkill)
 	ck_assert_int_eq(system(cmd), 0);
 	for (int c = 0; c < CLIENTS; c++)
 		waitpid(clients[c], NULL, 0);
-	/* the file is sound */
+	/* the file is sound (PostgreSQL keeps its own) */
 	snprintf(cmd, sizeof(cmd), "sqlite3 '%s' 'PRAGMA integrity_check'", db);
-	{
+	if (testutil_backend == TESTUTIL_SQLITE) {
 		FILE *p = popen(cmd, "r");
 		ck_assert_ptr_nonnull(fgets(line, sizeof(line), p));
 		pclose(p);
@@ -113,8 +113,9 @@ START_TEST(acknowledged_uploads_survive_sigkill)
 			fclose(f);
 	}
 	ck_assert_int_gt(checked, 20);
-	printf("note: %d acknowledged uploads from %d clients across %d SIGKILLs: all present and "
-	       "byte-identical, integrity_check ok\n",
+	printf("note: %s: %d acknowledged uploads from %d clients across %d SIGKILLs: all present "
+	       "and byte-identical\n",
+	       testutil_backend == TESTUTIL_SQLITE ? "SQLite (integrity_check ok)" : "PostgreSQL",
 	       checked, CLIENTS, KILLS);
 	ck_assert_int_eq(daemon_stop(&d), 0);
 	testutil_remove_tree(dir);
@@ -130,7 +131,7 @@ START_TEST(sigterm_lets_an_upload_in_flight_finish)
 	FILE *f;
 	int status;
 
-	snprintf(db, sizeof(db), "%s/drain.db", dir);
+	ck_assert_ptr_nonnull(testutil_catalog(dir, "drain.db", db, sizeof(db)));
 	snprintf(file, sizeof(file), "%s/slow.json", dir);
 	f = fopen(file, "w");
 	fputs("{\"name\": \"slow\", \"duration\": 1", f);
@@ -166,6 +167,11 @@ START_TEST(sigterm_lets_an_upload_in_flight_finish)
 }
 END_TEST
 
+static void use_postgres(void)
+{
+	testutil_backend = TESTUTIL_POSTGRES;
+}
+
 int main(void)
 {
 	Suite *s = suite_create("crash");
@@ -177,6 +183,18 @@ int main(void)
 	tcase_add_test(tc, acknowledged_uploads_survive_sigkill);
 	tcase_add_test(tc, sigterm_lets_an_upload_in_flight_finish);
 	suite_add_tcase(s, tc);
+	if (testutil_postgres_wanted()) {
+		if (!testutil_postgres())
+			fprintf(stderr, "check_crash: the PostgreSQL tests will fail: no cluster\n");
+		tc = tcase_create("crash-postgresql");
+		tcase_add_checked_fixture(tc, use_postgres, NULL);
+		tcase_set_timeout(tc, 120);
+		tcase_add_test(tc, acknowledged_uploads_survive_sigkill);
+		tcase_add_test(tc, sigterm_lets_an_upload_in_flight_finish);
+		suite_add_tcase(s, tc);
+	} else {
+		suite_add_tcase(s, testutil_postgres_skipped());
+	}
 	sr = srunner_create(s);
 	srunner_run_all(sr, CK_NORMAL);
 	failed = srunner_ntests_failed(sr);

@@ -39,16 +39,35 @@ static void start_main_daemon(void)
 	char db[512];
 
 	dir = testutil_temp_dir();
-	snprintf(db, sizeof(db), "%s/animdex.db", dir);
+	ck_assert_ptr_nonnull(testutil_catalog(dir, "animdex.db", db, sizeof(db)));
 	if (daemon_start(&daemon_main, db, "--max-upload 64K --max-samples 5000") < 0) {
 		fprintf(stderr, "cannot start %s\n", getenv("ANIMDEXD"));
 		exit(1);
 	}
 }
 
+static void start_main_daemon_postgres(void)
+{
+	testutil_backend = TESTUTIL_POSTGRES;
+	start_main_daemon();
+}
+
+static void use_sqlite(void)
+{
+	testutil_backend = TESTUTIL_SQLITE;
+}
+
+static void use_postgres(void)
+{
+	testutil_backend = TESTUTIL_POSTGRES;
+}
+
 static void stop_main_daemon(void)
 {
-	daemon_main_status = daemon_stop(&daemon_main);
+	int status = daemon_stop(&daemon_main);
+
+	if (status != 0)
+		daemon_main_status = status;
 	testutil_remove_tree(dir);
 	free(dir);
 }
@@ -497,7 +516,7 @@ START_TEST(restart_finds_everything_again)
 	json_int_t id;
 	json_t *j;
 
-	snprintf(db, sizeof(db), "%s/restart.db", tmp);
+	ck_assert_ptr_nonnull(testutil_catalog(tmp, "restart.db", db, sizeof(db)));
 	ck_assert_int_eq(daemon_start(&d, db, NULL), 0);
 	{
 		const char *names[1] = {"walk.json"};
@@ -530,11 +549,12 @@ END_TEST
 
 START_TEST(a_second_daemon_cannot_take_the_same_port)
 {
-	char cmd[1024];
+	char cmd[1024], db[512];
 	int status;
 
-	snprintf(cmd, sizeof(cmd), "'%s' --listen 127.0.0.1:%d --db '%s/second.db' --quiet 2>&1",
-	         getenv("ANIMDEXD"), daemon_main.port, dir);
+	ck_assert_ptr_nonnull(testutil_catalog(dir, "second.db", db, sizeof(db)));
+	snprintf(cmd, sizeof(cmd), "'%s' --listen 127.0.0.1:%d --db '%s' --quiet 2>&1",
+	         getenv("ANIMDEXD"), daemon_main.port, db);
 	status = system(cmd);
 	ck_assert_msg(WIFEXITED(status) && WEXITSTATUS(status) == 1, "status %d", status);
 }
@@ -690,7 +710,16 @@ START_TEST(classes_list_what_is_stored)
 	ck_assert_str_eq(json_string_value(json_object_get(j, "status")), "ok");
 	ck_assert_int_eq(
 	    json_integer_value(json_object_get(json_object_get(j, "counts"), "schema_version")),
-	    (json_int_t)schema_migrations[schema_migration_count - 1].version);
+	    testutil_backend == TESTUTIL_POSTGRES
+	        ? (json_int_t)postgres_migrations[postgres_migration_count - 1].version
+	        : (json_int_t)schema_migrations[schema_migration_count - 1].version);
+	/* which database answers, and its version */
+	ck_assert_str_eq(json_string_value(json_object_get(json_object_get(j, "database"),
+	                                                   "backend")),
+	                 testutil_backend == TESTUTIL_POSTGRES ? "postgresql" : "sqlite");
+	ck_assert_ptr_nonnull(json_string_value(json_object_get(
+	    json_object_get(j, "database"),
+	    testutil_backend == TESTUTIL_POSTGRES ? "server_version" : "sqlite_version")));
 	json_decref(j);
 }
 END_TEST
@@ -971,7 +1000,7 @@ START_TEST(tokens_guard_writes_and_name_the_uploader)
 	json_t *j;
 	int status;
 
-	snprintf(db, sizeof(db), "%s/tokens.db", tmp);
+	ck_assert_ptr_nonnull(testutil_catalog(tmp, "tokens.db", db, sizeof(db)));
 	ck_assert_int_eq(daemon_start(&d, db, NULL), 0);
 	/* no token yet: the catalogue is open */
 	ck_assert_int_eq(upload_with_token(&d, NULL, "{\"duration\": 1}", &r), 0);
@@ -1045,18 +1074,18 @@ END_TEST
 
 START_TEST(a_public_address_needs_a_token)
 {
-	char *tmp = testutil_temp_dir(), cmd[1200], *line;
+	char *tmp = testutil_temp_dir(), cmd[1200], db[512], *line;
 	int status;
 
-	snprintf(cmd, sizeof(cmd), "'%s' --listen 0.0.0.0:0 --db '%s/open.db' 2>&1",
-	         getenv("ANIMDEXD"), tmp);
+	ck_assert_ptr_nonnull(testutil_catalog(tmp, "open.db", db, sizeof(db)));
+	snprintf(cmd, sizeof(cmd), "'%s' --listen 0.0.0.0:0 --db '%s' 2>&1", getenv("ANIMDEXD"),
+	         db);
 	line = shell_line(cmd, &status);
 	ck_assert_int_eq(status, 2);
 	ck_assert_msg(strstr(line, "refusing to listen on 0.0.0.0:0 without a write token"), "%s",
 	              line);
 	free(line);
-	snprintf(cmd, sizeof(cmd), "'%s' --private --db '%s/open.db' 2>&1", getenv("ANIMDEXD"),
-	         tmp);
+	snprintf(cmd, sizeof(cmd), "'%s' --private --db '%s' 2>&1", getenv("ANIMDEXD"), db);
 	line = shell_line(cmd, &status);
 	ck_assert_int_eq(status, 2);
 	free(line);
@@ -1067,12 +1096,13 @@ END_TEST
 
 START_TEST(cli_import_loads_folders_and_reports_errors)
 {
-	char *tmp = testutil_temp_dir(), cmd[4096], sub[600], src[600], *line;
+	char *tmp = testutil_temp_dir(), cmd[4096], sub[600], src[600], db[512], *line;
 	struct daemon_proc d;
 	struct http_reply r;
 	json_t *j;
 	int status;
 
+	ck_assert_ptr_nonnull(testutil_catalog(tmp, "import.db", db, sizeof(db)));
 	snprintf(sub, sizeof(sub), "%s/in/sub", tmp);
 	snprintf(cmd, sizeof(cmd), "mkdir -p '%s'", sub);
 	ck_assert_int_eq(system(cmd), 0);
@@ -1082,27 +1112,26 @@ START_TEST(cli_import_loads_folders_and_reports_errors)
 	         "cp '%s/valid/walk.json' '%s/in/walk-again.json' && echo text > '%s/in/notes.txt'",
 	         src, sub, src, tmp, src, tmp, tmp);
 	ck_assert_int_eq(system(cmd), 0);
-	snprintf(cmd, sizeof(cmd), "'%s' import --db '%s/import.db' '%s/in' 2>&1 | tail -n 1",
-	         getenv("ANIMDEXD"), tmp, tmp);
+	snprintf(cmd, sizeof(cmd), "'%s' import --db '%s' '%s/in' 2>&1 | tail -n 1",
+	         getenv("ANIMDEXD"), db, tmp);
 	line = shell_line(cmd, &status);
 	ck_assert_msg(strstr(line, "6 files") && strstr(line, "3 entries created") &&
 	                  strstr(line, "1 duplicates") && strstr(line, "1 not animation data") &&
 	                  strstr(line, "1 failed"),
 	              "%s", line);
 	free(line);
-	snprintf(cmd, sizeof(cmd), "'%s' import --db '%s/import.db' '%s/in' 2>&1 | grep no_keys",
-	         getenv("ANIMDEXD"), tmp, tmp);
+	snprintf(cmd, sizeof(cmd), "'%s' import --db '%s' '%s/in' 2>&1 | grep no_keys",
+	         getenv("ANIMDEXD"), db, tmp);
 	line = shell_line(cmd, &status);
 	ck_assert_msg(
 	    strstr(line, "no_keys.json: samplers[0].times: a sampler needs at least one key"), "%s",
 	    line);
 	free(line);
-	snprintf(cmd, sizeof(cmd), "'%s' import --db '%s/import.db' '%s/in' >/dev/null 2>&1",
-	         getenv("ANIMDEXD"), tmp, tmp);
+	snprintf(cmd, sizeof(cmd), "'%s' import --db '%s' '%s/in' >/dev/null 2>&1",
+	         getenv("ANIMDEXD"), db, tmp);
 	ck_assert_int_ne(system(cmd), 0); /* a file failed: the exit status says so */
 	/* what was imported is served */
-	snprintf(cmd, sizeof(cmd), "%s/import.db", tmp);
-	ck_assert_int_eq(daemon_start(&d, cmd, NULL), 0);
+	ck_assert_int_eq(daemon_start(&d, db, NULL), 0);
 	ck_assert_int_eq(http_request(&d, "GET", "/api/resources", NULL, 0, NULL, &r), 0);
 	j = http_json(&r);
 	ck_assert_uint_eq(json_array_size(json_object_get(j, "resources")), 3);
@@ -1123,7 +1152,7 @@ START_TEST(upload_memory_and_header_limits)
 	int status;
 	FILE *f;
 
-	snprintf(db, sizeof(db), "%s/limits.db", tmp);
+	ck_assert_ptr_nonnull(testutil_catalog(tmp, "limits.db", db, sizeof(db)));
 	snprintf(file, sizeof(file), "%s/big.json", tmp);
 	f = fopen(file, "w");
 	fputs("{\"duration\": 1", f);
@@ -1167,12 +1196,15 @@ START_TEST(upload_memory_and_header_limits)
 }
 END_TEST
 
-static Suite *http_suite(void)
+/* The tests that use a catalogue, against `backend`. */
+static void add_catalogue_tests(Suite *s, int backend)
 {
-	Suite *s = suite_create("http");
-	TCase *tc = tcase_create("daemon");
+	int pg = backend == TESTUTIL_POSTGRES;
+	TCase *tc = tcase_create(pg ? "daemon-postgresql" : "daemon");
 
-	tcase_add_unchecked_fixture(tc, start_main_daemon, stop_main_daemon);
+	tcase_add_unchecked_fixture(tc, pg ? start_main_daemon_postgres : start_main_daemon,
+	                            stop_main_daemon);
+	tcase_add_checked_fixture(tc, pg ? use_postgres : use_sqlite, NULL);
 	tcase_set_timeout(tc, 60);
 	tcase_add_test(tc, upload_find_get_keys_sample_download_delete);
 	tcase_add_test(tc, raw_body_upload_with_query_parameters);
@@ -1190,24 +1222,41 @@ static Suite *http_suite(void)
 	tcase_add_test(tc, zouna_animation_end_to_end);
 	tcase_add_test(tc, zouna_bad_uploads_store_nothing);
 	suite_add_tcase(s, tc);
-	tc = tcase_create("tokens");
+	tc = tcase_create(pg ? "tokens-postgresql" : "tokens");
+	tcase_add_checked_fixture(tc, pg ? use_postgres : use_sqlite, NULL);
 	tcase_set_timeout(tc, 60);
 	tcase_add_test(tc, tokens_guard_writes_and_name_the_uploader);
 	tcase_add_test(tc, a_public_address_needs_a_token);
 	tcase_add_test(tc, upload_memory_and_header_limits);
+	tcase_add_test(tc, cli_import_loads_folders_and_reports_errors);
 	suite_add_tcase(s, tc);
+}
+
+static Suite *http_suite(void)
+{
+	Suite *s = suite_create("http");
+	TCase *tc;
+
+	add_catalogue_tests(s, TESTUTIL_SQLITE);
 	tc = tcase_create("cli");
 	tcase_add_test(tc, cli_hash_prints_both_hashes);
 	tcase_add_test(tc, cli_decode_prints_what_an_upload_would_store);
-	tcase_add_test(tc, cli_import_loads_folders_and_reports_errors);
 	suite_add_tcase(s, tc);
+	if (testutil_postgres_wanted())
+		add_catalogue_tests(s, TESTUTIL_POSTGRES);
+	else
+		suite_add_tcase(s, testutil_postgres_skipped());
 	return s;
 }
 
 int main(void)
 {
-	SRunner *sr = srunner_create(http_suite());
+	SRunner *sr;
 	int failed;
+
+	if (testutil_postgres_wanted() && !testutil_postgres())
+		fprintf(stderr, "check_http: the PostgreSQL tests will fail: no cluster\n");
+	sr = srunner_create(http_suite());
 
 	srunner_run_all(sr, CK_NORMAL);
 	failed = srunner_ntests_failed(sr);
