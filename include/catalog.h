@@ -141,6 +141,7 @@ enum token_check {
 	TOKEN_VALID,      /* the token matches a valid one; its name is in `name` */
 	TOKEN_REVOKED,    /* it matches a revoked one */
 	TOKEN_WRONG,      /* it matches none */
+	TOKEN_UNKNOWN,    /* the database did not answer: refuse, with 503 */
 };
 int catalog_token_add(struct catalog *cat, const char *name, const char *token_sha256,
                       struct error *err);

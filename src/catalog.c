@@ -1328,7 +1328,7 @@ enum token_check catalog_token_check(struct catalog *cat, const char *token, cha
 	int rc;
 
 	if (!s)
-		return TOKEN_WRONG; /* fail closed */
+		return TOKEN_UNKNOWN; /* fail closed */
 	if (token)
 		sha256_hex(token, strlen(token), given);
 	while ((rc = db_step(s, "checking a token", NULL)) == 1) {
@@ -1347,7 +1347,7 @@ enum token_check catalog_token_check(struct catalog *cat, const char *token, cha
 		}
 	}
 	db_reset(s);
-	return rc < 0 ? TOKEN_WRONG : result; /* fail closed */
+	return rc < 0 ? TOKEN_UNKNOWN : result; /* fail closed */
 }
 
 /* Decoder versions and redecoding. */

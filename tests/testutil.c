@@ -715,9 +715,9 @@ const char *testutil_postgres(void)
 	return base;
 }
 
-int testutil_postgres_restart(void)
+int testutil_postgres_control(const char *action)
 {
-	return pg_dir[0] ? pg_ctl("restart") : -1;
+	return pg_dir[0] ? pg_ctl(action) : -1;
 }
 
 int testutil_postgres_exec(const char *conninfo, const char *sql)

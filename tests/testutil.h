@@ -97,8 +97,8 @@ int testutil_postgres_wanted(void);
 /* Starts the tests' throwaway cluster, once per process (removed when the process that
  * started it exits); its connection string without a dbname, or NULL after saying why. */
 const char *testutil_postgres(void);
-/* Restarts it (pg_ctl restart -m fast); 0 when it is back. */
-int testutil_postgres_restart(void);
+/* pg_ctl ACTION ("stop", "start", "restart"; fast shutdown, waiting); 0 when done. */
+int testutil_postgres_control(const char *action);
 /* Runs SQL on a database of it; 0 when it succeeded. */
 int testutil_postgres_exec(const char *conninfo, const char *sql);
 struct TCase;

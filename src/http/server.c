@@ -756,6 +756,11 @@ static int authorise(struct request_state *st, struct MHD_Connection *conn, enum
 	case TOKEN_REVOKED:
 		*ret = server_send_error(st, conn, ERROR_FORBIDDEN, "this token was revoked");
 		return -1;
+	case TOKEN_UNKNOWN:
+		*ret = server_send_error(st, conn, ERROR_UNAVAILABLE,
+		                         "tokens cannot be checked now: the catalogue's database "
+		                         "does not answer; try again");
+		return -1;
 	default:
 		*ret = server_send_error(st, conn, ERROR_FORBIDDEN, "this token is not valid here");
 		return -1;
