@@ -25,6 +25,10 @@ enum statement {
 	ST_COMMIT,
 	ST_ROLLBACK,
 	ST_LOCK_UPLOAD,  /* ?1 sha256: serialises the storing of the same bytes across daemons */
+	ST_SAVEPOINT,    /* an upload inside a longer transaction (import) */
+	ST_RELEASE,
+	ST_ROLLBACK_TO,  /* undoes that upload alone */
+	ST_RESERVE_IDS,  /* ids for the entries of a bulk transaction (PostgreSQL only) */
 	ST_FIND_BY_SHA256,
 	ST_INSERT_BLOB,
 	ST_INSERT_RESOURCE, /* RETURNING id */
@@ -133,6 +137,9 @@ struct db_ops {
 	const void *(*column_blob)(struct db_stmt *s, int c, size_t *length);
 	void (*reset)(struct db_stmt *s);
 	int (*in_transaction)(struct db *db);
+	/* A long transaction of many uploads begins (on) or ends (off): the backend may trade
+	 * strict id order against concurrent writers for speed. */
+	void (*bulk)(struct db *db, int on);
 	int (*schema_version)(struct db *db);
 	/* {"backend": ..., and what the backend can say of itself} */
 	json_t *(*describe)(struct db *db);

@@ -453,7 +453,9 @@ json_t *catalog_put(struct catalog *cat, const struct catalog_upload *up,
 	size_t i;
 
 	*existed = 0;
-	if (own && catalog_exec(cat, ST_BEGIN, "starting a transaction", err) < 0)
+	/* alone, a transaction; inside a longer one (import), a savepoint, so that a failed
+	 * upload leaves nothing of itself there either */
+	if (catalog_exec(cat, own ? ST_BEGIN : ST_SAVEPOINT, "starting a transaction", err) < 0)
 		return NULL;
 	/* Inside the write lock (and, for a shared database, the lock on these bytes): a
 	 * concurrent upload of the same bytes, from any daemon, is seen here. */
@@ -489,12 +491,14 @@ json_t *catalog_put(struct catalog *cat, const struct catalog_upload *up,
 	}
 	if (created_count == 0) {
 		*existed = 1;
-		if (own)
-			catalog_exec(cat, ST_ROLLBACK, "rolling back", NULL);
+		catalog_exec(cat, own ? ST_ROLLBACK : ST_ROLLBACK_TO, "rolling back", NULL);
+		if (!own)
+			catalog_exec(cat, ST_RELEASE, "rolling back", NULL);
 	} else {
 		json_decref(stored);
 		stored = catalog_find_by_sha256(cat, up->sha256, err);
-		if (!stored || (own && catalog_exec(cat, ST_COMMIT, "committing the upload", err) < 0))
+		if (!stored || catalog_exec(cat, own ? ST_COMMIT : ST_RELEASE,
+		                            "committing the upload", err) < 0)
 			goto fail;
 	}
 	json_array_foreach(stored, i, e)
@@ -510,8 +514,12 @@ json_t *catalog_put(struct catalog *cat, const struct catalog_upload *up,
 fail:
 	free(created_ids);
 	json_decref(stored);
-	if (own)
+	if (own) {
 		catalog_rollback(cat);
+	} else if (cat->db->ops->in_transaction(cat->db)) {
+		catalog_exec(cat, ST_ROLLBACK_TO, "rolling back the upload", NULL);
+		catalog_exec(cat, ST_RELEASE, "rolling back the upload", NULL);
+	}
 	return NULL;
 }
 
@@ -520,8 +528,17 @@ int catalog_begin(struct catalog *cat, struct error *err)
 	return catalog_exec(cat, ST_BEGIN, "starting a transaction", err);
 }
 
+int catalog_begin_bulk(struct catalog *cat, struct error *err)
+{
+	if (catalog_exec(cat, ST_BEGIN, "starting a transaction", err) < 0)
+		return -1;
+	cat->db->ops->bulk(cat->db, 1);
+	return 0;
+}
+
 int catalog_commit(struct catalog *cat, struct error *err)
 {
+	cat->db->ops->bulk(cat->db, 0);
 	if (catalog_exec(cat, ST_COMMIT, "committing", err) < 0) {
 		catalog_rollback(cat);
 		return -1;
@@ -531,6 +548,7 @@ int catalog_commit(struct catalog *cat, struct error *err)
 
 void catalog_rollback(struct catalog *cat)
 {
+	cat->db->ops->bulk(cat->db, 0);
 	if (cat->db->ops->in_transaction(cat->db))
 		catalog_exec(cat, ST_ROLLBACK, "rolling back", NULL);
 }

@@ -8,6 +8,12 @@
  * of the SQLite catalogue. Uploads of the same bytes are serialised across daemons by a
  * transaction-level advisory lock on their SHA-256; migrations by a lock of their own.
  *
+ * Inside a transaction, writes whose answer is not needed (inserts without RETURNING, the
+ * upload lock) are queued in libpq's pipeline and sent with the next statement that needs an
+ * answer: an upload of one small entry takes three round trips instead of six. An error in a
+ * queued write is reported by that next statement (naming the write), and the transaction is
+ * then rolled back as for any error.
+ *
  * When the server goes away, the failing call answers ERROR_UNAVAILABLE (503); the next call
  * that finds the connection broken makes it again, and a statement that cannot have changed
  * anything (a read, or BEGIN) outside a transaction is retried once on the new connection.
@@ -25,8 +31,9 @@
 #define SUMMARY_COLUMNS                                                                         \
 	"r.id, r.class, r.family, r.name, r.crc32, r.crc32_source, r.filename, r.note, "        \
 	"r.uploaded_by, r.uploaded_at, r.duration, r.track_count, r.blob_sha256, b.size, "      \
-	"r.part, (SELECT n.name FROM names n WHERE (CASE r.family WHEN 'zouna' THEN n.asobo32 " \
-	"ELSE n.crc32 END) = r.crc32 ORDER BY n.name LIMIT 1) "
+	"r.part, CASE r.family WHEN 'zouna' THEN (SELECT n.name FROM names n WHERE "         \
+	"n.asobo32 = r.crc32 ORDER BY n.name LIMIT 1) ELSE (SELECT n.name FROM names n WHERE " \
+	"n.crc32 = r.crc32 ORDER BY n.name LIMIT 1) END "
 #define SUMMARY_FROM " FROM resources r JOIN blobs b ON b.sha256 = r.blob_sha256 "
 #define RESOURCE_COLUMNS                                                                        \
 	"blob_sha256, part, family, class, name, crc32, crc32_source, filename, note, "         \
@@ -44,6 +51,11 @@ static const char *const statement_sql[ST_COUNT] = {
     [ST_COMMIT] = "COMMIT",
     [ST_ROLLBACK] = "ROLLBACK",
     [ST_LOCK_UPLOAD] = "SELECT pg_advisory_xact_lock(hashtextextended($1::text, 0))",
+    [ST_SAVEPOINT] = "SAVEPOINT upload",
+    [ST_RELEASE] = "RELEASE SAVEPOINT upload",
+    [ST_ROLLBACK_TO] = "ROLLBACK TO SAVEPOINT upload",
+    [ST_RESERVE_IDS] = "SELECT nextval(pg_get_serial_sequence('resources', 'id')) FROM "
+                       "generate_series(1, 256)",
     [ST_FIND_BY_SHA256] =
         "SELECT " SUMMARY_COLUMNS SUMMARY_FROM "WHERE r.blob_sha256 = $1 ORDER BY r.part",
     [ST_INSERT_BLOB] = "INSERT INTO blobs (sha256, size, bytes, filename, uploaded_at, "
@@ -166,6 +178,7 @@ enum {
 };
 
 #define MAX_PARAMS 24
+#define MAX_QUEUED 256 /* writes waiting in the pipeline before they are sent anyway */
 
 struct pg_stmt {
 	struct db_stmt base;
@@ -175,6 +188,7 @@ struct pg_stmt {
 	unsigned prepared_on; /* the connection's epoch when prepared; 0: never */
 	int nparams;          /* the largest $N in the SQL */
 	int read_only;        /* a SELECT: safe to run again after a reconnection */
+	int deferrable;       /* its answer is never read: may wait in the pipeline */
 	const char *values[MAX_PARAMS];
 	int lengths[MAX_PARAMS];
 	int formats[MAX_PARAMS];
@@ -187,6 +201,12 @@ struct pg_db {
 	struct db base;
 	PGconn *conn;
 	unsigned epoch; /* bumped by every new connection: statements are prepared again */
+	int bulk;       /* in a transaction of many uploads: entries take reserved ids */
+	int64_t reserved[256];
+	int reserved_next, reserved_count;
+	int pipeline; /* in libpq's pipeline mode, with `queued` writes sent, unanswered */
+	int queued;
+	const char *queued_what[MAX_QUEUED];
 	struct pg_stmt stmt[ST_COUNT];
 	struct pg_stmt list_stmt[FILTER_COMBINATIONS];
 };
@@ -246,6 +266,8 @@ static int pg_ensure_connected(struct pg_db *db, struct error *err)
 		return 0;
 	PQreset(db->conn);
 	db->epoch++;
+	db->pipeline = 0;
+	db->queued = 0;
 	if (PQstatus(db->conn) == CONNECTION_OK)
 		return 0;
 	return pg_fail(db, NULL, err, "connecting");
@@ -289,6 +311,11 @@ static struct db_stmt *pg_prepare_sql(struct pg_db *db, struct pg_stmt *s, const
 		}
 		s->nparams = count_params(sql);
 		s->read_only = strncmp(sql, "SELECT", 6) == 0;
+		s->deferrable = (strncmp(sql, "INSERT", 6) == 0 || strncmp(sql, "UPDATE", 6) == 0 ||
+		                 strncmp(sql, "DELETE", 6) == 0 || strncmp(sql, "SAVEPOINT", 9) == 0 ||
+		                 strncmp(sql, "RELEASE", 7) == 0 ||
+		                 strncmp(sql, "SELECT pg_advisory_xact_lock", 28) == 0) &&
+		                !strstr(sql, "RETURNING");
 		if (s->nparams > MAX_PARAMS) {
 			error_set(err, ERROR_INTERNAL, NULL, -1, "catalogue: too many parameters");
 			return NULL;
@@ -400,24 +427,227 @@ static void pg_bind_null(struct db_stmt *base, int i)
 		s->values[i - 1] = NULL;
 }
 
+static int pg_prepare_now(struct pg_stmt *s, const char *what, struct error *err)
+{
+	PGresult *res;
+
+	if (s->prepared_on == s->db->epoch)
+		return 0;
+	res = PQprepare(s->db->conn, s->name, s->sql, s->nparams, NULL);
+	if (PQresultStatus(res) != PGRES_COMMAND_OK) {
+		pg_fail(s->db, res, err, what);
+		PQclear(res);
+		return -1;
+	}
+	PQclear(res);
+	s->prepared_on = s->db->epoch;
+	return 0;
+}
+
 static PGresult *pg_execute(struct pg_stmt *s, struct error *err, const char *what)
 {
 	struct pg_db *db = s->db;
-	PGresult *res;
 
 	if (pg_ensure_connected(db, err) < 0)
 		return NULL;
-	if (s->prepared_on != db->epoch) {
-		res = PQprepare(db->conn, s->name, s->sql, s->nparams, NULL);
-		if (PQresultStatus(res) != PGRES_COMMAND_OK) {
-			pg_fail(db, res, err, what);
-			PQclear(res);
-			return NULL;
-		}
-		PQclear(res);
-		s->prepared_on = db->epoch;
-	}
+	if (pg_prepare_now(s, what, err) < 0)
+		return NULL;
 	return PQexecPrepared(db->conn, s->name, s->nparams, s->values, s->lengths, s->formats, 1);
+}
+
+/* Sends the pipeline (with `last`, when given, as its final statement) and reads every
+ * answer. Returns `last`'s result (NULL when it did not run); the first error of a queued
+ * write, or the connection's, is set in err. Leaves pipeline mode. */
+static PGresult *pg_sync(struct pg_db *db, struct pg_stmt *last, const char *what,
+                         struct error *err)
+{
+	PGresult *ours = NULL, *res;
+	int index = 0, total = db->queued + (last != NULL);
+
+	if (last && !PQsendQueryPrepared(db->conn, last->name, last->nparams, last->values,
+	                                 last->lengths, last->formats, 1))
+		last = NULL;
+	if (!PQpipelineSync(db->conn))
+		pg_fail(db, NULL, err, what);
+	/* each statement answers with results then NULL; the sync ends it all */
+	for (int guard = 0; guard < 4 * (total + 2); guard++) {
+		res = PQgetResult(db->conn);
+		if (!res) {
+			if (PQstatus(db->conn) != CONNECTION_OK)
+				break;
+			index++;
+			continue;
+		}
+		if (PQresultStatus(res) == PGRES_PIPELINE_SYNC) {
+			PQclear(res);
+			break;
+		}
+		if (index < db->queued) {
+			if (PQresultStatus(res) == PGRES_FATAL_ERROR)
+				pg_fail(db, res, err, db->queued_what[index]);
+			PQclear(res);
+		} else if (last && !ours) {
+			ours = res;
+		} else {
+			PQclear(res);
+		}
+	}
+	if (PQstatus(db->conn) != CONNECTION_OK)
+		pg_fail(db, NULL, err, what);
+	PQexitPipelineMode(db->conn);
+	db->pipeline = 0;
+	db->queued = 0;
+	return ours;
+}
+
+/* Queues a write whose answer is not needed, inside a transaction. */
+static int pg_defer(struct pg_stmt *s, const char *what, struct error *err)
+{
+	struct pg_db *db = s->db;
+
+	if (s->prepared_on != db->epoch) {
+		if (db->pipeline) {
+			struct error failure;
+			error_init(&failure);
+			pg_sync(db, NULL, what, &failure);
+			if (failure.code != ERROR_NONE) {
+				error_set(err, failure.code, NULL, -1, "%s", failure.message);
+				return -1;
+			}
+		}
+		if (pg_prepare_now(s, what, err) < 0)
+			return -1;
+	}
+	if (!db->pipeline) {
+		if (!PQenterPipelineMode(db->conn))
+			return pg_fail(db, NULL, err, what);
+		db->pipeline = 1;
+	}
+	if (!PQsendQueryPrepared(db->conn, s->name, s->nparams, s->values, s->lengths, s->formats,
+	                         1)) {
+		struct error failure;
+		error_init(&failure);
+		pg_sync(db, NULL, what, &failure);
+		return pg_fail(db, NULL, err, what);
+	}
+	db->queued_what[db->queued++] = what;
+	/* sent now, so that the server works on it while this side goes on */
+	PQflush(db->conn);
+	if (db->queued == MAX_QUEUED) {
+		struct error failure;
+		error_init(&failure);
+		pg_sync(db, NULL, what, &failure);
+		if (failure.code != ERROR_NONE) {
+			error_set(err, failure.code, NULL, -1, "%s", failure.message);
+			return -1;
+		}
+	}
+	return 0;
+}
+
+/* A statement that needs its answer, sent with the writes queued before it. */
+static int pg_step_pipelined(struct pg_stmt *s, const char *what, struct error *err)
+{
+	struct pg_db *db = s->db;
+	struct error failure;
+	PGresult *res;
+	ExecStatusType status;
+
+	error_init(&failure);
+	int rollback = s == &db->stmt[ST_ROLLBACK] || s == &db->stmt[ST_ROLLBACK_TO];
+
+	error_init(&failure);
+	if (s->prepared_on != db->epoch || rollback) {
+		/* a rollback must not be skipped by an earlier write's error: sent alone */
+		pg_sync(db, NULL, what, &failure);
+		if (!rollback && failure.code != ERROR_NONE)
+			goto fail;
+		error_init(&failure);
+		res = pg_prepare_now(s, what, &failure) < 0
+		          ? NULL
+		          : PQexecPrepared(db->conn, s->name, s->nparams, s->values, s->lengths,
+		                           s->formats, 1);
+	} else {
+		res = pg_sync(db, s, what, &failure);
+	}
+	status = res ? PQresultStatus(res) : PGRES_FATAL_ERROR;
+	if (failure.code == ERROR_NONE && (status == PGRES_TUPLES_OK || status == PGRES_COMMAND_OK)) {
+		s->result = res;
+		s->rows = status == PGRES_TUPLES_OK ? PQntuples(res) : 0;
+		s->row = 0;
+		return s->rows > 0 ? 1 : 0;
+	}
+	if (failure.code == ERROR_NONE)
+		pg_fail(db, res, &failure, what);
+	PQclear(res);
+fail:
+	error_set(err, failure.code, NULL, -1, "%s", failure.message);
+	return -1;
+}
+
+static int pg_step(struct db_stmt *base, const char *what, struct error *err);
+static int64_t pg_column_int64(struct db_stmt *base, int c);
+static void pg_reset(struct db_stmt *base);
+
+/* The answer INSERT ... RETURNING id would have given. */
+static PGresult *id_result(struct pg_db *db, int64_t id)
+{
+	PGresAttDesc column = {"id", 0, 0, 1, OID_INT8, 8, -1};
+	PGresult *res = PQmakeEmptyPGresult(db->conn, PGRES_TUPLES_OK);
+	char value[8];
+
+	for (int i = 0; i < 8; i++)
+		value[i] = (char)((uint64_t)id >> (56 - 8 * i));
+	if (!res || !PQsetResultAttrs(res, 1, &column) || !PQsetvalue(res, 0, 0, value, 8)) {
+		PQclear(res);
+		return NULL;
+	}
+	return res;
+}
+
+/* In a bulk transaction, an entry is inserted with an id reserved beforehand, in the
+ * pipeline, instead of waiting for the id the insert would return. */
+static int pg_insert_reserved(struct pg_stmt *s, const char *what, struct error *err)
+{
+	struct pg_db *db = s->db;
+	struct pg_stmt *put;
+
+	if (db->reserved_next == db->reserved_count) {
+		struct db_stmt *r = pg_prepare(&db->base, ST_RESERVE_IDS, err);
+		int rc;
+		db->reserved_next = db->reserved_count = 0;
+		if (!r)
+			return -1;
+		while ((rc = pg_step(r, "reserving ids", err)) == 1 && db->reserved_count < 256)
+			db->reserved[db->reserved_count++] = pg_column_int64(r, 0);
+		pg_reset(r);
+		if (rc < 0 || db->reserved_count == 0)
+			return rc < 0 ? -1 : pg_fail(db, NULL, err, "reserving ids");
+	}
+	put = (struct pg_stmt *)pg_prepare(&db->base, ST_COPY_RESOURCE_PUT, err);
+	if (!put)
+		return -1;
+	pg_bind_int64(&put->base, 1, db->reserved[db->reserved_next]);
+	for (int i = 0; i < s->nparams && i + 1 < MAX_PARAMS; i++) {
+		put->values[i + 1] = s->values[i];
+		put->lengths[i + 1] = s->lengths[i];
+		put->formats[i + 1] = s->formats[i];
+	}
+	if (pg_defer(put, what, err) < 0)
+		return -1;
+	s->result = id_result(db, db->reserved[db->reserved_next++]);
+	if (!s->result) {
+		error_set(err, ERROR_INTERNAL, NULL, -1, "out of memory");
+		return -1;
+	}
+	s->rows = 1;
+	s->row = 0;
+	return 1;
+}
+
+static void pg_bulk(struct db *base, int on)
+{
+	((struct pg_db *)base)->bulk = on;
 }
 
 static int pg_step(struct db_stmt *base, const char *what, struct error *err)
@@ -428,6 +658,14 @@ static int pg_step(struct db_stmt *base, const char *what, struct error *err)
 
 	if (s->result)
 		return ++s->row < s->rows ? 1 : 0;
+	if (s == &db->stmt[ST_INSERT_RESOURCE] && db->bulk && PQstatus(db->conn) == CONNECTION_OK &&
+	    (db->pipeline || PQtransactionStatus(db->conn) == PQTRANS_INTRANS))
+		return pg_insert_reserved(s, what, err);
+	if (s->deferrable && PQstatus(db->conn) == CONNECTION_OK &&
+	    (db->pipeline || PQtransactionStatus(db->conn) == PQTRANS_INTRANS))
+		return pg_defer(s, what, err);
+	if (db->pipeline)
+		return pg_step_pipelined(s, what, err);
 	for (int attempt = 0;; attempt++) {
 		int idle = PQstatus(db->conn) != CONNECTION_OK ||
 		           PQtransactionStatus(db->conn) == PQTRANS_IDLE;
@@ -566,7 +804,7 @@ static int pg_in_transaction(struct db *base)
 	struct pg_db *db = (struct pg_db *)base;
 
 	return PQstatus(db->conn) == CONNECTION_OK &&
-	       PQtransactionStatus(db->conn) != PQTRANS_IDLE;
+	       (db->pipeline || PQtransactionStatus(db->conn) != PQTRANS_IDLE);
 }
 
 /* The last migration applied, or -1. */
@@ -634,6 +872,7 @@ static const struct db_ops pg_ops = {
     .column_blob = pg_column_blob,
     .reset = pg_reset,
     .in_transaction = pg_in_transaction,
+    .bulk = pg_bulk,
     .schema_version = pg_schema_version,
     .describe = pg_describe,
 };

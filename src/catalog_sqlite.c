@@ -19,8 +19,9 @@
 #define SUMMARY_COLUMNS                                                                         \
 	"r.id, r.class, r.family, r.name, r.crc32, r.crc32_source, r.filename, r.note, "        \
 	"r.uploaded_by, r.uploaded_at, r.duration, r.track_count, r.blob_sha256, b.size, "      \
-	"r.part, (SELECT n.name FROM names n WHERE (CASE r.family WHEN 'zouna' THEN n.asobo32 " \
-	"ELSE n.crc32 END) = r.crc32 ORDER BY n.name LIMIT 1) "
+	"r.part, CASE r.family WHEN 'zouna' THEN (SELECT n.name FROM names n WHERE "         \
+	"n.asobo32 = r.crc32 ORDER BY n.name LIMIT 1) ELSE (SELECT n.name FROM names n WHERE " \
+	"n.crc32 = r.crc32 ORDER BY n.name LIMIT 1) END "
 #define SUMMARY_FROM " FROM resources r JOIN blobs b ON b.sha256 = r.blob_sha256 "
 #define RESOURCE_COLUMNS                                                                        \
 	"blob_sha256, part, family, class, name, crc32, crc32_source, filename, note, "         \
@@ -35,6 +36,10 @@ static const char *const statement_sql[ST_COUNT] = {
     [ST_COMMIT] = "COMMIT",
     [ST_ROLLBACK] = "ROLLBACK",
     [ST_LOCK_UPLOAD] = "SELECT ?1", /* BEGIN IMMEDIATE already serialises every writer */
+    [ST_SAVEPOINT] = "SAVEPOINT upload",
+    [ST_RELEASE] = "RELEASE SAVEPOINT upload",
+    [ST_ROLLBACK_TO] = "ROLLBACK TO SAVEPOINT upload",
+    [ST_RESERVE_IDS] = "SELECT NULL WHERE 0", /* ids come from the inserts themselves */
     [ST_FIND_BY_SHA256] =
         "SELECT " SUMMARY_COLUMNS SUMMARY_FROM "WHERE r.blob_sha256 = ?1 ORDER BY r.part",
     [ST_INSERT_BLOB] = "INSERT INTO blobs (sha256, size, bytes, filename, uploaded_at, "
@@ -344,6 +349,11 @@ static int sqlite_schema_version(struct db *base)
 	return version;
 }
 
+static void sqlite_bulk(struct db *base, int on)
+{
+	(void)base, (void)on;
+}
+
 static json_t *sqlite_describe(struct db *base)
 {
 	(void)base;
@@ -383,6 +393,7 @@ static const struct db_ops sqlite_ops = {
     .column_blob = sqlite_column_blob,
     .reset = sqlite_reset,
     .in_transaction = sqlite_in_transaction,
+    .bulk = sqlite_bulk,
     .schema_version = sqlite_schema_version,
     .describe = sqlite_describe,
 };

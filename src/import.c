@@ -86,7 +86,7 @@ static int flush_batch(struct import *im, struct error *err)
 	if (catalog_commit(im->cat, err) < 0)
 		return -1;
 	im->batch_files = im->batch_bytes = 0;
-	return catalog_begin(im->cat, err);
+	return catalog_begin_bulk(im->cat, err);
 }
 
 char *import_read_file(const char *path, size_t *length)
@@ -315,7 +315,7 @@ int import_paths(const struct import_options *opt, char *const *paths, int count
 	clock_gettime(CLOCK_MONOTONIC, &im.started);
 	im.last_shown = im.started;
 	im.cat = catalog_open(opt->db_path, &err);
-	if (!im.cat || catalog_begin(im.cat, &err) < 0) {
+	if (!im.cat || catalog_begin_bulk(im.cat, &err) < 0) {
 		fprintf(stderr, "animdexd: %s\n", err.message);
 		catalog_close(im.cat);
 		return 1;
