@@ -58,9 +58,11 @@ struct catalog_upload {
  * the lock instead of failing with SQLITE_BUSY on upgrade). catalog_put outside one opens its
  * own. */
 int catalog_begin(struct catalog *cat, struct error *err);
-/* The same for a long run of uploads by one writer (animdexd import): on PostgreSQL, entries
- * then take ids reserved in blocks, so an entry uploaded meanwhile through a daemon may sort
- * among them instead of after them. */
+/* The same for a long run of uploads by one writer (animdexd import), faster: uploads in it
+ * are not isolated from each other (after a failed catalog_put the writer must roll the whole
+ * transaction back), catalog_put answers only {"id", "part", "status"} per entry, and on
+ * PostgreSQL entries take ids reserved in blocks (an entry uploaded meanwhile through a daemon
+ * may sort among them instead of after them). */
 int catalog_begin_bulk(struct catalog *cat, struct error *err);
 int catalog_commit(struct catalog *cat, struct error *err);
 void catalog_rollback(struct catalog *cat);

@@ -118,6 +118,7 @@ struct db_stmt {
 
 struct db_ops {
 	const char *name; /* "sqlite" or "postgresql" */
+	int remote;       /* every answer waited for costs a round trip to a server */
 	void (*close)(struct db *db);
 	/* The statement, reset and without bindings; NULL with err set. */
 	struct db_stmt *(*prepare)(struct db *db, enum statement st, struct error *err);

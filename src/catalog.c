@@ -47,6 +47,7 @@ struct catalog {
 	struct cached_track cache[TRACK_CACHE_SIZE]; /* recent tracks */
 	uint64_t cache_generation;                   /* catalog_generation when last filled */
 	uint64_t cache_clock;
+	int bulk;             /* in catalog_begin_bulk's transaction */
 	struct catalog *next; /* in its pool's list */
 };
 
@@ -449,25 +450,34 @@ json_t *catalog_put(struct catalog *cat, const struct catalog_upload *up,
 	struct db_stmt *s;
 	json_t *stored = NULL, *e;
 	int own = !cat->db->ops->in_transaction(cat->db);
+	int isolated = !own && !cat->bulk;
 	int rc;
 	size_t i;
 
 	*existed = 0;
-	/* alone, a transaction; inside a longer one (import), a savepoint, so that a failed
-	 * upload leaves nothing of itself there either */
-	if (catalog_exec(cat, own ? ST_BEGIN : ST_SAVEPOINT, "starting a transaction", err) < 0)
+	/* alone, a transaction; inside a longer one, a savepoint, so that a failed upload leaves
+	 * nothing of itself there either; in a bulk one, nothing (its writer replays the whole
+	 * transaction carefully when one upload fails) */
+	if ((own || isolated) && catalog_exec(cat, own ? ST_BEGIN : ST_SAVEPOINT,
+	                                      "starting a transaction", err) < 0)
 		return NULL;
 	/* Inside the write lock (and, for a shared database, the lock on these bytes): a
 	 * concurrent upload of the same bytes, from any daemon, is seen here. */
-	s = db_prepare(cat->db, ST_LOCK_UPLOAD, err);
-	if (!s)
-		goto fail;
-	db_bind_text(s, 1, up->sha256);
-	rc = db_step(s, "waiting for another upload of the same bytes", err);
-	db_reset(s);
-	if (rc < 0)
-		goto fail;
-	stored = catalog_find_by_sha256(cat, up->sha256, err);
+	if (cat->bulk && cat->db->ops->remote) {
+		/* optimistic: new bytes, stored without a round trip; bytes or entries already
+		 * there break a unique constraint, and the bulk writer replays carefully */
+		stored = json_array();
+	} else {
+		s = db_prepare(cat->db, ST_LOCK_UPLOAD, err);
+		if (!s)
+			goto fail;
+		db_bind_text(s, 1, up->sha256);
+		rc = db_step(s, "waiting for another upload of the same bytes", err);
+		db_reset(s);
+		if (rc < 0)
+			goto fail;
+		stored = catalog_find_by_sha256(cat, up->sha256, err);
+	}
 	if (!stored ||
 	    put_blob(cat, up, decoded->count, when, json_array_size(stored) > 0, err) < 0)
 		goto fail;
@@ -491,9 +501,17 @@ json_t *catalog_put(struct catalog *cat, const struct catalog_upload *up,
 	}
 	if (created_count == 0) {
 		*existed = 1;
-		catalog_exec(cat, own ? ST_ROLLBACK : ST_ROLLBACK_TO, "rolling back", NULL);
-		if (!own)
+		if (own || isolated)
+			catalog_exec(cat, own ? ST_ROLLBACK : ST_ROLLBACK_TO, "rolling back", NULL);
+		if (isolated)
 			catalog_exec(cat, ST_RELEASE, "rolling back", NULL);
+	} else if (cat->bulk) {
+		/* not read back: what a bulk writer needs is which entries were made */
+		for (size_t p = 0, n = 0; p < decoded->count; p++)
+			if (!has_part(stored, p))
+				json_array_append_new(stored, json_pack("{s:I, s:I}", "id",
+				                                        (json_int_t)created_ids[n++],
+				                                        "part", (json_int_t)p));
 	} else {
 		json_decref(stored);
 		stored = catalog_find_by_sha256(cat, up->sha256, err);
@@ -516,7 +534,7 @@ fail:
 	json_decref(stored);
 	if (own) {
 		catalog_rollback(cat);
-	} else if (cat->db->ops->in_transaction(cat->db)) {
+	} else if (isolated && cat->db->ops->in_transaction(cat->db)) {
 		catalog_exec(cat, ST_ROLLBACK_TO, "rolling back the upload", NULL);
 		catalog_exec(cat, ST_RELEASE, "rolling back the upload", NULL);
 	}
@@ -532,12 +550,14 @@ int catalog_begin_bulk(struct catalog *cat, struct error *err)
 {
 	if (catalog_exec(cat, ST_BEGIN, "starting a transaction", err) < 0)
 		return -1;
+	cat->bulk = 1;
 	cat->db->ops->bulk(cat->db, 1);
 	return 0;
 }
 
 int catalog_commit(struct catalog *cat, struct error *err)
 {
+	cat->bulk = 0;
 	cat->db->ops->bulk(cat->db, 0);
 	if (catalog_exec(cat, ST_COMMIT, "committing", err) < 0) {
 		catalog_rollback(cat);
@@ -548,6 +568,7 @@ int catalog_commit(struct catalog *cat, struct error *err)
 
 void catalog_rollback(struct catalog *cat)
 {
+	cat->bulk = 0;
 	cat->db->ops->bulk(cat->db, 0);
 	if (cat->db->ops->in_transaction(cat->db))
 		catalog_exec(cat, ST_ROLLBACK, "rolling back", NULL);

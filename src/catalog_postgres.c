@@ -855,6 +855,7 @@ static void pg_close(struct db *base)
 
 static const struct db_ops pg_ops = {
     .name = "postgresql",
+    .remote = 1,
     .close = pg_close,
     .prepare = pg_prepare,
     .prepare_list = pg_prepare_list,

@@ -376,6 +376,7 @@ static void sqlite_close(struct db *base)
 
 static const struct db_ops sqlite_ops = {
     .name = "sqlite",
+    .remote = 0,
     .close = sqlite_close,
     .prepare = sqlite_prepare,
     .prepare_list = sqlite_prepare_list,

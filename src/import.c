@@ -4,7 +4,13 @@
  * Each file is decoded as an upload would be (a .gltf gets the .bin files of its folder as
  * siblings). Duplicates (same SHA-256) are skipped; files no decoder reads are counted as not
  * animation data; every other refusal is reported with the file's path. On a terminal a
- * progress line shows files, bytes and rate; otherwise a plain line every 10,000 files. */
+ * progress line shows files, bytes and rate; otherwise a plain line every 10,000 files.
+ *
+ * Batches are optimistic: a bulk transaction (catalog_begin_bulk) in which uploads are not
+ * isolated from each other, so that a shared database can take them in one round trip each.
+ * When the catalogue refuses one, or the batch will not commit, the whole batch is rolled
+ * back and replayed carefully: each file on its own savepoint, so that exactly the failing
+ * files are named and everything else is stored. Counts are added once a batch commits. */
 #define _DEFAULT_SOURCE /* DT_DIR */
 #include "import.h"
 
@@ -38,6 +44,10 @@ struct import {
 	} * folders; /* the folders visited */
 	size_t folder_count, folder_cap;
 	size_t batch_files, batch_bytes;
+	size_t batch_created, batch_duplicates; /* counted when the batch commits */
+	char **batch_paths;                     /* the files stored in this batch, for a replay */
+	size_t batch_cap;
+	int careful; /* replaying a batch: each file on its own savepoint, counted at once */
 	int tty;
 	size_t shown_at; /* files when the last plain line was written */
 	struct timespec started, last_shown;
@@ -79,14 +89,95 @@ static void show_progress(struct import *im, int final)
 	        im->created, im->duplicates, im->not_animation, im->failed, skipped);
 }
 
-static int flush_batch(struct import *im, struct error *err)
+static void forget_batch(struct import *im)
 {
-	if (im->batch_files == 0)
-		return 0;
-	if (catalog_commit(im->cat, err) < 0)
-		return -1;
+	for (size_t i = 0; i < im->batch_files; i++)
+		free(im->batch_paths[i]);
 	im->batch_files = im->batch_bytes = 0;
-	return catalog_begin_bulk(im->cat, err);
+	im->batch_created = im->batch_duplicates = 0;
+}
+
+static void import_file(struct import *im, const char *path, int again);
+
+/* Rolls the batch back and stores its files again one by one (with `also`, the file that was
+ * refused, when given), then commits them and starts a new batch. */
+static void replay_batch(struct import *im, const char *also)
+{
+	struct error err;
+	size_t count = im->batch_files;
+	char **paths = im->batch_paths;
+
+	error_init(&err);
+	catalog_rollback(im->cat);
+	im->batch_paths = NULL;
+	im->batch_cap = 0;
+	im->batch_files = im->batch_bytes = 0;
+	im->batch_created = im->batch_duplicates = 0;
+	im->careful = 1;
+	if (catalog_begin(im->cat, &err) < 0) {
+		fprintf(stderr, "%sanimdexd: %s\n", im->tty ? "\r" : "", err.message);
+		im->failed += count + (also != NULL);
+	} else {
+		size_t created = im->created, duplicates = im->duplicates;
+		for (size_t i = 0; i < count; i++)
+			import_file(im, paths[i], 1);
+		if (also)
+			import_file(im, also, 1);
+		if (catalog_commit(im->cat, &err) < 0) {
+			fprintf(stderr, "%sanimdexd: %zu files could not be stored: %s\n",
+			        im->tty ? "\r" : "", count + (also != NULL), err.message);
+			im->failed += count + (also != NULL);
+			im->created = created;
+			im->duplicates = duplicates;
+		}
+	}
+	for (size_t i = 0; i < count; i++)
+		free(paths[i]);
+	free(paths);
+	im->careful = 0;
+	error_init(&err);
+	if (catalog_begin_bulk(im->cat, &err) < 0) {
+		fprintf(stderr, "%sanimdexd: %s\n", im->tty ? "\r" : "", err.message);
+		im->failed++;
+	}
+}
+
+static void flush_batch(struct import *im)
+{
+	struct error err;
+
+	error_init(&err);
+	if (im->batch_files == 0)
+		return;
+	if (catalog_commit(im->cat, &err) < 0) {
+		replay_batch(im, NULL);
+		return;
+	}
+	im->created += im->batch_created;
+	im->duplicates += im->batch_duplicates;
+	forget_batch(im);
+	if (catalog_begin_bulk(im->cat, &err) < 0) {
+		fprintf(stderr, "%sanimdexd: %s\n", im->tty ? "\r" : "", err.message);
+		im->failed++;
+	}
+}
+
+/* Remembers a file stored in the batch, for a replay. */
+static int remember(struct import *im, const char *path)
+{
+	if (im->batch_files == im->batch_cap) {
+		size_t cap = im->batch_cap ? 2 * im->batch_cap : 64;
+		char **grown = realloc(im->batch_paths, cap * sizeof(*grown));
+		if (!grown)
+			return -1;
+		im->batch_paths = grown;
+		im->batch_cap = cap;
+	}
+	im->batch_paths[im->batch_files] = strdup(path);
+	if (!im->batch_paths[im->batch_files])
+		return -1;
+	im->batch_files++;
+	return 0;
 }
 
 char *import_read_file(const char *path, size_t *length)
@@ -150,7 +241,8 @@ static size_t load_siblings(const char *path, struct upload_sibling *out, char *
 	return n;
 }
 
-static void import_file(struct import *im, const char *path)
+/* `again`: a replay of a file already counted among the files read. */
+static void import_file(struct import *im, const char *path, int again)
 {
 	struct upload_sibling siblings[MAX_SIBLINGS];
 	char *names[MAX_SIBLINGS], *datas[MAX_SIBLINGS];
@@ -164,7 +256,7 @@ static void import_file(struct import *im, const char *path)
 	json_t *entries;
 	int existed = 0;
 
-	im->files++;
+	im->files += !again;
 	error_init(&err);
 	decode_result_init(&result);
 	if (!data) {
@@ -173,7 +265,7 @@ static void import_file(struct import *im, const char *path)
 		im->failed++;
 		goto done;
 	}
-	im->bytes += length;
+	im->bytes += again ? 0 : length;
 	if (length == 0) {
 		im->not_animation++;
 		goto done;
@@ -206,27 +298,39 @@ static void import_file(struct import *im, const char *path)
 	sha256_hex(up.data, up.length, sha);
 	cu = (struct catalog_upload){up.data, up.length, sha, path, NULL, NULL};
 	entries = catalog_put(im->cat, &cu, &result, &existed, &err);
+	if (!entries && !im->careful) {
+		/* which upload of the batch failed is only sure one by one */
+		replay_batch(im, path);
+		goto done;
+	}
 	if (!entries) {
 		fprintf(stderr, "%s%s: %s\n", im->tty ? "\r" : "", path, err.message);
 		im->failed++;
 		goto done;
 	}
-	if (existed) {
-		im->duplicates++;
-	} else {
-		size_t i;
+	{
+		size_t i, created = 0;
 		json_t *e;
-		json_array_foreach(entries, i, e) im->created +=
+		json_array_foreach(entries, i, e) created +=
 		    strcmp(json_string_value(json_object_get(e, "status")), "created") == 0;
+		if (im->careful) {
+			im->duplicates += existed;
+			im->created += created;
+		} else {
+			im->batch_duplicates += existed;
+			im->batch_created += created;
+		}
 	}
 	json_decref(entries);
-	im->batch_files++;
+	if (im->careful)
+		goto done;
+	if (remember(im, path) < 0) {
+		replay_batch(im, NULL); /* out of memory: store what there is, carefully */
+		goto done;
+	}
 	im->batch_bytes += up.length;
 	if (im->batch_files >= BATCH_FILES || im->batch_bytes >= BATCH_BYTES)
-		if (flush_batch(im, &err) < 0) {
-			fprintf(stderr, "%s%s: %s\n", im->tty ? "\r" : "", path, err.message);
-			im->failed++;
-		}
+		flush_batch(im);
 done:
 	for (size_t i = 0; i < nsib; i++)
 		free(names[i]), free(datas[i]);
@@ -297,7 +401,7 @@ static void import_path(struct import *im, const char *path, int depth)
 		return;
 	}
 	if (S_ISREG(st.st_mode)) {
-		import_file(im, path);
+		import_file(im, path, 0);
 		return;
 	}
 	fprintf(stderr, "%s%s: %s, skipped\n", im->tty ? "\r" : "", path, file_kind(st.st_mode));
@@ -322,10 +426,13 @@ int import_paths(const struct import_options *opt, char *const *paths, int count
 	}
 	for (int i = 0; i < count; i++)
 		import_path(&im, paths[i], 0);
-	if (catalog_commit(im.cat, &err) < 0) {
-		fprintf(stderr, "animdexd: %s\n", err.message);
-		im.failed++;
-	}
+	if (catalog_commit(im.cat, &err) < 0)
+		replay_batch(&im, NULL);
+	else
+		im.created += im.batch_created, im.duplicates += im.batch_duplicates;
+	catalog_rollback(im.cat); /* the empty batch a replay begins */
+	forget_batch(&im);
+	free(im.batch_paths);
 	catalog_close(im.cat);
 	show_progress(&im, 1);
 	free(im.folders);

@@ -38,7 +38,6 @@ CREATE INDEX resources_by_class ON resources (class, id);
 CREATE INDEX resources_by_family ON resources (family, id);
 CREATE INDEX resources_by_crc32 ON resources (crc32, id);
 CREATE INDEX resources_by_name ON resources (lower(name), id);
-CREATE INDEX resources_by_uploaded_at ON resources (uploaded_at);
 CREATE INDEX resources_by_decoder ON resources (family, decoder_version);
 
 -- One row per track, its keys as packed little-endian arrays.

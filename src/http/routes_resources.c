@@ -89,6 +89,27 @@ static int decode_one(struct request *req, struct pending *files, size_t count, 
 	return 0;
 }
 
+/* After a COMMIT whose answer was lost with the connection: did it commit? Every file's bytes
+ * with all of their entries, read on a new connection, say it did. */
+static int upload_was_stored(struct catalog *cat, const struct pending *files, size_t count,
+                             const unsigned char *skip)
+{
+	for (size_t i = 0; i < count; i++) {
+		struct error err;
+		json_t *stored;
+		size_t n;
+		if (skip[i] || json_array_size(files[i].existing) > 0)
+			continue;
+		error_init(&err);
+		stored = catalog_find_by_sha256(cat, files[i].sha256, &err);
+		n = json_array_size(stored);
+		json_decref(stored);
+		if (!stored || n < files[i].decoded.count)
+			return 0;
+	}
+	return 1;
+}
+
 void route_upload(struct request *req, struct response *resp)
 {
 	struct catalog *cat = route_catalog(req, resp);
@@ -198,7 +219,8 @@ void route_upload(struct request *req, struct response *resp)
 		if (p->decoded.skipped)
 			json_array_extend(skipped, p->decoded.skipped);
 	}
-	if (catalog_commit(cat, &err) < 0)
+	if (catalog_commit(cat, &err) < 0 &&
+	    !(err.code == ERROR_UNAVAILABLE && upload_was_stored(cat, files, count, skip)))
 		goto fail;
 	response_json(resp, created_any ? 201 : 200,
 	              json_pack("{s:o, s:o}", "resources", resources, "skipped", skipped));

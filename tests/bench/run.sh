@@ -179,6 +179,79 @@ row "peak RSS of animdexd after the upload run" "$(peak_rss "$daemon")" "MiB"
 kill "$daemon"
 wait "$daemon" 2>/dev/null
 
+echo "PostgreSQL..." >&2
+# a throwaway cluster of the bench's own (as the postgres user when run as root, since
+# PostgreSQL refuses root), reached through a socket in its folder
+pgdir=$(mktemp -d /tmp/animdex-pg-XXXXXX)
+pgbin=$(ls -d /usr/lib/postgresql/*/bin 2>/dev/null | sort -V | tail -n 1)
+runas=()
+if [ "$(id -u)" = 0 ]; then
+	chown postgres "$pgdir"
+	runas=(runuser -u postgres --)
+fi
+pg_stop() { "${runas[@]}" "$pgbin/pg_ctl" -D "$pgdir/data" -m immediate -w stop >/dev/null 2>&1; rm -rf "$pgdir"; }
+trap pg_stop EXIT
+if [ -n "$pgbin" ] &&
+	"${runas[@]}" "$pgbin/initdb" -D "$pgdir/data" -U animdex -A trust -E UTF8 --locale=C -N >"$pgdir/initdb.log" 2>&1 &&
+	"${runas[@]}" "$pgbin/pg_ctl" -D "$pgdir/data" -l "$pgdir/server.log" -w \
+		-o "-k $pgdir -c listen_addresses='' -c max_connections=200" start >/dev/null 2>&1; then
+	pg="host=$pgdir user=animdex"
+	newdb() { "$pgbin/psql" -q -h "$pgdir" -U animdex -d postgres -c "DROP DATABASE IF EXISTS $1" -c "CREATE DATABASE $1" >/dev/null; }
+	# import
+	rates=""
+	for rep in 1 2 3; do
+		newdb import
+		line=$("$bin" import --db "$pg dbname=import" --quiet "$dir/files" 2>&1 | tail -n 1)
+		rates="$rates $(echo "$line" | sed -n 's/.*(\([0-9]*\) files\/s).*/\1/p')"
+	done
+	pg_import=$(echo "$rates" | tr ' ' '\n' | grep . | median)
+	row "animdexd import into PostgreSQL, 10,000 small keyframer files" "$pg_import" "entries/s (target >= 5,000)"
+	row "  PostgreSQL import / SQLite import" "$(awk -v p="$pg_import" -v s="$import_rate" 'BEGIN {printf "%.2f", p / s}')" "x"
+	# small reads: the same track from a daemon on each, alternately
+	newdb reads
+	start_daemon "$dir/read.db"
+	sqlite_daemon=$daemon
+	sqlite_sample="$base/api/resources/1/tracks/0/sample?t=0.5"
+	start_daemon "$pg dbname=reads"
+	pg_daemon=$daemon
+	curl -s -o /dev/null --data-binary @"$dir/track.json" "$base/api/resources?filename=track.json"
+	pg_sample="$base/api/resources/1/tracks/0/sample?t=0.5"
+	cmp -s <(curl -s "$sqlite_sample") <(curl -s "$pg_sample") || echo "the two daemons answer differently" >&2
+	for rep in 1 2 3; do
+		wrk -t 2 -c 32 -d "${seconds}s" "$sqlite_sample" >"$dir/wrk.sq.$rep"
+		wrk -t 2 -c 32 -d "${seconds}s" "$pg_sample" >"$dir/wrk.pg.$rep"
+	done
+	sq_rps=$(rps "$dir"/wrk.sq.*)
+	pg_rps=$(rps "$dir"/wrk.pg.*)
+	row "GET sample?t=0.5, 32 connections, SQLite" "$sq_rps" "requests/s"
+	row "GET sample?t=0.5, 32 connections, PostgreSQL" "$pg_rps" "requests/s"
+	row "  PostgreSQL / SQLite" "$(awk -v p="$pg_rps" -v s="$sq_rps" 'BEGIN {printf "%.2f", p / s}')" "x (target >= 0.8)"
+	kill "$sqlite_daemon" "$pg_daemon"
+	wait "$sqlite_daemon" "$pg_daemon" 2>/dev/null
+	# uploads: 8 clients over two daemons on one database
+	newdb uploads
+	start_daemon "$pg dbname=uploads"
+	first=$daemon
+	first_base=$base
+	start_daemon "$pg dbname=uploads"
+	second=$daemon
+	for rep in 1 2 3; do
+		wrk -t 2 -c 4 -d "${seconds}s" -s "$top/tests/bench/upload.lua" "$first_base" -- "a$rep-" >"$dir/wrk.pgup1.$rep" &
+		other=$!
+		wrk -t 2 -c 4 -d "${seconds}s" -s "$top/tests/bench/upload.lua" "$base" -- "b$rep-" >"$dir/wrk.pgup2.$rep"
+		wait "$other"
+		awk '/Requests\/sec/ {s += $2} END {print s}' "$dir/wrk.pgup1.$rep" "$dir/wrk.pgup2.$rep" >"$dir/pgup.$rep"
+	done
+	pg_ups=$(cat "$dir"/pgup.* | median)
+	pg_notstored=$(cat "$dir"/wrk.pgup* | sed -n 's/.* \([0-9]*\) not stored/\1/p' | awk '{s += $1} END {print s}')
+	row "HTTP uploads, 8 clients over two daemons on PostgreSQL" "$pg_ups" "entries/s, ${pg_notstored:-?} not stored"
+	row "  the same, 8 clients, one daemon on SQLite (above)" "$ups" "entries/s, ${notstored:-?} not stored"
+	kill "$first" "$second"
+	wait "$first" "$second" 2>/dev/null
+else
+	row "PostgreSQL" "-" "could not start a cluster (Debian's postgresql is needed)"
+fi
+
 echo
 echo "animdex benchmarks ($(nproc) cores, $(date -u +%Y-%m-%dT%H:%MZ); medians of repeated runs)"
 printf '%s\n' "${rows[@]}"

@@ -11,11 +11,12 @@ end
 
 function init(args)
   bad = 0
+  prefix = args[1] or ""  -- one per wrk process, so that two processes upload different bytes
 end
 
 function request()
   counter = counter + 1
-  local body = string.format('{"name": "bench %d %d", "duration": 1}', id, counter)
+  local body = string.format('{"name": "bench %s%d %d", "duration": 1}', prefix, id, counter)
   return wrk.format("POST", "/api/resources?filename=b.json",
     { ["Content-Type"] = "application/json" }, body)
 end
