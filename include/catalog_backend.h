@@ -21,14 +21,14 @@
 #include "error.h"
 
 enum statement {
-	ST_BEGIN,        /* a write transaction: writers queue for it */
+	ST_BEGIN, /* a write transaction: writers queue for it */
 	ST_COMMIT,
 	ST_ROLLBACK,
-	ST_LOCK_UPLOAD,  /* ?1 sha256: serialises the storing of the same bytes across daemons */
-	ST_SAVEPOINT,    /* an upload inside a longer transaction (import) */
+	ST_LOCK_UPLOAD, /* ?1 sha256: serialises the storing of the same bytes across daemons */
+	ST_SAVEPOINT,   /* an upload inside a longer transaction (import) */
 	ST_RELEASE,
-	ST_ROLLBACK_TO,  /* undoes that upload alone */
-	ST_RESERVE_IDS,  /* ids for the entries of a bulk transaction (PostgreSQL only) */
+	ST_ROLLBACK_TO, /* undoes that upload alone */
+	ST_RESERVE_IDS, /* ids for the entries of a bulk transaction (PostgreSQL only) */
 	ST_FIND_BY_SHA256,
 	ST_INSERT_BLOB,
 	ST_INSERT_RESOURCE, /* RETURNING id */
@@ -91,11 +91,11 @@ enum statement {
 
 /* The list query's filters, one bit each; one prepared statement per combination. */
 enum list_filter {
-	FILTER_CLASS = 1,  /* ?1 */
-	FILTER_FAMILY = 2, /* ?2 */
-	FILTER_NAME = 4,   /* ?3, case-insensitive (ASCII letters), exact */
-	FILTER_Q = 8,      /* ?4, a LIKE pattern with \ escapes, case-insensitive (ASCII) */
-	FILTER_CRC32 = 16, /* ?5 */
+	FILTER_CLASS = 1,   /* ?1 */
+	FILTER_FAMILY = 2,  /* ?2 */
+	FILTER_NAME = 4,    /* ?3, case-insensitive (ASCII letters), exact */
+	FILTER_Q = 8,       /* ?4, a LIKE pattern with \ escapes, case-insensitive (ASCII) */
+	FILTER_CRC32 = 16,  /* ?5 */
 	FILTER_CURSOR = 32, /* ?6: ids below */
 	FILTER_COMBINATIONS = 64
 	/* ?7: the row limit */

@@ -17,9 +17,9 @@
 #include "error.h"
 
 struct server_config {
-	const char *listen;      /* "127.0.0.1:8080", "[::1]:8080", port 0 = any free port */
-	const char *db_path;     /* the catalogue: a SQLite file or a PostgreSQL connection string */
-	const char *www_dir;     /* static files */
+	const char *listen;  /* "127.0.0.1:8080", "[::1]:8080", port 0 = any free port */
+	const char *db_path; /* the catalogue: a SQLite file or a PostgreSQL connection string */
+	const char *www_dir; /* static files */
 	const char *chartjs_dir; /* Chart.js, served under /vendor/chart.js/ */
 	size_t max_upload;       /* bytes in one request body */
 	size_t upload_memory;    /* bytes of request bodies held at once, all requests together */

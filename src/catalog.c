@@ -57,8 +57,7 @@ struct db *catalog_db(struct catalog *cat)
 }
 
 /* Runs a statement that returns no rows (or whose rows do not matter). */
-static int catalog_exec(struct catalog *cat, enum statement st, const char *what,
-                        struct error *err)
+static int catalog_exec(struct catalog *cat, enum statement st, const char *what, struct error *err)
 {
 	struct db_stmt *s = db_prepare(cat->db, st, err);
 	int rc;
@@ -76,8 +75,8 @@ int db_is_postgres(const char *target)
 
 	/* a URI, or libpq's "keyword=value ..." form; a path with a '=' in its first word is
 	 * written "./a=b" */
-	return strncmp(target, "postgresql://", 13) == 0 || strncmp(target, "postgres://", 11) == 0 ||
-	       (word > 0 && target[word] == '=');
+	return strncmp(target, "postgresql://", 13) == 0 ||
+	       strncmp(target, "postgres://", 11) == 0 || (word > 0 && target[word] == '=');
 }
 
 void catalog_display_name(const char *target, char *out, size_t size)
@@ -96,8 +95,8 @@ struct catalog *catalog_open(const char *target, struct error *err)
 		error_set(err, ERROR_INTERNAL, NULL, -1, "out of memory");
 		return NULL;
 	}
-	cat->db = db_is_postgres(target) ? db_postgres_open(target, err)
-	                                 : db_sqlite_open(target, err);
+	cat->db =
+	    db_is_postgres(target) ? db_postgres_open(target, err) : db_sqlite_open(target, err);
 	if (!cat->db) {
 		free(cat);
 		return NULL;
@@ -219,9 +218,8 @@ static json_t *row_summary(struct db_stmt *s)
 	json_object_set_new(o, "uploaded_by", column_text_or_null(s, 8));
 	json_object_set_new(o, "uploaded_at", json_string(when));
 	json_object_set_new(o, "duration",
-	                    db_column_is_null(s, 10)
-	                        ? json_null()
-	                        : json_real(db_column_double(s, 10)));
+	                    db_column_is_null(s, 10) ? json_null()
+	                                             : json_real(db_column_double(s, 10)));
 	json_object_set_new(o, "track_count", json_integer((int)db_column_int64(s, 11)));
 	json_object_set_new(o, "sha256", column_text_or_null(s, 12));
 	json_object_set_new(o, "size", json_integer(db_column_int64(s, 13)));
@@ -420,8 +418,8 @@ static int contains_id(const int64_t *ids, size_t count, int64_t id)
 static int put_blob(struct catalog *cat, const struct catalog_upload *up, size_t entries,
                     int64_t when, int stored, struct error *err)
 {
-	struct db_stmt *s = db_prepare(cat->db, stored ? ST_SET_BLOB_ENTRY_COUNT : ST_INSERT_BLOB,
-	                               err);
+	struct db_stmt *s =
+	    db_prepare(cat->db, stored ? ST_SET_BLOB_ENTRY_COUNT : ST_INSERT_BLOB, err);
 	int rc;
 
 	if (!s)
@@ -436,8 +434,8 @@ static int put_blob(struct catalog *cat, const struct catalog_upload *up, size_t
 		db_bind_int64(s, 5, when);
 		db_bind_int64(s, 6, (int64_t)entries);
 	}
-	rc = db_step(s, stored ? "counting the stored bytes' entries" : "storing the uploaded bytes",
-	             err);
+	rc = db_step(
+	    s, stored ? "counting the stored bytes' entries" : "storing the uploaded bytes", err);
 	db_reset(s);
 	return rc < 0 ? -1 : 0;
 }
@@ -458,8 +456,8 @@ json_t *catalog_put(struct catalog *cat, const struct catalog_upload *up,
 	/* alone, a transaction; inside a longer one, a savepoint, so that a failed upload leaves
 	 * nothing of itself there either; in a bulk one, nothing (its writer replays the whole
 	 * transaction carefully when one upload fails) */
-	if ((own || isolated) && catalog_exec(cat, own ? ST_BEGIN : ST_SAVEPOINT,
-	                                      "starting a transaction", err) < 0)
+	if ((own || isolated) &&
+	    catalog_exec(cat, own ? ST_BEGIN : ST_SAVEPOINT, "starting a transaction", err) < 0)
 		return NULL;
 	/* Inside the write lock (and, for a shared database, the lock on these bytes): a
 	 * concurrent upload of the same bytes, from any daemon, is seen here. */
@@ -509,9 +507,10 @@ json_t *catalog_put(struct catalog *cat, const struct catalog_upload *up,
 		/* not read back: what a bulk writer needs is which entries were made */
 		for (size_t p = 0, n = 0; p < decoded->count; p++)
 			if (!has_part(stored, p))
-				json_array_append_new(stored, json_pack("{s:I, s:I}", "id",
-				                                        (json_int_t)created_ids[n++],
-				                                        "part", (json_int_t)p));
+				json_array_append_new(stored,
+				                      json_pack("{s:I, s:I}", "id",
+				                                (json_int_t)created_ids[n++],
+				                                "part", (json_int_t)p));
 	} else {
 		json_decref(stored);
 		stored = catalog_find_by_sha256(cat, up->sha256, err);
@@ -726,9 +725,8 @@ static json_t *track_row(struct db_stmt *s, int with_info)
 	json_object_set_new(o, "interpolation", column_text_or_null(s, 9));
 	json_object_set_new(o, "semantic", column_text_or_null(s, 10));
 	json_object_set_new(o, "key_count", json_integer(db_column_int64(s, 11)));
-	json_object_set_new(
-	    o, "time_range",
-	    json_pack("[f, f]", db_column_double(s, 12), db_column_double(s, 13)));
+	json_object_set_new(o, "time_range",
+	                    json_pack("[f, f]", db_column_double(s, 12), db_column_double(s, 13)));
 	if (strcmp(db_column_text(s, 14), "events") != 0) {
 		unsigned rules = (unsigned)(int)db_column_int64(s, 18);
 		json_object_set_new(o, "before_first_key",
@@ -923,7 +921,8 @@ static int load_track_from_db(struct catalog *cat, int64_t id, unsigned n,
 		db_reset(s);
 		if (rc == 0)
 			error_set(err, ERROR_NOT_FOUND, "n", -1,
-			          "resource %" PRId64 " has no track %u (or does not exist)", id, n);
+			          "resource %" PRId64 " has no track %u (or does not exist)", id,
+			          n);
 		return -1;
 	}
 	out->resource_id = id;
@@ -1080,10 +1079,10 @@ json_t *catalog_handle(struct catalog *cat, uint32_t crc32, struct error *err)
 	while ((rc = db_step(s, "reading references", err)) == 1)
 		json_array_append_new(
 		    refs, json_pack("{s:I, s:o, s:o, s:o, s:o, s:o}", "resource_id",
-		                    (json_int_t)db_column_int64(s, 0), "kind", column_text_or_null(s, 1),
-		                    "track", column_int_or_null(s, 2), "key", column_int_or_null(s, 3),
-		                    "class", column_text_or_null(s, 4), "name",
-		                    column_text_or_null(s, 5)));
+		                    (json_int_t)db_column_int64(s, 0), "kind",
+		                    column_text_or_null(s, 1), "track", column_int_or_null(s, 2),
+		                    "key", column_int_or_null(s, 3), "class",
+		                    column_text_or_null(s, 4), "name", column_text_or_null(s, 5)));
 	db_reset(s);
 	if (rc < 0)
 		goto fail;
@@ -1147,7 +1146,8 @@ json_t *catalog_stats(struct catalog *cat, struct error *err)
 		return NULL;
 	if (db_step(s, "counting entries", err) != 1) {
 		db_reset(s);
-		error_set(err, ERROR_INTERNAL, NULL, -1, "catalogue: counting entries gave nothing");
+		error_set(err, ERROR_INTERNAL, NULL, -1,
+		          "catalogue: counting entries gave nothing");
 		return NULL;
 	}
 	out = json_pack(
@@ -1405,7 +1405,8 @@ int64_t catalog_outdated(struct catalog *cat, struct error *err)
 		db_bind_int64(s, 2, (int64_t)formats[i]->version);
 		if (db_step(s, "counting outdated entries", err) != 1) {
 			db_reset(s);
-			error_set(err, ERROR_INTERNAL, NULL, -1, "catalogue: counting gave nothing");
+			error_set(err, ERROR_INTERNAL, NULL, -1,
+			          "catalogue: counting gave nothing");
 			return -1;
 		}
 		total += db_column_int64(s, 0);

@@ -38,8 +38,7 @@ static void bind_column(struct db_stmt *to, int param, struct db_stmt *from, int
 /* Copies the current row's columns [first, columns) as parameters 1...; with `resource_id`
  * non-zero, parameter 1 is that instead of column `first`. Returns the target's step. */
 static int put_row(struct db *target, enum statement st, struct db_stmt *from, int first,
-                   int64_t resource_id, const char *what, int64_t *returned,
-                   struct error *err)
+                   int64_t resource_id, const char *what, int64_t *returned, struct error *err)
 {
 	struct db_stmt *to = db_prepare(target, st, err);
 	int columns = from->ops->column_count(from), rc;
@@ -71,7 +70,8 @@ static int list_texts(struct db *db, enum statement st, char ***texts, size_t *c
 		return -1;
 	while ((rc = db_step(s, "listing the stored bytes", err)) == 1) {
 		if (*count == cap) {
-			char **grown = realloc(*texts, (cap = cap ? 2 * cap : 256) * sizeof(**texts));
+			char **grown =
+			    realloc(*texts, (cap = cap ? 2 * cap : 256) * sizeof(**texts));
 			if (!grown)
 				break;
 			*texts = grown;
@@ -136,8 +136,8 @@ static const char *const table_names[6] = {"blobs", "resources", "tracks",
                                            "refs",  "names",     "tokens"};
 
 /* One blob, unless the target has it. */
-static int copy_blob(struct db *from, struct db *to, const char *sha256,
-                     struct copy_report *report, struct error *err)
+static int copy_blob(struct db *from, struct db *to, const char *sha256, struct copy_report *report,
+                     struct error *err)
 {
 	struct db_stmt *s = db_prepare(from, ST_COPY_BLOB_GET, err);
 	int rc;
@@ -171,8 +171,7 @@ static int free_id(struct db *to, int64_t id, int *is_free, struct error *err)
 
 /* Every row of `st` for a source entry, as rows of `put` for the target's entry. */
 static int copy_children(struct db *from, struct db *to, enum statement st, enum statement put,
-                         int64_t source_id, int64_t target_id, int64_t *copied,
-                         struct error *err)
+                         int64_t source_id, int64_t target_id, int64_t *copied, struct error *err)
 {
 	struct db_stmt *s = db_prepare(from, st, err);
 	int rc;
@@ -237,8 +236,8 @@ static int copy_entry(struct db *from, struct db *to, int64_t id, enum copy_mode
 	report->entries_renumbered += !is_free;
 	if (copy_children(from, to, ST_COPY_TRACKS_GET, ST_COPY_TRACK_PUT, id, target_id,
 	                  &report->tracks, err) < 0 ||
-	    copy_children(from, to, ST_COPY_REFS_GET, ST_COPY_REF_PUT, id, target_id,
-	                  &report->refs, err) < 0)
+	    copy_children(from, to, ST_COPY_REFS_GET, ST_COPY_REF_PUT, id, target_id, &report->refs,
+	                  err) < 0)
 		return -1;
 	return 0;
 fail:
@@ -288,9 +287,10 @@ static int verify_blobs(struct db *to, char **shas, size_t count, struct copy_re
 		if (rc == 1) {
 			bytes = db_column_blob(s, 1, &length);
 			sha256_hex(bytes ? bytes : "", length, digest);
-			rc = strcmp(digest, shas[i]) == 0 && (int64_t)length == db_column_int64(s, 0)
-			         ? 1
-			         : 2;
+			rc =
+			    strcmp(digest, shas[i]) == 0 && (int64_t)length == db_column_int64(s, 0)
+			        ? 1
+			        : 2;
 		}
 		db_reset(s);
 		if (rc < 0)

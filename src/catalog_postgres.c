@@ -28,18 +28,18 @@
 #include "catalog_backend.h"
 #include "schema.h"
 
-#define SUMMARY_COLUMNS                                                                         \
-	"r.id, r.class, r.family, r.name, r.crc32, r.crc32_source, r.filename, r.note, "        \
-	"r.uploaded_by, r.uploaded_at, r.duration, r.track_count, r.blob_sha256, b.size, "      \
-	"r.part, CASE r.family WHEN 'zouna' THEN (SELECT n.name FROM names n WHERE "         \
+#define SUMMARY_COLUMNS                                                                        \
+	"r.id, r.class, r.family, r.name, r.crc32, r.crc32_source, r.filename, r.note, "       \
+	"r.uploaded_by, r.uploaded_at, r.duration, r.track_count, r.blob_sha256, b.size, "     \
+	"r.part, CASE r.family WHEN 'zouna' THEN (SELECT n.name FROM names n WHERE "           \
 	"n.asobo32 = r.crc32 ORDER BY n.name LIMIT 1) ELSE (SELECT n.name FROM names n WHERE " \
 	"n.crc32 = r.crc32 ORDER BY n.name LIMIT 1) END "
 #define SUMMARY_FROM " FROM resources r JOIN blobs b ON b.sha256 = r.blob_sha256 "
-#define RESOURCE_COLUMNS                                                                        \
-	"blob_sha256, part, family, class, name, crc32, crc32_source, filename, note, "         \
+#define RESOURCE_COLUMNS                                                                \
+	"blob_sha256, part, family, class, name, crc32, crc32_source, filename, note, " \
 	"uploaded_by, uploaded_at, duration, track_count, structure, assumed, decoder_version"
-#define TRACK_COLUMNS                                                                           \
-	"resource_id, n, name, target_schema, target_object, target_name, property, "           \
+#define TRACK_COLUMNS                                                                             \
+	"resource_id, n, name, target_schema, target_object, target_name, property, "             \
 	"first_element, value_type, array_size, interpolation, semantic, key_count, time_first, " \
 	"time_last, times, key_values, kind, info, handle, rules"
 #define LIKE_Q "lower($4::text COLLATE \"C\") ESCAPE '\\'"
@@ -216,12 +216,12 @@ static const struct db_ops pg_ops;
 /* Is a failure one of the server going away, or of contention worth retrying later? */
 static int transient_state(const char *state)
 {
-	return state && (strncmp(state, "08", 2) == 0 ||    /* connection exception */
-	                 strcmp(state, "40001") == 0 ||     /* serialization failure */
-	                 strcmp(state, "40P01") == 0 ||     /* deadlock */
-	                 strcmp(state, "55P03") == 0 ||     /* lock not available */
-	                 strncmp(state, "57P0", 4) == 0 ||  /* shutdown, cannot connect now */
-	                 strcmp(state, "53300") == 0);      /* too many connections */
+	return state && (strncmp(state, "08", 2) == 0 ||   /* connection exception */
+	                 strcmp(state, "40001") == 0 ||    /* serialization failure */
+	                 strcmp(state, "40P01") == 0 ||    /* deadlock */
+	                 strcmp(state, "55P03") == 0 ||    /* lock not available */
+	                 strncmp(state, "57P0", 4) == 0 || /* shutdown, cannot connect now */
+	                 strcmp(state, "53300") == 0);     /* too many connections */
 }
 
 /* The server's message, on one line. */
@@ -311,11 +311,12 @@ static struct db_stmt *pg_prepare_sql(struct pg_db *db, struct pg_stmt *s, const
 		}
 		s->nparams = count_params(sql);
 		s->read_only = strncmp(sql, "SELECT", 6) == 0;
-		s->deferrable = (strncmp(sql, "INSERT", 6) == 0 || strncmp(sql, "UPDATE", 6) == 0 ||
-		                 strncmp(sql, "DELETE", 6) == 0 || strncmp(sql, "SAVEPOINT", 9) == 0 ||
-		                 strncmp(sql, "RELEASE", 7) == 0 ||
-		                 strncmp(sql, "SELECT pg_advisory_xact_lock", 28) == 0) &&
-		                !strstr(sql, "RETURNING");
+		s->deferrable =
+		    (strncmp(sql, "INSERT", 6) == 0 || strncmp(sql, "UPDATE", 6) == 0 ||
+		     strncmp(sql, "DELETE", 6) == 0 || strncmp(sql, "SAVEPOINT", 9) == 0 ||
+		     strncmp(sql, "RELEASE", 7) == 0 ||
+		     strncmp(sql, "SELECT pg_advisory_xact_lock", 28) == 0) &&
+		    !strstr(sql, "RETURNING");
 		if (s->nparams > MAX_PARAMS) {
 			error_set(err, ERROR_INTERNAL, NULL, -1, "catalogue: too many parameters");
 			return NULL;
@@ -353,19 +354,18 @@ static struct db_stmt *pg_prepare_list(struct db *base, unsigned bits, struct er
 	buf_init(&sql, 4096);
 	buf_puts(&sql, "SELECT " SUMMARY_COLUMNS SUMMARY_FROM "WHERE true");
 	buf_puts(&sql, bits & FILTER_CLASS ? " AND r.class = $1::text" : " AND $1::text IS NULL");
-	buf_puts(&sql,
-	         bits & FILTER_FAMILY ? " AND r.family = $2::text" : " AND $2::text IS NULL");
+	buf_puts(&sql, bits & FILTER_FAMILY ? " AND r.family = $2::text" : " AND $2::text IS NULL");
 	/* lower() under COLLATE "C" folds ASCII letters only, as SQLite's NOCASE and LIKE do */
 	buf_puts(&sql, bits & FILTER_NAME ? " AND lower(r.name) = lower($3::text COLLATE \"C\")"
 	                                  : " AND $3::text IS NULL");
-	buf_puts(&sql, bits & FILTER_Q ? " AND (lower(r.name) LIKE " LIKE_Q " OR lower(r.class) LIKE " LIKE_Q
-	                                 " OR lower(r.filename) LIKE " LIKE_Q
-	                                 " OR lower(r.note) LIKE " LIKE_Q ")"
-	                               : " AND $4::text IS NULL");
+	buf_puts(&sql, bits & FILTER_Q
+	                   ? " AND (lower(r.name) LIKE " LIKE_Q " OR lower(r.class) LIKE " LIKE_Q
+	                     " OR lower(r.filename) LIKE " LIKE_Q " OR lower(r.note) LIKE " LIKE_Q
+	                     ")"
+	                   : " AND $4::text IS NULL");
 	buf_puts(&sql,
 	         bits & FILTER_CRC32 ? " AND r.crc32 = $5::bigint" : " AND $5::bigint IS NULL");
-	buf_puts(&sql,
-	         bits & FILTER_CURSOR ? " AND r.id < $6::bigint" : " AND $6::bigint IS NULL");
+	buf_puts(&sql, bits & FILTER_CURSOR ? " AND r.id < $6::bigint" : " AND $6::bigint IS NULL");
 	buf_puts(&sql, " ORDER BY r.id DESC LIMIT $7::bigint");
 	if (!sql.data) {
 		error_set(err, ERROR_INTERNAL, NULL, -1, "out of memory");
@@ -571,7 +571,8 @@ static int pg_step_pipelined(struct pg_stmt *s, const char *what, struct error *
 		res = pg_sync(db, s, what, &failure);
 	}
 	status = res ? PQresultStatus(res) : PGRES_FATAL_ERROR;
-	if (failure.code == ERROR_NONE && (status == PGRES_TUPLES_OK || status == PGRES_COMMAND_OK)) {
+	if (failure.code == ERROR_NONE &&
+	    (status == PGRES_TUPLES_OK || status == PGRES_COMMAND_OK)) {
 		s->result = res;
 		s->rows = status == PGRES_TUPLES_OK ? PQntuples(res) : 0;
 		s->row = 0;
@@ -925,8 +926,7 @@ static int pg_migrate(struct pg_db *db, struct error *err)
 		snprintf(record, sizeof(record),
 		         "INSERT INTO animdex_schema (version, file) VALUES (%u, '%s')", m->version,
 		         m->file);
-		if (pg_command(db, m->sql, what, err) < 0 ||
-		    pg_command(db, record, what, err) < 0)
+		if (pg_command(db, m->sql, what, err) < 0 || pg_command(db, record, what, err) < 0)
 			goto fail;
 	}
 	return pg_command(db, "COMMIT", "committing the migration", err);
@@ -979,10 +979,10 @@ struct db *db_postgres_open(const char *conninfo, struct error *err)
 {
 	/* defaults first: the connection string's own settings override them */
 	static const char *const keywords[] = {
-	    "connect_timeout", "keepalives_idle", "keepalives_interval", "keepalives_count",
-	    "tcp_user_timeout", "application_name", "client_encoding", "dbname", NULL};
-	const char *values[] = {"5",        "10",   "5",      "3", "15000",
-	                        "animdexd", "UTF8", conninfo, NULL};
+	    "connect_timeout",  "keepalives_idle",  "keepalives_interval",
+	    "keepalives_count", "tcp_user_timeout", "application_name",
+	    "client_encoding",  "dbname",           NULL};
+	const char *values[] = {"5", "10", "5", "3", "15000", "animdexd", "UTF8", conninfo, NULL};
 	struct pg_db *db = calloc(1, sizeof(*db));
 	char shown[512], message[300];
 

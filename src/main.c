@@ -774,12 +774,17 @@ static int cmd_copy(int argc, char **argv)
 		case 'q': quiet = 1; break;
 		case 'h':
 			fputs("Usage: animdexd copy [--append] [--quiet] FROM TO\n"
-			      "Copies every entry with its bytes, tracks and references, every name and\n"
-			      "token hash, from the catalogue FROM to the catalogue TO (each a SQLite file\n"
+			      "Copies every entry with its bytes, tracks and references, every "
+			      "name and\n"
+			      "token hash, from the catalogue FROM to the catalogue TO (each a "
+			      "SQLite file\n"
 			      "or a PostgreSQL connection string), keeping ids, uploaded_at and\n"
-			      "uploaded_by, in one transaction; then checks every SHA-256 and the counts.\n"
-			      "TO must be empty, unless --append: entries it has already (same bytes and\n"
-			      "part) are skipped, an id taken there gets a new one, names and tokens it\n"
+			      "uploaded_by, in one transaction; then checks every SHA-256 and the "
+			      "counts.\n"
+			      "TO must be empty, unless --append: entries it has already (same "
+			      "bytes and\n"
+			      "part) are skipped, an id taken there gets a new one, names and "
+			      "tokens it\n"
 			      "has stay as they are.\n",
 			      stdout);
 			return 0;
@@ -787,9 +792,8 @@ static int cmd_copy(int argc, char **argv)
 		}
 	}
 	if (argc - optind != 2)
-		usage_error("copy takes two catalogues, FROM and TO%s", argc - optind < 2
-		                                                            ? ": one is missing"
-		                                                            : ", and no more");
+		usage_error("copy takes two catalogues, FROM and TO%s",
+		            argc - optind < 2 ? ": one is missing" : ", and no more");
 	catalog_display_name(argv[optind], shown[0], sizeof(shown[0]));
 	catalog_display_name(argv[optind + 1], shown[1], sizeof(shown[1]));
 	if (strcmp(argv[optind], argv[optind + 1]) == 0)
@@ -802,8 +806,8 @@ static int cmd_copy(int argc, char **argv)
 		fprintf(stderr, "animdexd: %s\n", err.message);
 		goto done;
 	}
-	if (catalog_copy(from, to, mode, !quiet && isatty(2) ? copy_progress : NULL, NULL,
-	                 &report, &err) < 0) {
+	if (catalog_copy(from, to, mode, !quiet && isatty(2) ? copy_progress : NULL, NULL, &report,
+	                 &err) < 0) {
 		fprintf(stderr, "\nanimdexd: %s; %s is unchanged\n", err.message, shown[1]);
 		goto done;
 	}

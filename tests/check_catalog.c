@@ -12,9 +12,9 @@
 #include "schema.h"
 #include "testutil.h"
 
-#define LATEST                                                                                  \
-	(testutil_backend == TESTUTIL_POSTGRES                                                  \
-	     ? postgres_migrations[postgres_migration_count - 1].version                        \
+#define LATEST                                                           \
+	(testutil_backend == TESTUTIL_POSTGRES                           \
+	     ? postgres_migrations[postgres_migration_count - 1].version \
 	     : schema_migrations[schema_migration_count - 1].version)
 
 static char *dir;
@@ -198,8 +198,9 @@ START_TEST(a_newer_schema_is_refused)
 	cat = catalog_open(db_path, &err);
 	catalog_close(cat);
 	if (testutil_backend == TESTUTIL_POSTGRES)
-		ck_assert_int_eq(testutil_postgres_exec(db_path, "INSERT INTO animdex_schema (version, "
-		                                                 "file) VALUES (99, '099_future.sql')"),
+		ck_assert_int_eq(testutil_postgres_exec(db_path,
+		                                        "INSERT INTO animdex_schema (version, "
+		                                        "file) VALUES (99, '099_future.sql')"),
 		                 0);
 	else
 		snprintf(cmd, sizeof(cmd), "sqlite3 '%s' 'PRAGMA user_version = 99' 2>/dev/null",
@@ -319,8 +320,8 @@ START_TEST(filters_names_and_handles_behave_alike)
 		static const struct {
 			const char *q;
 			size_t matches;
-		} cases[] = {{"100%", 1}, {"_100", 2}, {"%", 1}, {"_", 2}, {"'", 1},
-		             {"\\", 1}, {"WALK", 2}, {"x", 0}, {"\xc3\x89", 1}, {"\xc3\xa9", 1}};
+		} cases[] = {{"100%", 1}, {"_100", 2}, {"%", 1}, {"_", 2},        {"'", 1},
+		             {"\\", 1},   {"WALK", 2}, {"x", 0}, {"\xc3\x89", 1}, {"\xc3\xa9", 1}};
 		for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
 			q.q = cases[i].q;
 			page = catalog_list(cat, &q, &err);
@@ -344,8 +345,8 @@ START_TEST(filters_names_and_handles_behave_alike)
 	json_decref(added);
 	page = catalog_get(cat, ids[0], &err);
 	ck_assert_str_eq(json_string_value(json_object_get(page, "crc32_name")), "Walk_100%");
-	h = catalog_handle(cat, (uint32_t)json_integer_value(json_object_get(page, "crc32_decimal")),
-	                   &err);
+	h = catalog_handle(
+	    cat, (uint32_t)json_integer_value(json_object_get(page, "crc32_decimal")), &err);
 	json_decref(page);
 	ck_assert_uint_eq(json_array_size(json_object_get(h, "resources")), 1);
 	ck_assert_str_eq(json_string_value(json_object_get(

@@ -185,7 +185,8 @@ int main(void)
 	suite_add_tcase(s, tc);
 	if (testutil_postgres_wanted()) {
 		if (!testutil_postgres())
-			fprintf(stderr, "check_crash: the PostgreSQL tests will fail: no cluster\n");
+			fprintf(stderr,
+			        "check_crash: the PostgreSQL tests will fail: no cluster\n");
 		tc = tcase_create("crash-postgresql");
 		tcase_add_checked_fixture(tc, use_postgres, NULL);
 		tcase_set_timeout(tc, 120);

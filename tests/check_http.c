@@ -714,9 +714,9 @@ START_TEST(classes_list_what_is_stored)
 	        ? (json_int_t)postgres_migrations[postgres_migration_count - 1].version
 	        : (json_int_t)schema_migrations[schema_migration_count - 1].version);
 	/* which database answers, and its version */
-	ck_assert_str_eq(json_string_value(json_object_get(json_object_get(j, "database"),
-	                                                   "backend")),
-	                 testutil_backend == TESTUTIL_POSTGRES ? "postgresql" : "sqlite");
+	ck_assert_str_eq(
+	    json_string_value(json_object_get(json_object_get(j, "database"), "backend")),
+	    testutil_backend == TESTUTIL_POSTGRES ? "postgresql" : "sqlite");
 	ck_assert_ptr_nonnull(json_string_value(json_object_get(
 	    json_object_get(j, "database"),
 	    testutil_backend == TESTUTIL_POSTGRES ? "server_version" : "sqlite_version")));

@@ -48,8 +48,7 @@ static void teardown(void)
 }
 
 /* An upload of a small clip; its status, and the id of its entry in *id. */
-static long upload(const struct daemon_proc *d, const char *doc, const char *token,
-                   long long *id)
+static long upload(const struct daemon_proc *d, const char *doc, const char *token, long long *id)
 {
 	struct http_reply r;
 	long status;
@@ -221,7 +220,8 @@ START_TEST(two_daemons_share_one_catalogue)
 	ck_assert_msg(now_ms() - start <= 1000, "the token took %lld ms", now_ms() - start);
 	ck_assert_int_eq(upload(&b, "{\"name\": \"t3\", \"duration\": 1}", token, &id_b), 201);
 	ck_assert_int_eq(upload(&a, "{\"name\": \"t4\", \"duration\": 1}", token, &id_a), 201);
-	snprintf(cmd, sizeof(cmd), "'%s' token revoke alice --db '%s' 2>&1", getenv("ANIMDEXD"), db);
+	snprintf(cmd, sizeof(cmd), "'%s' token revoke alice --db '%s' 2>&1", getenv("ANIMDEXD"),
+	         db);
 	out = shell_output(cmd, &status);
 	ck_assert_msg(status == 0, "%s", out);
 	free(out);
@@ -238,9 +238,9 @@ START_TEST(two_daemons_share_one_catalogue)
 	ck_assert_ptr_nonnull(ha);
 	ck_assert_ptr_nonnull(hb);
 	ck_assert(json_equal(json_object_get(ha, "counts"), json_object_get(hb, "counts")));
-	ck_assert_str_eq(json_string_value(json_object_get(json_object_get(ha, "database"),
-	                                                   "backend")),
-	                 "postgresql");
+	ck_assert_str_eq(
+	    json_string_value(json_object_get(json_object_get(ha, "database"), "backend")),
+	    "postgresql");
 	json_decref(ha);
 	json_decref(hb);
 	ck_assert_int_eq(daemon_stop(&a), 0);
@@ -359,8 +359,8 @@ START_TEST(two_daemons_survive_sigkills_and_a_server_restart)
 			struct http_reply r;
 			doc[strcspn(doc, "\n")] = '\0';
 			snprintf(path, sizeof(path), "/api/resources/%lld/raw", atoll(line));
-			ck_assert_int_eq(http_request(&d[checked % 2], "GET", path, NULL, 0, NULL, &r),
-			                 0);
+			ck_assert_int_eq(
+			    http_request(&d[checked % 2], "GET", path, NULL, 0, NULL, &r), 0);
 			ck_assert_msg(r.status == 200, "%s: %ld", path, r.status);
 			ck_assert_uint_eq(r.length, strlen(doc));
 			ck_assert_mem_eq(r.body, doc, r.length);
@@ -456,9 +456,9 @@ START_TEST(copy_round_trip_keeps_everything)
 		ck_assert_int_eq(http_request(&d, "DELETE", del, NULL, 0, NULL, &r), 0);
 		ck_assert_int_eq(r.status, 200);
 		http_reply_cleanup(&r);
-		ck_assert_int_eq(http_request(&d, "POST", "/api/names", names, strlen(names),
-		                              "text/plain", &r),
-		                 0);
+		ck_assert_int_eq(
+		    http_request(&d, "POST", "/api/names", names, strlen(names), "text/plain", &r),
+		    0);
 		ck_assert_int_eq(r.status, 200);
 		http_reply_cleanup(&r);
 	}
@@ -492,14 +492,18 @@ START_TEST(copy_round_trip_keeps_everything)
 				         (long long)json_integer_value(json_object_get(e, "id")));
 				full = get_json(&d, path);
 				json_object_set_new(e, "full", full);
-				snprintf(path, sizeof(path), "/api/resources/%lld/tracks/0/sample?t=0.25",
+				snprintf(path, sizeof(path),
+				         "/api/resources/%lld/tracks/0/sample?t=0.25",
 				         (long long)json_integer_value(json_object_get(e, "id")));
 				json_object_set_new(e, "sample", get_json(&d, path));
 			}
 			listing[k] = json_dumps(list, JSON_SORT_KEYS);
 			json_decref(list);
-			/* the token works in every copy */
+			/* the token works in every copy, and only it */
 			ck_assert_int_eq(upload(&d, "{\"duration\": 1}", NULL, NULL), 401);
+			ck_assert_int_eq(upload(&d, "{\"duration\": 1}", "adx_wrong", NULL), 403);
+			if (k == 2) /* the last: the others are compared with it after */
+				ck_assert_int_eq(upload(&d, "{\"duration\": 1}", token, NULL), 201);
 			ck_assert_int_eq(daemon_stop(&d), 0);
 		}
 	}
@@ -519,8 +523,8 @@ START_TEST(copy_round_trip_keeps_everything)
 	ck_assert_int_eq(upload(&d, "{\"name\": \"only in a\", \"duration\": 1}", NULL, &ids[0]),
 	                 401);
 	ck_assert_int_eq(daemon_stop(&d), 0);
-	snprintf(cmd, sizeof(cmd), "'%s' copy --append '%s' '%s' 2>&1", getenv("ANIMDEXD"), sqlite_a,
-	         db);
+	snprintf(cmd, sizeof(cmd), "'%s' copy --append '%s' '%s' 2>&1", getenv("ANIMDEXD"),
+	         sqlite_a, db);
 	out = shell_output(cmd, &status);
 	ck_assert_msg(status == 0 && strstr(out, "copied 0 entries (6 skipped"), "%s", out);
 	free(out);
@@ -542,14 +546,15 @@ START_TEST(copy_append_renumbers_what_collides)
 	                 201);
 	ck_assert_int_eq(daemon_stop(&d), 0);
 	ck_assert_int_eq(daemon_start(&d, sqlite_a, NULL), 0);
-	ck_assert_int_eq(upload(&d, "{\"name\": \"in sqlite\", \"duration\": 1}", NULL, &id_a), 201);
+	ck_assert_int_eq(upload(&d, "{\"name\": \"in sqlite\", \"duration\": 1}", NULL, &id_a),
+	                 201);
 	ck_assert_int_eq(daemon_stop(&d), 0);
 	ck_assert_int_eq(id_pg, id_a); /* both are 1 */
-	snprintf(cmd, sizeof(cmd), "'%s' copy --append '%s' '%s' 2>&1", getenv("ANIMDEXD"), sqlite_a,
-	         db);
+	snprintf(cmd, sizeof(cmd), "'%s' copy --append '%s' '%s' 2>&1", getenv("ANIMDEXD"),
+	         sqlite_a, db);
 	out = shell_output(cmd, &status);
-	ck_assert_msg(status == 0 && strstr(out, "copied 1 entries (0 skipped, 1 renumbered)"), "%s",
-	              out);
+	ck_assert_msg(status == 0 && strstr(out, "copied 1 entries (0 skipped, 1 renumbered)"),
+	              "%s", out);
 	free(out);
 	ck_assert_int_eq(daemon_start(&d, db, NULL), 0);
 	list = get_json(&d, "/api/resources");

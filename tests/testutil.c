@@ -637,8 +637,9 @@ static void postgres_stop_at_exit(void)
 
 	if (getpid() != pg_owner || !pg_dir[0])
 		return;
-	snprintf(cmd, sizeof(cmd), "%s'%s/pg_ctl' -D '%s/data' -m immediate -w stop >/dev/null 2>&1",
-	         pg_runas, pg_bindir, pg_dir);
+	snprintf(cmd, sizeof(cmd),
+	         "%s'%s/pg_ctl' -D '%s/data' -m immediate -w stop >/dev/null 2>&1", pg_runas,
+	         pg_bindir, pg_dir);
 	if (system(cmd) != 0)
 		fprintf(stderr, "testutil: the PostgreSQL cluster in %s would not stop\n", pg_dir);
 	testutil_remove_tree(pg_dir);
