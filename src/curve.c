@@ -215,3 +215,114 @@ normalize:
 	if (c->semantic == SEMANTIC_NORMALIZED_QUATERNION)
 		normalize_quaternions(c, out);
 }
+
+/* Runs of samples inside one segment, four at a time. */
+
+typedef float v4f __attribute__((vector_size(16)));
+
+static v4f load4(const float *p)
+{
+	v4f v;
+	memcpy(&v, p, sizeof(v));
+	return v;
+}
+
+/* Lane s of four samples of component c, stored where the scalar path puts it. */
+static void store_lanes(float *out, uint32_t m, uint32_t c, v4f v)
+{
+	out[c] = v[0];
+	out[m + c] = v[1];
+	out[2 * m + c] = v[2];
+	out[3 * m + c] = v[3];
+}
+
+/* Samples [0, n) of a run lie strictly between times t0 and t0 + d of segment k. */
+static void linear_run(const struct curve *c, uint32_t k, float t0, float d, const float *t,
+                       size_t n, float *out)
+{
+	const uint32_t m = c->components;
+	const float *a = (const float *)c->values + (size_t)k * m, *b = a + m;
+	size_t j = 0;
+
+	for (; j + 4 <= n; j += 4) {
+		v4f u = (load4(t + j) - t0) / d;
+		for (uint32_t i = 0; i < m; i++)
+			store_lanes(out + j * m, m, i, a[i] + (b[i] - a[i]) * u);
+	}
+	for (; j < n; j++) {
+		float u = (t[j] - t0) / d;
+		for (uint32_t i = 0; i < m; i++)
+			out[j * m + i] = a[i] + (b[i] - a[i]) * u;
+	}
+	if (c->rules & RULE_W_ONE_BETWEEN_KEYS)
+		for (j = 0; j < n; j++)
+			for (uint32_t e = 3; e < m; e += 4)
+				out[j * m + e] = 1.0f;
+}
+
+static void cubic_run(const struct curve *c, uint32_t k, float t0, float d, const float *t,
+                      size_t n, float *out)
+{
+	const uint32_t m = c->components;
+	const float *p0 = (const float *)c->values + ((size_t)k * 3 + 1) * m, *b0 = p0 + m;
+	const float *a1 = b0 + m, *p1 = a1 + m;
+	size_t j = 0;
+
+	for (; j + 4 <= n; j += 4) {
+		v4f u = (load4(t + j) - t0) / d;
+		v4f u2 = u * u, u3 = u2 * u;
+		v4f h00 = 2.0f * u3 - 3.0f * u2 + 1.0f, h10 = (u3 - 2.0f * u2 + u) * d;
+		v4f h01 = -2.0f * u3 + 3.0f * u2, h11 = (u3 - u2) * d;
+		for (uint32_t i = 0; i < m; i++)
+			store_lanes(out + j * m, m, i,
+			            h00 * p0[i] + h10 * b0[i] + h01 * p1[i] + h11 * a1[i]);
+	}
+	for (; j < n; j++) {
+		float u = (t[j] - t0) / d;
+		float u2 = u * u, u3 = u2 * u;
+		float h00 = 2.0f * u3 - 3.0f * u2 + 1.0f, h10 = (u3 - 2.0f * u2 + u) * d;
+		float h01 = -2.0f * u3 + 3.0f * u2, h11 = (u3 - u2) * d;
+		for (uint32_t i = 0; i < m; i++)
+			out[j * m + i] = h00 * p0[i] + h10 * b0[i] + h01 * p1[i] + h11 * a1[i];
+	}
+}
+
+void curve_sample_times(const struct curve *c, struct curve_cursor *cursor, const float *t,
+                        size_t count, float *out)
+{
+	const uint32_t n = c->key_count, m = c->components;
+	size_t i = 0;
+
+	if (n <= 1 || c->interp == INTERP_STEP || c->semantic == SEMANTIC_NORMALIZED_QUATERNION) {
+		/* one at a time: a quaternion's set-up stays in the cursor across a run */
+		for (; i < count; i++)
+			curve_sample_f32(c, cursor, t[i], out + i * m);
+		return;
+	}
+	while (i < count) {
+		uint32_t k;
+		float t0, t1;
+		size_t end;
+		if (!(t[i] > c->times[0]) || t[i] >= c->times[n - 1]) {
+			curve_sample_f32(c, cursor, t[i], out + i * m);
+			i++;
+			continue;
+		}
+		k = cursor->key = curve_find_segment(c->times, n, cursor->key, t[i]);
+		t0 = c->times[k];
+		t1 = c->times[k + 1];
+		/* at a key, its value as it is: the scalar path's */
+		for (end = i; end < count && t[end] > t0 && t[end] < t1; end++)
+			;
+		if (end == i) {
+			curve_sample_f32(c, cursor, t[i], out + i * m);
+			i++;
+			continue;
+		}
+		if (c->interp == INTERP_LINEAR)
+			linear_run(c, k, t0, t1 - t0, t + i, end - i, out + i * m);
+		else
+			cubic_run(c, k, t0, t1 - t0, t + i, end - i, out + i * m);
+		i = end;
+	}
+}

@@ -411,6 +411,77 @@ START_TEST(slerp_for_small_angles_and_nlerp_only_above_the_threshold)
 }
 END_TEST
 
+/* The batch path gives the very floats the one-sample path gives: random curves of every
+ * float type, arrays, STEP/LINEAR/CUBIC_SPLINE, quaternions, both rules; times sweeping up,
+ * at keys exactly, outside the keys, and in random order. */
+START_TEST(batches_give_the_same_floats_as_single_samples)
+{
+	static const struct {
+		enum value_type type;
+		uint32_t components;
+	} types[] = {{VALUE_FLOAT, 1},    {VALUE_FLOAT2, 2},   {VALUE_FLOAT3, 3},
+	             {VALUE_FLOAT4, 4},   {VALUE_FLOAT2X2, 4}, {VALUE_FLOAT3X3, 9},
+	             {VALUE_FLOAT4X4, 16}};
+	unsigned seed = 20261201;
+	size_t compared = 0;
+
+	for (int round = 0; round < 600; round++) {
+		uint32_t ti = (uint32_t)(rand_r(&seed) % 7),
+		         array = 1 + (uint32_t)(rand_r(&seed) % 3);
+		enum interpolation interp = (enum interpolation)(rand_r(&seed) % 3);
+		int quaternion = types[ti].type == VALUE_FLOAT4 && rand_r(&seed) % 2;
+		uint32_t m = types[ti].components * array,
+		         keys = 1 + (uint32_t)(rand_r(&seed) % 40);
+		uint32_t per = interp == INTERP_CUBIC_SPLINE ? 3 : 1;
+		float *times = malloc(keys * sizeof(float)), *values, *ts, *one, *many;
+		size_t count = 1 + (size_t)(rand_r(&seed) % 700);
+		struct curve c;
+		struct curve_cursor a, b;
+		float t = -1.0f + (float)(rand_r(&seed) % 100) / 100.0f;
+
+		for (uint32_t k = 0; k < keys; k++) {
+			t += 0.001f + (float)(rand_r(&seed) % 1000) / 997.0f;
+			times[k] = t;
+		}
+		values = malloc((size_t)keys * m * per * sizeof(float));
+		for (size_t i = 0; i < (size_t)keys * m * per; i++)
+			values[i] = (float)(rand_r(&seed) % 20001 - 10000) / 137.0f;
+		c = make(types[ti].type, interp,
+		         quaternion ? SEMANTIC_NORMALIZED_QUATERNION : SEMANTIC_COMPONENT_WISE, m,
+		         keys, times, values);
+		c.rules = (unsigned)(rand_r(&seed) % 4) & RULES_KNOWN;
+		ts = malloc(count * sizeof(float));
+		for (size_t i = 0; i < count; i++) {
+			int kind = rand_r(&seed) % 10;
+			float span = times[keys - 1] - times[0] + 2.0f;
+			if (kind == 0) /* a key exactly */
+				ts[i] = times[(uint32_t)rand_r(&seed) % keys];
+			else if (round % 3 == 0) /* random order */
+				ts[i] =
+				    times[0] - 1.0f + span * (float)rand_r(&seed) / (float)RAND_MAX;
+			else /* a sweep, with some time before and after the keys */
+				ts[i] = times[0] - 1.0f + span * (float)i / (float)count;
+		}
+		one = malloc(count * m * sizeof(float));
+		many = malloc(count * m * sizeof(float));
+		curve_cursor_init(&a);
+		curve_cursor_init(&b);
+		for (size_t i = 0; i < count; i++)
+			curve_sample_f32(&c, &a, ts[i], one + i * m);
+		curve_sample_times(&c, &b, ts, count, many);
+		for (size_t i = 0; i < count * m; i++)
+			ck_assert_msg(
+			    memcmp(&one[i], &many[i], sizeof(float)) == 0,
+			    "round %d, sample %zu, component %zu: %.9g one by one, %.9g in a "
+			    "batch",
+			    round, i / m, i % m, (double)one[i], (double)many[i]);
+		compared += count * m;
+		free(times), free(values), free(ts), free(one), free(many);
+	}
+	ck_assert_uint_gt(compared, 100000);
+}
+END_TEST
+
 static Suite *curve_suite(void)
 {
 	Suite *s = suite_create("curve");
@@ -432,6 +503,7 @@ static Suite *curve_suite(void)
 	tcase_add_test(tc, before_the_first_key_by_rule);
 	tcase_add_test(tc, w_between_keys_by_rule);
 	tcase_add_test(tc, slerp_for_small_angles_and_nlerp_only_above_the_threshold);
+	tcase_add_test(tc, batches_give_the_same_floats_as_single_samples);
 	suite_add_tcase(s, tc);
 	return s;
 }

@@ -62,7 +62,9 @@ struct track_answer {
 	struct sample_times times;  /* ANSWER_SAMPLES */
 	struct curve curve;
 	struct curve_cursor cursor;
-	uint8_t *value;            /* one sample's value, m * csize bytes */
+	uint8_t *value; /* one sample's value, m * csize bytes */
+	float *block;   /* float tracks: the values of samples [block_first, +count) */
+	size_t block_first, block_count, block_cap;
 	double from, to;           /* ANSWER_EVENTS: the range [from, to) */
 	struct catalog_pool *pool; /* ANSWER_EVENTS: names of handles */
 	int phase;                 /* which part of the answer is being produced */
@@ -82,6 +84,7 @@ static void track_answer_free(void *state)
 	catalog_track_cleanup(&ta->track);
 	free(ta->times.list);
 	free(ta->value);
+	free(ta->block);
 	buf_cleanup(&ta->pending);
 	free(ta);
 }
@@ -230,12 +233,36 @@ static void write_csv_header(struct buf *b, const struct sampler *s)
 	buf_putc(b, '\n');
 }
 
-/* Sample i into ta->value (the cursor sweeps: samples are produced in order). */
+/* Float samples [first, first + count) into out, count at most BLOCK_TIMES, evaluated
+ * together (curve_sample_times). */
+#define BLOCK_TIMES 256
+static void sample_floats(struct track_answer *ta, size_t first, size_t count, float *out)
+{
+	float ts[BLOCK_TIMES];
+
+	for (size_t j = 0; j < count; j++)
+		ts[j] = sample_time(&ta->times, first + j);
+	curve_sample_times(&ta->curve, &ta->cursor, ts, count, out);
+}
+
+/* Sample i into ta->value (the cursor sweeps: samples are produced in order; float ones a
+ * block at a time). */
 static void sample_value(struct track_answer *ta, size_t i)
 {
 	const struct sampler *s = &ta->track.sampler;
-	float t = sample_time(&ta->times, i);
+	float t;
 
+	if (value_type_scalar(s->type) == SCALAR_FLOAT && ta->block) {
+		if (i < ta->block_first || i >= ta->block_first + ta->block_count) {
+			ta->block_first = i;
+			ta->block_count = ta->times.count - i < ta->block_cap ? ta->times.count - i
+			                                                      : ta->block_cap;
+			sample_floats(ta, i, ta->block_count, ta->block);
+		}
+		memcpy(ta->value, ta->block + (i - ta->block_first) * ta->m, ta->m * sizeof(float));
+		return;
+	}
+	t = sample_time(&ta->times, i);
 	if (value_type_scalar(s->type) == SCALAR_FLOAT) {
 		curve_sample_f32(&ta->curve, &ta->cursor, t, (float *)ta->value);
 	} else {
@@ -278,9 +305,19 @@ static int produce_samples(struct track_answer *ta, struct buf *b)
 				k = n - ta->i;
 			if (buf_reserve(b, k * per) < 0)
 				return 0;
-			for (size_t j = 0; j < k; j++) {
-				sample_value(ta, ta->i + j);
-				memcpy(b->data + b->len + j * per, ta->value, per);
+			if (value_type_scalar(s->type) == SCALAR_FLOAT &&
+			    (uintptr_t)(b->data + b->len) % _Alignof(float) == 0) {
+				/* straight from the sampler into the answer */
+				for (size_t j = 0; j < k; j += BLOCK_TIMES)
+					sample_floats(
+					    ta, ta->i + j,
+					    k - j < BLOCK_TIMES ? k - j : BLOCK_TIMES,
+					    (float *)(void *)(b->data + b->len + j * per));
+			} else {
+				for (size_t j = 0; j < k; j++) {
+					sample_value(ta, ta->i + j);
+					memcpy(b->data + b->len + j * per, ta->value, per);
+				}
 			}
 			b->len += k * per;
 			b->data[b->len] = '\0';
@@ -572,6 +609,13 @@ static struct track_answer *track_answer_create(struct catalog_track *track, enu
 	ta->m = sampler_components(&ta->track.sampler);
 	ta->csize = value_type_component_size(ta->track.sampler.type);
 	ta->value = malloc(ta->m * ta->csize + 1);
+	if (value_type_scalar(ta->track.sampler.type) == SCALAR_FLOAT) {
+		/* at most 16 KiB of values at a time */
+		ta->block_cap = 4096 / ta->m < BLOCK_TIMES ? 4096 / ta->m : BLOCK_TIMES;
+		if (ta->block_cap == 0)
+			ta->block_cap = 1;
+		ta->block = malloc(ta->block_cap * ta->m * sizeof(float));
+	}
 	buf_init(&ta->pending, PENDING_MAX);
 	if (!ta->value) {
 		track_answer_free(ta);
