@@ -103,6 +103,35 @@ static void normalize_quaternions(const struct curve *c, float *out)
 		quat_normalize(out + e);
 }
 
+/* sin(x) for x in [0, pi], rounded to float from a double-precision Taylor polynomial to the
+ * x^17 term (truncation below 5e-14 on [0, pi/2]): for every float of [0, pi], the float
+ * nearest the double-precision sine, at a fraction of sinf's cost, the same on every machine.
+ * Slerp needs two a sample, with arguments in [0, pi/2]. sine4() does the same operations on
+ * four at once. */
+#define HALF_PI 1.5707963267948966
+#define PI      3.141592653589793
+static const double sine_terms[9] = {1.0 / 355687428096000.0,
+                                     -1.0 / 1307674368000.0,
+                                     1.0 / 6227020800.0,
+                                     -1.0 / 39916800.0,
+                                     1.0 / 362880.0,
+                                     -1.0 / 5040.0,
+                                     1.0 / 120.0,
+                                     -1.0 / 6.0,
+                                     1.0};
+
+static float sine(float x)
+{
+	double y = x, y2, p = sine_terms[0];
+
+	if (y > HALF_PI)
+		y = PI - y;
+	y2 = y * y;
+	for (int i = 1; i < 9; i++)
+		p = p * y2 + sine_terms[i];
+	return (float)(y * p);
+}
+
 /* A segment's slerp set-up: unit keys, the second on the short path, and their angle. */
 struct slerp {
 	float a[4], b[4];
@@ -128,7 +157,7 @@ static void slerp_setup(const float *qa, const float *qb, struct slerp *s)
 		s->sin_theta = 0.0f;
 	} else {
 		s->theta = acosf(dot);
-		s->sin_theta = sinf(s->theta);
+		s->sin_theta = sine(s->theta);
 	}
 }
 
@@ -140,8 +169,8 @@ static void slerp_at(const struct slerp *s, float u, float *out)
 		wa = 1.0f - u;
 		wb = u;
 	} else {
-		wa = sinf((1.0f - u) * s->theta) / s->sin_theta;
-		wb = sinf(u * s->theta) / s->sin_theta;
+		wa = sine((1.0f - u) * s->theta) / s->sin_theta;
+		wb = sine(u * s->theta) / s->sin_theta;
 	}
 	for (int i = 0; i < 4; i++)
 		out[i] = wa * s->a[i] + wb * s->b[i];
@@ -219,6 +248,43 @@ normalize:
 /* Runs of samples inside one segment, four at a time. */
 
 typedef float v4f __attribute__((vector_size(16)));
+typedef int v4i __attribute__((vector_size(16)));
+#define SLERPS_AT_ONCE 16 /* quaternions per value evaluated in runs; more: one at a time */
+
+/* sine() of two sets of four floats: the same operations (in four independent chains of two
+ * doubles, so that they overlap), so the same floats. */
+typedef double v2d __attribute__((vector_size(16)));
+typedef long long v2l __attribute__((vector_size(16)));
+
+static v2d reduce2(v2d y)
+{
+	v2l above = y > HALF_PI;
+	return (v2d)(((v2l)(PI - y) & above) | ((v2l)y & ~above));
+}
+
+#define SINE_STEP(i)                                                                              \
+	p0 = p0 * q0 + sine_terms[i], p1 = p1 * q1 + sine_terms[i], p2 = p2 * q2 + sine_terms[i], \
+	p3 = p3 * q3 + sine_terms[i]
+
+static void sine8(v4f x, v4f z, v4f *sx, v4f *sz)
+{
+	v2d y0 = reduce2((v2d){x[0], x[1]}), y1 = reduce2((v2d){x[2], x[3]});
+	v2d y2 = reduce2((v2d){z[0], z[1]}), y3 = reduce2((v2d){z[2], z[3]});
+	v2d q0 = y0 * y0, q1 = y1 * y1, q2 = y2 * y2, q3 = y3 * y3;
+	v2d p0 = {sine_terms[0], sine_terms[0]}, p1 = p0, p2 = p0, p3 = p0;
+
+	SINE_STEP(1);
+	SINE_STEP(2);
+	SINE_STEP(3);
+	SINE_STEP(4);
+	SINE_STEP(5);
+	SINE_STEP(6);
+	SINE_STEP(7);
+	SINE_STEP(8);
+	p0 = y0 * p0, p1 = y1 * p1, p2 = y2 * p2, p3 = y3 * p3;
+	*sx = (v4f){(float)p0[0], (float)p0[1], (float)p1[0], (float)p1[1]};
+	*sz = (v4f){(float)p2[0], (float)p2[1], (float)p3[0], (float)p3[1]};
+}
 
 static v4f load4(const float *p)
 {
@@ -236,6 +302,24 @@ static void store_lanes(float *out, uint32_t m, uint32_t c, v4f v)
 	out[3 * m + c] = v[3];
 }
 
+#if defined(__clang__)
+#define SHUFFLE(a, b, i, j, k, l) __builtin_shufflevector(a, b, i, j, k, l)
+#else
+#define SHUFFLE(a, b, i, j, k, l) __builtin_shuffle(a, b, (v4i){i, j, k, l})
+#endif
+
+/* Four samples of three components (x, y, z: one vector each), stored as the scalar path
+ * stores them, x0 y0 z0 x1 y1 z1..., in three vector stores. */
+static void store_xyz(float *out, v4f x, v4f y, v4f z)
+{
+	v4f xy = SHUFFLE(x, y, 0, 4, 1, 5), yz = SHUFFLE(y, z, 1, 5, 2, 6);
+	v4f xy3 = SHUFFLE(x, y, 3, 7, 3, 7);
+	v4f v[3] = {SHUFFLE(xy, z, 0, 1, 4, 2), SHUFFLE(yz, x, 0, 1, 6, 2),
+	            SHUFFLE(z, xy3, 2, 4, 5, 3)};
+
+	memcpy(out, v, sizeof(v));
+}
+
 /* Samples [0, n) of a run lie strictly between times t0 and t0 + d of segment k. */
 static void linear_run(const struct curve *c, uint32_t k, float t0, float d, const float *t,
                        size_t n, float *out)
@@ -244,6 +328,11 @@ static void linear_run(const struct curve *c, uint32_t k, float t0, float d, con
 	const float *a = (const float *)c->values + (size_t)k * m, *b = a + m;
 	size_t j = 0;
 
+	for (; m == 3 && j + 4 <= n; j += 4) {
+		v4f u = (load4(t + j) - t0) / d;
+		store_xyz(out + j * 3, a[0] + (b[0] - a[0]) * u, a[1] + (b[1] - a[1]) * u,
+		          a[2] + (b[2] - a[2]) * u);
+	}
 	for (; j + 4 <= n; j += 4) {
 		v4f u = (load4(t + j) - t0) / d;
 		for (uint32_t i = 0; i < m; i++)
@@ -273,9 +362,15 @@ static void cubic_run(const struct curve *c, uint32_t k, float t0, float d, cons
 		v4f u2 = u * u, u3 = u2 * u;
 		v4f h00 = 2.0f * u3 - 3.0f * u2 + 1.0f, h10 = (u3 - 2.0f * u2 + u) * d;
 		v4f h01 = -2.0f * u3 + 3.0f * u2, h11 = (u3 - u2) * d;
-		for (uint32_t i = 0; i < m; i++)
-			store_lanes(out + j * m, m, i,
-			            h00 * p0[i] + h10 * b0[i] + h01 * p1[i] + h11 * a1[i]);
+		if (m == 3)
+			store_xyz(out + j * 3,
+			          h00 * p0[0] + h10 * b0[0] + h01 * p1[0] + h11 * a1[0],
+			          h00 * p0[1] + h10 * b0[1] + h01 * p1[1] + h11 * a1[1],
+			          h00 * p0[2] + h10 * b0[2] + h01 * p1[2] + h11 * a1[2]);
+		else
+			for (uint32_t i = 0; i < m; i++)
+				store_lanes(out + j * m, m, i,
+				            h00 * p0[i] + h10 * b0[i] + h01 * p1[i] + h11 * a1[i]);
 	}
 	for (; j < n; j++) {
 		float u = (t[j] - t0) / d;
@@ -287,14 +382,56 @@ static void cubic_run(const struct curve *c, uint32_t k, float t0, float d, cons
 	}
 }
 
+/* Slerp of every quaternion of the value, each with its set-up: slerp_at four at a time. */
+static void slerp_run(const struct slerp *setups, uint32_t m, float t0, float d, const float *t,
+                      size_t n, float *out)
+{
+	const v4f one = {1.0f, 1.0f, 1.0f, 1.0f};
+	size_t j = 0;
+
+	for (; j + 4 <= n; j += 4) {
+		v4f u = (load4(t + j) - t0) / d;
+		for (uint32_t e = 0; e < m / 4; e++) {
+			const struct slerp *s = &setups[e];
+			v4f wa, wb, q[4], len2, root, inv;
+			v4i keep;
+			if (s->theta < 0.0f) {
+				wa = 1.0f - u;
+				wb = u;
+			} else {
+				sine8((1.0f - u) * s->theta, u * s->theta, &wa, &wb);
+				wa = wa / s->sin_theta;
+				wb = wb / s->sin_theta;
+			}
+			for (int i = 0; i < 4; i++)
+				q[i] = wa * s->a[i] + wb * s->b[i];
+			/* quat_normalize: unless the length is 0 or exactly 1 */
+			len2 = q[0] * q[0] + q[1] * q[1] + q[2] * q[2] + q[3] * q[3];
+			root =
+			    (v4f){sqrtf(len2[0]), sqrtf(len2[1]), sqrtf(len2[2]), sqrtf(len2[3])};
+			inv = 1.0f / root;
+			keep = (len2 > 0.0f) & (len2 != 1.0f);
+			inv = (v4f)(((v4i)inv & keep) | ((v4i)one & ~keep));
+			for (int i = 0; i < 4; i++)
+				store_lanes(out + j * m + e * 4, m, (uint32_t)i, q[i] * inv);
+		}
+	}
+	for (; j < n; j++) {
+		float u = (t[j] - t0) / d;
+		for (uint32_t e = 0; e < m / 4; e++)
+			slerp_at(&setups[e], u, out + j * m + e * 4);
+	}
+}
+
 void curve_sample_times(const struct curve *c, struct curve_cursor *cursor, const float *t,
                         size_t count, float *out)
 {
 	const uint32_t n = c->key_count, m = c->components;
 	size_t i = 0;
 
-	if (n <= 1 || c->interp == INTERP_STEP || c->semantic == SEMANTIC_NORMALIZED_QUATERNION) {
-		/* one at a time: a quaternion's set-up stays in the cursor across a run */
+	if (n <= 1 || c->interp == INTERP_STEP ||
+	    (c->semantic == SEMANTIC_NORMALIZED_QUATERNION &&
+	     (c->interp != INTERP_LINEAR || m % 4 != 0 || m > 4 * SLERPS_AT_ONCE))) {
 		for (; i < count; i++)
 			curve_sample_f32(c, cursor, t[i], out + i * m);
 		return;
@@ -319,10 +456,17 @@ void curve_sample_times(const struct curve *c, struct curve_cursor *cursor, cons
 			i++;
 			continue;
 		}
-		if (c->interp == INTERP_LINEAR)
+		if (c->semantic == SEMANTIC_NORMALIZED_QUATERNION) {
+			struct slerp setups[SLERPS_AT_ONCE];
+			const float *a = (const float *)c->values + (size_t)k * m;
+			for (uint32_t e = 0; e < m / 4; e++)
+				slerp_setup(a + e * 4, a + m + e * 4, &setups[e]);
+			slerp_run(setups, m, t0, t1 - t0, t + i, end - i, out + i * m);
+		} else if (c->interp == INTERP_LINEAR) {
 			linear_run(c, k, t0, t1 - t0, t + i, end - i, out + i * m);
-		else
+		} else {
 			cubic_run(c, k, t0, t1 - t0, t + i, end - i, out + i * m);
+		}
 		i = end;
 	}
 }
