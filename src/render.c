@@ -4,7 +4,6 @@
 
 #include <inttypes.h>
 #include <math.h>
-#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -45,7 +44,6 @@ __extension__ typedef unsigned __int128 u128;
 #define POW5_COUNT        47 /* 5^i for i < 47 */
 
 static uint64_t pow5_inv_split[POW5_INV_COUNT], pow5_split[POW5_COUNT];
-static pthread_once_t ryu_tables_once = PTHREAD_ONCE_INIT;
 
 /* ceil(log2(5^e)) + ... : the bits of 5^e, plus one (e in 0..3528) */
 static int32_t pow5bits(int32_t e)
@@ -64,7 +62,8 @@ static uint32_t log10_pow5(int32_t e)
 	return ((uint32_t)e * 732923u) >> 20;
 }
 
-static void ryu_tables(void)
+/* Filled before main() (a constructor), so that no call pays for a check. */
+__attribute__((constructor)) static void ryu_tables(void)
 {
 	u128 p = 1;
 
@@ -115,7 +114,6 @@ static void ryu_shortest(float f, uint32_t *digits, int32_t *exponent)
 	uint8_t last = 0;
 	int accept, mm_shift, vm_zeros = 0, vr_zeros = 0;
 
-	pthread_once(&ryu_tables_once, ryu_tables);
 	memcpy(&bits, &f, sizeof(bits));
 	mantissa = bits & 0x7FFFFFu;
 	exponent_bits = (bits >> 23) & 0xFFu;
@@ -200,15 +198,24 @@ static void ryu_shortest(float f, uint32_t *digits, int32_t *exponent)
 }
 
 /* Writes `d` (p significant digits, trailing zeros dropped) times 10^e10 like %g does. */
+static const char digit_pairs[201] = "00010203040506070809101112131415161718192021222324"
+                                     "25262728293031323334353637383940414243444546474849"
+                                     "50515253545556575859606162636465666768697071727374"
+                                     "75767778798081828384858687888990919293949596979899";
+
 static size_t write_decimal(int negative, uint64_t d, int p, int e10, char *out)
 {
 	char digits[24];
 	size_t n = 0, o = 0;
+	int at;
 
 	while (p > 1 && d % 10 == 0)
 		d /= 10, p--;
-	for (int i = p - 1; i >= 0; i--, d /= 10)
-		digits[i] = (char)('0' + d % 10);
+	/* two digits a division */
+	for (at = p - 1; at >= 1; at -= 2, d /= 100)
+		memcpy(digits + at - 1, digit_pairs + 2 * (d % 100), 2);
+	if (at == 0)
+		digits[0] = (char)('0' + d % 10);
 	n = (size_t)p;
 	if (negative)
 		out[o++] = '-';

@@ -143,6 +143,26 @@ static void write_value(struct buf *b, const struct sampler *s, const void *valu
 	enum scalar_kind kind = value_type_scalar(s->type);
 	char text[32];
 
+	if (kind == SCALAR_FLOAT && digits == 0 && components <= 64 &&
+	    buf_reserve(b, components * 17 + 2) == 0) {
+		/* the common case, written in place: at most 16 characters a number and its comma
+		 */
+		char *o = b->data + b->len;
+		if (!csv)
+			*o++ = '[';
+		for (size_t i = 0; i < components; i++) {
+			float f;
+			if (i || csv)
+				*o++ = ',';
+			memcpy(&f, (const char *)value + 4 * i, 4);
+			o += render_float(f, 0, o);
+		}
+		if (!csv)
+			*o++ = ']';
+		*o = '\0';
+		b->len = (size_t)(o - b->data);
+		return;
+	}
 	if (!csv)
 		buf_putc(b, '[');
 	for (size_t i = 0; i < components; i++) {
@@ -184,6 +204,11 @@ static void write_value(struct buf *b, const struct sampler *s, const void *valu
 static void write_float(struct buf *b, float f, int digits)
 {
 	char text[32];
+
+	if (buf_reserve(b, 32) == 0) { /* in place */
+		b->len += render_float(f, digits, b->data + b->len);
+		return;
+	}
 	buf_append(b, text, render_float(f, digits, text));
 }
 
