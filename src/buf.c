@@ -70,6 +70,17 @@ int buf_printf(struct buf *b, const char *fmt, ...)
 	va_list ap;
 	int n;
 
+	/* one pass when the room already there is enough (the usual case) */
+	if (b->data && b->cap > b->len) {
+		va_start(ap, fmt);
+		n = vsnprintf(b->data + b->len, b->cap - b->len + 1, fmt, ap);
+		va_end(ap);
+		if (n >= 0 && (size_t)n <= b->cap - b->len && (size_t)n <= b->max - b->len) {
+			b->len += (size_t)n;
+			return 0;
+		}
+		b->data[b->len] = '\0';
+	}
 	va_start(ap, fmt);
 	n = vsnprintf(NULL, 0, fmt, ap);
 	va_end(ap);
