@@ -203,7 +203,7 @@ static const char digit_pairs[201] = "000102030405060708091011121314151617181920
                                      "50515253545556575859606162636465666768697071727374"
                                      "75767778798081828384858687888990919293949596979899";
 
-static size_t write_decimal(int negative, uint64_t d, int p, int e10, char *out)
+static size_t write_decimal(int negative, uint32_t d, int p, int e10, char *out)
 {
 	char digits[24];
 	size_t n = 0, o = 0;
@@ -254,11 +254,16 @@ static size_t write_decimal(int negative, uint64_t d, int p, int e10, char *out)
 
 static int decimal_digits(uint32_t d)
 {
-	int n = 1;
-
-	while (d >= 10)
-		d /= 10, n++;
-	return n;
+	return d < 10           ? 1
+	       : d < 100        ? 2
+	       : d < 1000       ? 3
+	       : d < 10000      ? 4
+	       : d < 100000     ? 5
+	       : d < 1000000    ? 6
+	       : d < 10000000   ? 7
+	       : d < 100000000  ? 8
+	       : d < 1000000000 ? 9
+	                        : 10;
 }
 
 size_t render_float(float f, int digits, char *out)
