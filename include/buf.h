@@ -23,6 +23,10 @@ int buf_append(struct buf *b, const void *data, size_t n);
 int buf_puts(struct buf *b, const char *s);
 int buf_putc(struct buf *b, char c);
 int buf_printf(struct buf *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* An unsigned number in decimal (no printf on hot paths). */
+int buf_put_uint(struct buf *b, unsigned long long v);
+/* Copies text into out[size], cut short (on a byte) when it does not fit; always ends it. */
+void text_copy(char *out, size_t size, const char *text);
 /* Hands the data to the caller (free() it) and leaves the buffer empty. */
 char *buf_steal(struct buf *b, size_t *len);
 

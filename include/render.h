@@ -36,6 +36,8 @@ char *render_json(const json_t *json, int indent, size_t *length);
 /* The same appended to b, without the newline; -1 when b refused it. */
 int render_json_append(struct buf *b, const json_t *json, int indent);
 
+/* A JSON string of text appended to b ("null" for NULL or text that is not UTF-8). */
+void render_string_append(struct buf *b, const char *text);
 /* Is this valid UTF-8 (no overlong forms, surrogates or code points past U+10FFFF)? */
 int utf8_valid(const char *text, size_t length);
 /* Copies text with every byte that is not part of valid UTF-8 written as \xFF; returns the

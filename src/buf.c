@@ -93,6 +93,29 @@ int buf_printf(struct buf *b, const char *fmt, ...)
 	return 0;
 }
 
+int buf_put_uint(struct buf *b, unsigned long long v)
+{
+	char digits[24];
+	size_t n = sizeof(digits);
+
+	do
+		digits[--n] = (char)('0' + v % 10);
+	while ((v /= 10) != 0);
+	return buf_append(b, digits + n, sizeof(digits) - n);
+}
+
+void text_copy(char *out, size_t size, const char *text)
+{
+	size_t n = strlen(text);
+
+	if (size == 0)
+		return;
+	if (n >= size)
+		n = size - 1;
+	memcpy(out, text, n);
+	out[n] = '\0';
+}
+
 char *buf_steal(struct buf *b, size_t *len)
 {
 	char *p = b->data;

@@ -449,6 +449,14 @@ static void json_string_text(struct buf *b, const char *s, size_t n)
 	buf_putc(b, '"');
 }
 
+void render_string_append(struct buf *b, const char *text)
+{
+	if (!text || !utf8_valid(text, strlen(text)))
+		buf_puts(b, "null");
+	else
+		json_string_text(b, text, strlen(text));
+}
+
 static void json_indent(struct buf *b, int indent, int depth)
 {
 	if (!indent)

@@ -216,19 +216,23 @@ static void write_header(struct buf *b, const struct catalog_track *track)
 {
 	const struct sampler *s = &track->sampler;
 
-	buf_printf(b,
-	           "{\"resource\":%" PRId64 ",\"track\":%u,\"type\":\"%s\",\"array_size\":%" PRIu32
-	           ",\"components\":%zu,\"interpolation\":\"%s\",\"semantic\":\"%s\",\"name\":",
-	           track->resource_id, track->n, value_type_name(s->type), s->array_size,
-	           sampler_components(s), interpolation_name(s->interp),
-	           semantic_name(s->semantic));
-	{
-		json_t *name = json_string(track->name);
-		char *text = name ? json_dumps(name, JSON_ENCODE_ANY) : NULL;
-		buf_puts(b, text ? text : "null");
-		free(text);
-		json_decref(name);
-	}
+	/* without printf: this is every small answer's cost */
+	buf_puts(b, "{\"resource\":");
+	buf_put_uint(b, (unsigned long long)track->resource_id);
+	buf_puts(b, ",\"track\":");
+	buf_put_uint(b, track->n);
+	buf_puts(b, ",\"type\":\"");
+	buf_puts(b, value_type_name(s->type));
+	buf_puts(b, "\",\"array_size\":");
+	buf_put_uint(b, s->array_size);
+	buf_puts(b, ",\"components\":");
+	buf_put_uint(b, sampler_components(s));
+	buf_puts(b, ",\"interpolation\":\"");
+	buf_puts(b, interpolation_name(s->interp));
+	buf_puts(b, "\",\"semantic\":\"");
+	buf_puts(b, semantic_name(s->semantic));
+	buf_puts(b, "\",\"name\":");
+	render_string_append(b, track->name);
 }
 
 /* CSV column names: t, then x,y,z,w / m00.. / v, with [i]. for arrays. */
@@ -364,7 +368,9 @@ static int produce_samples(struct track_answer *ta, struct buf *b)
 	case FORMAT_JSON:
 		if (ta->phase == 0) {
 			write_header(b, &ta->track);
-			buf_printf(b, ",\"count\":%zu,\"times\":[", n);
+			buf_puts(b, ",\"count\":");
+			buf_put_uint(b, n);
+			buf_puts(b, ",\"times\":[");
 			ta->phase = 1;
 		}
 		for (; ta->phase == 1 && ta->i < n && b->len - start < PIECE_BYTES; ta->i++) {

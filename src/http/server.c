@@ -327,7 +327,7 @@ void response_take(struct response *resp, unsigned status, const char *type, cha
 {
 	free(resp->body);
 	resp->status = status;
-	snprintf(resp->content_type, sizeof(resp->content_type), "%s", type);
+	text_copy(resp->content_type, sizeof(resp->content_type), type);
 	resp->body = body;
 	resp->length = length;
 }
@@ -390,8 +390,8 @@ void response_header(struct response *resp, const char *name, const char *value)
 {
 	for (int i = 0; i < 2; i++)
 		if (!resp->extra_name[i][0]) {
-			snprintf(resp->extra_name[i], sizeof(resp->extra_name[i]), "%s", name);
-			snprintf(resp->extra_value[i], sizeof(resp->extra_value[i]), "%s", value);
+			text_copy(resp->extra_name[i], sizeof(resp->extra_name[i]), name);
+			text_copy(resp->extra_value[i], sizeof(resp->extra_value[i]), value);
 			return;
 		}
 }
@@ -403,7 +403,7 @@ void response_stream(struct response *resp, unsigned status, const char *type,
 	resp->body = NULL;
 	resp->length = 0;
 	resp->status = status;
-	snprintf(resp->content_type, sizeof(resp->content_type), "%s", type);
+	text_copy(resp->content_type, sizeof(resp->content_type), type);
 	resp->stream = *stream;
 }
 
