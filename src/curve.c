@@ -328,10 +328,17 @@ static void linear_run(const struct curve *c, uint32_t k, float t0, float d, con
 	const float *a = (const float *)c->values + (size_t)k * m, *b = a + m;
 	size_t j = 0;
 
-	for (; m == 3 && j + 4 <= n; j += 4) {
-		v4f u = (load4(t + j) - t0) / d;
-		store_xyz(out + j * 3, a[0] + (b[0] - a[0]) * u, a[1] + (b[1] - a[1]) * u,
-		          a[2] + (b[2] - a[2]) * u);
+	if (m == 3) { /* the keys' components broadcast once for the run */
+		v4f A[3], D[3];
+		for (int i = 0; i < 3; i++) {
+			float diff = b[i] - a[i];
+			A[i] = (v4f){a[i], a[i], a[i], a[i]};
+			D[i] = (v4f){diff, diff, diff, diff};
+		}
+		for (; j + 4 <= n; j += 4) {
+			v4f u = (load4(t + j) - t0) / d;
+			store_xyz(out + j * 3, A[0] + D[0] * u, A[1] + D[1] * u, A[2] + D[2] * u);
+		}
 	}
 	for (; j + 4 <= n; j += 4) {
 		v4f u = (load4(t + j) - t0) / d;
@@ -357,20 +364,33 @@ static void cubic_run(const struct curve *c, uint32_t k, float t0, float d, cons
 	const float *a1 = b0 + m, *p1 = a1 + m;
 	size_t j = 0;
 
+	if (m == 3) { /* the keys' components broadcast once for the run */
+		v4f P0[3], B0[3], A1[3], P1[3];
+		for (int i = 0; i < 3; i++) {
+			P0[i] = (v4f){p0[i], p0[i], p0[i], p0[i]};
+			B0[i] = (v4f){b0[i], b0[i], b0[i], b0[i]};
+			A1[i] = (v4f){a1[i], a1[i], a1[i], a1[i]};
+			P1[i] = (v4f){p1[i], p1[i], p1[i], p1[i]};
+		}
+		for (; j + 4 <= n; j += 4) {
+			v4f u = (load4(t + j) - t0) / d;
+			v4f u2 = u * u, u3 = u2 * u;
+			v4f h00 = 2.0f * u3 - 3.0f * u2 + 1.0f, h10 = (u3 - 2.0f * u2 + u) * d;
+			v4f h01 = -2.0f * u3 + 3.0f * u2, h11 = (u3 - u2) * d;
+			store_xyz(out + j * 3,
+			          h00 * P0[0] + h10 * B0[0] + h01 * P1[0] + h11 * A1[0],
+			          h00 * P0[1] + h10 * B0[1] + h01 * P1[1] + h11 * A1[1],
+			          h00 * P0[2] + h10 * B0[2] + h01 * P1[2] + h11 * A1[2]);
+		}
+	}
 	for (; j + 4 <= n; j += 4) {
 		v4f u = (load4(t + j) - t0) / d;
 		v4f u2 = u * u, u3 = u2 * u;
 		v4f h00 = 2.0f * u3 - 3.0f * u2 + 1.0f, h10 = (u3 - 2.0f * u2 + u) * d;
 		v4f h01 = -2.0f * u3 + 3.0f * u2, h11 = (u3 - u2) * d;
-		if (m == 3)
-			store_xyz(out + j * 3,
-			          h00 * p0[0] + h10 * b0[0] + h01 * p1[0] + h11 * a1[0],
-			          h00 * p0[1] + h10 * b0[1] + h01 * p1[1] + h11 * a1[1],
-			          h00 * p0[2] + h10 * b0[2] + h01 * p1[2] + h11 * a1[2]);
-		else
-			for (uint32_t i = 0; i < m; i++)
-				store_lanes(out + j * m, m, i,
-				            h00 * p0[i] + h10 * b0[i] + h01 * p1[i] + h11 * a1[i]);
+		for (uint32_t i = 0; i < m; i++)
+			store_lanes(out + j * m, m, i,
+			            h00 * p0[i] + h10 * b0[i] + h01 * p1[i] + h11 * a1[i]);
 	}
 	for (; j < n; j++) {
 		float u = (t[j] - t0) / d;
@@ -449,8 +469,16 @@ void curve_sample_times(const struct curve *c, struct curve_cursor *cursor, cons
 		t0 = c->times[k];
 		t1 = c->times[k + 1];
 		/* at a key, its value as it is: the scalar path's */
-		for (end = i; end < count && t[end] > t0 && t[end] < t1; end++)
-			;
+		end = i;
+		while (end + 4 <= count) { /* four at a time while all four are inside */
+			v4f tv = load4(t + end);
+			v4i inside = (tv > t0) & (tv < t1);
+			if (!(inside[0] & inside[1] & inside[2] & inside[3]))
+				break;
+			end += 4;
+		}
+		while (end < count && t[end] > t0 && t[end] < t1)
+			end++;
 		if (end == i) {
 			curve_sample_f32(c, cursor, t[i], out + i * m);
 			i++;
