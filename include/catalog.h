@@ -36,6 +36,9 @@ int catalog_schema_version(struct catalog *cat);
 const char *catalog_backend(struct catalog *cat);
 /* {"backend": ..., "sqlite_version" or "server_version": ...} for /api/health. */
 json_t *catalog_describe(struct catalog *cat);
+/* How long an answer from a shared database is waited for before the call fails with
+ * ERROR_UNAVAILABLE (the daemon passes its --timeout; default 30 s). */
+void catalog_set_timeout(unsigned seconds);
 /* A --db for messages and logs: a path as it is, a connection string without its password. */
 void catalog_display_name(const char *target, char *out, size_t size);
 

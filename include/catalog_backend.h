@@ -155,6 +155,8 @@ struct db *db_sqlite_open(const char *path, struct error *err);
 struct db *db_postgres_open(const char *conninfo, struct error *err);
 /* Is this --db a PostgreSQL connection string rather than a file? */
 int db_is_postgres(const char *target);
+/* How long a PostgreSQL answer is waited for (the daemon's --timeout; default 30 s). */
+void db_postgres_set_timeout(unsigned seconds);
 /* The connection string without its password, for messages. */
 void db_postgres_redact(const char *conninfo, char *out, size_t size);
 

@@ -79,6 +79,11 @@ int db_is_postgres(const char *target)
 	       strncmp(target, "postgres://", 11) == 0 || (word > 0 && target[word] == '=');
 }
 
+void catalog_set_timeout(unsigned seconds)
+{
+	db_postgres_set_timeout(seconds);
+}
+
 void catalog_display_name(const char *target, char *out, size_t size)
 {
 	if (db_is_postgres(target))

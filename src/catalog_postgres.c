@@ -14,15 +14,21 @@
  * queued write is reported by that next statement (naming the write), and the transaction is
  * then rolled back as for any error.
  *
+ * No answer is waited for longer than the answer timeout (the daemon's --timeout): a server that
+ * stops answering gives ERROR_UNAVAILABLE, and the connection is made again by the next call.
+ *
  * When the server goes away, the failing call answers ERROR_UNAVAILABLE (503); the next call
  * that finds the connection broken makes it again, and a statement that cannot have changed
  * anything (a read, or BEGIN) outside a transaction is retried once on the new connection.
  */
+#include <errno.h>
 #include <libpq-fe.h>
+#include <poll.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "buf.h"
 #include "catalog_backend.h"
@@ -204,6 +210,7 @@ struct pg_db {
 	int bulk;       /* in a transaction of many uploads: entries take reserved ids */
 	int64_t reserved[256];
 	int reserved_next, reserved_count;
+	int stuck;    /* an answer did not come in time: the connection is made again */
 	int pipeline; /* in libpq's pipeline mode, with `queued` writes sent, unanswered */
 	int queued;
 	const char *queued_what[MAX_QUEUED];
@@ -259,11 +266,79 @@ static int pg_fail(struct pg_db *db, const PGresult *res, struct error *err, con
 	return -1;
 }
 
-/* Makes the connection again when it is broken; 0 when it is usable. */
+static int answer_timeout_ms = 30000;
+
+void db_postgres_set_timeout(unsigned seconds)
+{
+	answer_timeout_ms = seconds > 0 && seconds < 86400 ? (int)seconds * 1000 : 30000;
+}
+
+static int64_t clock_ms(void)
+{
+	struct timespec t;
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return (int64_t)t.tv_sec * 1000 + t.tv_nsec / 1000000;
+}
+
+/* Waits until an answer can be read without blocking, at most until `deadline`; -1 (and the
+ * connection marked stuck) when none came in time or the connection broke. */
+static int pg_wait(struct pg_db *db, int64_t deadline)
+{
+	while (PQisBusy(db->conn)) {
+		struct pollfd p = {PQsocket(db->conn), POLLIN, 0};
+		int64_t left = deadline - clock_ms();
+		int r;
+		if (left <= 0) {
+			db->stuck = 1;
+			return -1;
+		}
+		r = poll(&p, 1, (int)left);
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r <= 0) {
+			db->stuck = 1;
+			return -1;
+		}
+		if (!PQconsumeInput(db->conn))
+			return -1;
+	}
+	return 0;
+}
+
+/* The last result of what was sent, read within the answer timeout; NULL when none came. */
+static PGresult *pg_answer(struct pg_db *db)
+{
+	int64_t deadline = clock_ms() + answer_timeout_ms;
+	PGresult *last = NULL, *res;
+
+	for (;;) {
+		if (pg_wait(db, deadline) < 0) {
+			PQclear(last);
+			return NULL;
+		}
+		res = PQgetResult(db->conn);
+		if (!res)
+			return last;
+		PQclear(last);
+		last = res;
+	}
+}
+
+static int pg_timed_out(struct pg_db *db, struct error *err, const char *what)
+{
+	error_set(err, ERROR_UNAVAILABLE, NULL, -1,
+	          "catalogue: %s: the PostgreSQL server did not answer within %d s; try again",
+	          what, answer_timeout_ms / 1000);
+	(void)db;
+	return -1;
+}
+
+/* Makes the connection again when it is broken or stuck; 0 when it is usable. */
 static int pg_ensure_connected(struct pg_db *db, struct error *err)
 {
-	if (PQstatus(db->conn) == CONNECTION_OK)
+	if (PQstatus(db->conn) == CONNECTION_OK && !db->stuck)
 		return 0;
+	db->stuck = 0;
 	PQreset(db->conn);
 	db->epoch++;
 	db->pipeline = 0;
@@ -433,7 +508,11 @@ static int pg_prepare_now(struct pg_stmt *s, const char *what, struct error *err
 
 	if (s->prepared_on == s->db->epoch)
 		return 0;
-	res = PQprepare(s->db->conn, s->name, s->sql, s->nparams, NULL);
+	if (!PQsendPrepare(s->db->conn, s->name, s->sql, s->nparams, NULL))
+		return pg_fail(s->db, NULL, err, what);
+	res = pg_answer(s->db);
+	if (!res && s->db->stuck)
+		return pg_timed_out(s->db, err, what);
 	if (PQresultStatus(res) != PGRES_COMMAND_OK) {
 		pg_fail(s->db, res, err, what);
 		PQclear(res);
@@ -444,6 +523,22 @@ static int pg_prepare_now(struct pg_stmt *s, const char *what, struct error *err
 	return 0;
 }
 
+/* PQexecPrepared, within the answer timeout. */
+static PGresult *pg_exec_prepared(struct pg_stmt *s, struct error *err, const char *what)
+{
+	PGresult *res;
+
+	if (!PQsendQueryPrepared(s->db->conn, s->name, s->nparams, s->values, s->lengths,
+	                         s->formats, 1)) {
+		pg_fail(s->db, NULL, err, what);
+		return NULL;
+	}
+	res = pg_answer(s->db);
+	if (!res && s->db->stuck)
+		pg_timed_out(s->db, err, what);
+	return res;
+}
+
 static PGresult *pg_execute(struct pg_stmt *s, struct error *err, const char *what)
 {
 	struct pg_db *db = s->db;
@@ -452,7 +547,7 @@ static PGresult *pg_execute(struct pg_stmt *s, struct error *err, const char *wh
 		return NULL;
 	if (pg_prepare_now(s, what, err) < 0)
 		return NULL;
-	return PQexecPrepared(db->conn, s->name, s->nparams, s->values, s->lengths, s->formats, 1);
+	return pg_exec_prepared(s, err, what);
 }
 
 /* Sends the pipeline (with `last`, when given, as its final statement) and reads every
@@ -463,6 +558,7 @@ static PGresult *pg_sync(struct pg_db *db, struct pg_stmt *last, const char *wha
 {
 	PGresult *ours = NULL, *res;
 	int index = 0, total = db->queued + (last != NULL);
+	int64_t deadline = clock_ms() + answer_timeout_ms;
 
 	if (last && !PQsendQueryPrepared(db->conn, last->name, last->nparams, last->values,
 	                                 last->lengths, last->formats, 1))
@@ -471,6 +567,11 @@ static PGresult *pg_sync(struct pg_db *db, struct pg_stmt *last, const char *wha
 		pg_fail(db, NULL, err, what);
 	/* each statement answers with results then NULL; the sync ends it all */
 	for (int guard = 0; guard < 4 * (total + 2); guard++) {
+		if (pg_wait(db, deadline) < 0) {
+			if (db->stuck)
+				pg_timed_out(db, err, what);
+			break;
+		}
 		res = PQgetResult(db->conn);
 		if (!res) {
 			if (PQstatus(db->conn) != CONNECTION_OK)
@@ -494,9 +595,14 @@ static PGresult *pg_sync(struct pg_db *db, struct pg_stmt *last, const char *wha
 	}
 	if (PQstatus(db->conn) != CONNECTION_OK)
 		pg_fail(db, NULL, err, what);
-	PQexitPipelineMode(db->conn);
+	if (!db->stuck)
+		PQexitPipelineMode(db->conn);
 	db->pipeline = 0;
 	db->queued = 0;
+	if (db->stuck) {
+		PQclear(ours);
+		return NULL;
+	}
 	return ours;
 }
 
@@ -563,10 +669,8 @@ static int pg_step_pipelined(struct pg_stmt *s, const char *what, struct error *
 		if (!rollback && failure.code != ERROR_NONE)
 			goto fail;
 		error_init(&failure);
-		res = pg_prepare_now(s, what, &failure) < 0
-		          ? NULL
-		          : PQexecPrepared(db->conn, s->name, s->nparams, s->values, s->lengths,
-		                           s->formats, 1);
+		res = pg_prepare_now(s, what, &failure) < 0 ? NULL
+		                                            : pg_exec_prepared(s, &failure, what);
 	} else {
 		res = pg_sync(db, s, what, &failure);
 	}
@@ -660,9 +764,9 @@ static int pg_step(struct db_stmt *base, const char *what, struct error *err)
 	if (s->result)
 		return ++s->row < s->rows ? 1 : 0;
 	if (s == &db->stmt[ST_INSERT_RESOURCE] && db->bulk && PQstatus(db->conn) == CONNECTION_OK &&
-	    (db->pipeline || PQtransactionStatus(db->conn) == PQTRANS_INTRANS))
+	    !db->stuck && (db->pipeline || PQtransactionStatus(db->conn) == PQTRANS_INTRANS))
 		return pg_insert_reserved(s, what, err);
-	if (s->deferrable && PQstatus(db->conn) == CONNECTION_OK &&
+	if (s->deferrable && PQstatus(db->conn) == CONNECTION_OK && !db->stuck &&
 	    (db->pipeline || PQtransactionStatus(db->conn) == PQTRANS_INTRANS))
 		return pg_defer(s, what, err);
 	if (db->pipeline)

@@ -276,6 +276,7 @@ static int cmd_serve(int argc, char **argv)
 
 	error_init(&err);
 	catalog_display_name(cfg.db_path, shown, sizeof(shown));
+	catalog_set_timeout(cfg.timeout_seconds);
 	cat = catalog_open(cfg.db_path, &err); /* creates and migrates before serving */
 	if (!cat) {
 		fprintf(stderr, "animdexd: %s\n", err.message);

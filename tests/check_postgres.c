@@ -281,6 +281,33 @@ START_TEST(a_server_away_is_503_then_reconnected)
 }
 END_TEST
 
+/* A server that stops answering (frozen): 503 within --timeout, not a hang; answered again
+ * once it runs, without a restart. */
+START_TEST(a_frozen_server_is_503_within_the_timeout)
+{
+	struct daemon_proc d;
+	struct http_reply r;
+	char path[64];
+	long long id, start, took;
+
+	ck_assert_int_eq(daemon_start(&d, db, "--timeout 3"), 0);
+	ck_assert_int_eq(upload(&d, "{\"name\": \"frozen\", \"duration\": 1}", NULL, &id), 201);
+	snprintf(path, sizeof(path), "/api/resources/%lld", id);
+	ck_assert_int_eq(testutil_postgres_signal("STOP"), 0);
+	start = now_ms();
+	ck_assert_int_eq(http_request(&d, "GET", path, NULL, 0, NULL, &r), 0);
+	took = now_ms() - start;
+	testutil_postgres_signal("CONT");
+	ck_assert_msg(r.status == 503, "%ld: %s", r.status, r.body);
+	ck_assert_msg(strstr(r.body, "did not answer within 3 s") != NULL, "%s", r.body);
+	ck_assert_msg(took >= 2500 && took < 6000, "answered after %lld ms", took);
+	http_reply_cleanup(&r);
+	for (int i = 0; i < 4; i++) /* every thread's connection */
+		ck_assert_int_eq(get_status(&d, path), 200);
+	ck_assert_int_eq(daemon_stop(&d), 0);
+}
+END_TEST
+
 #define CLIENTS 4
 #define KILLS   4
 
@@ -586,6 +613,7 @@ int main(void)
 		tcase_add_test(tc, daemons_starting_together_migrate_once);
 		tcase_add_test(tc, two_daemons_share_one_catalogue);
 		tcase_add_test(tc, a_server_away_is_503_then_reconnected);
+		tcase_add_test(tc, a_frozen_server_is_503_within_the_timeout);
 		tcase_add_test(tc, two_daemons_survive_sigkills_and_a_server_restart);
 		tcase_add_test(tc, a_password_appears_nowhere);
 		tcase_add_test(tc, copy_round_trip_keeps_everything);

@@ -721,6 +721,26 @@ int testutil_postgres_control(const char *action)
 	return pg_dir[0] ? pg_ctl(action) : -1;
 }
 
+int testutil_postgres_signal(const char *signal_name)
+{
+	char path[128], cmd[256];
+	FILE *f;
+	long pid = 0;
+
+	snprintf(path, sizeof(path), "%s/data/postmaster.pid", pg_dir);
+	f = fopen(path, "r");
+	if (!f || fscanf(f, "%ld", &pid) != 1 || pid <= 0) {
+		if (f)
+			fclose(f);
+		return -1;
+	}
+	fclose(f);
+	/* the server and every process it started */
+	snprintf(cmd, sizeof(cmd), "kill -%s %ld && pkill -%s -P %ld; true", signal_name, pid,
+	         signal_name, pid);
+	return system(cmd) == 0 ? 0 : -1;
+}
+
 int testutil_postgres_exec(const char *conninfo, const char *sql)
 {
 	PGconn *conn = PQconnectdb(conninfo);

@@ -99,6 +99,8 @@ int testutil_postgres_wanted(void);
 const char *testutil_postgres(void);
 /* pg_ctl ACTION ("stop", "start", "restart"; fast shutdown, waiting); 0 when done. */
 int testutil_postgres_control(const char *action);
+/* Sends a signal ("STOP", "CONT") to its server and every process of it. */
+int testutil_postgres_signal(const char *signal_name);
 /* Runs SQL on a database of it; 0 when it succeeded. */
 int testutil_postgres_exec(const char *conninfo, const char *sql);
 struct TCase;
