@@ -1086,9 +1086,15 @@ struct db *db_postgres_open(const char *conninfo, struct error *err)
 	    "connect_timeout",  "keepalives_idle",  "keepalives_interval",
 	    "keepalives_count", "tcp_user_timeout", "application_name",
 	    "client_encoding",  "dbname",           NULL};
-	const char *values[] = {"5", "10", "5", "3", "15000", "animdexd", "UTF8", conninfo, NULL};
+	char connect_timeout[16];
+	const char *values[] = {connect_timeout, "10",   "5",      "3", "15000",
+	                        "animdexd",      "UTF8", conninfo, NULL};
 	struct pg_db *db = calloc(1, sizeof(*db));
 	char shown[512], message[300];
+
+	/* a connection is not waited for longer than an answer (libpq counts 2 s at least) */
+	snprintf(connect_timeout, sizeof(connect_timeout), "%d",
+	         answer_timeout_ms / 1000 < 5 ? answer_timeout_ms / 1000 : 5);
 
 	if (!db) {
 		error_set(err, ERROR_INTERNAL, NULL, -1, "out of memory");
