@@ -32,8 +32,6 @@ struct catalog *catalog_open(const char *target, struct error *err);
 void catalog_close(struct catalog *cat);
 /* The schema version of an open catalogue (the last migration applied). */
 int catalog_schema_version(struct catalog *cat);
-/* "sqlite" or "postgresql". */
-const char *catalog_backend(struct catalog *cat);
 /* {"backend": ..., "sqlite_version" or "server_version": ...} for /api/health. */
 json_t *catalog_describe(struct catalog *cat);
 /* How long an answer from a shared database is waited for before the call fails with

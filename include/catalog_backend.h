@@ -71,7 +71,6 @@ enum statement {
 	ST_COPY_BLOB_GET,   /* ?1 sha256 */
 	ST_COPY_BLOB_PUT,   /* nothing when the sha256 is there already */
 	ST_COPY_BLOB_CHECK, /* ?1 sha256: size and bytes, to verify */
-	ST_COPY_RESOURCE_IDS,
 	ST_COPY_RESOURCE_GET,
 	ST_COPY_RESOURCE_PUT,     /* with its id */
 	ST_COPY_RESOURCE_PUT_NEW, /* without: RETURNING the new id */

@@ -56,7 +56,7 @@ static int put_row(struct db *target, enum statement st, struct db_stmt *from, i
 	return rc;
 }
 
-/* The first column of every row, as text (sha256) or integers (ids). */
+/* The first column of every row, as text (the blobs' sha256). */
 static int list_texts(struct db *db, enum statement st, char ***texts, size_t *count,
                       struct error *err)
 {
@@ -91,31 +91,6 @@ static void free_texts(char **texts, size_t count)
 	for (size_t i = 0; i < count; i++)
 		free(texts[i]);
 	free(texts);
-}
-
-static int list_ids(struct db *db, int64_t **ids, size_t *count, struct error *err)
-{
-	struct db_stmt *s = db_prepare(db, ST_COPY_RESOURCE_IDS, err);
-	size_t cap = 0;
-	int rc;
-
-	*ids = NULL;
-	*count = 0;
-	if (!s)
-		return -1;
-	while ((rc = db_step(s, "listing entries", err)) == 1) {
-		if (*count == cap) {
-			int64_t *grown = realloc(*ids, (cap = cap ? 2 * cap : 256) * sizeof(**ids));
-			if (!grown)
-				break;
-			*ids = grown;
-		}
-		(*ids)[(*count)++] = db_column_int64(s, 0);
-	}
-	db_reset(s);
-	if (rc == 1)
-		error_set(err, ERROR_INTERNAL, NULL, -1, "out of memory");
-	return rc == 0 ? 0 : -1;
 }
 
 static int count_rows(struct db *db, int64_t counts[6], struct error *err)
@@ -328,7 +303,7 @@ int catalog_copy(struct catalog *source, struct catalog *target, enum copy_mode 
 		return -1;
 	}
 	if (list_texts(from, ST_COPY_BLOB_LIST, &shas, &nshas, err) < 0 ||
-	    list_ids(from, &ids, &nids, err) < 0)
+	    catalog_select_ids(source, NULL, NULL, 0, &ids, &nids, err) < 0)
 		goto done;
 	{
 		struct db_stmt *s = db_prepare(to, ST_BEGIN, err);

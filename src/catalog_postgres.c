@@ -141,7 +141,6 @@ static const char *const statement_sql[ST_COUNT] = {
     [ST_COPY_BLOB_PUT] = "INSERT INTO blobs (sha256, size, bytes, filename, uploaded_at, "
                          "entry_count) VALUES ($1, $2, $3, $4, $5, $6) ON CONFLICT DO NOTHING",
     [ST_COPY_BLOB_CHECK] = "SELECT size, bytes FROM blobs WHERE sha256 = $1",
-    [ST_COPY_RESOURCE_IDS] = "SELECT id FROM resources ORDER BY id",
     [ST_COPY_RESOURCE_GET] = "SELECT id, " RESOURCE_COLUMNS " FROM resources WHERE id = $1",
     [ST_COPY_RESOURCE_PUT] = "INSERT INTO resources (id, " RESOURCE_COLUMNS
                              ") VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, "
@@ -324,12 +323,11 @@ static PGresult *pg_answer(struct pg_db *db)
 	}
 }
 
-static int pg_timed_out(struct pg_db *db, struct error *err, const char *what)
+static int pg_timed_out(struct error *err, const char *what)
 {
 	error_set(err, ERROR_UNAVAILABLE, NULL, -1,
 	          "catalogue: %s: the PostgreSQL server did not answer within %d s; try again",
 	          what, answer_timeout_ms / 1000);
-	(void)db;
 	return -1;
 }
 
@@ -512,7 +510,7 @@ static int pg_prepare_now(struct pg_stmt *s, const char *what, struct error *err
 		return pg_fail(s->db, NULL, err, what);
 	res = pg_answer(s->db);
 	if (!res && s->db->stuck)
-		return pg_timed_out(s->db, err, what);
+		return pg_timed_out(err, what);
 	if (PQresultStatus(res) != PGRES_COMMAND_OK) {
 		pg_fail(s->db, res, err, what);
 		PQclear(res);
@@ -535,7 +533,7 @@ static PGresult *pg_exec_prepared(struct pg_stmt *s, struct error *err, const ch
 	}
 	res = pg_answer(s->db);
 	if (!res && s->db->stuck)
-		pg_timed_out(s->db, err, what);
+		pg_timed_out(err, what);
 	return res;
 }
 
@@ -569,7 +567,7 @@ static PGresult *pg_sync(struct pg_db *db, struct pg_stmt *last, const char *wha
 	for (int guard = 0; guard < 4 * (total + 2); guard++) {
 		if (pg_wait(db, deadline) < 0) {
 			if (db->stuck)
-				pg_timed_out(db, err, what);
+				pg_timed_out(err, what);
 			break;
 		}
 		res = PQgetResult(db->conn);
@@ -659,7 +657,6 @@ static int pg_step_pipelined(struct pg_stmt *s, const char *what, struct error *
 	PGresult *res;
 	ExecStatusType status;
 
-	error_init(&failure);
 	int rollback = s == &db->stmt[ST_ROLLBACK] || s == &db->stmt[ST_ROLLBACK_TO];
 
 	error_init(&failure);

@@ -117,7 +117,6 @@ static const char *const statement_sql[ST_COUNT] = {
     [ST_COPY_BLOB_PUT] = "INSERT OR IGNORE INTO blobs (sha256, size, bytes, filename, "
                          "uploaded_at, entry_count) VALUES (?1, ?2, ?3, ?4, ?5, ?6)",
     [ST_COPY_BLOB_CHECK] = "SELECT size, bytes FROM blobs WHERE sha256 = ?1",
-    [ST_COPY_RESOURCE_IDS] = "SELECT id FROM resources ORDER BY id",
     [ST_COPY_RESOURCE_GET] = "SELECT id, " RESOURCE_COLUMNS " FROM resources WHERE id = ?1",
     [ST_COPY_RESOURCE_PUT] = "INSERT INTO resources (id, " RESOURCE_COLUMNS
                              ") VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, "

@@ -20,41 +20,6 @@ static void pause_ms(long ms)
 	nanosleep(&t, NULL);
 }
 
-/* A client: uploads unique documents until the stop file exists; after each 2xx it appends
- * "id<TAB>document" to its log. Connection errors (the daemon is down) are retried. */
-static void client(int n, const char *dir, int port)
-{
-	struct daemon_proc d = {0};
-	char stop[600], log[600];
-	FILE *f;
-
-	snprintf(stop, sizeof(stop), "%s/stop", dir);
-	snprintf(log, sizeof(log), "%s/client%d.log", dir, n);
-	snprintf(d.base, sizeof(d.base), "http://127.0.0.1:%d", port);
-	for (int i = 0; access(stop, F_OK) != 0; i++) {
-		char doc[128];
-		struct http_reply r;
-		snprintf(doc, sizeof(doc), "{\"name\": \"client %d upload %d\", \"duration\": %d}",
-		         n, i, i % 7);
-		if (http_request(&d, "POST", "/api/resources?filename=c.json", doc, strlen(doc),
-		                 "application/json", &r) == 0 &&
-		    (r.status == 200 || r.status == 201)) {
-			json_t *j = http_json(&r);
-			long long id = json_integer_value(json_object_get(
-			    json_array_get(json_object_get(j, "resources"), 0), "id"));
-			f = fopen(log, "a");
-			fprintf(f, "%lld\t%s\n", id, doc);
-			fclose(f);
-			json_decref(j);
-		} else {
-			i--; /* the same document again once the daemon is back */
-			pause_ms(20);
-		}
-		http_reply_cleanup(&r);
-	}
-	_exit(0);
-}
-
 START_TEST(acknowledged_uploads_survive_sigkill)
 {
 	char *dir = testutil_temp_dir(), db[512], extra[64], cmd[1200], line[512];
@@ -70,7 +35,7 @@ START_TEST(acknowledged_uploads_survive_sigkill)
 	for (int c = 0; c < CLIENTS; c++) {
 		clients[c] = fork();
 		if (clients[c] == 0)
-			client(c, dir, port);
+			testutil_upload_client(c, dir, &port, 1);
 	}
 	for (int k = 0; k < KILLS; k++) {
 		pause_ms(300 + rand_r(&seed) % 700);
@@ -92,26 +57,7 @@ START_TEST(acknowledged_uploads_survive_sigkill)
 		ck_assert_str_eq(line, "ok\n");
 	}
 	/* every acknowledged upload is there, byte for byte */
-	for (int c = 0; c < CLIENTS; c++) {
-		char log[600];
-		FILE *f;
-		snprintf(log, sizeof(log), "%s/client%d.log", dir, c);
-		f = fopen(log, "r");
-		while (f && fgets(line, sizeof(line), f)) {
-			char *doc = strchr(line, '\t') + 1, path[64];
-			struct http_reply r;
-			doc[strcspn(doc, "\n")] = '\0';
-			snprintf(path, sizeof(path), "/api/resources/%lld/raw", atoll(line));
-			ck_assert_int_eq(http_request(&d, "GET", path, NULL, 0, NULL, &r), 0);
-			ck_assert_msg(r.status == 200, "%s: %ld", path, r.status);
-			ck_assert_uint_eq(r.length, strlen(doc));
-			ck_assert_mem_eq(r.body, doc, r.length);
-			http_reply_cleanup(&r);
-			checked++;
-		}
-		if (f)
-			fclose(f);
-	}
+	checked = testutil_check_acknowledged(dir, CLIENTS, &d, 1);
 	ck_assert_int_gt(checked, 20);
 	printf("note: %s: %d acknowledged uploads from %d clients across %d SIGKILLs: all present "
 	       "and byte-identical\n",

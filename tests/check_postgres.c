@@ -316,42 +316,13 @@ END_TEST
 #define CLIENTS 4
 #define KILLS   4
 
-/* Uploads unique documents to one of two ports (alternately) until the stop file exists;
- * logs "id<TAB>document" after each 2xx. Refused, failed and 503 answers are retried. */
-static void client(int n, const int *ports)
-{
-	char stop[600], log[600];
-	FILE *f;
-
-	snprintf(stop, sizeof(stop), "%s/stop", dir);
-	snprintf(log, sizeof(log), "%s/client%d.log", dir, n);
-	for (int i = 0; access(stop, F_OK) != 0; i++) {
-		struct daemon_proc d = {0};
-		char doc[128];
-		long long id = 0;
-		snprintf(d.base, sizeof(d.base), "http://127.0.0.1:%d", ports[(n + i) % 2]);
-		snprintf(doc, sizeof(doc), "{\"name\": \"client %d upload %d\", \"duration\": %d}",
-		         n, i, i % 7 + 1);
-		long st = upload(&d, doc, NULL, &id);
-		if (st == 200 || st == 201) {
-			f = fopen(log, "a");
-			fprintf(f, "%lld\t%s\n", id, doc);
-			fclose(f);
-		} else {
-			i--; /* the same document again, maybe on the other daemon */
-			pause_ms(20);
-		}
-	}
-	_exit(0);
-}
-
 START_TEST(two_daemons_survive_sigkills_and_a_server_restart)
 {
 	struct daemon_proc d[2];
 	int ports[2];
 	pid_t clients[CLIENTS];
 	unsigned seed = (unsigned)time(NULL);
-	char extra[64], line[512], cmd[700];
+	char extra[64], cmd[700];
 	int checked = 0;
 	json_t *h0, *h1, *j;
 	json_int_t total;
@@ -363,7 +334,7 @@ START_TEST(two_daemons_survive_sigkills_and_a_server_restart)
 	for (int c = 0; c < CLIENTS; c++) {
 		clients[c] = fork();
 		if (clients[c] == 0)
-			client(c, ports);
+			testutil_upload_client(c, dir, ports, 2);
 	}
 	for (int k = 0; k < KILLS; k++) {
 		int victim = rand_r(&seed) % 2;
@@ -381,27 +352,7 @@ START_TEST(two_daemons_survive_sigkills_and_a_server_restart)
 	for (int c = 0; c < CLIENTS; c++)
 		waitpid(clients[c], NULL, 0);
 	/* every acknowledged upload is there, byte for byte, from either daemon */
-	for (int c = 0; c < CLIENTS; c++) {
-		char log[600];
-		FILE *f;
-		snprintf(log, sizeof(log), "%s/client%d.log", dir, c);
-		f = fopen(log, "r");
-		while (f && fgets(line, sizeof(line), f)) {
-			char *doc = strchr(line, '\t') + 1, path[64];
-			struct http_reply r;
-			doc[strcspn(doc, "\n")] = '\0';
-			snprintf(path, sizeof(path), "/api/resources/%lld/raw", atoll(line));
-			ck_assert_int_eq(
-			    http_request(&d[checked % 2], "GET", path, NULL, 0, NULL, &r), 0);
-			ck_assert_msg(r.status == 200, "%s: %ld", path, r.status);
-			ck_assert_uint_eq(r.length, strlen(doc));
-			ck_assert_mem_eq(r.body, doc, r.length);
-			http_reply_cleanup(&r);
-			checked++;
-		}
-		if (f)
-			fclose(f);
-	}
+	checked = testutil_check_acknowledged(dir, CLIENTS, d, 2);
 	ck_assert_int_gt(checked, 20);
 	/* nothing stored twice: as many entries as distinct bytes */
 	h0 = get_json(&d[0], "/api/health");

@@ -601,6 +601,74 @@ void testutil_sample(const struct resource *res, size_t n, float t, float *out)
 	curve_sample_f32(&c, &cur, t, out);
 }
 
+/* Crash tests: uploading clients and what they were told. */
+
+void testutil_upload_client(int n, const char *dir, const int *ports, size_t port_count)
+{
+	char stop[600], log[600];
+
+	snprintf(stop, sizeof(stop), "%s/stop", dir);
+	snprintf(log, sizeof(log), "%s/client%d.log", dir, n);
+	for (int i = 0; access(stop, F_OK) != 0; i++) {
+		struct daemon_proc d = {0};
+		struct http_reply r;
+		char doc[128];
+		snprintf(d.base, sizeof(d.base), "http://127.0.0.1:%d",
+		         ports[(size_t)(n + i) % port_count]);
+		snprintf(doc, sizeof(doc), "{\"name\": \"client %d upload %d\", \"duration\": %d}",
+		         n, i, i % 7 + 1);
+		if (http_request(&d, "POST", "/api/resources?filename=c.json", doc, strlen(doc),
+		                 "application/json", &r) == 0 &&
+		    (r.status == 200 || r.status == 201)) {
+			json_t *j = http_json(&r);
+			FILE *f = fopen(log, "a");
+			fprintf(f, "%lld\t%s\n",
+			        (long long)json_integer_value(json_object_get(
+			            json_array_get(json_object_get(j, "resources"), 0), "id")),
+			        doc);
+			fclose(f);
+			json_decref(j);
+		} else {
+			struct timespec pause = {0, 20 * 1000000};
+			i--; /* the same document again, once a daemon answers */
+			nanosleep(&pause, NULL);
+		}
+		http_reply_cleanup(&r);
+	}
+	_exit(0);
+}
+
+int testutil_check_acknowledged(const char *dir, int clients, const struct daemon_proc *daemons,
+                                size_t count)
+{
+	char line[512];
+	int checked = 0;
+
+	for (int c = 0; c < clients; c++) {
+		char log[600];
+		FILE *f;
+		snprintf(log, sizeof(log), "%s/client%d.log", dir, c);
+		f = fopen(log, "r");
+		while (f && fgets(line, sizeof(line), f)) {
+			char *doc = strchr(line, '\t') + 1, path[64];
+			struct http_reply r;
+			doc[strcspn(doc, "\n")] = '\0';
+			snprintf(path, sizeof(path), "/api/resources/%lld/raw", atoll(line));
+			ck_assert_int_eq(http_request(&daemons[(size_t)checked % count], "GET",
+			                              path, NULL, 0, NULL, &r),
+			                 0);
+			ck_assert_msg(r.status == 200, "%s: %ld", path, r.status);
+			ck_assert_uint_eq(r.length, strlen(doc));
+			ck_assert_mem_eq(r.body, doc, r.length);
+			http_reply_cleanup(&r);
+			checked++;
+		}
+		if (f)
+			fclose(f);
+	}
+	return checked;
+}
+
 /* The tests' own PostgreSQL: a throwaway cluster in a temporary folder, reached through a
  * socket in that folder (no port to collide on), run by an unprivileged user when the tests
  * run as root (PostgreSQL refuses root), stopped and removed when the process that started it

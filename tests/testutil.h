@@ -86,6 +86,16 @@ char *raw_exchange(const struct daemon_proc *d, const void *request, size_t leng
 long process_rss_kib(pid_t pid, const char *field);
 void http_reply_cleanup(struct http_reply *reply);
 
+/* An uploading client, to run in a forked process: unique small clips until DIR/stop exists,
+ * to the ports in turn; after each 2xx answer it appends "id<TAB>document" to
+ * DIR/clientN.log; failed, refused and 503 answers are retried with the same document. Never
+ * returns. */
+void testutil_upload_client(int n, const char *dir, const int *ports, size_t port_count);
+/* Asserts that every upload the clients' logs say was acknowledged is there, byte for byte
+ * (read through the daemons in turn); returns how many it checked. */
+int testutil_check_acknowledged(const char *dir, int clients, const struct daemon_proc *daemons,
+                                size_t count);
+
 /* Which catalogue testutil_catalog makes: suites run their tests against both. */
 enum { TESTUTIL_SQLITE, TESTUTIL_POSTGRES };
 extern int testutil_backend;
