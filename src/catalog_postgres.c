@@ -604,21 +604,27 @@ static PGresult *pg_sync(struct pg_db *db, struct pg_stmt *last, const char *wha
 	return ours;
 }
 
+/* Sends the queued writes and reads their answers; -1 with the first error. */
+static int pg_drain(struct pg_db *db, const char *what, struct error *err)
+{
+	struct error failure;
+
+	error_init(&failure);
+	pg_sync(db, NULL, what, &failure);
+	if (failure.code == ERROR_NONE)
+		return 0;
+	error_set(err, failure.code, NULL, -1, "%s", failure.message);
+	return -1;
+}
+
 /* Queues a write whose answer is not needed, inside a transaction. */
 static int pg_defer(struct pg_stmt *s, const char *what, struct error *err)
 {
 	struct pg_db *db = s->db;
 
 	if (s->prepared_on != db->epoch) {
-		if (db->pipeline) {
-			struct error failure;
-			error_init(&failure);
-			pg_sync(db, NULL, what, &failure);
-			if (failure.code != ERROR_NONE) {
-				error_set(err, failure.code, NULL, -1, "%s", failure.message);
-				return -1;
-			}
-		}
+		if (db->pipeline && pg_drain(db, what, err) < 0)
+			return -1;
 		if (pg_prepare_now(s, what, err) < 0)
 			return -1;
 	}
@@ -629,23 +635,14 @@ static int pg_defer(struct pg_stmt *s, const char *what, struct error *err)
 	}
 	if (!PQsendQueryPrepared(db->conn, s->name, s->nparams, s->values, s->lengths, s->formats,
 	                         1)) {
-		struct error failure;
-		error_init(&failure);
-		pg_sync(db, NULL, what, &failure);
+		pg_drain(db, what, NULL);
 		return pg_fail(db, NULL, err, what);
 	}
 	db->queued_what[db->queued++] = what;
 	/* sent now, so that the server works on it while this side goes on */
 	PQflush(db->conn);
-	if (db->queued == MAX_QUEUED) {
-		struct error failure;
-		error_init(&failure);
-		pg_sync(db, NULL, what, &failure);
-		if (failure.code != ERROR_NONE) {
-			error_set(err, failure.code, NULL, -1, "%s", failure.message);
-			return -1;
-		}
-	}
+	if (db->queued == MAX_QUEUED)
+		return pg_drain(db, what, err);
 	return 0;
 }
 
