@@ -197,73 +197,97 @@ static void ryu_shortest(float f, uint32_t *digits, int32_t *exponent)
 	*exponent = e10 + (int32_t)removed;
 }
 
-/* Writes `d` (p significant digits, trailing zeros dropped) times 10^e10 like %g does. */
+/* Writes `d` (n significant digits) times 10^e10 like %g does, without its trailing zeros.
+ * The digits are made in a register, eight at a time without division (each step splits
+ * every lane of the word in two: by 10^4, 10^2, then 10, with multiply-and-shift quotients
+ * exact below those bounds), and stored in wide pieces: out must hold 32 bytes, of which
+ * those past the text are scratch. */
 static const char digit_pairs[201] = "00010203040506070809101112131415161718192021222324"
                                      "25262728293031323334353637383940414243444546474849"
                                      "50515253545556575859606162636465666768697071727374"
                                      "75767778798081828384858687888990919293949596979899";
 
-static size_t write_decimal(int negative, uint32_t d, int p, int e10, char *out)
+/* The n (1..9) digits of d < 10^9 as characters, the first in the lowest byte. */
+static u128 digit_chars(uint32_t d, int n)
 {
-	char digits[24];
-	size_t n = 0, o = 0;
-	int at;
+	uint32_t high = d / 100000000u, low = d % 100000000u;
+	uint64_t v = low / 10000u | (uint64_t)(low % 10000u) << 32; /* 2 lanes of 4 digits */
+	uint64_t q = ((v * 10486u) >> 20) & 0x0000007F0000007Full;  /* lane / 100 */
+	u128 s;
 
-	while (p > 1 && d % 10 == 0)
-		d /= 10, p--;
-	/* two digits a division */
-	for (at = p - 1; at >= 1; at -= 2, d /= 100)
-		memcpy(digits + at - 1, digit_pairs + 2 * (d % 100), 2);
-	if (at == 0)
-		digits[0] = (char)('0' + d % 10);
-	n = (size_t)p;
-	if (negative)
-		out[o++] = '-';
-	if (e10 >= -5 && e10 < 9) {
-		if (e10 < 0) {
-			out[o++] = '0';
-			out[o++] = '.';
-			for (int i = -1; i > e10; i--)
-				out[o++] = '0';
-			memcpy(out + o, digits, n);
-			o += n;
-		} else if ((size_t)e10 + 1 >= n) {
-			memcpy(out + o, digits, n);
-			o += n;
-			for (size_t i = n; i < (size_t)e10 + 1; i++)
-				out[o++] = '0';
-		} else {
-			memcpy(out + o, digits, (size_t)e10 + 1);
-			o += (size_t)e10 + 1;
-			out[o++] = '.';
-			memcpy(out + o, digits + e10 + 1, n - (size_t)e10 - 1);
-			o += n - (size_t)e10 - 1;
-		}
-	} else {
-		out[o++] = digits[0];
-		if (n > 1) {
-			out[o++] = '.';
-			memcpy(out + o, digits + 1, n - 1);
-			o += n - 1;
-		}
-		o += (size_t)snprintf(out + o, 8, "e%d", e10);
-	}
-	out[o] = '\0';
-	return o;
+	v = q | (v - 100u * q) << 16;                   /* 4 lanes of 2 digits */
+	q = ((v * 103u) >> 10) & 0x000F000F000F000Full; /* lane / 10 */
+	v = q | (v - 10u * q) << 8;                     /* 8 lanes of 1 digit */
+	s = (u128)(v + 0x3030303030303030ull) << 8 | (uint8_t)('0' + high);
+	return s >> (8 * (9 - n));
 }
 
+/* Stores the 16 characters of s (the first in the lowest byte) at out. */
+static void put_chars(char *out, u128 s)
+{
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+	memcpy(out, &s, sizeof(s));
+#else
+	for (int i = 0; i < 16; i++)
+		out[i] = (char)(uint8_t)(s >> (8 * i));
+#endif
+}
+
+static size_t write_decimal(int negative, uint32_t d, int n, int e10, char *out)
+{
+	char *o = out;
+	u128 s;
+
+	while (n > 1 && d % 10 == 0)
+		d /= 10, n--;
+	s = digit_chars(d, n);
+	*o = '-';
+	o += negative;
+	if (e10 >= -5 && e10 < 0) { /* 0.000ddd */
+		memcpy(o, "0.000000", 8);
+		o += 1 - e10;
+		put_chars(o, s);
+		o += n;
+	} else if (e10 >= 0 && e10 + 1 >= n && e10 < 9) { /* ddd000 */
+		put_chars(o, s);
+		memcpy(o + n, "00000000", 8);
+		o += e10 + 1;
+	} else if (e10 >= 0 && e10 < 9) { /* ddd.ddd */
+		put_chars(o, s);
+		o[e10 + 1] = '.';
+		put_chars(o + e10 + 2, s >> (8 * (e10 + 1)));
+		o += n + 1;
+	} else { /* d.ddde-dd */
+		int e = e10 < 0 ? -e10 : e10;
+		*o++ = (char)(uint8_t)s;
+		if (n > 1) {
+			*o++ = '.';
+			put_chars(o, s >> 8);
+			o += n - 1;
+		}
+		*o++ = 'e';
+		*o = '-';
+		o += e10 < 0;
+		if (e >= 10) {
+			memcpy(o, digit_pairs + 2 * e, 2);
+			o += 2;
+		} else {
+			*o++ = (char)('0' + e);
+		}
+	}
+	*o = '\0';
+	return (size_t)(o - out);
+}
+
+/* The count of decimal digits of d > 0, without a branch: from its bit length (log10(2) is
+ * about 1233 / 4096), less one where d is below the power of ten that length suggests. */
 static int decimal_digits(uint32_t d)
 {
-	return d < 10           ? 1
-	       : d < 100        ? 2
-	       : d < 1000       ? 3
-	       : d < 10000      ? 4
-	       : d < 100000     ? 5
-	       : d < 1000000    ? 6
-	       : d < 10000000   ? 7
-	       : d < 100000000  ? 8
-	       : d < 1000000000 ? 9
-	                        : 10;
+	static const uint32_t powers[10] = {1,      10,      100,      1000,      10000,
+	                                    100000, 1000000, 10000000, 100000000, 1000000000};
+	int guess = (int)(((uint32_t)(32 - __builtin_clz(d)) * 1233u) >> 12);
+
+	return guess + 1 - (d < powers[guess]);
 }
 
 size_t render_float(float f, int digits, char *out)
