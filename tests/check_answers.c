@@ -452,6 +452,62 @@ START_TEST(max_samples_holds_on_every_path)
 }
 END_TEST
 
+/* The float32 numbers of an f32 answer (times, then values) are those of the JSON answer
+ * to the same query, bit for bit: streamed in large pieces or made at once, with times
+ * from count, step or a list. */
+START_TEST(f32_answers_hold_the_numbers_of_json_answers)
+{
+	static const char *const queries[] = {
+	    "from=0&to=1&count=30001",               /* streamed: evenly spaced */
+	    "from=-0.5&to=1.5&step=0.0001",          /* streamed: stepped, past both ends */
+	    "t=0.1,0.25,-1,0.999,3,0.5,0.75,0.0001", /* made at once: a list */
+	};
+	char path[256];
+
+	upload_walk();
+	for (size_t q = 0; q < sizeof(queries) / sizeof(queries[0]); q++) {
+		struct http_reply js, f32;
+		json_t *doc, *times, *values;
+		size_t count;
+		const float *numbers;
+
+		snprintf(path, sizeof(path), "/api/resources/1/tracks/0/sample?%s", queries[q]);
+		ck_assert_int_eq(http_request(&d, "GET", path, NULL, 0, NULL, &js), 0);
+		snprintf(path, sizeof(path), "/api/resources/1/tracks/0/sample?%s&format=f32",
+		         queries[q]);
+		ck_assert_int_eq(http_request(&d, "GET", path, NULL, 0, NULL, &f32), 0);
+		ck_assert_msg(js.status == 200 && f32.status == 200, "%s: %ld, %ld", queries[q],
+		              js.status, f32.status);
+		doc = json_loads(js.body, 0, NULL);
+		ck_assert_ptr_nonnull(doc);
+		times = json_object_get(doc, "times");
+		values = json_object_get(doc, "values");
+		count = json_array_size(times);
+		ck_assert_uint_eq(json_array_size(values), count);
+		ck_assert_uint_gt(count, 7);
+		ck_assert_uint_eq(f32.length, count * 4 * sizeof(float));
+		numbers = (const float *)(const void *)f32.body;
+		for (size_t i = 0; i < count; i++) {
+			json_t *value = json_array_get(values, i);
+			float t = (float)json_number_value(json_array_get(times, i));
+			ck_assert_msg(memcmp(&numbers[i], &t, 4) == 0,
+			              "%s: time %zu: %a in f32, %a in JSON", queries[q], i,
+			              (double)numbers[i], (double)t);
+			for (size_t c = 0; c < 3; c++) {
+				float v = (float)json_number_value(json_array_get(value, c));
+				const float *got = &numbers[count + i * 3 + c];
+				ck_assert_msg(memcmp(got, &v, 4) == 0,
+				              "%s: value %zu[%zu]: %a in f32, %a in JSON",
+				              queries[q], i, c, (double)*got, (double)v);
+			}
+		}
+		json_decref(doc);
+		http_reply_cleanup(&js);
+		http_reply_cleanup(&f32);
+	}
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("answers");
@@ -468,6 +524,7 @@ int main(void)
 	tcase_add_test(tc, keys_are_served_as_decoded);
 	tcase_add_test(tc, a_failed_store_rolls_back);
 	tcase_add_test(tc, max_samples_holds_on_every_path);
+	tcase_add_test(tc, f32_answers_hold_the_numbers_of_json_answers);
 	suite_add_tcase(s, tc);
 	return testutil_run(s);
 }

@@ -262,6 +262,38 @@ static void write_csv_header(struct buf *b, const struct sampler *s)
 	buf_putc(b, '\n');
 }
 
+/* The times of samples [first, first + count) into out: the same values as sample_time,
+ * in loops without branches, which the compiler evaluates several at once. */
+static void sample_time_block(const struct sample_times *st, size_t first, size_t count, float *out)
+{
+	if (st->list) {
+		memcpy(out, st->list + first, count * sizeof(float));
+	} else if (st->step > 0) {
+		for (size_t j = 0; j < count; j++)
+			out[j] = (float)(st->from + st->step * (double)(first + j));
+	} else if (st->count == 1) {
+		for (size_t j = 0; j < count; j++)
+			out[j] = (float)st->from;
+	} else {
+		/* four at a time (the same operations, lane by lane: the division is the cost) */
+		typedef double double4 __attribute__((vector_size(32)));
+		double span = st->to - st->from, last = (double)(st->count - 1);
+		double4 from4 = {st->from, st->from, st->from, st->from};
+		double4 span4 = {span, span, span, span}, last4 = {last, last, last, last};
+		double4 index = {(double)first, (double)first + 1, (double)first + 2,
+		                 (double)first + 3};
+		const double4 four = {4, 4, 4, 4};
+		size_t j = 0;
+		for (; j + 4 <= count; j += 4, index += four) {
+			double4 v = from4 + span4 * (index / last4);
+			out[j] = (float)v[0], out[j + 1] = (float)v[1];
+			out[j + 2] = (float)v[2], out[j + 3] = (float)v[3];
+		}
+		for (; j < count; j++)
+			out[j] = (float)(st->from + span * ((double)(first + j) / last));
+	}
+}
+
 /* Float samples [first, first + count) into out, count at most BLOCK_TIMES, evaluated
  * together (curve_sample_times). */
 #define BLOCK_TIMES 256
@@ -269,8 +301,7 @@ static void sample_floats(struct track_answer *ta, size_t first, size_t count, f
 {
 	float ts[BLOCK_TIMES];
 
-	for (size_t j = 0; j < count; j++)
-		ts[j] = sample_time(&ta->times, first + j);
+	sample_time_block(&ta->times, first, count, ts);
 	curve_sample_times(&ta->curve, &ta->cursor, ts, count, out);
 }
 
@@ -301,6 +332,54 @@ static void sample_value(struct track_answer *ta, size_t i)
 	}
 }
 
+/* The next bytes of an f32 answer (times, then values, as little-endian float32) written
+ * straight into out, at most room of them: whole numbers, whole values; 0 when a value does
+ * not fit (or the answer is complete: phase 2). */
+static size_t produce_f32(struct track_answer *ta, char *out, size_t room)
+{
+	size_t n = ta->times.count, per = ta->m * sizeof(float), k;
+	int aligned = (uintptr_t)out % _Alignof(float) == 0;
+
+	if (ta->phase == 0) {
+		k = room / sizeof(float) < n - ta->i ? room / sizeof(float) : n - ta->i;
+		for (size_t j = 0; j < k; j += BLOCK_TIMES) {
+			float ts[BLOCK_TIMES];
+			size_t c = k - j < BLOCK_TIMES ? k - j : BLOCK_TIMES;
+			sample_time_block(&ta->times, ta->i + j, c, ts);
+			memcpy(out + j * sizeof(float), ts, c * sizeof(float));
+		}
+		ta->i += k;
+		if (ta->i == n)
+			ta->phase = 1, ta->i = 0;
+		return k * sizeof(float);
+	}
+	if (ta->phase != 1)
+		return 0;
+	k = room / per < n - ta->i ? room / per : n - ta->i;
+	if (value_type_scalar(ta->track.sampler.type) == SCALAR_FLOAT && ta->block) {
+		for (size_t j = 0; j < k; j += ta->block_cap) {
+			size_t c = k - j < ta->block_cap ? k - j : ta->block_cap;
+			if (aligned && c <= BLOCK_TIMES) {
+				/* straight from the sampler into the answer */
+				sample_floats(ta, ta->i + j, c, (float *)(void *)(out + j * per));
+			} else {
+				sample_floats(ta, ta->i + j, c, ta->block);
+				memcpy(out + j * per, ta->block, c * per);
+			}
+		}
+		ta->block_count = 0; /* the block no longer holds what sample_value expects */
+	} else {
+		for (size_t j = 0; j < k; j++) {
+			sample_value(ta, ta->i + j);
+			memcpy(out + j * per, ta->value, per);
+		}
+	}
+	ta->i += k;
+	if (ta->i == n)
+		ta->phase = 2;
+	return k * per;
+}
+
 /* The parts of a samples answer, produced in order. */
 static int produce_samples(struct track_answer *ta, struct buf *b)
 {
@@ -309,50 +388,19 @@ static int produce_samples(struct track_answer *ta, struct buf *b)
 	size_t n = ta->times.count;
 
 	switch (ta->format) {
-	case FORMAT_F32:
+	case FORMAT_F32: {
 		/* times, then values, as little-endian float32, a piece at a time written in
 		 * place (the piece's room is reserved once) */
-		if (ta->phase == 0) {
-			size_t k = n - ta->i < PIECE_BYTES / 4 ? n - ta->i : PIECE_BYTES / 4;
-			if (buf_reserve(b, k * 4) < 0)
-				return 0;
-			for (size_t j = 0; j < k; j++) {
-				float t = sample_time(&ta->times, ta->i + j);
-				memcpy(b->data + b->len + j * 4, &t, 4);
-			}
-			b->len += k * 4;
-			b->data[b->len] = '\0';
-			ta->i += k;
-			if (ta->i == n)
-				ta->phase = 1, ta->i = 0;
-			return 1;
-		}
-		{
-			size_t per = ta->m * sizeof(float);
-			size_t k = PIECE_BYTES / per ? PIECE_BYTES / per : 1;
-			if (k > n - ta->i)
-				k = n - ta->i;
-			if (buf_reserve(b, k * per) < 0)
-				return 0;
-			if (value_type_scalar(s->type) == SCALAR_FLOAT &&
-			    (uintptr_t)(b->data + b->len) % _Alignof(float) == 0) {
-				/* straight from the sampler into the answer */
-				for (size_t j = 0; j < k; j += BLOCK_TIMES)
-					sample_floats(
-					    ta, ta->i + j,
-					    k - j < BLOCK_TIMES ? k - j : BLOCK_TIMES,
-					    (float *)(void *)(b->data + b->len + j * per));
-			} else {
-				for (size_t j = 0; j < k; j++) {
-					sample_value(ta, ta->i + j);
-					memcpy(b->data + b->len + j * per, ta->value, per);
-				}
-			}
-			b->len += k * per;
-			b->data[b->len] = '\0';
-			ta->i += k;
-			return ta->i < n;
-		}
+		size_t room = PIECE_BYTES, made;
+		if (ta->phase == 1 && room < ta->m * sizeof(float))
+			room = ta->m * sizeof(float);
+		if (buf_reserve(b, room) < 0)
+			return 0;
+		made = produce_f32(ta, b->data + b->len, room);
+		b->len += made;
+		b->data[b->len] = '\0';
+		return ta->phase < 2;
+	}
 	case FORMAT_CSV:
 		if (ta->phase == 0) {
 			write_csv_header(b, s);
@@ -529,6 +577,17 @@ static long track_answer_fill(void *state, char *out, size_t room)
 		}
 		if (ta->done)
 			break;
+		if (ta->kind == ANSWER_SAMPLES && ta->format == FORMAT_F32) {
+			size_t made = produce_f32(ta, out + n, room - n);
+			ta->done = ta->phase == 2;
+			if (made) {
+				n += made;
+				continue;
+			}
+			if (ta->done || n)
+				break; /* the rest next time, or a value larger than the room left
+				        */
+		}
 		ta->pending.len = 0;
 		ta->sent = 0;
 		switch (ta->kind) {

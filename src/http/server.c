@@ -39,7 +39,7 @@
 #include "http.h"
 #include "render.h"
 
-#define STREAM_BLOCK       (32u * 1024) /* bytes a streamed answer is produced in */
+#define STREAM_BLOCK       (128u * 1024) /* bytes a streamed answer is produced in */
 #define CONNECTION_RESERVE 16           /* slots beyond --max-connections for newcomers */
 #define WATCHDOG_PERIOD_MS 250
 
