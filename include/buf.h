@@ -7,6 +7,7 @@
 #define ANIMDEX_BUF_H
 
 #include <stddef.h>
+#include <string.h>
 
 struct buf {
 	char *data;   /* NUL-terminated when non-NULL, so text can be used as a string */
@@ -20,7 +21,11 @@ void buf_init(struct buf *b, size_t max);
 void buf_cleanup(struct buf *b);
 int buf_reserve(struct buf *b, size_t extra);
 int buf_append(struct buf *b, const void *data, size_t n);
-int buf_puts(struct buf *b, const char *s);
+/* Inline, so that the length of a literal is known when compiled. */
+static inline int buf_puts(struct buf *b, const char *s)
+{
+	return buf_append(b, s, strlen(s));
+}
 int buf_putc(struct buf *b, char c);
 int buf_printf(struct buf *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 /* An unsigned number in decimal (no printf on hot paths). */

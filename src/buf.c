@@ -55,11 +55,6 @@ int buf_append(struct buf *b, const void *data, size_t n)
 	return 0;
 }
 
-int buf_puts(struct buf *b, const char *s)
-{
-	return buf_append(b, s, strlen(s));
-}
-
 int buf_putc(struct buf *b, char c)
 {
 	return buf_append(b, &c, 1);

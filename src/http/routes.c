@@ -7,8 +7,12 @@
 
 #include "http.h"
 
-/* Most specific first; the static route last answers every other GET. */
+/* A path fits one pattern at most ({} is one whole segment; a pattern may have several
+ * methods), so the order is free: the busiest first. The static route answers every other
+ * GET. */
 static const struct route routes[] = {
+    {"GET", "/api/resources/{}/tracks/{}/sample", route_sample, 0},
+    {"GET", "/api/resources/{}/tracks/{}/keys", route_keys, 0},
     {"POST", "/api/resources", route_upload, 1},
     {"GET", "/api/resources", route_list, 0},
     {"GET", "/api/resources/{}", route_get, 0},
@@ -16,15 +20,14 @@ static const struct route routes[] = {
     {"GET", "/api/resources/{}/raw", route_raw, 0},
     {"GET", "/api/resources/{}/export", route_export_one, 0},
     {"GET", "/api/export", route_export_many, 0},
-    {"GET", "/api/resources/{}/tracks/{}/keys", route_keys, 0},
-    {"GET", "/api/resources/{}/tracks/{}/sample", route_sample, 0},
     {"GET", "/api/handles/{}", route_handle, 0},
     {"POST", "/api/names", route_names, 1},
     {"GET", "/api/classes", route_classes, 0},
     {"GET", "/api/health", route_health, 0},
 };
 
-/* Matches path against pattern; {} matches one non-empty segment, copied into storage. */
+/* Does path fit pattern ("{}" stands for one segment)? The segments go to storage; returns
+ * how many, or -1 when the path does not fit. */
 static int route_match(const char *pattern, const char *path,
                        char storage[REQUEST_MAX_CAPTURES][64])
 {
@@ -34,7 +37,7 @@ static int route_match(const char *pattern, const char *path,
 		if (pattern[0] == '{' && pattern[1] == '}') {
 			size_t len = strcspn(path, "/");
 			if (len == 0 || len >= 64 || n == REQUEST_MAX_CAPTURES)
-				return 0;
+				return -1;
 			memcpy(storage[n], path, len);
 			storage[n][len] = '\0';
 			n++;
@@ -43,12 +46,12 @@ static int route_match(const char *pattern, const char *path,
 			continue;
 		}
 		if (*pattern != *path)
-			return 0;
+			return -1;
 		pattern++, path++;
 	}
 	if (*path == '/' && path[1] == '\0')
 		path++; /* a trailing slash is the same resource */
-	return *pattern == '\0' && *path == '\0';
+	return *pattern == '\0' && *path == '\0' ? n : -1;
 }
 
 const struct route *routes_find(const char *method, const char *path, struct request *req,
@@ -61,14 +64,14 @@ const struct route *routes_find(const char *method, const char *path, struct req
 
 	*path_known = 0;
 	for (size_t i = 0; i < sizeof(routes) / sizeof(routes[0]); i++) {
-		memset(req->capture_text, 0, sizeof(req->capture_text));
-		if (!route_match(routes[i].pattern, path, req->capture_text))
+		int captured = route_match(routes[i].pattern, path, req->capture_text);
+		if (captured < 0)
 			continue;
 		*path_known = 1;
 		if (strcmp(routes[i].method, as) != 0)
 			continue;
 		for (int k = 0; k < REQUEST_MAX_CAPTURES; k++)
-			req->captures[k] = req->capture_text[k][0] ? req->capture_text[k] : NULL;
+			req->captures[k] = k < captured ? req->capture_text[k] : NULL;
 		return &routes[i];
 	}
 	if (strncmp(path, "/api/", 5) == 0 || strcmp(path, "/api") == 0)
@@ -85,7 +88,7 @@ const char *routes_allowed(const char *path, char *out, size_t size)
 	int get = 0, post = 0, del = 0;
 
 	for (size_t i = 0; i < sizeof(routes) / sizeof(routes[0]); i++) {
-		if (!route_match(routes[i].pattern, path, storage))
+		if (route_match(routes[i].pattern, path, storage) < 0)
 			continue;
 		get |= strcmp(routes[i].method, "GET") == 0;
 		post |= strcmp(routes[i].method, "POST") == 0;

@@ -682,7 +682,7 @@ static void answer_track(struct response *resp, struct track_answer *ta, const c
  * cache or owned; answer_track makes a copy when the answer outlives the request). */
 static struct track_answer *track_answer_create(struct catalog_track *track, enum answer_kind kind,
                                                 enum sample_format format, int digits,
-                                                struct error *err)
+                                                size_t samples, struct error *err)
 {
 	struct track_answer *ta = calloc(1, sizeof(*ta));
 
@@ -699,9 +699,11 @@ static struct track_answer *track_answer_create(struct catalog_track *track, enu
 	ta->m = sampler_components(&ta->track.sampler);
 	ta->csize = value_type_component_size(ta->track.sampler.type);
 	ta->value = malloc(ta->m * ta->csize + 1);
-	if (value_type_scalar(ta->track.sampler.type) == SCALAR_FLOAT) {
-		/* at most 16 KiB of values at a time */
+	if (kind == ANSWER_SAMPLES && value_type_scalar(ta->track.sampler.type) == SCALAR_FLOAT) {
+		/* at most 16 KiB of values at a time, and no more than the samples asked for */
 		ta->block_cap = 4096 / ta->m < BLOCK_TIMES ? 4096 / ta->m : BLOCK_TIMES;
+		if (ta->block_cap > samples)
+			ta->block_cap = samples;
 		if (ta->block_cap == 0)
 			ta->block_cap = 1;
 		ta->block = malloc(ta->block_cap * ta->m * sizeof(float));
@@ -803,8 +805,8 @@ static void answer_events(struct request *req, struct response *resp, struct cat
 		response_error(resp, &err);
 		return;
 	}
-	ta =
-	    track_answer_create(track, ANSWER_EVENTS, csv ? FORMAT_CSV : FORMAT_JSON, digits, &err);
+	ta = track_answer_create(track, ANSWER_EVENTS, csv ? FORMAT_CSV : FORMAT_JSON, digits, 0,
+	                         &err);
 	if (!ta) {
 		response_error(resp, &err);
 		return;
@@ -833,7 +835,7 @@ void route_keys(struct request *req, struct response *resp)
 		answer_events(req, resp, &track, 0, digits);
 		return;
 	}
-	ta = track_answer_create(&track, ANSWER_KEYS, FORMAT_JSON, digits, &err);
+	ta = track_answer_create(&track, ANSWER_KEYS, FORMAT_JSON, digits, 0, &err);
 	if (!ta) {
 		response_error(resp, &err);
 		return;
@@ -882,8 +884,9 @@ static int sample_times(struct request *req, const struct sampler *s, struct sam
 		for (size_t i = 0; i < n; i++) {
 			size_t len = strcspn(p, ",");
 			double v;
-			char field[32];
-			snprintf(field, sizeof(field), "t[%zu]", i);
+			char field[32] = "t[0]"; /* the field's name, for the error */
+			if (i)
+				snprintf(field, sizeof(field), "t[%zu]", i);
 			if (parse_time(p, len, field, &v, err) < 0) {
 				free(st->list);
 				st->list = NULL;
@@ -986,7 +989,7 @@ void route_sample(struct request *req, struct response *resp)
 	}
 	if (sample_times(req, &track.sampler, &times, &err) < 0)
 		goto fail;
-	ta = track_answer_create(&track, ANSWER_SAMPLES, format, digits, &err);
+	ta = track_answer_create(&track, ANSWER_SAMPLES, format, digits, times.count, &err);
 	if (!ta) {
 		free(times.list);
 		response_error(resp, &err);

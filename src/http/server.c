@@ -40,7 +40,7 @@
 #include "render.h"
 
 #define STREAM_BLOCK       (128u * 1024) /* bytes a streamed answer is produced in */
-#define CONNECTION_RESERVE 16           /* slots beyond --max-connections for newcomers */
+#define CONNECTION_RESERVE 16            /* slots beyond --max-connections for newcomers */
 #define WATCHDOG_PERIOD_MS 250
 
 /* One open connection, as the watchdog sees it. */
@@ -59,6 +59,9 @@ struct conn_watch {
 	uint64_t body_declared; /* Content-Length, or 0 (atomic) */
 	int closing;            /* shut down by the watchdog; still open until reported */
 	struct conn_watch *prev, *next;
+	/* the state of the connection's last request, kept for its next one: a state is too
+	 * large for malloc's quick paths (only the connection's thread touches it) */
+	struct request_state *spare;
 };
 
 struct server {
@@ -243,6 +246,7 @@ static void notify_connection(void *cls, struct MHD_Connection *conn, void **soc
 	if (!w->closing)
 		srv->live--;
 	pthread_mutex_unlock(&srv->watch_lock);
+	free(w->spare);
 	free(w);
 	*socket_context = NULL;
 }
@@ -684,7 +688,10 @@ static void state_free(struct request_state *st)
 		free(req->fields[i].key);
 		buf_cleanup(&req->fields[i].value);
 	}
-	free(st);
+	if (st->watch && !st->watch->spare)
+		st->watch->spare = st;
+	else
+		free(st);
 }
 
 static void request_completed(void *cls, struct MHD_Connection *conn, void **con_cls,
@@ -880,25 +887,32 @@ static void check_fields(struct request_state *st)
 static enum MHD_Result request_begin(struct server *srv, struct MHD_Connection *conn,
                                      const char *url, const char *method, void **con_cls)
 {
-	struct request_state *st = calloc(1, sizeof(*st));
-	const union MHD_ConnectionInfo *info;
+	const union MHD_ConnectionInfo *info =
+	    MHD_get_connection_info(conn, MHD_CONNECTION_INFO_SOCKET_CONTEXT);
+	struct conn_watch *watch = info ? info->socket_context : NULL;
+	struct request_state *st;
 	struct length_headers lengths = {0};
 	unsigned long long declared = 0;
 	int path_known = 0;
 	enum MHD_Result ret;
 
-	if (!st)
+	if (watch && watch->spare) {
+		st = watch->spare;
+		watch->spare = NULL;
+		memset(st, 0, sizeof(*st));
+	} else if (!(st = calloc(1, sizeof(*st)))) {
 		return MHD_NO;
+	}
+	st->watch = watch;
 	__atomic_add_fetch(&srv->in_flight, 1, __ATOMIC_ACQ_REL);
-	timespec_now(&st->started);
+	if (!srv->config.quiet) /* only the log line uses it */
+		timespec_now(&st->started);
 	st->srv = srv;
 	st->req.method = method;
 	st->req.path = url;
 	st->req.connection = conn;
 	st->req.config = &srv->config;
 	st->req.pool = srv->pool;
-	info = MHD_get_connection_info(conn, MHD_CONNECTION_INFO_SOCKET_CONTEXT);
-	st->watch = info ? info->socket_context : NULL;
 	*con_cls = st;
 	if (__atomic_load_n(&srv->draining, __ATOMIC_ACQUIRE)) {
 		st->retry_after = 1;
