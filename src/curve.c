@@ -3,6 +3,9 @@
 
 #include <math.h>
 #include <string.h>
+#if defined(__SSE__)
+#include <xmmintrin.h>
+#endif
 
 void curve_from_sampler(struct curve *c, const struct sampler *s)
 {
@@ -286,6 +289,16 @@ static void sine8(v4f x, v4f z, v4f *sx, v4f *sz)
 	*sz = (v4f){(float)p2[0], (float)p2[1], (float)p3[0], (float)p3[1]};
 }
 
+/* Four correctly rounded square roots (sqrtf's), in one instruction where there is one. */
+static v4f sqrt4(v4f x)
+{
+#if defined(__SSE__)
+	return (v4f)_mm_sqrt_ps((__m128)x);
+#else
+	return (v4f){sqrtf(x[0]), sqrtf(x[1]), sqrtf(x[2]), sqrtf(x[3])};
+#endif
+}
+
 static v4f load4(const float *p)
 {
 	v4f v;
@@ -427,8 +440,7 @@ static void slerp_run(const struct slerp *setups, uint32_t m, float t0, float d,
 				q[i] = wa * s->a[i] + wb * s->b[i];
 			/* quat_normalize: unless the length is 0 or exactly 1 */
 			len2 = q[0] * q[0] + q[1] * q[1] + q[2] * q[2] + q[3] * q[3];
-			root =
-			    (v4f){sqrtf(len2[0]), sqrtf(len2[1]), sqrtf(len2[2]), sqrtf(len2[3])};
+			root = sqrt4(len2);
 			inv = 1.0f / root;
 			keep = (len2 > 0.0f) & (len2 != 1.0f);
 			inv = (v4f)(((v4i)inv & keep) | ((v4i)one & ~keep));
