@@ -203,7 +203,8 @@ int main(void)
 			r[rep] = (now() - s) / (SAMPLES / 10) * 1e9;
 		}
 		slow = median(r, 3);
-		printf("float32 to shortest exact text (animdex)\t%.1f\tns/number (target <= 30)\n", fast);
+		printf("float32 to shortest exact text (animdex)\t%.1f\tns/number (target <= 30)\n",
+		       fast);
 		printf(
 		    "float32 to shortest exact text (snprintf search, before)\t%.1f\tns/number\n",
 		    slow);
