@@ -144,9 +144,9 @@ static void write_value(struct buf *b, const struct sampler *s, const void *valu
 	char text[32];
 
 	if (kind == SCALAR_FLOAT && digits == 0 && components <= 64 &&
-	    buf_reserve(b, components * 17 + 2) == 0) {
-		/* the common case, written in place: at most 16 characters a number and its comma
-		 */
+	    buf_reserve(b, components * 17 + 32) == 0) {
+		/* the common case, written in place: at most 16 characters a number and its comma,
+		 * and render_float's 32 bytes of room for the last */
 		char *o = b->data + b->len;
 		if (!csv)
 			*o++ = '[';
