@@ -4,6 +4,7 @@
  * everywhere, a newline after every JSON answer, file names in every script. */
 #define _GNU_SOURCE
 #include <check.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -508,6 +509,99 @@ START_TEST(f32_answers_hold_the_numbers_of_json_answers)
 }
 END_TEST
 
+/* Large answers are written straight into the connection's buffers: keys, CSV and JSON
+ * samples of a long track come out whole, every number the track's own or the JSON
+ * answer's. */
+START_TEST(streamed_text_answers_are_whole)
+{
+	enum { KEYS = 6000 };
+	size_t cap = (size_t)KEYS * 80 + 1024, len = 0;
+	char *doc = malloc(cap), path[160];
+	struct http_reply r, js, csv;
+	json_t *keys, *samples;
+	long id;
+	const char *line;
+	size_t rows = 0;
+
+	ck_assert_ptr_nonnull(doc);
+	len +=
+	    (size_t)snprintf(doc + len, cap - len,
+	                     "{\"name\": \"long\", \"duration\": 59.99, \"targets\": [{\"schema\": "
+	                     "\"E4ADD320-EECA-439F-A6C3-1D8A25AEFBC3\", \"object\": 0}], "
+	                     "\"samplers\": [{\"value\": {\"type\": \"FLOAT3\"}, "
+	                     "\"interpolation\": \"LINEAR\", \"times\": [");
+	for (int i = 0; i < KEYS; i++)
+		len += (size_t)snprintf(doc + len, cap - len, "%s%.9g", i ? "," : "",
+		                        (double)((float)i * 0.01f));
+	len += (size_t)snprintf(doc + len, cap - len, "], \"values\": [");
+	for (int i = 0; i < KEYS * 3; i++)
+		len += (size_t)snprintf(doc + len, cap - len, "%s%.9g", i ? "," : "",
+		                        (double)sinf((float)i * 0.37f));
+	len += (size_t)snprintf(doc + len, cap - len,
+	                        "]}], \"channels\": [{\"target\": 0, \"property\": 1, "
+	                        "\"sampler\": 0}]}");
+	ck_assert_int_eq(http_request(&d, "POST", "/api/resources?filename=long.json", doc, len,
+	                              "application/json", &r),
+	                 0);
+	ck_assert_msg(r.status == 201, "%ld %s", r.status, r.body);
+	keys = json_loads(r.body, 0, NULL);
+	id = (long)json_integer_value(
+	    json_object_get(json_array_get(json_object_get(keys, "resources"), 0), "id"));
+	ck_assert_int_gt(id, 0);
+	json_decref(keys);
+	http_reply_cleanup(&r);
+	free(doc);
+
+	/* the keys: every time and value as uploaded */
+	snprintf(path, sizeof(path), "/api/resources/%ld/tracks/0/keys", id);
+	ck_assert_int_eq(http_request(&d, "GET", path, NULL, 0, NULL, &r), 0);
+	ck_assert_int_eq(r.status, 200);
+	keys = json_loads(r.body, 0, NULL);
+	ck_assert_msg(keys != NULL, "the keys answer is not JSON (%zu bytes)", r.length);
+	ck_assert_uint_eq(json_array_size(json_object_get(keys, "times")), KEYS);
+	for (size_t i = 0; i < KEYS; i++) {
+		json_t *v = json_array_get(json_object_get(keys, "values"), i);
+		ck_assert((float)json_number_value(json_array_get(json_object_get(keys, "times"),
+		                                                  i)) == (float)i * 0.01f);
+		for (size_t c = 0; c < 3; c++)
+			ck_assert((float)json_number_value(json_array_get(v, c)) ==
+			          sinf((float)(i * 3 + c) * 0.37f));
+	}
+	json_decref(keys);
+	http_reply_cleanup(&r);
+
+	/* CSV and JSON samples: the same numbers, row by row */
+	snprintf(path, sizeof(path), "/api/resources/%ld/tracks/0/sample?count=30001", id);
+	ck_assert_int_eq(http_request(&d, "GET", path, NULL, 0, NULL, &js), 0);
+	strcat(path, "&format=csv");
+	ck_assert_int_eq(http_request(&d, "GET", path, NULL, 0, NULL, &csv), 0);
+	ck_assert(js.status == 200 && csv.status == 200);
+	samples = json_loads(js.body, 0, NULL);
+	ck_assert_msg(samples != NULL, "the samples answer is not JSON (%zu bytes)", js.length);
+	line = strchr(csv.body, '\n'); /* past the column names */
+	ck_assert_ptr_nonnull(line);
+	for (line++; *line; rows++) {
+		json_t *v = json_array_get(json_object_get(samples, "values"), rows);
+		char *end;
+		float t = strtof(line, &end);
+		ck_assert_ptr_nonnull(v);
+		ck_assert(t == (float)json_number_value(
+		                   json_array_get(json_object_get(samples, "times"), rows)));
+		for (size_t c = 0; c < 3; c++) {
+			ck_assert_msg(*end == ',', "row %zu: %.40s", rows, line);
+			ck_assert(strtof(end + 1, &end) ==
+			          (float)json_number_value(json_array_get(v, c)));
+		}
+		ck_assert_msg(*end == '\n', "row %zu: %.40s", rows, line);
+		line = end + 1;
+	}
+	ck_assert_uint_eq(rows, 30001);
+	json_decref(samples);
+	http_reply_cleanup(&js);
+	http_reply_cleanup(&csv);
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("answers");
@@ -525,6 +619,7 @@ int main(void)
 	tcase_add_test(tc, a_failed_store_rolls_back);
 	tcase_add_test(tc, max_samples_holds_on_every_path);
 	tcase_add_test(tc, f32_answers_hold_the_numbers_of_json_answers);
+	tcase_add_test(tc, streamed_text_answers_are_whole);
 	suite_add_tcase(s, tc);
 	return testutil_run(s);
 }

@@ -71,6 +71,7 @@ struct track_answer {
 	size_t i;                  /* the next item of that part */
 	size_t listed;             /* events listed so far */
 	int done;
+	size_t item_room;   /* the most one item (and the text that may follow it) takes */
 	struct buf pending; /* produced, not yet sent */
 	size_t sent;        /* bytes of pending already sent */
 };
@@ -332,6 +333,14 @@ static void sample_value(struct track_answer *ta, size_t i)
 	}
 }
 
+/* May another item go into b? Pieces are about PIECE_BYTES; a buffer of fixed size (a view
+ * of the connection's) takes items only while one of the largest still fits, so that none is
+ * ever cut. */
+static int item_fits(const struct track_answer *ta, const struct buf *b, size_t start)
+{
+	return b->len - start < PIECE_BYTES && b->max - b->len >= ta->item_room;
+}
+
 /* The next bytes of an f32 answer (times, then values, as little-endian float32) written
  * straight into out, at most room of them: whole numbers, whole values; 0 when a value does
  * not fit (or the answer is complete: phase 2). */
@@ -406,7 +415,7 @@ static int produce_samples(struct track_answer *ta, struct buf *b)
 			write_csv_header(b, s);
 			ta->phase = 1;
 		}
-		for (; ta->i < n && b->len - start < PIECE_BYTES; ta->i++) {
+		for (; ta->i < n && item_fits(ta, b, start); ta->i++) {
 			sample_value(ta, ta->i);
 			write_float(b, sample_time(&ta->times, ta->i), ta->digits);
 			write_value(b, s, ta->value, ta->m, ta->digits, 1);
@@ -421,7 +430,7 @@ static int produce_samples(struct track_answer *ta, struct buf *b)
 			buf_puts(b, ",\"times\":[");
 			ta->phase = 1;
 		}
-		for (; ta->phase == 1 && ta->i < n && b->len - start < PIECE_BYTES; ta->i++) {
+		for (; ta->phase == 1 && ta->i < n && item_fits(ta, b, start); ta->i++) {
 			if (ta->i)
 				buf_putc(b, ',');
 			write_float(b, sample_time(&ta->times, ta->i), ta->digits);
@@ -430,7 +439,7 @@ static int produce_samples(struct track_answer *ta, struct buf *b)
 			buf_puts(b, "],\"values\":[");
 			ta->phase = 2, ta->i = 0;
 		}
-		for (; ta->phase == 2 && ta->i < n && b->len - start < PIECE_BYTES; ta->i++) {
+		for (; ta->phase == 2 && ta->i < n && item_fits(ta, b, start); ta->i++) {
 			if (ta->i)
 				buf_putc(b, ',');
 			sample_value(ta, ta->i);
@@ -459,13 +468,13 @@ static int produce_keys(struct track_answer *ta, struct buf *b)
 		buf_printf(b, ",\"key_count\":%" PRIu32 ",\"times\":[", s->key_count);
 		ta->phase = 1;
 	}
-	for (; ta->phase == 1 && ta->i < n && b->len - start < PIECE_BYTES; ta->i++) {
+	for (; ta->phase == 1 && ta->i < n && item_fits(ta, b, start); ta->i++) {
 		if (ta->i)
 			buf_putc(b, ',');
 		write_float(b, s->times[ta->i], ta->digits);
 	}
 	/* phases 2, 3, 4: the value arrays (one of them unless cubic) */
-	while (ta->phase >= 1 && ta->phase <= 4 && b->len - start < PIECE_BYTES) {
+	while (ta->phase >= 1 && ta->phase <= 4 && item_fits(ta, b, start)) {
 		int part = cubic ? ta->phase - 2 : 1;
 		if (ta->phase == 1 || ta->i == n) {
 			if (ta->phase == 4 || (!cubic && ta->phase == 2)) {
@@ -478,7 +487,7 @@ static int produce_keys(struct track_answer *ta, struct buf *b)
 			buf_printf(b, "],\"%s\":[", parts[part]);
 			continue;
 		}
-		for (; ta->i < n && b->len - start < PIECE_BYTES; ta->i++) {
+		for (; ta->i < n && item_fits(ta, b, start); ta->i++) {
 			size_t at = cubic ? (ta->i * 3 + (size_t)part) : ta->i;
 			if (ta->i)
 				buf_putc(b, ',');
@@ -508,7 +517,7 @@ static int produce_events(struct track_answer *ta, struct buf *b)
 		}
 		ta->phase = 1;
 	}
-	for (; ta->i < s->key_count && b->len - start < PIECE_BYTES; ta->i++) {
+	for (; ta->i < s->key_count && item_fits(ta, b, start); ta->i++) {
 		const uint32_t *w = words + ta->i * EVENT_WORDS;
 		double t = s->times[ta->i];
 		char handle[11], name[256];
@@ -560,6 +569,17 @@ static int produce_events(struct track_answer *ta, struct buf *b)
 	return 0;
 }
 
+/* The next piece of the answer into b; 0 when it is complete. */
+static int produce_text(struct track_answer *ta, struct buf *b)
+{
+	switch (ta->kind) {
+	case ANSWER_SAMPLES: return produce_samples(ta, b);
+	case ANSWER_KEYS: return produce_keys(ta, b);
+	case ANSWER_EVENTS: return produce_events(ta, b);
+	}
+	return 0;
+}
+
 static long track_answer_fill(void *state, char *out, size_t room)
 {
 	struct track_answer *ta = state;
@@ -587,14 +607,22 @@ static long track_answer_fill(void *state, char *out, size_t room)
 			if (ta->done || n)
 				break; /* the rest next time, or a value larger than the room left
 				        */
+		} else if (ta->phase > 0 && room - n > ta->item_room + 1) {
+			/* text written straight into the connection's buffer, through a buffer of
+			 * fixed size (it never grows: its max is its capacity, less the byte of its
+			 * terminator); only the opening, of unbounded length, goes through pending
+			 */
+			struct buf view = {out + n, 0, room - n - 1, room - n - 1, 0};
+			ta->done = !produce_text(ta, &view);
+			if (view.overflow)
+				return -1; /* an item larger than its bound: cut, never wrong */
+			n += view.len;
+			if (view.len || ta->done)
+				continue;
 		}
 		ta->pending.len = 0;
 		ta->sent = 0;
-		switch (ta->kind) {
-		case ANSWER_SAMPLES: ta->done = !produce_samples(ta, &ta->pending); break;
-		case ANSWER_KEYS: ta->done = !produce_keys(ta, &ta->pending); break;
-		case ANSWER_EVENTS: ta->done = !produce_events(ta, &ta->pending); break;
-		}
+		ta->done = !produce_text(ta, &ta->pending);
 		if (ta->pending.overflow)
 			return -1; /* one piece past its ceiling: the answer is cut, never wrong */
 	}
@@ -632,13 +660,8 @@ static void answer_track(struct response *resp, struct track_answer *ta, const c
 		size_t len;
 		int more = 1;
 		buf_init(&b, BUFFERED_MAX * 8); /* the estimate is generous: room to spare */
-		while (more && !b.overflow) {
-			switch (ta->kind) {
-			case ANSWER_SAMPLES: more = produce_samples(ta, &b); break;
-			case ANSWER_KEYS: more = produce_keys(ta, &b); break;
-			case ANSWER_EVENTS: more = produce_events(ta, &b); break;
-			}
-		}
+		while (more && !b.overflow)
+			more = produce_text(ta, &b);
 		track_answer_free(ta);
 		if (b.overflow) {
 			struct error err;
@@ -708,6 +731,10 @@ static struct track_answer *track_answer_create(struct catalog_track *track, enu
 			ta->block_cap = 1;
 		ta->block = malloc(ta->block_cap * ta->m * sizeof(float));
 	}
+	/* a sample or key: a time and a value of at most 17 bytes a number, with the room
+	 * write_value and write_float reserve; an event: two handle names of up to 255 bytes,
+	 * escaped, and its numbers; then at most 64 bytes of closing text */
+	ta->item_room = kind == ANSWER_EVENTS ? 4096 + 64 : ta->m * 17 + 128 + 64;
 	buf_init(&ta->pending, PENDING_MAX);
 	if (!ta->value) {
 		track_answer_free(ta);
