@@ -660,6 +660,12 @@ static void answer_track(struct response *resp, struct track_answer *ta, const c
 		size_t len;
 		int more = 1;
 		buf_init(&b, BUFFERED_MAX * 8); /* the estimate is generous: room to spare */
+		/* a small answer in one allocation: the estimate (up to 16 KiB; past that the
+		 * buffer grows as it must), the opening with the track's name escaped at worst,
+		 * and the closing */
+		buf_reserve(&b,
+		            (answer_estimate(ta) < 16384 ? (size_t)answer_estimate(ta) : 16384) +
+		                512 + (ta->track.name ? 6 * strlen(ta->track.name) : 0));
 		while (more && !b.overflow)
 			more = produce_text(ta, &b);
 		track_answer_free(ta);
