@@ -82,6 +82,9 @@ int64_t catalog_blob_entry_count(struct catalog *cat, const char *sha256, struct
  * nothing is stored and *existed is set. */
 json_t *catalog_put(struct catalog *cat, const struct catalog_upload *up,
                     const struct decode_result *decoded, int *existed, struct error *err);
+/* Makes ahead, in decoded->texts, the JSON texts catalog_put stores for each entry, so that
+ * a writer need not (any thread; no catalogue needed). -1 when out of memory. */
+int catalog_render_texts(struct decode_result *decoded);
 
 struct catalog_query {
 	const char *class_name; /* exact class, or NULL */

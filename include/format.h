@@ -60,6 +60,15 @@ struct decode_result {
 	uint8_t *stored; /* bytes to keep instead of the upload (a glTF with its
 	                  * external buffers embedded), or NULL; owned */
 	size_t stored_length;
+	struct stored_texts *texts; /* catalog_render_texts: made ahead, one a resource; or
+	                             * NULL; owned */
+};
+
+/* What the catalogue stores of a decoded resource as JSON text. */
+struct stored_texts {
+	char *structure, *assumed;
+	char **track_infos; /* one a channel: its extra info, or NULL */
+	size_t track_count;
 };
 
 struct format {
@@ -76,6 +85,7 @@ struct format {
 
 void decode_result_init(struct decode_result *result);
 void decode_result_cleanup(struct decode_result *result);
+void stored_texts_cleanup(struct stored_texts *t);
 /* Fails with a clear 413 when one more entry would pass the upload's max_entries. Decoders
  * that give many entries ask before decoding each, so that the work stays bounded too. */
 int format_room_for_entry(const struct upload *up, const struct decode_result *result,

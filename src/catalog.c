@@ -261,8 +261,9 @@ static int64_t now_ms(void)
 	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
 }
 
+/* info_text: the track's info as JSON made ahead, or NULL to make it here */
 static int insert_track(struct catalog *cat, int64_t id, const struct resource *res, unsigned n,
-                        struct error *err)
+                        const char *info_text, struct error *err)
 {
 	const struct channel *ch = &res->clip.channels[n];
 	const struct target *tg = &res->clip.targets[ch->target];
@@ -294,9 +295,10 @@ static int insert_track(struct catalog *cat, int64_t id, const struct resource *
 	db_bind_blob(s, 16, sp->times, (size_t)sp->key_count * sizeof(float));
 	db_bind_blob(s, 17, sp->values, sp->value_bytes);
 	db_bind_text(s, 18, extra && extra->events ? "events" : "curve");
-	if (extra && extra->info)
-		info = json_dumps(extra->info, JSON_COMPACT);
-	db_bind_text(s, 19, info);
+	if (info_text)
+		db_bind_text(s, 19, info_text);
+	else if (extra && extra->info)
+		db_bind_text(s, 19, info = json_dumps(extra->info, JSON_COMPACT));
 	if (extra && extra->has_handle)
 		db_bind_int64(s, 20, extra->handle);
 	db_bind_int64(s, 21, (int64_t)sp->rules);
@@ -306,24 +308,66 @@ static int insert_track(struct catalog *cat, int64_t id, const struct resource *
 	return rc < 0 ? -1 : 0;
 }
 
+/* A resource's structure and assumptions as JSON text, as they are stored; -1 when out of
+ * memory. */
+static int stored_texts(const struct resource *res, char **structure_text, char **assumed_text)
+{
+	json_t *structure = render_structure(res);
+
+	*structure_text = structure ? json_dumps(structure, JSON_COMPACT) : NULL;
+	*assumed_text = json_dumps(res->assumed, JSON_COMPACT);
+	json_decref(structure);
+	if (*structure_text && *assumed_text)
+		return 0;
+	free(*structure_text);
+	free(*assumed_text);
+	*structure_text = *assumed_text = NULL;
+	return -1;
+}
+
+int catalog_render_texts(struct decode_result *decoded)
+{
+	struct stored_texts *texts = calloc(decoded->count + 1, sizeof(*texts));
+
+	if (!texts)
+		return -1;
+	for (size_t p = 0; p < decoded->count; p++) {
+		const struct resource *res = decoded->resources[p];
+		struct stored_texts *t = &texts[p];
+		int failed = stored_texts(res, &t->structure, &t->assumed) < 0;
+		t->track_count = res->clip.channel_count;
+		t->track_infos = calloc(t->track_count + 1, sizeof(*t->track_infos));
+		failed |= !t->track_infos;
+		for (size_t n = 0; !failed && res->extras && n < t->track_count; n++)
+			if (res->extras[n].info &&
+			    !(t->track_infos[n] = json_dumps(res->extras[n].info, JSON_COMPACT)))
+				failed = 1;
+		if (failed) {
+			for (size_t i = 0; i <= p; i++)
+				stored_texts_cleanup(&texts[i]);
+			free(texts);
+			return -1;
+		}
+	}
+	decoded->texts = texts;
+	return 0;
+}
+
+/* texts: the resource's stored texts made ahead, or NULL to make them here */
 static int insert_resource(struct catalog *cat, const struct catalog_upload *up,
-                           const struct resource *res, unsigned part, int64_t when, int64_t *id,
-                           struct error *err)
+                           const struct resource *res, const struct stored_texts *texts,
+                           unsigned part, int64_t when, int64_t *id, struct error *err)
 {
 	struct db_stmt *s = db_prepare(cat->db, ST_INSERT_RESOURCE, err);
-	json_t *structure;
-	char *structure_text, *assumed_text;
+	char *structure_text = NULL, *assumed_text = NULL;
 	int rc;
 
 	if (!s)
 		return -1;
-	structure = render_structure(res);
-	structure_text = structure ? json_dumps(structure, JSON_COMPACT) : NULL;
-	assumed_text = json_dumps(res->assumed, JSON_COMPACT);
-	json_decref(structure);
-	if (!structure_text || !assumed_text) {
-		free(structure_text);
-		free(assumed_text);
+	if (texts) {
+		structure_text = texts->structure;
+		assumed_text = texts->assumed;
+	} else if (stored_texts(res, &structure_text, &assumed_text) < 0) {
 		error_set(err, ERROR_INTERNAL, NULL, -1, "out of memory");
 		return -1;
 	}
@@ -348,8 +392,10 @@ static int insert_resource(struct catalog *cat, const struct catalog_upload *up,
 	if (rc == 1)
 		*id = db_column_int64(s, 0);
 	db_reset(s);
-	free(structure_text);
-	free(assumed_text);
+	if (!texts) {
+		free(structure_text);
+		free(assumed_text);
+	}
 	if (rc == 0)
 		error_set(err, ERROR_INTERNAL, NULL, -1, "catalogue: storing an entry gave no id");
 	return rc == 1 ? 0 : -1;
@@ -489,11 +535,13 @@ json_t *catalog_put(struct catalog *cat, const struct catalog_upload *up,
 		int64_t id = 0;
 		if (has_part(stored, p))
 			continue;
-		if (insert_resource(cat, up, res, (unsigned)p, when, &id, err) < 0 ||
+		const struct stored_texts *texts = decoded->texts ? &decoded->texts[p] : NULL;
+		if (insert_resource(cat, up, res, texts, (unsigned)p, when, &id, err) < 0 ||
 		    insert_refs(cat, id, res, err) < 0)
 			goto fail;
 		for (size_t n = 0; n < res->clip.channel_count; n++)
-			if (insert_track(cat, id, res, (unsigned)n, err) < 0)
+			if (insert_track(cat, id, res, (unsigned)n,
+			                 texts ? texts->track_infos[n] : NULL, err) < 0)
 				goto fail;
 		created_ids[created_count++] = id;
 	}
@@ -1587,7 +1635,6 @@ int catalog_replace_decoded(struct catalog *cat, int64_t id, const struct resour
 	struct catalog_stored old = {0};
 	char *structure_text = NULL, *assumed_text = NULL, *old_assumed = NULL;
 	int64_t old_handle = 0;
-	json_t *structure = NULL;
 	struct db_stmt *s;
 	int rc = -1, stepped;
 
@@ -1604,10 +1651,7 @@ int catalog_replace_decoded(struct catalog *cat, int64_t id, const struct resour
 	old_assumed = strdup(db_column_text(s, 17));
 	old_handle = db_column_int64(s, 4);
 	db_reset(s);
-	structure = render_structure(res);
-	structure_text = structure ? json_dumps(structure, JSON_COMPACT) : NULL;
-	assumed_text = json_dumps(res->assumed, JSON_COMPACT);
-	if (!old_assumed || !structure_text || !assumed_text) {
+	if (!old_assumed || stored_texts(res, &structure_text, &assumed_text) < 0) {
 		error_set(err, ERROR_INTERNAL, NULL, -1, "out of memory");
 		goto done;
 	}
@@ -1616,7 +1660,7 @@ int catalog_replace_decoded(struct catalog *cat, int64_t id, const struct resour
 	    insert_refs(cat, id, res, err) < 0)
 		goto done;
 	for (size_t n = 0; n < res->clip.channel_count; n++)
-		if (insert_track(cat, id, res, (unsigned)n, err) < 0)
+		if (insert_track(cat, id, res, (unsigned)n, NULL, err) < 0)
 			goto done;
 	s = db_prepare(cat->db, ST_UPDATE_DECODED, err);
 	if (!s)
@@ -1678,7 +1722,6 @@ done:
 	free(structure_text);
 	free(assumed_text);
 	free(old_assumed);
-	json_decref(structure);
 	catalog_stored_cleanup(&old);
 	return rc;
 }

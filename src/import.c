@@ -17,6 +17,7 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -38,11 +39,6 @@ struct import {
 	const struct import_options *opt;
 	size_t files, bytes, created, duplicates, not_animation, failed;
 	size_t skipped; /* not regular files (FIFOs, devices, sockets) */
-	struct {
-		dev_t dev;
-		ino_t ino;
-	} * folders; /* the folders visited */
-	size_t folder_count, folder_cap;
 	size_t batch_files, batch_bytes;
 	size_t batch_created, batch_duplicates; /* counted when the batch commits */
 	char **batch_paths;                     /* the files stored in this batch, for a replay */
@@ -241,72 +237,159 @@ static size_t load_siblings(const char *path, struct upload_sibling *out, char *
 	return n;
 }
 
-/* `again`: a replay of a file already counted among the files read. */
-static void import_file(struct import *im, const char *path, int again)
-{
-	struct upload_sibling siblings[MAX_SIBLINGS];
+/* One file made ready for the catalogue (read, decoded, hashed, its stored texts rendered)
+ * by the reading thread, or why it cannot be stored; or what the walk met instead of a file.
+ * The writer takes these in the walk's order. */
+enum prepared_kind {
+	PREPARED_FILE,          /* decoded: to store */
+	PREPARED_UNREADABLE,    /* message: why it could not be read */
+	PREPARED_NOT_ANIMATION, /* empty, or no decoder reads it */
+	PREPARED_REFUSED,       /* message: the decoder's refusal */
+	PREPARED_STAT_FAILED,   /* message: why the path could not be looked at */
+	PREPARED_SKIPPED,       /* message: not a regular file */
+	PREPARED_END,           /* the walk is over */
+};
+
+/* A glTF's .bin files. */
+struct siblings {
+	struct upload_sibling files[MAX_SIBLINGS];
 	char *names[MAX_SIBLINGS], *datas[MAX_SIBLINGS];
-	struct upload up = {0};
+	size_t count;
+};
+
+/* Small (under 1 KiB: larger requests make malloc tidy its heap each time). */
+struct prepared {
+	enum prepared_kind kind;
+	char *path;
+	char *message; /* or NULL */
+	char *data;    /* as read */
+	size_t length;
+	struct siblings *siblings; /* a .gltf's, or NULL */
+	struct upload up;
 	struct decode_result result;
-	struct catalog_upload cu;
 	char sha[SHA256_HEX_SIZE];
+};
+
+static void prepared_free(struct prepared *p)
+{
+	if (!p)
+		return;
+	for (size_t i = 0; p->siblings && i < p->siblings->count; i++)
+		free(p->siblings->names[i]), free(p->siblings->datas[i]);
+	free(p->siblings);
+	decode_result_cleanup(&p->result);
+	free(p->data);
+	free(p->message);
+	free(p->path);
+	free(p);
+}
+
+static struct prepared *prepared_new(enum prepared_kind kind, const char *path)
+{
+	struct prepared *p = calloc(1, sizeof(*p));
+
+	if (p) {
+		p->kind = kind;
+		p->path = strdup(path ? path : "");
+		decode_result_init(&p->result);
+		if (!p->path) {
+			free(p);
+			return NULL;
+		}
+	}
+	return p;
+}
+
+/* Reads, decodes and hashes one file, and renders what the catalogue will store: all but
+ * the writing, with nothing shared, so that it can run beside the writer. */
+static struct prepared *prepare_file(const struct import_options *opt, const char *path)
+{
+	struct prepared *p = prepared_new(PREPARED_FILE, path);
+	struct upload *up;
 	struct error err;
-	size_t length = 0, nsib = 0;
-	char *data = import_read_file(path, &length);
+
+	if (!p)
+		return NULL;
+	up = &p->up;
+	error_init(&err);
+	p->data = import_read_file(path, &p->length);
+	if (!p->data) {
+		p->kind = PREPARED_UNREADABLE;
+		p->message = strdup(strerror(errno));
+		return p;
+	}
+	if (p->length == 0) {
+		p->kind = PREPARED_NOT_ANIMATION;
+		return p;
+	}
+	up->data = (const uint8_t *)p->data;
+	up->length = p->length;
+	up->filename = p->path;
+	up->class_name = opt->class_name;
+	up->family = opt->family;
+	up->max_inflate = opt->max_inflate;
+	up->max_entries = opt->max_entries;
+	if (format_has_extension(path, "gltf") && (p->siblings = calloc(1, sizeof(*p->siblings)))) {
+		p->siblings->count =
+		    load_siblings(path, p->siblings->files, p->siblings->names, p->siblings->datas);
+		up->siblings = p->siblings->files;
+		up->sibling_count = p->siblings->count;
+	}
+	if (format_decode(up, &p->result, &err) < 0) {
+		p->kind = err.code == ERROR_UNSUPPORTED_FORMAT && !opt->class_name
+		              ? PREPARED_NOT_ANIMATION
+		              : PREPARED_REFUSED;
+		p->message = strdup(err.message);
+		return p;
+	}
+	if (p->result.stored) {
+		up->data = p->result.stored;
+		up->length = p->result.stored_length;
+	}
+	sha256_hex(up->data, up->length, p->sha);
+	catalog_render_texts(&p->result); /* when out of memory, the writer renders them */
+	return p;
+}
+
+/* Stores what prepare_file made, and counts it; `again`: a replay of a file already counted
+ * among the files read. */
+static void store_prepared(struct import *im, struct prepared *p, int again)
+{
+	struct catalog_upload cu;
+	struct error err;
 	json_t *entries;
 	int existed = 0;
 
 	im->files += !again;
 	error_init(&err);
-	decode_result_init(&result);
-	if (!data) {
-		fprintf(stderr, "%s%s: cannot read: %s\n", im->tty ? "\r" : "", path,
-		        strerror(errno));
+	if (p->kind == PREPARED_UNREADABLE) {
+		fprintf(stderr, "%s%s: cannot read: %s\n", im->tty ? "\r" : "", p->path,
+		        p->message ? p->message : "out of memory");
 		im->failed++;
-		goto done;
+		return;
 	}
-	im->bytes += again ? 0 : length;
-	if (length == 0) {
+	im->bytes += again ? 0 : p->length;
+	if (p->kind == PREPARED_NOT_ANIMATION) {
 		im->not_animation++;
-		goto done;
+		return;
 	}
-	up.data = (const uint8_t *)data;
-	up.length = length;
-	up.filename = path;
-	up.class_name = im->opt->class_name;
-	up.family = im->opt->family;
-	up.max_inflate = im->opt->max_inflate;
-	up.max_entries = im->opt->max_entries;
-	if (format_has_extension(path, "gltf")) {
-		nsib = load_siblings(path, siblings, names, datas);
-		up.siblings = siblings;
-		up.sibling_count = nsib;
+	if (p->kind == PREPARED_REFUSED) {
+		fprintf(stderr, "%s%s: %s\n", im->tty ? "\r" : "", p->path,
+		        p->message ? p->message : "refused");
+		im->failed++;
+		return;
 	}
-	if (format_decode(&up, &result, &err) < 0) {
-		if (err.code == ERROR_UNSUPPORTED_FORMAT && !im->opt->class_name) {
-			im->not_animation++;
-		} else {
-			fprintf(stderr, "%s%s: %s\n", im->tty ? "\r" : "", path, err.message);
-			im->failed++;
-		}
-		goto done;
-	}
-	if (result.stored) {
-		up.data = result.stored;
-		up.length = result.stored_length;
-	}
-	sha256_hex(up.data, up.length, sha);
-	cu = (struct catalog_upload){up.data, up.length, sha, path, NULL, NULL};
-	entries = catalog_put(im->cat, &cu, &result, &existed, &err);
+	cu = (struct catalog_upload){p->up.data, p->up.length, p->sha, p->path, NULL, NULL};
+	entries = catalog_put(im->cat, &cu, &p->result, &existed, &err);
 	if (!entries && !im->careful) {
 		/* which upload of the batch failed is only sure one by one */
-		replay_batch(im, path);
-		goto done;
+		replay_batch(im, p->path);
+		return;
 	}
 	if (!entries) {
-		fprintf(stderr, "%s%s: %s\n", im->tty ? "\r" : "", path, err.message);
+		fprintf(stderr, "%s%s: %s\n", im->tty ? "\r" : "", p->path, err.message);
 		im->failed++;
-		goto done;
+		return;
 	}
 	{
 		size_t i, created = 0;
@@ -323,39 +406,163 @@ static void import_file(struct import *im, const char *path, int again)
 	}
 	json_decref(entries);
 	if (im->careful)
-		goto done;
-	if (remember(im, path) < 0) {
+		return;
+	if (remember(im, p->path) < 0) {
 		replay_batch(im, NULL); /* out of memory: store what there is, carefully */
-		goto done;
+		return;
 	}
-	im->batch_bytes += up.length;
+	im->batch_bytes += p->up.length;
 	if (im->batch_files >= BATCH_FILES || im->batch_bytes >= BATCH_BYTES)
 		flush_batch(im);
-done:
-	for (size_t i = 0; i < nsib; i++)
-		free(names[i]), free(datas[i]);
-	decode_result_cleanup(&result);
-	free(data);
+}
+
+static void import_file(struct import *im, const char *path, int again)
+{
+	struct prepared *p = prepare_file(im->opt, path);
+
+	if (!p) {
+		fprintf(stderr, "%s%s: out of memory\n", im->tty ? "\r" : "", path);
+		im->files += !again;
+		im->failed++;
+		return;
+	}
+	store_prepared(im, p, again);
+	prepared_free(p);
 	show_progress(im, 0);
 }
 
-/* Has this folder been visited (a link back up the tree, or a second path to it)? Marks it. */
-static int seen_before(struct import *im, const struct stat *st)
+/* What the writer does with each thing the walk met, in order. */
+static void take_prepared(struct import *im, struct prepared *p)
 {
-	for (size_t i = 0; i < im->folder_count; i++)
-		if (im->folders[i].dev == st->st_dev && im->folders[i].ino == st->st_ino)
+	switch (p->kind) {
+	case PREPARED_STAT_FAILED:
+		fprintf(stderr, "%s%s: %s\n", im->tty ? "\r" : "", p->path,
+		        p->message ? p->message : "cannot be looked at");
+		im->failed++;
+		break;
+	case PREPARED_SKIPPED:
+		fprintf(stderr, "%s%s: %s, skipped\n", im->tty ? "\r" : "", p->path,
+		        p->message ? p->message : "not a regular file");
+		im->skipped++;
+		break;
+	case PREPARED_END: break;
+	default: store_prepared(im, p, 0); show_progress(im, 0);
+	}
+}
+
+/* The walk, on a thread of its own when it can have one: it reads and decodes files ahead of
+ * the writer and hands them over in order through a short queue. */
+#define QUEUE_SLOTS 32
+#define QUEUE_BYTES (64u * 1024 * 1024) /* files read ahead, at most (but always one) */
+struct walk {
+	const struct import_options *opt;
+	struct import *im; /* without a thread of its own: the writer, called directly */
+	struct {
+		dev_t dev;
+		ino_t ino;
+	} * folders; /* the folders visited */
+	size_t folder_count, folder_cap;
+	pthread_mutex_t lock;
+	pthread_cond_t changed;
+	struct prepared *slots[QUEUE_SLOTS];
+	size_t head, count, bytes; /* bytes: read and waiting */
+	/* taken and done with: freed by the walk's thread, which allocated them (a thread
+	 * freeing another's memory makes malloc lock and tidy that thread's heap) */
+	struct prepared *done[QUEUE_SLOTS];
+	size_t done_count;
+	int threaded;
+	char *const *paths;
+	int path_count;
+};
+
+static void hand_over(struct walk *w, struct prepared *p)
+{
+	struct prepared *done[QUEUE_SLOTS];
+	size_t done_count;
+
+	if (!w->threaded) {
+		take_prepared(w->im, p);
+		prepared_free(p);
+		return;
+	}
+	pthread_mutex_lock(&w->lock);
+	done_count = w->done_count;
+	memcpy(done, w->done, done_count * sizeof(*done));
+	w->done_count = 0;
+	pthread_cond_broadcast(&w->changed);
+	pthread_mutex_unlock(&w->lock);
+	for (size_t i = 0; i < done_count; i++)
+		prepared_free(done[i]);
+	pthread_mutex_lock(&w->lock);
+	while (w->count == QUEUE_SLOTS || (w->count > 0 && w->bytes + p->length > QUEUE_BYTES))
+		pthread_cond_wait(&w->changed, &w->lock);
+	w->slots[(w->head + w->count) % QUEUE_SLOTS] = p;
+	w->count++;
+	w->bytes += p->length;
+	pthread_cond_broadcast(&w->changed);
+	pthread_mutex_unlock(&w->lock);
+}
+
+static struct prepared *take_over(struct walk *w)
+{
+	struct prepared *p;
+
+	pthread_mutex_lock(&w->lock);
+	while (w->count == 0)
+		pthread_cond_wait(&w->changed, &w->lock);
+	p = w->slots[w->head];
+	w->head = (w->head + 1) % QUEUE_SLOTS;
+	w->count--;
+	w->bytes -= p->length;
+	pthread_cond_broadcast(&w->changed);
+	pthread_mutex_unlock(&w->lock);
+	return p;
+}
+
+/* The writer is done with p: back to the walk's thread to be freed (or freed here when that
+ * thread has not taken the last ones back yet). */
+static void give_back(struct walk *w, struct prepared *p)
+{
+	pthread_mutex_lock(&w->lock);
+	if (w->done_count < QUEUE_SLOTS) {
+		w->done[w->done_count++] = p;
+		p = NULL;
+	}
+	pthread_mutex_unlock(&w->lock);
+	prepared_free(p);
+}
+
+/* A message about a path (a failed stat, a skipped file), handed over in its turn. */
+static void hand_over_message(struct walk *w, enum prepared_kind kind, const char *path,
+                              const char *message)
+{
+	struct prepared *p = prepared_new(kind, path);
+
+	if (!p) {
+		fprintf(stderr, "%s: %s\n", path, message);
+		return;
+	}
+	p->message = strdup(message);
+	hand_over(w, p);
+}
+
+/* Has this folder been visited (a link back up the tree, or a second path to it)? Marks it. */
+static int seen_before(struct walk *w, const struct stat *st)
+{
+	for (size_t i = 0; i < w->folder_count; i++)
+		if (w->folders[i].dev == st->st_dev && w->folders[i].ino == st->st_ino)
 			return 1;
-	if (im->folder_count == im->folder_cap) {
-		size_t cap = im->folder_cap ? 2 * im->folder_cap : 64;
-		void *grown = realloc(im->folders, cap * sizeof(*im->folders));
+	if (w->folder_count == w->folder_cap) {
+		size_t cap = w->folder_cap ? 2 * w->folder_cap : 64;
+		void *grown = realloc(w->folders, cap * sizeof(*w->folders));
 		if (!grown)
 			return 0;
-		im->folders = grown;
-		im->folder_cap = cap;
+		w->folders = grown;
+		w->folder_cap = cap;
 	}
-	im->folders[im->folder_count].dev = st->st_dev;
-	im->folders[im->folder_count].ino = st->st_ino;
-	im->folder_count++;
+	w->folders[w->folder_count].dev = st->st_dev;
+	w->folders[w->folder_count].ino = st->st_ino;
+	w->folder_count++;
 	return 0;
 }
 
@@ -368,20 +575,19 @@ static const char *file_kind(mode_t mode)
 	                        : "not a regular file";
 }
 
-static void import_path(struct import *im, const char *path, int depth)
+static void walk_path(struct walk *w, const char *path, int depth)
 {
 	struct stat st;
 
 	if (stat(path, &st) < 0) {
-		fprintf(stderr, "%s%s: %s\n", im->tty ? "\r" : "", path, strerror(errno));
-		im->failed++;
+		hand_over_message(w, PREPARED_STAT_FAILED, path, strerror(errno));
 		return;
 	}
 	if (S_ISDIR(st.st_mode)) {
 		struct dirent **names;
 		int n;
 		/* each folder once, however many links lead to it */
-		if (depth > 64 || seen_before(im, &st))
+		if (depth > 64 || seen_before(w, &st))
 			return;
 		n = scandir(path, &names, NULL, alphasort);
 		for (int i = 0; i < n; i++) {
@@ -390,7 +596,7 @@ static void import_path(struct import *im, const char *path, int depth)
 				char *child = malloc(len);
 				if (child) {
 					snprintf(child, len, "%s/%s", path, names[i]->d_name);
-					import_path(im, child, depth + 1);
+					walk_path(w, child, depth + 1);
 					free(child);
 				}
 			}
@@ -401,17 +607,36 @@ static void import_path(struct import *im, const char *path, int depth)
 		return;
 	}
 	if (S_ISREG(st.st_mode)) {
-		import_file(im, path, 0);
+		struct prepared *p = prepare_file(w->opt, path);
+		if (p)
+			hand_over(w, p);
+		else
+			hand_over_message(w, PREPARED_UNREADABLE, path, "out of memory");
 		return;
 	}
-	fprintf(stderr, "%s%s: %s, skipped\n", im->tty ? "\r" : "", path, file_kind(st.st_mode));
-	im->skipped++;
+	hand_over_message(w, PREPARED_SKIPPED, path, file_kind(st.st_mode));
+}
+
+static void *walk_main(void *arg)
+{
+	struct walk *w = arg;
+	struct prepared *end;
+
+	for (int i = 0; i < w->path_count; i++)
+		walk_path(w, w->paths[i], 0);
+	/* the end must arrive: without memory for it, wait for some to be freed */
+	while (!(end = prepared_new(PREPARED_END, NULL)))
+		sleep(1);
+	hand_over(w, end);
+	return NULL;
 }
 
 int import_paths(const struct import_options *opt, char *const *paths, int count)
 {
 	struct import im = {0};
+	struct walk w = {0};
 	struct error err;
+	pthread_t walker;
 
 	error_init(&err);
 	im.opt = opt;
@@ -424,8 +649,33 @@ int import_paths(const struct import_options *opt, char *const *paths, int count
 		catalog_close(im.cat);
 		return 1;
 	}
-	for (int i = 0; i < count; i++)
-		import_path(&im, paths[i], 0);
+	w.opt = opt;
+	w.im = &im;
+	w.paths = paths;
+	w.path_count = count;
+	pthread_mutex_init(&w.lock, NULL);
+	pthread_cond_init(&w.changed, NULL);
+	w.threaded = pthread_create(&walker, NULL, walk_main, &w) == 0;
+	if (w.threaded) {
+		/* the writer: what the walk prepared, stored in its order */
+		for (;;) {
+			struct prepared *p = take_over(&w);
+			int end = p->kind == PREPARED_END;
+			take_prepared(&im, p);
+			give_back(&w, p);
+			if (end)
+				break;
+		}
+		pthread_join(walker, NULL);
+		for (size_t i = 0; i < w.done_count; i++)
+			prepared_free(w.done[i]);
+	} else {
+		for (int i = 0; i < count; i++)
+			walk_path(&w, paths[i], 0);
+	}
+	pthread_cond_destroy(&w.changed);
+	pthread_mutex_destroy(&w.lock);
+	free(w.folders);
 	if (catalog_commit(im.cat, &err) < 0)
 		replay_batch(&im, NULL);
 	else
@@ -435,6 +685,5 @@ int import_paths(const struct import_options *opt, char *const *paths, int count
 	free(im.batch_paths);
 	catalog_close(im.cat);
 	show_progress(&im, 1);
-	free(im.folders);
 	return im.failed ? 1 : 0;
 }

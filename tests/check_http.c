@@ -1094,6 +1094,141 @@ START_TEST(a_public_address_needs_a_token)
 }
 END_TEST
 
+/* Every entry of every part of a daemon's catalogue, by "sha256/part": what the entry says
+ * of itself, less what depends on when and how it came (id, time, file name, url). */
+static json_t *entries_by_content(const struct daemon_proc *d)
+{
+	json_t *out = json_object(), *list;
+	struct http_reply r;
+	size_t i;
+	json_t *e;
+
+	ck_assert_int_eq(http_request(d, "GET", "/api/resources?limit=500", NULL, 0, NULL, &r), 0);
+	ck_assert_msg(r.status == 200, "%ld %s", r.status, r.body);
+	list = http_json(&r);
+	http_reply_cleanup(&r);
+	json_array_foreach(json_object_get(list, "resources"), i, e)
+	{
+		char path[64], key[128];
+		json_t *entry;
+		snprintf(path, sizeof(path), "/api/resources/%lld",
+		         (long long)json_integer_value(json_object_get(e, "id")));
+		ck_assert_int_eq(http_request(d, "GET", path, NULL, 0, NULL, &r), 0);
+		entry = http_json(&r);
+		http_reply_cleanup(&r);
+		snprintf(key, sizeof(key), "%s/%lld",
+		         json_string_value(json_object_get(entry, "sha256")),
+		         (long long)json_integer_value(json_object_get(entry, "part")));
+		json_object_del(entry, "id");
+		json_object_del(entry, "uploaded_at");
+		json_object_del(entry, "filename");
+		json_object_del(entry, "url");
+		json_object_set_new(out, key, entry);
+	}
+	json_decref(list);
+	return out;
+}
+
+/* `animdexd import` reads, decodes and renders on one thread and stores on another: what it
+ * stores is what an upload of the same files stores, entry for entry, part for part (files
+ * of one entry and of several, a .gltf with its .bin beside it). */
+START_TEST(cli_import_stores_what_uploads_store)
+{
+	char *tmp = testutil_temp_dir(), cmd[4096], src[600], db[512], upload_db[512];
+	const char *fixtures = testutil_fixtures("glTF files with several animations (import)");
+	struct daemon_proc imported, uploaded;
+	json_t *a, *b;
+	int status;
+	char *line;
+
+	ck_assert_ptr_nonnull(testutil_catalog(tmp, "import.db", db, sizeof(db)));
+	ck_assert_ptr_nonnull(testutil_catalog(tmp, "upload.db", upload_db, sizeof(upload_db)));
+	testutil_src_path("tests/data/radient", src, sizeof(src));
+	snprintf(cmd, sizeof(cmd), "mkdir -p '%s/in' && cp '%s'/valid/*.json '%s/in/'", tmp, src,
+	         tmp);
+	ck_assert_int_eq(system(cmd), 0);
+	if (fixtures) {
+		snprintf(cmd, sizeof(cmd),
+		         "cp '%s/gltf/InterpolationTest.embedded-notextures.gltf' "
+		         "'%s/gltf/BoxAnimated.gltf' '%s/in/' && mkdir '%s/in/separate' && cp "
+		         "'%s/gltf/InterpolationTest-separate/'* '%s/in/separate/'",
+		         fixtures, fixtures, tmp, tmp, fixtures, tmp);
+		ck_assert_int_eq(system(cmd), 0);
+	}
+	snprintf(cmd, sizeof(cmd), "'%s' import --db '%s' '%s/in' 2>&1 | tail -n 1",
+	         getenv("ANIMDEXD"), db, tmp);
+	line = shell_line(cmd, &status);
+	ck_assert_msg(strstr(line, " 0 failed"), "%s", line);
+	free(line);
+	ck_assert_int_eq(daemon_start(&uploaded, upload_db, NULL), 0);
+	{ /* the same files, uploaded (a .gltf and its .bin together) */
+		DIR *folder;
+		struct dirent *ent;
+		char path[1024];
+		snprintf(path, sizeof(path), "%s/in", tmp);
+		ck_assert_ptr_nonnull(folder = opendir(path));
+		while ((ent = readdir(folder))) {
+			struct http_reply r;
+			size_t length;
+			char *data, url[512];
+			if (ent->d_name[0] == '.' || strcmp(ent->d_name, "separate") == 0)
+				continue;
+			snprintf(path, sizeof(path), "%s/in/%s", tmp, ent->d_name);
+			ck_assert_ptr_nonnull(data = testutil_read_file(path, &length));
+			snprintf(url, sizeof(url), "/api/resources?filename=%s", ent->d_name);
+			ck_assert_int_eq(http_request(&uploaded, "POST", url, data, length,
+			                              "application/octet-stream", &r),
+			                 0);
+			ck_assert_msg(r.status == 201, "%s: %ld %s", ent->d_name, r.status, r.body);
+			http_reply_cleanup(&r);
+			free(data);
+		}
+		closedir(folder);
+	}
+	if (fixtures) {
+		const char *names[2] = {"InterpolationTest.gltf", "interpolation.bin"};
+		const void *datas[2];
+		size_t lengths[2];
+		struct http_reply r;
+		char path[1024];
+		for (int i = 0; i < 2; i++) {
+			snprintf(path, sizeof(path), "%s/in/separate/%s", tmp, names[i]);
+			ck_assert_ptr_nonnull(datas[i] = testutil_read_file(path, &lengths[i]));
+		}
+		ck_assert_int_eq(http_upload(&uploaded, 2, names, datas, lengths, NULL, &r), 0);
+		ck_assert_msg(r.status == 201, "%ld %s", r.status, r.body);
+		http_reply_cleanup(&r);
+		free((void *)datas[0]);
+		free((void *)datas[1]);
+	}
+	ck_assert_int_eq(daemon_start(&imported, db, NULL), 0);
+	a = entries_by_content(&imported);
+	b = entries_by_content(&uploaded);
+	ck_assert_uint_ge(json_object_size(a), fixtures ? 10 : 3);
+	ck_assert_uint_eq(json_object_size(a), json_object_size(b));
+	{
+		const char *key;
+		json_t *entry;
+		json_object_foreach(a, key, entry)
+		{
+			json_t *other = json_object_get(b, key);
+			char *x = json_dumps(entry, JSON_SORT_KEYS),
+			     *y = json_dumps(other, JSON_SORT_KEYS);
+			ck_assert_msg(other && json_equal(entry, other),
+			              "%s:\nimported %s\nuploaded %s", key, x, y ? y : "(none)");
+			free(x);
+			free(y);
+		}
+	}
+	json_decref(a);
+	json_decref(b);
+	ck_assert_int_eq(daemon_stop(&imported), 0);
+	ck_assert_int_eq(daemon_stop(&uploaded), 0);
+	testutil_remove_tree(tmp);
+	free(tmp);
+}
+END_TEST
+
 START_TEST(cli_import_loads_folders_and_reports_errors)
 {
 	char *tmp = testutil_temp_dir(), cmd[4096], sub[600], src[600], db[512], *line;
@@ -1229,6 +1364,7 @@ static void add_catalogue_tests(Suite *s, int backend)
 	tcase_add_test(tc, a_public_address_needs_a_token);
 	tcase_add_test(tc, upload_memory_and_header_limits);
 	tcase_add_test(tc, cli_import_loads_folders_and_reports_errors);
+	tcase_add_test(tc, cli_import_stores_what_uploads_store);
 	suite_add_tcase(s, tc);
 }
 

@@ -37,10 +37,25 @@ void decode_result_init(struct decode_result *result)
 	result->resources = NULL;
 	result->count = 0;
 	result->skipped = json_array();
+	result->texts = NULL;
+}
+
+void stored_texts_cleanup(struct stored_texts *t)
+{
+	for (size_t i = 0; t->track_infos && i < t->track_count; i++)
+		free(t->track_infos[i]);
+	free(t->track_infos);
+	free(t->structure);
+	free(t->assumed);
+	memset(t, 0, sizeof(*t));
 }
 
 void decode_result_cleanup(struct decode_result *result)
 {
+	for (size_t i = 0; result->texts && i < result->count; i++)
+		stored_texts_cleanup(&result->texts[i]);
+	free(result->texts);
+	result->texts = NULL;
 	for (size_t i = 0; i < result->count; i++)
 		resource_free(result->resources[i]);
 	free(result->resources);
