@@ -86,6 +86,9 @@ static int decode_one(struct request *req, struct pending *files, size_t count, 
 		p->up.length = p->decoded.stored_length;
 		sha256_hex(p->up.data, p->up.length, p->sha256);
 	}
+	/* what will be stored as text, made before the write lock is taken (when out of
+	 * memory, catalog_put makes it itself) */
+	catalog_render_texts(&p->decoded);
 	return 0;
 }
 
