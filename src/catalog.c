@@ -642,16 +642,17 @@ static char *like_pattern(const char *q)
 	return p;
 }
 
-json_t *catalog_list(struct catalog *cat, const struct catalog_query *q, struct error *err)
+/* The list statement for q, bound; *pattern (the LIKE pattern of q->q, or NULL) is the
+ * caller's to free after the statement has run. */
+static struct db_stmt *list_statement(struct catalog *cat, const struct catalog_query *q,
+                                      char **pattern, struct error *err)
 {
 	unsigned bits = (q->class_name ? FILTER_CLASS : 0) | (q->family ? FILTER_FAMILY : 0) |
 	                (q->name ? FILTER_NAME : 0) | (q->q ? FILTER_Q : 0) |
 	                (q->has_crc32 ? FILTER_CRC32 : 0) | (q->before_id > 0 ? FILTER_CURSOR : 0);
 	struct db_stmt *s = cat->db->ops->prepare_list(cat->db, bits, err);
-	char *pattern = NULL;
-	json_t *list, *out;
-	size_t count;
 
+	*pattern = NULL;
 	if (!s)
 		return NULL;
 	if (q->class_name)
@@ -661,18 +662,31 @@ json_t *catalog_list(struct catalog *cat, const struct catalog_query *q, struct 
 	if (q->name)
 		db_bind_text(s, 3, q->name);
 	if (q->q) {
-		pattern = like_pattern(q->q);
-		if (!pattern) {
+		*pattern = like_pattern(q->q);
+		if (!*pattern) {
+			db_reset(s);
 			error_set(err, ERROR_INTERNAL, NULL, -1, "out of memory");
 			return NULL;
 		}
-		db_bind_text(s, 4, pattern);
+		db_bind_text(s, 4, *pattern);
 	}
 	if (q->has_crc32)
 		db_bind_int64(s, 5, q->crc32);
 	if (q->before_id > 0)
 		db_bind_int64(s, 6, q->before_id);
 	db_bind_int64(s, 7, (int64_t)q->limit + 1);
+	return s;
+}
+
+json_t *catalog_list(struct catalog *cat, const struct catalog_query *q, struct error *err)
+{
+	char *pattern;
+	struct db_stmt *s = list_statement(cat, q, &pattern, err);
+	json_t *list, *out;
+	size_t count;
+
+	if (!s)
+		return NULL;
 	list = collect_summaries(s, err);
 	free(pattern);
 	if (!list)
@@ -701,40 +715,43 @@ int catalog_select_matching(struct catalog *cat, const struct catalog_query *giv
 	*count = 0;
 	q.before_id = 0;
 	q.limit = 500;
-	for (;;) {
-		json_t *page = catalog_list(cat, &q, err), *e;
-		const char *cursor;
-		size_t i;
-		if (!page)
+	for (;;) { /* a page at a time, newest first, reading only the ids */
+		char *pattern;
+		struct db_stmt *s = list_statement(cat, &q, &pattern, err);
+		size_t rows = 0;
+		int rc;
+		if (!s)
 			goto fail;
-		json_array_foreach(json_object_get(page, "resources"), i, e)
-		{
+		while ((rc = db_step(s, "listing entries", err)) == 1 && rows < q.limit) {
 			if (*count == max) {
-				json_decref(page);
 				error_set(
 				    err, ERROR_TOO_LARGE, NULL, -1,
 				    "the filters select more than %zu entries, the most one export "
 				    "may hold; narrow them",
 				    max);
-				goto fail;
+				rc = -1;
+				break;
 			}
 			if (*count == cap) {
 				int64_t *grown =
 				    realloc(*ids, (cap = cap ? 2 * cap : 64) * sizeof(**ids));
 				if (!grown) {
-					json_decref(page);
 					error_set(err, ERROR_INTERNAL, NULL, -1, "out of memory");
-					goto fail;
+					rc = -1;
+					break;
 				}
 				*ids = grown;
 			}
-			(*ids)[(*count)++] = json_integer_value(json_object_get(e, "id"));
+			(*ids)[(*count)++] = db_column_int64(s, 0);
+			rows++;
 		}
-		cursor = json_string_value(json_object_get(page, "next_cursor"));
-		q.before_id = cursor ? strtoll(cursor, NULL, 10) : 0;
-		json_decref(page);
-		if (!q.before_id)
+		db_reset(s);
+		free(pattern);
+		if (rc < 0)
+			goto fail;
+		if (rc == 0 || rows < q.limit) /* the last page */
 			return 0;
+		q.before_id = (*ids)[*count - 1];
 	}
 fail:
 	free(*ids);
