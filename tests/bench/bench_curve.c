@@ -111,40 +111,13 @@ static size_t slow_format(float f, char *out)
 	return (size_t)snprintf(out, 32, "%.9g", (double)f);
 }
 
-int main(void)
+/* The curves tests/bench/three.mjs sweeps with three.js, key for key: FLOAT3 LINEAR values
+ * sin(7k + i), and unit quaternions 0.3 rad apart about (1, 2, 3). */
+static void three_js_curves(double r[REPS])
 {
-	double r[REPS], cursor_rate, fresh_rate;
 	float *times, *values;
 	struct curve c;
 
-	/* FLOAT3 cubic, 1,000 keys */
-	c = make_curve(1000, 0, &times, &values);
-	for (int i = 0; i < REPS; i++)
-		r[i] = SAMPLES / sweep(&c, 0, 10.0f);
-	cursor_rate = median(r, REPS);
-	for (int i = 0; i < REPS; i++)
-		r[i] = SAMPLES / sweep(&c, 1, 10.0f);
-	fresh_rate = median(r, REPS);
-	printf("sweep FLOAT3 cubic 1000 keys (cursor)\t%.1f\tmillion samples/s\n",
-	       cursor_rate / 1e6);
-	printf("sweep FLOAT3 cubic 1000 keys (a search per sample)\t%.1f\tmillion samples/s\n",
-	       fresh_rate / 1e6);
-	printf("cursor / search per sample\t%.2f\tx\n", cursor_rate / fresh_rate);
-	for (int i = 0; i < REPS; i++)
-		r[i] = SAMPLES / sweep_batch(&c, 10.0f);
-	printf("sweep FLOAT3 cubic 1000 keys (animdex, 256 at once)\t%.1f\tmillion samples/s "
-	       "(target >= 250)\n",
-	       median(r, REPS) / 1e6);
-	free(times), free(values);
-	/* quaternion slerp, 1,000 keys */
-	c = make_curve(1000, 1, &times, &values);
-	for (int i = 0; i < REPS; i++)
-		r[i] = SAMPLES / sweep(&c, 0, 10.0f);
-	printf("sweep quaternion slerp 1000 keys (cursor)\t%.1f\tmillion samples/s\n",
-	       median(r, REPS) / 1e6);
-	free(times), free(values);
-	/* the curves tests/bench/three.mjs sweeps with three.js, key for key: FLOAT3 LINEAR
-	 * values sin(7k + i), and unit quaternions 0.3 rad apart about (1, 2, 3) */
 	c = make_curve(1000, 0, &times, &values);
 	c.interp = INTERP_LINEAR;
 	for (uint32_t k = 0; k < 1000; k++)
@@ -173,6 +146,47 @@ int main(void)
 	       "samples/s (target >= 80)\n",
 	       median(r, REPS) / 1e6);
 	free(times), free(values);
+}
+
+int main(int argc, char **argv)
+{
+	double r[REPS], cursor_rate, fresh_rate;
+	float *times, *values;
+	struct curve c;
+
+	if (argc > 1 && strcmp(argv[1], "--three-js-curves") == 0) {
+		/* only these, again: run.sh alternates them with three.js */
+		three_js_curves(r);
+		return 0;
+	}
+
+	/* FLOAT3 cubic, 1,000 keys */
+	c = make_curve(1000, 0, &times, &values);
+	for (int i = 0; i < REPS; i++)
+		r[i] = SAMPLES / sweep(&c, 0, 10.0f);
+	cursor_rate = median(r, REPS);
+	for (int i = 0; i < REPS; i++)
+		r[i] = SAMPLES / sweep(&c, 1, 10.0f);
+	fresh_rate = median(r, REPS);
+	printf("sweep FLOAT3 cubic 1000 keys (cursor)\t%.1f\tmillion samples/s\n",
+	       cursor_rate / 1e6);
+	printf("sweep FLOAT3 cubic 1000 keys (a search per sample)\t%.1f\tmillion samples/s\n",
+	       fresh_rate / 1e6);
+	printf("cursor / search per sample\t%.2f\tx\n", cursor_rate / fresh_rate);
+	for (int i = 0; i < REPS; i++)
+		r[i] = SAMPLES / sweep_batch(&c, 10.0f);
+	printf("sweep FLOAT3 cubic 1000 keys (animdex, 256 at once)\t%.1f\tmillion samples/s "
+	       "(target >= 250)\n",
+	       median(r, REPS) / 1e6);
+	free(times), free(values);
+	/* quaternion slerp, 1,000 keys */
+	c = make_curve(1000, 1, &times, &values);
+	for (int i = 0; i < REPS; i++)
+		r[i] = SAMPLES / sweep(&c, 0, 10.0f);
+	printf("sweep quaternion slerp 1000 keys (cursor)\t%.1f\tmillion samples/s\n",
+	       median(r, REPS) / 1e6);
+	free(times), free(values);
+	three_js_curves(r);
 	/* scaling: ns per sample from 10 to 10^6 keys, the sweep covering every key */
 	for (uint32_t keys = 10; keys <= 1000000; keys *= 10) {
 		c = make_curve(keys, 0, &times, &values);
