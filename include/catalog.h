@@ -127,6 +127,9 @@ struct catalog_track {
  * result is borrowed from the cache (valid until the next load on this connection). */
 int catalog_load_track(struct catalog *cat, int64_t id, unsigned n, struct catalog_track *out,
                        struct error *err);
+/* The same read from the database, past the cache: the result is the caller's own. */
+int catalog_read_track(struct catalog *cat, int64_t id, unsigned n, struct catalog_track *out,
+                       struct error *err);
 void catalog_track_cleanup(struct catalog_track *track);
 
 /* Everything known about a handle: entries, references, names. */

@@ -34,6 +34,11 @@ struct exporter *exporter_create(const struct export_options *opt);
 void exporter_free(struct exporter *ex);
 /* Adds entry `id` of the catalogue as one animation. */
 int exporter_add(struct exporter *ex, struct catalog *cat, int64_t id, struct error *err);
+/* Adds entries ids[0..count) in that order, read ahead on a second thread from a catalogue
+ * of its own (opened on `db`) while this one builds the asset; `progress`, when given, is
+ * told after each. Without a second thread, reads them from cat. */
+int exporter_add_all(struct exporter *ex, const char *db, struct catalog *cat, const int64_t *ids,
+                     size_t count, void (*progress)(size_t done, size_t count), struct error *err);
 /* How many entries were added. */
 size_t exporter_count(const struct exporter *ex);
 /* The asset's bytes (malloc'd), and a summary of what went where: {"entries": n,

@@ -1069,6 +1069,12 @@ static void check_stored_generation(struct catalog *cat)
 		__atomic_add_fetch(&catalog_generation, 1, __ATOMIC_ACQ_REL);
 }
 
+int catalog_read_track(struct catalog *cat, int64_t id, unsigned n, struct catalog_track *out,
+                       struct error *err)
+{
+	return load_track_from_db(cat, id, n, out, err);
+}
+
 int catalog_load_track(struct catalog *cat, int64_t id, unsigned n, struct catalog_track *out,
                        struct error *err)
 {

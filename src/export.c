@@ -26,6 +26,7 @@
 
 #include <inttypes.h>
 #include <math.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -539,24 +540,89 @@ static enum channel_path path_of(const json_t *track, const char **why)
 	return PATH_NONE;
 }
 
+/* One entry as an export needs it: its summary with its tracks, and every track's keys (its
+ * own). */
+struct export_entry {
+	int64_t id;
+	json_t *entry;
+	struct catalog_track *tracks;
+	size_t track_count;
+};
+
+static void export_entry_cleanup(struct export_entry *e)
+{
+	for (size_t i = 0; i < e->track_count; i++)
+		catalog_track_cleanup(&e->tracks[i]);
+	free(e->tracks);
+	json_decref(e->entry);
+	memset(e, 0, sizeof(*e));
+}
+
+/* Reads entry id from cat: nothing of the exporter, so any thread with its own catalogue. */
+static int export_entry_read(struct catalog *cat, int64_t id, struct export_entry *out,
+                             struct error *err)
+{
+	size_t n;
+
+	memset(out, 0, sizeof(*out));
+	out->id = id;
+	out->entry = catalog_get_tracks(cat, id, err);
+	if (!out->entry)
+		return -1;
+	n = json_array_size(json_object_get(out->entry, "tracks"));
+	out->tracks = calloc(n + 1, sizeof(*out->tracks));
+	if (!out->tracks) {
+		export_entry_cleanup(out);
+		error_set(err, ERROR_INTERNAL, NULL, -1, "out of memory");
+		return -1;
+	}
+	for (; out->track_count < n; out->track_count++)
+		if (catalog_read_track(cat, id, (unsigned)out->track_count,
+		                       &out->tracks[out->track_count], err) < 0) {
+			export_entry_cleanup(out);
+			return -1;
+		}
+	return 0;
+}
+
+static int exporter_add_entry(struct exporter *ex, struct export_entry *read, struct error *err);
+
+static int too_many_entries(const struct exporter *ex, struct error *err)
+{
+	error_set(err, ERROR_TOO_LARGE, NULL, -1,
+	          "the export would hold more than %zu entries, the most one asset may; narrow "
+	          "the filters",
+	          ex->opt.max_entries);
+	return -1;
+}
+
 int exporter_add(struct exporter *ex, struct catalog *cat, int64_t id, struct error *err)
 {
+	struct export_entry e;
+	int rc;
+
+	if (ex->entries >= ex->opt.max_entries) /* said before anything is read */
+		return too_many_entries(ex, err);
+	if (export_entry_read(cat, id, &e, err) < 0)
+		return -1;
+	rc = exporter_add_entry(ex, &e, err);
+	export_entry_cleanup(&e);
+	return rc;
+}
+
+/* Adds a read entry (which stays the caller's). */
+static int exporter_add_entry(struct exporter *ex, struct export_entry *read, struct error *err)
+{
+	const int64_t id = read->id;
 	json_t *entry, *tracks, *track, *channels, *samplers, *kept, *anim;
 	size_t i;
 	int rc = -1;
 	uint8_t *used = NULL; /* per node index: the paths this animation animates (bits) */
 	size_t used_len = 0;
 
-	if (ex->entries >= ex->opt.max_entries) {
-		error_set(err, ERROR_TOO_LARGE, NULL, -1,
-		          "the export would hold more than %zu entries, the most one asset may; "
-		          "narrow the filters",
-		          ex->opt.max_entries);
-		return -1;
-	}
-	entry = catalog_get_tracks(cat, id, err);
-	if (!entry)
-		return -1;
+	if (ex->entries >= ex->opt.max_entries)
+		return too_many_entries(ex, err);
+	entry = read->entry;
 	tracks = json_object_get(entry, "tracks");
 	channels = json_array();
 	samplers = json_array();
@@ -573,8 +639,13 @@ int exporter_add(struct exporter *ex, struct catalog *cat, int64_t id, struct er
 		size_t count = 0, m;
 		int interp, in, out, euler;
 
-		if (catalog_load_track(cat, id, (unsigned)i, &t, err) < 0)
+		if (i >= read->track_count) {
+			error_set(err, ERROR_INTERNAL, NULL, -1,
+			          "catalogue: entry %" PRId64 " lists more tracks than it has", id);
 			goto done;
+		}
+		t = read->tracks[i];
+		t.borrowed = 1; /* read's: cleaning t up leaves it */
 		if (path == PATH_NONE || (why = times_unfit(&t.sampler)) != NULL) {
 			keep_in_extras(ex, kept, id, track, &t, why);
 			catalog_track_cleanup(&t);
@@ -712,7 +783,6 @@ done:
 	json_decref(channels);
 	json_decref(samplers);
 	json_decref(kept);
-	json_decref(entry);
 	return rc;
 }
 
@@ -855,4 +925,144 @@ void export_file_name(const char *name, int glb, char *out, size_t size)
 	if (n == 0)
 		n = (size_t)snprintf(out, size, "animdex-export");
 	snprintf(out + n, size - n, "%s", glb ? ".glb" : ".gltf");
+}
+
+/* Entries read ahead by a second thread, handed over in order through a short queue. */
+#define READ_AHEAD 64
+struct read_ahead {
+	const char *db;
+	const int64_t *ids;
+	size_t count;
+	pthread_mutex_t lock;
+	pthread_cond_t changed;
+	struct export_entry slots[READ_AHEAD];
+	size_t head, filled;
+	/* added, and back to the reader to be freed: it allocated them (a thread freeing
+	 * another's memory makes malloc lock and tidy that thread's heap) */
+	struct export_entry done[READ_AHEAD];
+	size_t done_count;
+	int reader_waiting, writer_waiting; /* woken only when one waits: few context switches */
+	int failed; /* the reader stopped at an entry it could not read: err says why */
+	int stop;   /* the writer gave up: the reader stops */
+	struct error err;
+};
+
+static void *read_ahead_main(void *arg)
+{
+	struct read_ahead *ra = arg;
+	struct error err;
+	struct catalog *cat;
+
+	error_init(&err);
+	cat = catalog_open(ra->db, &err);
+	for (size_t i = 0; cat && i < ra->count; i++) {
+		struct export_entry e, done[READ_AHEAD];
+		size_t done_count;
+		int read, stop;
+		pthread_mutex_lock(&ra->lock);
+		done_count = ra->done_count;
+		memcpy(done, ra->done, done_count * sizeof(*done));
+		ra->done_count = 0;
+		pthread_mutex_unlock(&ra->lock);
+		for (size_t k = 0; k < done_count; k++)
+			export_entry_cleanup(&done[k]);
+		read = export_entry_read(cat, ra->ids[i], &e, &err) == 0;
+		pthread_mutex_lock(&ra->lock);
+		while (read && ra->filled == READ_AHEAD && !ra->stop) {
+			ra->reader_waiting = 1;
+			pthread_cond_wait(&ra->changed, &ra->lock);
+			ra->reader_waiting = 0;
+		}
+		if (read && !ra->stop) {
+			ra->slots[(ra->head + ra->filled) % READ_AHEAD] = e;
+			ra->filled++;
+		} else if (read) {
+			export_entry_cleanup(&e);
+		}
+		if (ra->writer_waiting || !read)
+			pthread_cond_broadcast(&ra->changed);
+		stop = ra->stop;
+		pthread_mutex_unlock(&ra->lock);
+		if (!read || stop)
+			break;
+	}
+	pthread_mutex_lock(&ra->lock);
+	if (error_is_set(&err)) {
+		ra->failed = 1;
+		ra->err = err;
+	}
+	pthread_cond_broadcast(&ra->changed);
+	pthread_mutex_unlock(&ra->lock);
+	catalog_close(cat);
+	return NULL;
+}
+
+int exporter_add_all(struct exporter *ex, const char *db, struct catalog *cat, const int64_t *ids,
+                     size_t count, void (*progress)(size_t done, size_t count), struct error *err)
+{
+	struct read_ahead ra;
+	pthread_t reader;
+	int rc = 0;
+
+	memset(&ra, 0, sizeof(ra));
+	ra.db = db;
+	ra.ids = ids;
+	ra.count = count;
+	error_init(&ra.err);
+	pthread_mutex_init(&ra.lock, NULL);
+	pthread_cond_init(&ra.changed, NULL);
+	if (count < 2 || pthread_create(&reader, NULL, read_ahead_main, &ra) != 0) {
+		pthread_cond_destroy(&ra.changed);
+		pthread_mutex_destroy(&ra.lock);
+		for (size_t i = 0; i < count; i++) {
+			if (exporter_add(ex, cat, ids[i], err) < 0)
+				return -1;
+			if (progress)
+				progress(i + 1, count);
+		}
+		return 0;
+	}
+	for (size_t i = 0; i < count && rc == 0; i++) {
+		struct export_entry e;
+		pthread_mutex_lock(&ra.lock);
+		while (ra.filled == 0 && !ra.failed) {
+			ra.writer_waiting = 1;
+			pthread_cond_wait(&ra.changed, &ra.lock);
+			ra.writer_waiting = 0;
+		}
+		if (ra.filled == 0) { /* the reader could go no further */
+			*err = ra.err;
+			pthread_mutex_unlock(&ra.lock);
+			rc = -1;
+			break;
+		}
+		e = ra.slots[ra.head];
+		ra.head = (ra.head + 1) % READ_AHEAD;
+		ra.filled--;
+		if (ra.reader_waiting)
+			pthread_cond_broadcast(&ra.changed);
+		pthread_mutex_unlock(&ra.lock);
+		rc = exporter_add_entry(ex, &e, err);
+		pthread_mutex_lock(&ra.lock);
+		if (ra.done_count < READ_AHEAD) {
+			ra.done[ra.done_count++] = e; /* the reader frees it */
+			e.entry = NULL, e.tracks = NULL, e.track_count = 0;
+		}
+		pthread_mutex_unlock(&ra.lock);
+		export_entry_cleanup(&e);
+		if (rc == 0 && progress)
+			progress(i + 1, count);
+	}
+	pthread_mutex_lock(&ra.lock);
+	ra.stop = 1;
+	pthread_cond_broadcast(&ra.changed);
+	pthread_mutex_unlock(&ra.lock);
+	pthread_join(reader, NULL);
+	for (; ra.filled; ra.filled--, ra.head = (ra.head + 1) % READ_AHEAD)
+		export_entry_cleanup(&ra.slots[ra.head]);
+	for (size_t k = 0; k < ra.done_count; k++)
+		export_entry_cleanup(&ra.done[k]);
+	pthread_cond_destroy(&ra.changed);
+	pthread_mutex_destroy(&ra.lock);
+	return rc;
 }

@@ -507,6 +507,11 @@ static int cmd_redecode(int argc, char **argv)
 	return redecode_run(&opt, stdout);
 }
 
+static void show_export_progress(size_t done, size_t count)
+{
+	fprintf(stderr, "\r%zu of %zu entries exported ", done, count);
+}
+
 static int cmd_export(int argc, char **argv)
 {
 	static const struct option options[] = {{"db", required_argument, NULL, 'd'},
@@ -614,12 +619,14 @@ static int cmd_export(int argc, char **argv)
 		error_set(&err, ERROR_INTERNAL, NULL, -1, "out of memory");
 		goto fail;
 	}
-	for (size_t i = 0; i < count; i++) {
-		if (exporter_add(ex, cat, ids[count - 1 - i], &err) < 0) /* oldest first */
-			goto fail;
-		if (tty && !quiet)
-			fprintf(stderr, "\r%zu of %zu entries exported ", i + 1, count);
+	for (size_t i = 0; i < count / 2; i++) { /* oldest first */
+		int64_t id = ids[i];
+		ids[i] = ids[count - 1 - i];
+		ids[count - 1 - i] = id;
 	}
+	if (exporter_add_all(ex, db, cat, ids, count, tty && !quiet ? show_export_progress : NULL,
+	                     &err) < 0)
+		goto fail;
 	bytes = exporter_finish(ex, &length, &summary, &err);
 	if (!bytes)
 		goto fail;

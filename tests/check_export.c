@@ -656,6 +656,21 @@ START_TEST(the_mapping_keeps_everything)
 		ck_assert_ptr_nonnull(r.body);
 		write_expected_names("cli-everything.expected.json", &r);
 		free(r.body);
+		/* an entry that cannot be read stops the export, named, after those before it
+		 * were read ahead */
+		snprintf(cmd, sizeof(cmd),
+		         "'%s' export --db '%s' --quiet --id 1 --id 2 --id 999999 -o "
+		         "'%s/cli-missing.glb' 2>'%s/cli-missing.err'",
+		         getenv("ANIMDEXD"), d.db, out_dir, out_dir);
+		status = system(cmd);
+		ck_assert_int_ne(status, 0);
+		snprintf(cmd, sizeof(cmd), "%s/cli-missing.err", out_dir);
+		r.body = testutil_read_file(cmd, &r.length);
+		ck_assert_msg(r.body && strstr(r.body, "no resource has id 999999"), "%s",
+		              r.body ? r.body : "(no message)");
+		free(r.body);
+		snprintf(cmd, sizeof(cmd), "%s/cli-missing.err", out_dir);
+		remove(cmd);
 	}
 }
 END_TEST
