@@ -465,7 +465,8 @@ struct walk {
 	pthread_mutex_t lock;
 	pthread_cond_t changed;
 	struct prepared *slots[QUEUE_SLOTS];
-	size_t head, count, bytes; /* bytes: read and waiting */
+	size_t head, count, bytes;          /* bytes: read and waiting */
+	int walker_waiting, writer_waiting; /* woken only when one waits: few context switches */
 	/* taken and done with: freed by the walk's thread, which allocated them (a thread
 	 * freeing another's memory makes malloc lock and tidy that thread's heap) */
 	struct prepared *done[QUEUE_SLOTS];
@@ -489,17 +490,20 @@ static void hand_over(struct walk *w, struct prepared *p)
 	done_count = w->done_count;
 	memcpy(done, w->done, done_count * sizeof(*done));
 	w->done_count = 0;
-	pthread_cond_broadcast(&w->changed);
 	pthread_mutex_unlock(&w->lock);
 	for (size_t i = 0; i < done_count; i++)
 		prepared_free(done[i]);
 	pthread_mutex_lock(&w->lock);
-	while (w->count == QUEUE_SLOTS || (w->count > 0 && w->bytes + p->length > QUEUE_BYTES))
+	while (w->count == QUEUE_SLOTS || (w->count > 0 && w->bytes + p->length > QUEUE_BYTES)) {
+		w->walker_waiting = 1;
 		pthread_cond_wait(&w->changed, &w->lock);
+		w->walker_waiting = 0;
+	}
 	w->slots[(w->head + w->count) % QUEUE_SLOTS] = p;
 	w->count++;
 	w->bytes += p->length;
-	pthread_cond_broadcast(&w->changed);
+	if (w->writer_waiting)
+		pthread_cond_broadcast(&w->changed);
 	pthread_mutex_unlock(&w->lock);
 }
 
@@ -508,13 +512,17 @@ static struct prepared *take_over(struct walk *w)
 	struct prepared *p;
 
 	pthread_mutex_lock(&w->lock);
-	while (w->count == 0)
+	while (w->count == 0) {
+		w->writer_waiting = 1;
 		pthread_cond_wait(&w->changed, &w->lock);
+		w->writer_waiting = 0;
+	}
 	p = w->slots[w->head];
 	w->head = (w->head + 1) % QUEUE_SLOTS;
 	w->count--;
 	w->bytes -= p->length;
-	pthread_cond_broadcast(&w->changed);
+	if (w->walker_waiting)
+		pthread_cond_broadcast(&w->changed);
 	pthread_mutex_unlock(&w->lock);
 	return p;
 }
