@@ -35,6 +35,7 @@ enum statement {
 	ST_INSERT_TRACK,
 	ST_INSERT_REF,
 	ST_GET_RESOURCE,
+	ST_GET_ENTRY_NAMES, /* id, class, family, name, crc32, filename: what an export names */
 	ST_GET_TRACKS,
 	ST_GET_RAW,
 	ST_GET_BLOB_OF,

@@ -822,24 +822,14 @@ static int step_resource(struct db_stmt *s, int64_t id, const char *what, struct
 	return -1;
 }
 
-/* An entry's summary and tracks, with its structure and assumed notes when asked. */
-static json_t *entry_json(struct catalog *cat, int64_t id, int structure, struct error *err)
+/* entry with its "tracks" (their info when asked); entry is taken over (NULL on failure). */
+static json_t *with_tracks(struct catalog *cat, int64_t id, json_t *entry, int info,
+                           struct error *err)
 {
-	struct db_stmt *s = db_prepare(cat->db, ST_GET_RESOURCE, err);
-	json_t *entry, *tracks;
+	struct db_stmt *s = db_prepare(cat->db, ST_GET_TRACKS, err);
+	json_t *tracks;
 	int rc;
 
-	if (!s)
-		return NULL;
-	if (step_resource(s, id, "reading an entry", err) < 0)
-		return NULL;
-	entry = row_summary(s);
-	if (structure) {
-		json_object_set_new(entry, "structure", json_loads(db_column_text(s, 16), 0, NULL));
-		json_object_set_new(entry, "assumed", json_loads(db_column_text(s, 17), 0, NULL));
-	}
-	db_reset(s);
-	s = db_prepare(cat->db, ST_GET_TRACKS, err);
 	if (!s) {
 		json_decref(entry);
 		return NULL;
@@ -847,7 +837,7 @@ static json_t *entry_json(struct catalog *cat, int64_t id, int structure, struct
 	db_bind_int64(s, 1, id);
 	tracks = json_array();
 	while ((rc = db_step(s, "reading tracks", err)) == 1)
-		json_array_append_new(tracks, track_row(s, structure));
+		json_array_append_new(tracks, track_row(s, info));
 	db_reset(s);
 	json_object_set_new(entry, "tracks", tracks);
 	if (rc < 0) {
@@ -857,14 +847,43 @@ static json_t *entry_json(struct catalog *cat, int64_t id, int structure, struct
 	return entry;
 }
 
-json_t *catalog_get(struct catalog *cat, int64_t id, struct error *err)
+json_t *catalog_get_export_entry(struct catalog *cat, int64_t id, struct error *err)
 {
-	return entry_json(cat, id, 1, err);
+	struct db_stmt *s = db_prepare(cat->db, ST_GET_ENTRY_NAMES, err);
+	json_t *entry;
+	char handle[11];
+
+	if (!s)
+		return NULL;
+	if (step_resource(s, id, "reading an entry", err) < 0)
+		return NULL;
+	render_handle((uint32_t)db_column_int64(s, 4), handle);
+	entry = json_pack("{s:I, s:o, s:o, s:o, s:s, s:o}", "id", (json_int_t)id, "class",
+	                  column_text_or_null(s, 1), "family", column_text_or_null(s, 2), "name",
+	                  column_text_or_null(s, 3), "crc32", handle, "filename",
+	                  column_text_or_null(s, 5));
+	db_reset(s);
+	if (!entry) {
+		error_set(err, ERROR_INTERNAL, NULL, -1, "out of memory");
+		return NULL;
+	}
+	return with_tracks(cat, id, entry, 0, err);
 }
 
-json_t *catalog_get_tracks(struct catalog *cat, int64_t id, struct error *err)
+json_t *catalog_get(struct catalog *cat, int64_t id, struct error *err)
 {
-	return entry_json(cat, id, 0, err);
+	struct db_stmt *s = db_prepare(cat->db, ST_GET_RESOURCE, err);
+	json_t *entry;
+
+	if (!s)
+		return NULL;
+	if (step_resource(s, id, "reading an entry", err) < 0)
+		return NULL;
+	entry = row_summary(s);
+	json_object_set_new(entry, "structure", json_loads(db_column_text(s, 16), 0, NULL));
+	json_object_set_new(entry, "assumed", json_loads(db_column_text(s, 17), 0, NULL));
+	db_reset(s);
+	return with_tracks(cat, id, entry, 1, err);
 }
 
 /* A malloc'd copy of a blob column (never NULL when it succeeds, even when empty). */

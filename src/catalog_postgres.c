@@ -78,6 +78,8 @@ static const char *const statement_sql[ST_COUNT] = {
                       "VALUES ($1, $2, $3, $4, $5)",
     [ST_GET_RESOURCE] =
         "SELECT " SUMMARY_COLUMNS ", r.structure, r.assumed" SUMMARY_FROM "WHERE r.id = $1",
+    [ST_GET_ENTRY_NAMES] = "SELECT id, class, family, name, crc32, filename FROM resources "
+                           "WHERE id = $1",
     [ST_GET_TRACKS] = "SELECT n, name, target_schema, target_object, target_name, property, "
                       "first_element, value_type, array_size, interpolation, semantic, "
                       "key_count, time_first, time_last, kind, info, handle, (SELECT n.name FROM "

@@ -566,7 +566,7 @@ static int export_entry_read(struct catalog *cat, int64_t id, struct export_entr
 
 	memset(out, 0, sizeof(*out));
 	out->id = id;
-	out->entry = catalog_get_tracks(cat, id, err);
+	out->entry = catalog_get_export_entry(cat, id, err);
 	if (!out->entry)
 		return -1;
 	n = json_array_size(json_object_get(out->entry, "tracks"));

@@ -495,6 +495,28 @@ START_TEST(copy_round_trip_keeps_everything)
 	ck_assert_str_eq(listing[0], listing[2]);
 	for (int k = 0; k < 3; k++)
 		free(listing[k]);
+	{ /* the command line's export (read ahead on a connection of its own): the same asset,
+	   * byte for byte, from SQLite and from PostgreSQL */
+		const char *sources[2] = {sqlite_a, db};
+		char *assets[2];
+		size_t lengths[2];
+		for (int k = 0; k < 2; k++) {
+			char file[700];
+			snprintf(file, sizeof(file), "%s/export-%d.glb", dir, k);
+			snprintf(cmd, sizeof(cmd), "'%s' export --db '%s' --quiet -o '%s' 2>&1",
+			         getenv("ANIMDEXD"), sources[k], file);
+			out = shell_output(cmd, &status);
+			ck_assert_msg(status == 0, "%s", out);
+			free(out);
+			assets[k] = testutil_read_file(file, &lengths[k]);
+			ck_assert_ptr_nonnull(assets[k]);
+		}
+		ck_assert_uint_gt(lengths[0], 1000);
+		ck_assert(lengths[0] == lengths[1] &&
+		          memcmp(assets[0], assets[1], lengths[0]) == 0);
+		free(assets[0]);
+		free(assets[1]);
+	}
 	/* into a catalogue that has entries: refused, and it is unchanged */
 	snprintf(cmd, sizeof(cmd), "'%s' copy '%s' '%s' 2>&1", getenv("ANIMDEXD"), sqlite_a, db);
 	out = shell_output(cmd, &status);
