@@ -547,6 +547,7 @@ struct export_entry {
 	json_t *entry;
 	struct catalog_track *tracks;
 	size_t track_count;
+	size_t bytes; /* of the tracks' keys */
 };
 
 static void export_entry_cleanup(struct export_entry *e)
@@ -576,12 +577,15 @@ static int export_entry_read(struct catalog *cat, int64_t id, struct export_entr
 		error_set(err, ERROR_INTERNAL, NULL, -1, "out of memory");
 		return -1;
 	}
-	for (; out->track_count < n; out->track_count++)
+	for (; out->track_count < n; out->track_count++) {
+		const struct sampler *sp = &out->tracks[out->track_count].sampler;
 		if (catalog_read_track(cat, id, (unsigned)out->track_count,
 		                       &out->tracks[out->track_count], err) < 0) {
 			export_entry_cleanup(out);
 			return -1;
 		}
+		out->bytes += (size_t)sp->key_count * sizeof(float) + sp->value_bytes;
+	}
 	return 0;
 }
 
@@ -928,7 +932,9 @@ void export_file_name(const char *name, int glb, char *out, size_t size)
 }
 
 /* Entries read ahead by a second thread, handed over in order through a short queue. */
-#define READ_AHEAD 64
+#define READ_AHEAD       64
+#define READ_AHEAD_BYTES (64u * 1024 * 1024) /* keys read ahead, at most (but always one) */
+#define GIVE_BACK_MAX    (256u * 1024)       /* entries larger are freed where they are */
 struct read_ahead {
 	const char *db;
 	const int64_t *ids;
@@ -936,7 +942,7 @@ struct read_ahead {
 	pthread_mutex_t lock;
 	pthread_cond_t changed;
 	struct export_entry slots[READ_AHEAD];
-	size_t head, filled;
+	size_t head, filled, bytes; /* bytes: of the entries waiting */
 	/* added, and back to the reader to be freed: it allocated them (a thread freeing
 	 * another's memory makes malloc lock and tidy that thread's heap) */
 	struct export_entry done[READ_AHEAD];
@@ -968,7 +974,10 @@ static void *read_ahead_main(void *arg)
 			export_entry_cleanup(&done[k]);
 		read = export_entry_read(cat, ra->ids[i], &e, &err) == 0;
 		pthread_mutex_lock(&ra->lock);
-		while (read && ra->filled == READ_AHEAD && !ra->stop) {
+		while (read &&
+		       (ra->filled == READ_AHEAD ||
+		        (ra->filled > 0 && ra->bytes + e.bytes > READ_AHEAD_BYTES)) &&
+		       !ra->stop) {
 			ra->reader_waiting = 1;
 			pthread_cond_wait(&ra->changed, &ra->lock);
 			ra->reader_waiting = 0;
@@ -976,6 +985,7 @@ static void *read_ahead_main(void *arg)
 		if (read && !ra->stop) {
 			ra->slots[(ra->head + ra->filled) % READ_AHEAD] = e;
 			ra->filled++;
+			ra->bytes += e.bytes;
 		} else if (read) {
 			export_entry_cleanup(&e);
 		}
@@ -1039,12 +1049,13 @@ int exporter_add_all(struct exporter *ex, const char *db, struct catalog *cat, c
 		e = ra.slots[ra.head];
 		ra.head = (ra.head + 1) % READ_AHEAD;
 		ra.filled--;
+		ra.bytes -= e.bytes;
 		if (ra.reader_waiting)
 			pthread_cond_broadcast(&ra.changed);
 		pthread_mutex_unlock(&ra.lock);
 		rc = exporter_add_entry(ex, &e, err);
 		pthread_mutex_lock(&ra.lock);
-		if (ra.done_count < READ_AHEAD) {
+		if (ra.done_count < READ_AHEAD && e.bytes <= GIVE_BACK_MAX) {
 			ra.done[ra.done_count++] = e; /* the reader frees it */
 			e.entry = NULL, e.tracks = NULL, e.track_count = 0;
 		}

@@ -268,6 +268,7 @@ struct prepared {
 	struct upload up;
 	struct decode_result result;
 	char sha[SHA256_HEX_SIZE];
+	size_t bytes; /* prepared_bytes, once handed over */
 };
 
 static void prepared_free(struct prepared *p)
@@ -282,6 +283,21 @@ static void prepared_free(struct prepared *p)
 	free(p->message);
 	free(p->path);
 	free(p);
+}
+
+/* The memory p holds, about: its bytes, and the keys it decoded to (a compressed file may
+ * decode to much more than it is). */
+static size_t prepared_bytes(const struct prepared *p)
+{
+	size_t bytes = p->length + p->result.stored_length;
+
+	for (size_t i = 0; i < p->result.count; i++) {
+		const struct clip *clip = &p->result.resources[i]->clip;
+		for (size_t k = 0; k < clip->sampler_count; k++)
+			bytes += (size_t)clip->samplers[k].key_count * sizeof(float) +
+			         clip->samplers[k].value_bytes;
+	}
+	return bytes;
 }
 
 static struct prepared *prepared_new(enum prepared_kind kind, const char *path)
@@ -452,8 +468,9 @@ static void take_prepared(struct import *im, struct prepared *p)
 
 /* The walk, on a thread of its own when it can have one: it reads and decodes files ahead of
  * the writer and hands them over in order through a short queue. */
-#define QUEUE_SLOTS 32
-#define QUEUE_BYTES (64u * 1024 * 1024) /* files read ahead, at most (but always one) */
+#define QUEUE_SLOTS    32
+#define QUEUE_BYTES    (64u * 1024 * 1024) /* files read ahead, at most (but always one) */
+#define DONE_BYTES_MAX (256u * 1024)       /* files larger are not handed back to be freed */
 struct walk {
 	const struct import_options *opt;
 	struct import *im; /* without a thread of its own: the writer, called directly */
@@ -486,6 +503,7 @@ static void hand_over(struct walk *w, struct prepared *p)
 		prepared_free(p);
 		return;
 	}
+	p->bytes = prepared_bytes(p);
 	pthread_mutex_lock(&w->lock);
 	done_count = w->done_count;
 	memcpy(done, w->done, done_count * sizeof(*done));
@@ -494,14 +512,14 @@ static void hand_over(struct walk *w, struct prepared *p)
 	for (size_t i = 0; i < done_count; i++)
 		prepared_free(done[i]);
 	pthread_mutex_lock(&w->lock);
-	while (w->count == QUEUE_SLOTS || (w->count > 0 && w->bytes + p->length > QUEUE_BYTES)) {
+	while (w->count == QUEUE_SLOTS || (w->count > 0 && w->bytes + p->bytes > QUEUE_BYTES)) {
 		w->walker_waiting = 1;
 		pthread_cond_wait(&w->changed, &w->lock);
 		w->walker_waiting = 0;
 	}
 	w->slots[(w->head + w->count) % QUEUE_SLOTS] = p;
 	w->count++;
-	w->bytes += p->length;
+	w->bytes += p->bytes;
 	if (w->writer_waiting)
 		pthread_cond_broadcast(&w->changed);
 	pthread_mutex_unlock(&w->lock);
@@ -520,7 +538,7 @@ static struct prepared *take_over(struct walk *w)
 	p = w->slots[w->head];
 	w->head = (w->head + 1) % QUEUE_SLOTS;
 	w->count--;
-	w->bytes -= p->length;
+	w->bytes -= p->bytes;
 	if (w->walker_waiting)
 		pthread_cond_broadcast(&w->changed);
 	pthread_mutex_unlock(&w->lock);
@@ -531,6 +549,10 @@ static struct prepared *take_over(struct walk *w)
  * thread has not taken the last ones back yet). */
 static void give_back(struct walk *w, struct prepared *p)
 {
+	if (p->bytes > DONE_BYTES_MAX) { /* a large one is freed at once, wherever it was made */
+		prepared_free(p);
+		return;
+	}
 	pthread_mutex_lock(&w->lock);
 	if (w->done_count < QUEUE_SLOTS) {
 		w->done[w->done_count++] = p;

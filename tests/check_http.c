@@ -1155,6 +1155,50 @@ START_TEST(cli_import_stores_what_uploads_store)
 		         fixtures, fixtures, tmp, tmp, fixtures, tmp);
 		ck_assert_int_eq(system(cmd), 0);
 	}
+	{ /* and one whose keys are larger than what goes back to the reading thread */
+		enum { TRACKS = 20, KEYS = 2000 };
+		size_t cap = (size_t)TRACKS * KEYS * 48 + 4096, len = 0;
+		char *doc = malloc(cap), path[700];
+		FILE *f;
+		ck_assert_ptr_nonnull(doc);
+		len +=
+		    (size_t)snprintf(doc + len, cap - len,
+		                     "{\"name\": \"large\", \"duration\": 19.99, \"targets\": [");
+		for (int t = 0; t < TRACKS; t++)
+			len += (size_t)snprintf(
+			    doc + len, cap - len,
+			    "%s{\"schema\": \"E4ADD320-EECA-439F-A6C3-1D8A25AEFBC3\", "
+			    "\"object\": %d}",
+			    t ? "," : "", t);
+		len += (size_t)snprintf(doc + len, cap - len, "], \"samplers\": [");
+		for (int t = 0; t < TRACKS; t++) {
+			len += (size_t)snprintf(doc + len, cap - len,
+			                        "%s{\"value\": {\"type\": \"FLOAT3\"}, "
+			                        "\"interpolation\": \"LINEAR\", \"times\": [",
+			                        t ? "," : "");
+			for (int k = 0; k < KEYS; k++)
+				len += (size_t)snprintf(doc + len, cap - len, "%s%d.%02d",
+				                        k ? "," : "", k / 100, k % 100);
+			len += (size_t)snprintf(doc + len, cap - len, "], \"values\": [");
+			for (int k = 0; k < 3 * KEYS; k++)
+				len += (size_t)snprintf(doc + len, cap - len, "%s%d", k ? "," : "",
+				                        (k * 7 + t) % 100);
+			len += (size_t)snprintf(doc + len, cap - len, "]}");
+		}
+		len += (size_t)snprintf(doc + len, cap - len, "], \"channels\": [");
+		for (int t = 0; t < TRACKS; t++)
+			len +=
+			    (size_t)snprintf(doc + len, cap - len,
+			                     "%s{\"target\": %d, \"property\": 1, \"sampler\": %d}",
+			                     t ? "," : "", t, t);
+		len += (size_t)snprintf(doc + len, cap - len, "]}");
+		ck_assert_uint_lt(len, cap - 1);
+		snprintf(path, sizeof(path), "%s/in/large.json", tmp);
+		ck_assert_ptr_nonnull(f = fopen(path, "wb"));
+		ck_assert_uint_eq(fwrite(doc, 1, len, f), len);
+		fclose(f);
+		free(doc);
+	}
 	snprintf(cmd, sizeof(cmd), "'%s' import --db '%s' '%s/in' 2>&1 | tail -n 1",
 	         getenv("ANIMDEXD"), db, tmp);
 	line = shell_line(cmd, &status);
@@ -1204,7 +1248,7 @@ START_TEST(cli_import_stores_what_uploads_store)
 	ck_assert_int_eq(daemon_start(&imported, db, NULL), 0);
 	a = entries_by_content(&imported);
 	b = entries_by_content(&uploaded);
-	ck_assert_uint_ge(json_object_size(a), fixtures ? 10 : 3);
+	ck_assert_uint_ge(json_object_size(a), fixtures ? 11 : 4);
 	ck_assert_uint_eq(json_object_size(a), json_object_size(b));
 	{
 		const char *key;
