@@ -685,7 +685,10 @@ int import_paths(const struct import_options *opt, char *const *paths, int count
 	w.path_count = count;
 	pthread_mutex_init(&w.lock, NULL);
 	pthread_cond_init(&w.changed, NULL);
-	w.threaded = pthread_create(&walker, NULL, walk_main, &w) == 0;
+	/* set before the thread starts, which reads it at once */
+	w.threaded = 1;
+	if (pthread_create(&walker, NULL, walk_main, &w) != 0)
+		w.threaded = 0;
 	if (w.threaded) {
 		/* the writer: what the walk prepared, stored in its order */
 		for (;;) {
