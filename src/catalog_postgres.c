@@ -34,20 +34,6 @@
 #include "catalog_backend.h"
 #include "schema.h"
 
-#define SUMMARY_COLUMNS                                                                        \
-	"r.id, r.class, r.family, r.name, r.crc32, r.crc32_source, r.filename, r.note, "       \
-	"r.uploaded_by, r.uploaded_at, r.duration, r.track_count, r.blob_sha256, b.size, "     \
-	"r.part, CASE r.family WHEN 'zouna' THEN (SELECT n.name FROM names n WHERE "           \
-	"n.asobo32 = r.crc32 ORDER BY n.name LIMIT 1) ELSE (SELECT n.name FROM names n WHERE " \
-	"n.crc32 = r.crc32 ORDER BY n.name LIMIT 1) END "
-#define SUMMARY_FROM " FROM resources r JOIN blobs b ON b.sha256 = r.blob_sha256 "
-#define RESOURCE_COLUMNS                                                                \
-	"blob_sha256, part, family, class, name, crc32, crc32_source, filename, note, " \
-	"uploaded_by, uploaded_at, duration, track_count, structure, assumed, decoder_version"
-#define TRACK_COLUMNS                                                                             \
-	"resource_id, n, name, target_schema, target_object, target_name, property, "             \
-	"first_element, value_type, array_size, interpolation, semantic, key_count, time_first, " \
-	"time_last, times, key_values, kind, info, handle, rules"
 #define LIKE_Q "lower($4::text COLLATE \"C\") ESCAPE '\\'"
 /* the migration lock: any number, the same in every animdexd ("anim" in ASCII) */
 #define MIGRATION_LOCK "1634625901"
