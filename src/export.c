@@ -34,6 +34,7 @@
 #include "base64.h"
 #include "buf.h"
 #include "curve.h"
+#include "handoff.h"
 #include "model.h"
 #include "render.h"
 
@@ -931,7 +932,7 @@ void export_file_name(const char *name, int glb, char *out, size_t size)
 	snprintf(out + n, size - n, "%s", glb ? ".glb" : ".gltf");
 }
 
-/* Entries read ahead by a second thread, handed over in order through a short queue. */
+/* Entries read ahead by a second thread, handed over in order (handoff.h). */
 #define READ_AHEAD       64
 #define READ_AHEAD_BYTES (64u * 1024 * 1024) /* keys read ahead, at most (but always one) */
 #define GIVE_BACK_MAX    (256u * 1024)       /* entries larger are freed where they are */
@@ -939,91 +940,60 @@ struct read_ahead {
 	const char *db;
 	const int64_t *ids;
 	size_t count;
-	pthread_mutex_t lock;
-	pthread_cond_t changed;
-	struct export_entry slots[READ_AHEAD];
-	size_t head, filled, bytes; /* bytes: of the entries waiting */
-	/* added, and back to the reader to be freed: it allocated them (a thread freeing
-	 * another's memory makes malloc lock and tidy that thread's heap) */
-	struct export_entry done[READ_AHEAD];
-	size_t done_count;
-	int reader_waiting, writer_waiting; /* woken only when one waits: few context switches */
-	int failed; /* the reader stopped at an entry it could not read: err says why */
-	int stop;   /* the writer gave up: the reader stops */
-	struct error err;
+	struct handoff queue;
+	struct error err; /* why the reader stopped early, once the queue is closed */
 };
+
+static void export_entry_free(void *e)
+{
+	if (e)
+		export_entry_cleanup(e);
+	free(e);
+}
 
 static void *read_ahead_main(void *arg)
 {
 	struct read_ahead *ra = arg;
-	struct error err;
-	struct catalog *cat;
+	struct catalog *cat = catalog_open(ra->db, &ra->err);
 
-	error_init(&err);
-	cat = catalog_open(ra->db, &err);
 	for (size_t i = 0; cat && i < ra->count; i++) {
-		struct export_entry e, done[READ_AHEAD];
-		size_t done_count;
-		int read, stop;
-		pthread_mutex_lock(&ra->lock);
-		done_count = ra->done_count;
-		memcpy(done, ra->done, done_count * sizeof(*done));
-		ra->done_count = 0;
-		pthread_mutex_unlock(&ra->lock);
-		for (size_t k = 0; k < done_count; k++)
-			export_entry_cleanup(&done[k]);
-		read = export_entry_read(cat, ra->ids[i], &e, &err) == 0;
-		pthread_mutex_lock(&ra->lock);
-		while (read &&
-		       (ra->filled == READ_AHEAD ||
-		        (ra->filled > 0 && ra->bytes + e.bytes > READ_AHEAD_BYTES)) &&
-		       !ra->stop) {
-			ra->reader_waiting = 1;
-			pthread_cond_wait(&ra->changed, &ra->lock);
-			ra->reader_waiting = 0;
-		}
-		if (read && !ra->stop) {
-			ra->slots[(ra->head + ra->filled) % READ_AHEAD] = e;
-			ra->filled++;
-			ra->bytes += e.bytes;
-		} else if (read) {
-			export_entry_cleanup(&e);
-		}
-		if (ra->writer_waiting || !read)
-			pthread_cond_broadcast(&ra->changed);
-		stop = ra->stop;
-		pthread_mutex_unlock(&ra->lock);
-		if (!read || stop)
+		void *done[HANDOFF_SLOTS];
+		size_t n = handoff_take_back(&ra->queue, done);
+		struct export_entry *e = malloc(sizeof(*e));
+		for (size_t k = 0; k < n; k++)
+			export_entry_free(done[k]);
+		if (!e) {
+			error_set(&ra->err, ERROR_INTERNAL, NULL, -1, "out of memory");
 			break;
+		}
+		if (export_entry_read(cat, ra->ids[i], e, &ra->err) < 0) {
+			free(e);
+			break;
+		}
+		if (handoff_put(&ra->queue, e, e->bytes) < 0) { /* the writer gave up */
+			export_entry_free(e);
+			break;
+		}
 	}
-	pthread_mutex_lock(&ra->lock);
-	if (error_is_set(&err)) {
-		ra->failed = 1;
-		ra->err = err;
-	}
-	pthread_cond_broadcast(&ra->changed);
-	pthread_mutex_unlock(&ra->lock);
 	catalog_close(cat);
+	handoff_close(&ra->queue);
 	return NULL;
 }
 
 int exporter_add_all(struct exporter *ex, const char *db, struct catalog *cat, const int64_t *ids,
                      size_t count, void (*progress)(size_t done, size_t count), struct error *err)
 {
-	struct read_ahead ra;
+	struct read_ahead ra = {.db = db, .ids = ids, .count = count};
+	struct export_entry *e;
+	void *done[HANDOFF_SLOTS];
 	pthread_t reader;
+	size_t added = 0, n;
 	int rc = 0;
 
-	memset(&ra, 0, sizeof(ra));
-	ra.db = db;
-	ra.ids = ids;
-	ra.count = count;
 	error_init(&ra.err);
-	pthread_mutex_init(&ra.lock, NULL);
-	pthread_cond_init(&ra.changed, NULL);
+	handoff_init(&ra.queue, READ_AHEAD, READ_AHEAD_BYTES);
 	if (count < 2 || pthread_create(&reader, NULL, read_ahead_main, &ra) != 0) {
-		pthread_cond_destroy(&ra.changed);
-		pthread_mutex_destroy(&ra.lock);
+		handoff_destroy(&ra.queue);
 		for (size_t i = 0; i < count; i++) {
 			if (exporter_add(ex, cat, ids[i], err) < 0)
 				return -1;
@@ -1032,48 +1002,27 @@ int exporter_add_all(struct exporter *ex, const char *db, struct catalog *cat, c
 		}
 		return 0;
 	}
-	for (size_t i = 0; i < count && rc == 0; i++) {
-		struct export_entry e;
-		pthread_mutex_lock(&ra.lock);
-		while (ra.filled == 0 && !ra.failed) {
-			ra.writer_waiting = 1;
-			pthread_cond_wait(&ra.changed, &ra.lock);
-			ra.writer_waiting = 0;
-		}
-		if (ra.filled == 0) { /* the reader could go no further */
+	while (rc == 0 && added < count) {
+		if (!(e = handoff_take(&ra.queue))) { /* the reader could go no further */
 			*err = ra.err;
-			pthread_mutex_unlock(&ra.lock);
 			rc = -1;
 			break;
 		}
-		e = ra.slots[ra.head];
-		ra.head = (ra.head + 1) % READ_AHEAD;
-		ra.filled--;
-		ra.bytes -= e.bytes;
-		if (ra.reader_waiting)
-			pthread_cond_broadcast(&ra.changed);
-		pthread_mutex_unlock(&ra.lock);
-		rc = exporter_add_entry(ex, &e, err);
-		pthread_mutex_lock(&ra.lock);
-		if (ra.done_count < READ_AHEAD && e.bytes <= GIVE_BACK_MAX) {
-			ra.done[ra.done_count++] = e; /* the reader frees it */
-			e.entry = NULL, e.tracks = NULL, e.track_count = 0;
-		}
-		pthread_mutex_unlock(&ra.lock);
-		export_entry_cleanup(&e);
+		rc = exporter_add_entry(ex, e, err);
+		/* back to the reader to be freed; a large one is freed here */
+		if (e->bytes > GIVE_BACK_MAX || handoff_give_back(&ra.queue, e) < 0)
+			export_entry_free(e);
+		added++;
 		if (rc == 0 && progress)
-			progress(i + 1, count);
+			progress(added, count);
 	}
-	pthread_mutex_lock(&ra.lock);
-	ra.stop = 1;
-	pthread_cond_broadcast(&ra.changed);
-	pthread_mutex_unlock(&ra.lock);
+	handoff_cancel(&ra.queue);
 	pthread_join(reader, NULL);
-	for (; ra.filled; ra.filled--, ra.head = (ra.head + 1) % READ_AHEAD)
-		export_entry_cleanup(&ra.slots[ra.head]);
-	for (size_t k = 0; k < ra.done_count; k++)
-		export_entry_cleanup(&ra.done[k]);
-	pthread_cond_destroy(&ra.changed);
-	pthread_mutex_destroy(&ra.lock);
+	while ((e = handoff_take(&ra.queue)))
+		export_entry_free(e);
+	n = handoff_take_back(&ra.queue, done);
+	for (size_t k = 0; k < n; k++)
+		export_entry_free(done[k]);
+	handoff_destroy(&ra.queue);
 	return rc;
 }

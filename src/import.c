@@ -28,6 +28,7 @@
 
 #include "catalog.h"
 #include "format.h"
+#include "handoff.h"
 #include "hash.h"
 
 #define BATCH_FILES  500
@@ -247,7 +248,6 @@ enum prepared_kind {
 	PREPARED_REFUSED,       /* message: the decoder's refusal */
 	PREPARED_STAT_FAILED,   /* message: why the path could not be looked at */
 	PREPARED_SKIPPED,       /* message: not a regular file */
-	PREPARED_END,           /* the walk is over */
 };
 
 /* A glTF's .bin files. */
@@ -461,14 +461,13 @@ static void take_prepared(struct import *im, struct prepared *p)
 		        p->message ? p->message : "not a regular file");
 		im->skipped++;
 		break;
-	case PREPARED_END: break;
 	default: store_prepared(im, p, 0); show_progress(im, 0);
 	}
 }
 
 /* The walk, on a thread of its own when it can have one: it reads and decodes files ahead of
  * the writer and hands them over in order through a short queue. */
-#define QUEUE_SLOTS    32
+#define QUEUE_FILES    32
 #define QUEUE_BYTES    (64u * 1024 * 1024) /* files read ahead, at most (but always one) */
 #define DONE_BYTES_MAX (256u * 1024)       /* files larger are not handed back to be freed */
 struct walk {
@@ -479,87 +478,32 @@ struct walk {
 		ino_t ino;
 	} * folders; /* the folders visited */
 	size_t folder_count, folder_cap;
-	pthread_mutex_t lock;
-	pthread_cond_t changed;
-	struct prepared *slots[QUEUE_SLOTS];
-	size_t head, count, bytes;          /* bytes: read and waiting */
-	int walker_waiting, writer_waiting; /* woken only when one waits: few context switches */
-	/* taken and done with: freed by the walk's thread, which allocated them (a thread
-	 * freeing another's memory makes malloc lock and tidy that thread's heap) */
-	struct prepared *done[QUEUE_SLOTS];
-	size_t done_count;
+	struct handoff queue; /* to the writer, when the walk has a thread of its own */
 	int threaded;
 	char *const *paths;
 	int path_count;
 };
 
+/* Frees what the writer gave back. */
+static void free_given_back(struct walk *w)
+{
+	void *done[HANDOFF_SLOTS];
+	size_t n = handoff_take_back(&w->queue, done);
+
+	for (size_t i = 0; i < n; i++)
+		prepared_free(done[i]);
+}
+
 static void hand_over(struct walk *w, struct prepared *p)
 {
-	struct prepared *done[QUEUE_SLOTS];
-	size_t done_count;
-
 	if (!w->threaded) {
 		take_prepared(w->im, p);
 		prepared_free(p);
 		return;
 	}
+	free_given_back(w);
 	p->bytes = prepared_bytes(p);
-	pthread_mutex_lock(&w->lock);
-	done_count = w->done_count;
-	memcpy(done, w->done, done_count * sizeof(*done));
-	w->done_count = 0;
-	pthread_mutex_unlock(&w->lock);
-	for (size_t i = 0; i < done_count; i++)
-		prepared_free(done[i]);
-	pthread_mutex_lock(&w->lock);
-	while (w->count == QUEUE_SLOTS || (w->count > 0 && w->bytes + p->bytes > QUEUE_BYTES)) {
-		w->walker_waiting = 1;
-		pthread_cond_wait(&w->changed, &w->lock);
-		w->walker_waiting = 0;
-	}
-	w->slots[(w->head + w->count) % QUEUE_SLOTS] = p;
-	w->count++;
-	w->bytes += p->bytes;
-	if (w->writer_waiting)
-		pthread_cond_broadcast(&w->changed);
-	pthread_mutex_unlock(&w->lock);
-}
-
-static struct prepared *take_over(struct walk *w)
-{
-	struct prepared *p;
-
-	pthread_mutex_lock(&w->lock);
-	while (w->count == 0) {
-		w->writer_waiting = 1;
-		pthread_cond_wait(&w->changed, &w->lock);
-		w->writer_waiting = 0;
-	}
-	p = w->slots[w->head];
-	w->head = (w->head + 1) % QUEUE_SLOTS;
-	w->count--;
-	w->bytes -= p->bytes;
-	if (w->walker_waiting)
-		pthread_cond_broadcast(&w->changed);
-	pthread_mutex_unlock(&w->lock);
-	return p;
-}
-
-/* The writer is done with p: back to the walk's thread to be freed (or freed here when that
- * thread has not taken the last ones back yet). */
-static void give_back(struct walk *w, struct prepared *p)
-{
-	if (p->bytes > DONE_BYTES_MAX) { /* a large one is freed at once, wherever it was made */
-		prepared_free(p);
-		return;
-	}
-	pthread_mutex_lock(&w->lock);
-	if (w->done_count < QUEUE_SLOTS) {
-		w->done[w->done_count++] = p;
-		p = NULL;
-	}
-	pthread_mutex_unlock(&w->lock);
-	prepared_free(p);
+	handoff_put(&w->queue, p, p->bytes); /* the writer never cancels */
 }
 
 /* A message about a path (a failed stat, a skipped file), handed over in its turn. */
@@ -650,14 +594,10 @@ static void walk_path(struct walk *w, const char *path, int depth)
 static void *walk_main(void *arg)
 {
 	struct walk *w = arg;
-	struct prepared *end;
 
 	for (int i = 0; i < w->path_count; i++)
 		walk_path(w, w->paths[i], 0);
-	/* the end must arrive: without memory for it, wait for some to be freed */
-	while (!(end = prepared_new(PREPARED_END, NULL)))
-		sleep(1);
-	hand_over(w, end);
+	handoff_close(&w->queue);
 	return NULL;
 }
 
@@ -683,31 +623,27 @@ int import_paths(const struct import_options *opt, char *const *paths, int count
 	w.im = &im;
 	w.paths = paths;
 	w.path_count = count;
-	pthread_mutex_init(&w.lock, NULL);
-	pthread_cond_init(&w.changed, NULL);
+	handoff_init(&w.queue, QUEUE_FILES, QUEUE_BYTES);
 	/* set before the thread starts, which reads it at once */
 	w.threaded = 1;
 	if (pthread_create(&walker, NULL, walk_main, &w) != 0)
 		w.threaded = 0;
 	if (w.threaded) {
 		/* the writer: what the walk prepared, stored in its order */
-		for (;;) {
-			struct prepared *p = take_over(&w);
-			int end = p->kind == PREPARED_END;
+		struct prepared *p;
+		while ((p = handoff_take(&w.queue))) {
 			take_prepared(&im, p);
-			give_back(&w, p);
-			if (end)
-				break;
+			/* back to the walk's thread to be freed; a large one is freed here */
+			if (p->bytes > DONE_BYTES_MAX || handoff_give_back(&w.queue, p) < 0)
+				prepared_free(p);
 		}
 		pthread_join(walker, NULL);
-		for (size_t i = 0; i < w.done_count; i++)
-			prepared_free(w.done[i]);
+		free_given_back(&w);
 	} else {
 		for (int i = 0; i < count; i++)
 			walk_path(&w, paths[i], 0);
 	}
-	pthread_cond_destroy(&w.changed);
-	pthread_mutex_destroy(&w.lock);
+	handoff_destroy(&w.queue);
 	free(w.folders);
 	if (catalog_commit(im.cat, &err) < 0)
 		replay_batch(&im, NULL);
