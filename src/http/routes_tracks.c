@@ -34,19 +34,46 @@ struct sample_times {
 	double from, to, step; /* step > 0: from + i step; else count points from..to */
 };
 
+/* The times of samples [first, first + count) into out: from + step i, or count points from
+ * from to to (both ends included), computed in double and rounded to float; evenly spaced
+ * ones four at a time (the same operations lane by lane, so the same floats). */
+static void sample_time_block(const struct sample_times *st, size_t first, size_t count, float *out)
+{
+	if (st->list) {
+		memcpy(out, st->list + first, count * sizeof(float));
+	} else if (st->step > 0) {
+		for (size_t j = 0; j < count; j++)
+			out[j] = (float)(st->from + st->step * (double)(first + j));
+	} else if (st->count == 1) {
+		for (size_t j = 0; j < count; j++)
+			out[j] = (float)st->from;
+	} else {
+		/* four at a time (the same operations, lane by lane: the division is the cost) */
+		typedef double double4 __attribute__((vector_size(32)));
+		double span = st->to - st->from, last = (double)(st->count - 1);
+		double4 from4 = {st->from, st->from, st->from, st->from};
+		double4 span4 = {span, span, span, span}, last4 = {last, last, last, last};
+		double4 index = {(double)first, (double)first + 1, (double)first + 2,
+		                 (double)first + 3};
+		const double4 four = {4, 4, 4, 4};
+		size_t j = 0;
+		for (; j + 4 <= count; j += 4, index += four) {
+			double4 v = from4 + span4 * (index / last4);
+			out[j] = (float)v[0], out[j + 1] = (float)v[1];
+			out[j + 2] = (float)v[2], out[j + 3] = (float)v[3];
+		}
+		for (; j < count; j++)
+			out[j] = (float)(st->from + span * ((double)(first + j) / last));
+	}
+}
+
+/* The time of sample i: the same rule, one at a time. */
 static float sample_time(const struct sample_times *st, size_t i)
 {
-	double v;
+	float t;
 
-	if (st->list)
-		return st->list[i];
-	if (st->step > 0)
-		v = st->from + st->step * (double)i;
-	else
-		v = st->count == 1
-		        ? st->from
-		        : st->from + (st->to - st->from) * ((double)i / (double)(st->count - 1));
-	return (float)v;
+	sample_time_block(st, i, 1, &t);
+	return t;
 }
 
 /* What a streamed answer about one track holds: its own copy of the track, where the
@@ -261,38 +288,6 @@ static void write_csv_header(struct buf *b, const struct sampler *s)
 		}
 	}
 	buf_putc(b, '\n');
-}
-
-/* The times of samples [first, first + count) into out: the same values as sample_time,
- * in loops without branches, which the compiler evaluates several at once. */
-static void sample_time_block(const struct sample_times *st, size_t first, size_t count, float *out)
-{
-	if (st->list) {
-		memcpy(out, st->list + first, count * sizeof(float));
-	} else if (st->step > 0) {
-		for (size_t j = 0; j < count; j++)
-			out[j] = (float)(st->from + st->step * (double)(first + j));
-	} else if (st->count == 1) {
-		for (size_t j = 0; j < count; j++)
-			out[j] = (float)st->from;
-	} else {
-		/* four at a time (the same operations, lane by lane: the division is the cost) */
-		typedef double double4 __attribute__((vector_size(32)));
-		double span = st->to - st->from, last = (double)(st->count - 1);
-		double4 from4 = {st->from, st->from, st->from, st->from};
-		double4 span4 = {span, span, span, span}, last4 = {last, last, last, last};
-		double4 index = {(double)first, (double)first + 1, (double)first + 2,
-		                 (double)first + 3};
-		const double4 four = {4, 4, 4, 4};
-		size_t j = 0;
-		for (; j + 4 <= count; j += 4, index += four) {
-			double4 v = from4 + span4 * (index / last4);
-			out[j] = (float)v[0], out[j + 1] = (float)v[1];
-			out[j + 2] = (float)v[2], out[j + 3] = (float)v[3];
-		}
-		for (; j < count; j++)
-			out[j] = (float)(st->from + span * ((double)(first + j) / last));
-	}
 }
 
 /* Float samples [first, first + count) into out, count at most BLOCK_TIMES, evaluated
