@@ -67,15 +67,6 @@ static void sample_time_block(const struct sample_times *st, size_t first, size_
 	}
 }
 
-/* The time of sample i: the same rule, one at a time. */
-static float sample_time(const struct sample_times *st, size_t i)
-{
-	float t;
-
-	sample_time_block(st, i, 1, &t);
-	return t;
-}
-
 /* What a streamed answer about one track holds: its own copy of the track, where the
  * production stands, and the text produced and not yet sent. */
 enum answer_kind { ANSWER_SAMPLES, ANSWER_KEYS, ANSWER_EVENTS };
@@ -92,6 +83,8 @@ struct track_answer {
 	uint8_t *value; /* one sample's value, m * csize bytes */
 	float *block;   /* float tracks: the values of samples [block_first, +count) */
 	size_t block_first, block_count, block_cap;
+	float *time_block; /* ANSWER_SAMPLES: the times of samples [time_first, +time_count) */
+	size_t time_first, time_count;
 	double from, to;           /* ANSWER_EVENTS: the range [from, to) */
 	struct catalog_pool *pool; /* ANSWER_EVENTS: names of handles */
 	int phase;                 /* which part of the answer is being produced */
@@ -113,6 +106,7 @@ static void track_answer_free(void *state)
 	free(ta->times.list);
 	free(ta->value);
 	free(ta->block);
+	free(ta->time_block);
 	buf_cleanup(&ta->pending);
 	free(ta);
 }
@@ -295,10 +289,23 @@ static void write_csv_header(struct buf *b, const struct sampler *s)
 #define BLOCK_TIMES 256
 static void sample_floats(struct track_answer *ta, size_t first, size_t count, float *out)
 {
-	float ts[BLOCK_TIMES];
+	sample_time_block(&ta->times, first, count, ta->time_block);
+	ta->time_first = first, ta->time_count = count;
+	curve_sample_times(&ta->curve, &ta->cursor, ta->time_block, count, out);
+}
 
-	sample_time_block(&ta->times, first, count, ts);
-	curve_sample_times(&ta->curve, &ta->cursor, ts, count, out);
+/* The time of sample i, from the block of times last computed (by sample_floats, or here
+ * BLOCK_TIMES at a time): samples are produced in order, and the times written beside their
+ * values are those the values were sampled at. */
+static float answer_time(struct track_answer *ta, size_t i)
+{
+	if (i - ta->time_first >= ta->time_count) {
+		size_t left = ta->times.count - i;
+		ta->time_first = i;
+		ta->time_count = left < BLOCK_TIMES ? left : BLOCK_TIMES;
+		sample_time_block(&ta->times, i, ta->time_count, ta->time_block);
+	}
+	return ta->time_block[i - ta->time_first];
 }
 
 /* Sample i into ta->value (the cursor sweeps: samples are produced in order; float ones a
@@ -318,7 +325,7 @@ static void sample_value(struct track_answer *ta, size_t i)
 		memcpy(ta->value, ta->block + (i - ta->block_first) * ta->m, ta->m * sizeof(float));
 		return;
 	}
-	t = sample_time(&ta->times, i);
+	t = answer_time(ta, i);
 	if (value_type_scalar(s->type) == SCALAR_FLOAT) {
 		curve_sample_f32(&ta->curve, &ta->cursor, t, (float *)ta->value);
 	} else {
@@ -412,7 +419,7 @@ static int produce_samples(struct track_answer *ta, struct buf *b)
 		}
 		for (; ta->i < n && item_fits(ta, b, start); ta->i++) {
 			sample_value(ta, ta->i);
-			write_float(b, sample_time(&ta->times, ta->i), ta->digits);
+			write_float(b, answer_time(ta, ta->i), ta->digits);
 			write_value(b, s, ta->value, ta->m, ta->digits, 1);
 			buf_putc(b, '\n');
 		}
@@ -428,7 +435,7 @@ static int produce_samples(struct track_answer *ta, struct buf *b)
 		for (; ta->phase == 1 && ta->i < n && item_fits(ta, b, start); ta->i++) {
 			if (ta->i)
 				buf_putc(b, ',');
-			write_float(b, sample_time(&ta->times, ta->i), ta->digits);
+			write_float(b, answer_time(ta, ta->i), ta->digits);
 		}
 		if (ta->phase == 1 && ta->i == n) {
 			buf_puts(b, "],\"values\":[");
@@ -732,12 +739,15 @@ static struct track_answer *track_answer_create(struct catalog_track *track, enu
 			ta->block_cap = 1;
 		ta->block = malloc(ta->block_cap * ta->m * sizeof(float));
 	}
+	if (kind == ANSWER_SAMPLES)
+		ta->time_block = malloc((samples && samples < BLOCK_TIMES ? samples : BLOCK_TIMES) *
+		                        sizeof(float));
 	/* a sample or key: a time and a value of at most 17 bytes a number, with the room
 	 * write_value and write_float reserve; an event: two handle names of up to 255 bytes,
 	 * escaped, and its numbers; then at most 64 bytes of closing text */
 	ta->item_room = kind == ANSWER_EVENTS ? 4096 + 64 : ta->m * 17 + 128 + 64;
 	buf_init(&ta->pending, PENDING_MAX);
-	if (!ta->value) {
+	if (!ta->value || (kind == ANSWER_SAMPLES && !ta->time_block)) {
 		track_answer_free(ta);
 		error_set(err, ERROR_INTERNAL, NULL, -1, "out of memory");
 		return NULL;
