@@ -6,6 +6,7 @@
  * are prepared once per connection. u64 fields are stored as decimal text, since SQLite
  * integers are signed 64-bit; CRC32 handles fit a SQLite integer as they are.
  */
+#include <pthread.h>
 #include <sqlite3.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -448,6 +449,13 @@ static int sqlite_busy(void *unused, int attempt)
 	return 1;
 }
 
+/* Once, before SQLite starts: no global memory statistics (animdex reads none), so that an
+ * allocation takes no process-wide mutex. */
+static void sqlite_configure(void)
+{
+	sqlite3_config(SQLITE_CONFIG_MEMSTATUS, 0);
+}
+
 struct db *db_sqlite_open(const char *path, struct error *err)
 {
 	static const char *const pragmas = "PRAGMA journal_mode = WAL;"
@@ -457,6 +465,9 @@ struct db *db_sqlite_open(const char *path, struct error *err)
 	struct sqlite_db *db = calloc(1, sizeof(*db));
 	char *msg = NULL;
 
+	static pthread_once_t configured = PTHREAD_ONCE_INIT;
+
+	pthread_once(&configured, sqlite_configure);
 	if (!db) {
 		error_set(err, ERROR_INTERNAL, NULL, -1, "out of memory");
 		return NULL;

@@ -31,9 +31,13 @@
 #include "handoff.h"
 #include "hash.h"
 
-#define BATCH_FILES  500
-#define BATCH_BYTES  (16u * 1024 * 1024)
-#define MAX_SIBLINGS 16
+/* A batch commits after this many files, bytes or seconds, whichever comes first: larger
+ * batches rewrite the indexes' pages less often; the time bounds how long a daemon on the
+ * same catalogue waits to write. */
+#define BATCH_FILES   5000
+#define BATCH_BYTES   (16u * 1024 * 1024)
+#define BATCH_SECONDS 1.0
+#define MAX_SIBLINGS  16
 
 struct import {
 	struct catalog *cat;
@@ -41,6 +45,7 @@ struct import {
 	size_t files, bytes, created, duplicates, not_animation, failed;
 	size_t skipped; /* not regular files (FIFOs, devices, sockets) */
 	size_t batch_files, batch_bytes;
+	struct timespec batch_started;          /* when the batch's first file was stored */
 	size_t batch_created, batch_duplicates; /* counted when the batch commits */
 	char **batch_paths;                     /* the files stored in this batch, for a replay */
 	size_t batch_cap;
@@ -428,7 +433,10 @@ static void store_prepared(struct import *im, struct prepared *p, int again)
 		return;
 	}
 	im->batch_bytes += p->up.length;
-	if (im->batch_files >= BATCH_FILES || im->batch_bytes >= BATCH_BYTES)
+	if (im->batch_files == 1)
+		clock_gettime(CLOCK_MONOTONIC, &im->batch_started);
+	if (im->batch_files >= BATCH_FILES || im->batch_bytes >= BATCH_BYTES ||
+	    seconds_since(&im->batch_started) >= BATCH_SECONDS)
 		flush_batch(im);
 }
 
