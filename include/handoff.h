@@ -1,6 +1,7 @@
 /* handoff.h: items handed from one thread to another, in order, through a short queue bounded
  * by count and by bytes (always room for one). A side waits only when it must and is woken
- * only when the other waits, so a steady stream costs few context switches. Items can go
+ * only when the other waits; a producer that found the queue full sleeps until it is half
+ * empty, so that it then hands over a run of items rather than one per wake-up. Items can go
  * back the other way, to be freed by the thread that allocated them (a thread freeing
  * another's memory makes malloc lock and tidy that thread's heap).
  *
@@ -12,7 +13,7 @@
 #include <pthread.h>
 #include <stddef.h>
 
-#define HANDOFF_SLOTS 64
+#define HANDOFF_SLOTS 1024
 
 struct handoff {
 	pthread_mutex_t lock;

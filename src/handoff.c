@@ -78,7 +78,9 @@ void *handoff_take(struct handoff *h)
 		h->bytes -= h->sizes[h->head];
 		h->head = (h->head + 1) % HANDOFF_SLOTS;
 		h->count--;
-		if (h->producer_waiting)
+		/* a waiting producer: woken once there is room for a run of items */
+		if (h->producer_waiting && h->count <= h->max_count / 2 &&
+		    h->bytes <= h->max_bytes / 2)
 			pthread_cond_broadcast(&h->changed);
 	}
 	pthread_mutex_unlock(&h->lock);

@@ -475,7 +475,7 @@ static void take_prepared(struct import *im, struct prepared *p)
 
 /* The walk, on a thread of its own when it can have one: it reads and decodes files ahead of
  * the writer and hands them over in order through a short queue. */
-#define QUEUE_FILES    32
+#define QUEUE_FILES    1024
 #define QUEUE_BYTES    (64u * 1024 * 1024) /* files read ahead, at most (but always one) */
 #define DONE_BYTES_MAX (256u * 1024)       /* files larger are not handed back to be freed */
 struct walk {
