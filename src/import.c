@@ -557,10 +557,27 @@ static const char *file_kind(mode_t mode)
 	                        : "not a regular file";
 }
 
-static void walk_path(struct walk *w, const char *path, int depth)
+/* A regular file: read, decoded and handed over. */
+static void walk_file(struct walk *w, const char *path)
+{
+	struct prepared *p = prepare_file(w->opt, path);
+
+	if (p)
+		hand_over(w, p);
+	else
+		hand_over_message(w, PREPARED_UNREADABLE, path, "out of memory");
+}
+
+/* type: the entry's type as its folder listed it (DT_REG needs no stat: reading the file
+ * checks it again), or DT_UNKNOWN. */
+static void walk_path(struct walk *w, const char *path, int depth, unsigned char type)
 {
 	struct stat st;
 
+	if (type == DT_REG) {
+		walk_file(w, path);
+		return;
+	}
 	if (stat(path, &st) < 0) {
 		hand_over_message(w, PREPARED_STAT_FAILED, path, strerror(errno));
 		return;
@@ -578,7 +595,7 @@ static void walk_path(struct walk *w, const char *path, int depth)
 				char *child = malloc(len);
 				if (child) {
 					snprintf(child, len, "%s/%s", path, names[i]->d_name);
-					walk_path(w, child, depth + 1);
+					walk_path(w, child, depth + 1, names[i]->d_type);
 					free(child);
 				}
 			}
@@ -589,11 +606,7 @@ static void walk_path(struct walk *w, const char *path, int depth)
 		return;
 	}
 	if (S_ISREG(st.st_mode)) {
-		struct prepared *p = prepare_file(w->opt, path);
-		if (p)
-			hand_over(w, p);
-		else
-			hand_over_message(w, PREPARED_UNREADABLE, path, "out of memory");
+		walk_file(w, path);
 		return;
 	}
 	hand_over_message(w, PREPARED_SKIPPED, path, file_kind(st.st_mode));
@@ -604,7 +617,7 @@ static void *walk_main(void *arg)
 	struct walk *w = arg;
 
 	for (int i = 0; i < w->path_count; i++)
-		walk_path(w, w->paths[i], 0);
+		walk_path(w, w->paths[i], 0, DT_UNKNOWN);
 	handoff_close(&w->queue);
 	return NULL;
 }
@@ -649,7 +662,7 @@ int import_paths(const struct import_options *opt, char *const *paths, int count
 		free_given_back(&w);
 	} else {
 		for (int i = 0; i < count; i++)
-			walk_path(&w, paths[i], 0);
+			walk_path(&w, paths[i], 0, DT_UNKNOWN);
 	}
 	handoff_destroy(&w.queue);
 	free(w.folders);
