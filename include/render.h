@@ -36,6 +36,11 @@ char *render_json(const json_t *json, int indent, size_t *length);
 /* The same appended to b, without the newline; -1 when b refused it. */
 int render_json_append(struct buf *b, const json_t *json, int indent);
 
+/* The text the catalogue stores for an object or array (malloc'd): byte for byte what
+ * json_dumps(json, JSON_COMPACT) writes, and NULL where it gives NULL (out of memory, a string
+ * that is not UTF-8, anything but an object or array). */
+char *render_json_stored(const json_t *json);
+
 /* A JSON string of text appended to b ("null" for NULL or text that is not UTF-8). */
 void render_string_append(struct buf *b, const char *text);
 /* Is this valid UTF-8 (no overlong forms, surrogates or code points past U+10FFFF)? */

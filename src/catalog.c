@@ -298,7 +298,7 @@ static int insert_track(struct catalog *cat, int64_t id, const struct resource *
 	if (info_text)
 		db_bind_text(s, 19, info_text);
 	else if (extra && extra->info)
-		db_bind_text(s, 19, info = json_dumps(extra->info, JSON_COMPACT));
+		db_bind_text(s, 19, info = render_json_stored(extra->info));
 	if (extra && extra->has_handle)
 		db_bind_int64(s, 20, extra->handle);
 	db_bind_int64(s, 21, (int64_t)sp->rules);
@@ -314,8 +314,8 @@ static int stored_texts(const struct resource *res, char **structure_text, char 
 {
 	json_t *structure = render_structure(res);
 
-	*structure_text = structure ? json_dumps(structure, JSON_COMPACT) : NULL;
-	*assumed_text = json_dumps(res->assumed, JSON_COMPACT);
+	*structure_text = structure ? render_json_stored(structure) : NULL;
+	*assumed_text = render_json_stored(res->assumed);
 	json_decref(structure);
 	if (*structure_text && *assumed_text)
 		return 0;
@@ -340,7 +340,7 @@ int catalog_render_texts(struct decode_result *decoded)
 		failed |= !t->track_infos;
 		for (size_t n = 0; !failed && res->extras && n < t->track_count; n++)
 			if (res->extras[n].info &&
-			    !(t->track_infos[n] = json_dumps(res->extras[n].info, JSON_COMPACT)))
+			    !(t->track_infos[n] = render_json_stored(res->extras[n].info)))
 				failed = 1;
 		if (failed) {
 			for (size_t i = 0; i <= p; i++)
@@ -1738,8 +1738,7 @@ int catalog_replace_decoded(struct catalog *cat, int64_t id, const struct resour
 			changes->tracks_changed++;
 	}
 	{
-		char *old_structure =
-		    old.structure ? json_dumps(old.structure, JSON_COMPACT) : NULL;
+		char *old_structure = old.structure ? render_json_stored(old.structure) : NULL;
 		changes->structure = !old_structure || strcmp(old_structure, structure_text) != 0 ||
 		                     strcmp(old_assumed, assumed_text) != 0;
 		free(old_structure);

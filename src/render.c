@@ -552,6 +552,133 @@ char *render_json(const json_t *json, int indent, size_t *length)
 	return buf_steal(&b, length);
 }
 
+/* Stored texts: what jansson's json_dumps(JSON_COMPACT) writes, byte for byte (the
+ * catalogue has always stored that), without its cost (it decodes every string character by
+ * character). */
+
+/* A string: \" \\ \b \f \n \r \t, \u00XX (upper case) for the other control characters,
+ * everything else as it is; -1 when it is not UTF-8 (jansson refuses to write it). */
+static int stored_string_text(struct buf *b, const char *s, size_t n)
+{
+	static const char hex[] = "0123456789ABCDEF";
+	size_t run = 0;
+
+	if (!utf8_valid(s, n))
+		return -1;
+	buf_putc(b, '"');
+	for (size_t i = 0; i < n; i++) {
+		unsigned char c = (unsigned char)s[i];
+		char escape[7] = {'\\', 'u', '0', '0', hex[c >> 4], hex[c & 15], 0};
+		if (c >= 0x20 && c != '"' && c != '\\')
+			continue;
+		buf_append(b, s + run, i - run);
+		run = i + 1;
+		switch (c) {
+		case '"': escape[1] = '"', escape[2] = 0; break;
+		case '\\': escape[1] = '\\', escape[2] = 0; break;
+		case '\b': escape[1] = 'b', escape[2] = 0; break;
+		case '\f': escape[1] = 'f', escape[2] = 0; break;
+		case '\n': escape[1] = 'n', escape[2] = 0; break;
+		case '\r': escape[1] = 'r', escape[2] = 0; break;
+		case '\t': escape[1] = 't', escape[2] = 0; break;
+		default: break;
+		}
+		buf_append(b, escape, strlen(escape));
+	}
+	buf_append(b, s + run, n - run);
+	buf_putc(b, '"');
+	return 0;
+}
+
+/* A real: %.17g, with ".0" when that reads as an integer, and the exponent without its '+'
+ * or leading zeros. */
+static void stored_real_text(struct buf *b, double d)
+{
+	char text[40], *start, *end;
+	size_t length = (size_t)snprintf(text, sizeof(text) - 3, "%.17g", d);
+
+	if (!strchr(text, '.') && !strchr(text, 'e')) {
+		memcpy(text + length, ".0", 3);
+		length += 2;
+	}
+	start = strchr(text, 'e');
+	if (start) {
+		start++;
+		end = start + 1;
+		if (*start == '-')
+			start++;
+		while (*end == '0')
+			end++;
+		if (end != start) {
+			memmove(start, end, length + 1 - (size_t)(end - text));
+			length -= (size_t)(end - start);
+		}
+	}
+	buf_append(b, text, length);
+}
+
+static int stored_value_text(struct buf *b, const json_t *j)
+{
+	switch (json_typeof(j)) {
+	case JSON_OBJECT: {
+		const char *key;
+		json_t *value;
+		char sep = '{';
+		json_object_foreach((json_t *)j, key, value)
+		{
+			buf_putc(b, sep);
+			sep = ',';
+			if (stored_string_text(b, key, strlen(key)) < 0)
+				return -1;
+			buf_putc(b, ':');
+			if (stored_value_text(b, value) < 0)
+				return -1;
+		}
+		if (sep == '{')
+			buf_putc(b, '{');
+		buf_putc(b, '}');
+		return 0;
+	}
+	case JSON_ARRAY:
+		buf_putc(b, '[');
+		for (size_t i = 0; i < json_array_size(j); i++) {
+			if (i)
+				buf_putc(b, ',');
+			if (stored_value_text(b, json_array_get(j, i)) < 0)
+				return -1;
+		}
+		buf_putc(b, ']');
+		return 0;
+	case JSON_STRING: return stored_string_text(b, json_string_value(j), json_string_length(j));
+	case JSON_INTEGER: {
+		json_int_t v = json_integer_value(j);
+		if (v >= 0)
+			buf_put_uint(b, (unsigned long long)v);
+		else
+			buf_printf(b, "%" JSON_INTEGER_FORMAT, v);
+		return 0;
+	}
+	case JSON_REAL: stored_real_text(b, json_real_value(j)); return 0;
+	case JSON_TRUE: buf_puts(b, "true"); return 0;
+	case JSON_FALSE: buf_puts(b, "false"); return 0;
+	default: buf_puts(b, "null"); return 0;
+	}
+}
+
+char *render_json_stored(const json_t *json)
+{
+	struct buf b;
+
+	if (!json_is_object(json) && !json_is_array(json))
+		return NULL; /* json_dumps writes only these */
+	buf_init(&b, (size_t)1 << 31);
+	if (stored_value_text(&b, json) < 0 || b.overflow) {
+		buf_cleanup(&b);
+		return NULL;
+	}
+	return buf_steal(&b, NULL);
+}
+
 /* UTF-8 */
 
 /* The length of the valid UTF-8 sequence at s (n bytes left), or 0 when it is not one. */

@@ -1,6 +1,8 @@
-/* check_render.c: float32 text is the shortest that reads back as the same float. */
+/* check_render.c: float32 text is the shortest that reads back as the same float; stored texts
+ * are what jansson writes. */
 #include <check.h>
 #include <math.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -97,6 +99,131 @@ START_TEST(known_texts)
 }
 END_TEST
 
+/* Random JSON for the stored-text comparison: every kind of value, strings of every kind
+ * of character (control characters, quotes, backslashes, slashes, DEL, two- to four-byte
+ * UTF-8, NUL), reals from random bit patterns and from the edges of %.17g. */
+static uint64_t next_random(uint64_t *state)
+{
+	*state ^= *state << 13;
+	*state ^= *state >> 7;
+	*state ^= *state << 17;
+	return *state;
+}
+
+static size_t random_text(uint64_t *rng, char *out, int allow_nul)
+{
+	static const char *const pieces[] = {
+	    "a",  "Z",  "0",  " ",  "\"",   "\\",   "/",        "\x7f",         "\n",
+	    "\r", "\t", "\b", "\f", "\x01", "\x1f", "\xc3\xa9", "\xe2\x82\xac", "\xf0\x9f\x98\x80",
+	    "u",  "e"};
+	size_t n = 0, count = next_random(rng) % 12;
+
+	for (size_t i = 0; i < count; i++) {
+		if (allow_nul && next_random(rng) % 16 == 0) {
+			out[n++] = '\0';
+			continue;
+		}
+		const char *p = pieces[next_random(rng) % (sizeof(pieces) / sizeof(*pieces))];
+		memcpy(out + n, p, strlen(p));
+		n += strlen(p);
+	}
+	out[n] = '\0';
+	return n;
+}
+
+static double random_real(uint64_t *rng)
+{
+	static const double edges[] = {0.0,     -0.0, 1.0,   0.1,    1e21,   1e22,
+	                               1e-5,    1e-7, 1e300, 5e-324, 2.5e-8, 123456789012345678.0,
+	                               1.9144f, 0.1f, -3.75, 1e100,  1e-100, 9007199254740993.0};
+	uint64_t bits = next_random(rng);
+	double d;
+
+	switch (next_random(rng) % 3) {
+	case 0: return edges[next_random(rng) % (sizeof(edges) / sizeof(*edges))];
+	case 1: {
+		uint32_t fbits = (uint32_t)bits;
+		float f;
+		memcpy(&f, &fbits, sizeof(f));
+		return isfinite(f) ? (double)f : 1.5;
+	}
+	default: memcpy(&d, &bits, sizeof(d)); return isfinite(d) ? d : -2.25;
+	}
+}
+
+static json_t *random_json(uint64_t *rng, int depth)
+{
+	char text[128];
+	size_t n;
+
+	switch (next_random(rng) % (depth < 4 ? 9 : 7)) {
+	case 0: n = random_text(rng, text, 1); return json_stringn(text, n);
+	case 1: return json_integer((json_int_t)next_random(rng) >> (next_random(rng) % 64));
+	case 2:
+		return json_integer(next_random(rng) % 2 ? INT64_MIN
+		                                         : -(json_int_t)(next_random(rng) % 1000));
+	case 3: return json_real(random_real(rng));
+	case 4: return json_true();
+	case 5: return next_random(rng) % 2 ? json_false() : json_null();
+	case 6: /* now and then, bytes that are not UTF-8: jansson refuses to write them */
+		if (next_random(rng) % 50 == 0)
+			return json_stringn_nocheck("a\xff", 2);
+		n = random_text(rng, text, 0);
+		return json_stringn(text, n);
+	case 7: {
+		json_t *o = json_object();
+		for (uint64_t i = next_random(rng) % 6; i > 0; i--) {
+			random_text(rng, text, 0);
+			json_object_set_new(o, text, random_json(rng, depth + 1));
+		}
+		return o;
+	}
+	default: {
+		json_t *a = json_array();
+		for (uint64_t i = next_random(rng) % 6; i > 0; i--)
+			json_array_append_new(a, random_json(rng, depth + 1));
+		return a;
+	}
+	}
+}
+
+START_TEST(stored_texts_are_what_jansson_writes)
+{
+	uint64_t rng = 0x9e3779b97f4a7c15u;
+	size_t compared = 0, refused = 0;
+	json_t *scalar = json_string("x");
+
+	for (int i = 0; i < 20000; i++) {
+		json_t *top = next_random(&rng) % 2 ? json_object() : json_array();
+		for (uint64_t k = 1 + next_random(&rng) % 6; k > 0; k--) {
+			char key[128];
+			random_text(&rng, key, 0);
+			if (json_is_object(top))
+				json_object_set_new(top, key, random_json(&rng, 1));
+			else
+				json_array_append_new(top, random_json(&rng, 1));
+		}
+		char *want = json_dumps(top, JSON_COMPACT), *got = render_json_stored(top);
+		if (want) {
+			ck_assert_msg(got != NULL, "refused what jansson writes: %s", want);
+			ck_assert_str_eq(got, want);
+			compared++;
+		} else {
+			ck_assert_msg(got == NULL, "wrote what jansson refuses: %s", got);
+			refused++;
+		}
+		free(want);
+		free(got);
+		json_decref(top);
+	}
+	/* jansson writes only objects and arrays */
+	ck_assert_ptr_null(render_json_stored(scalar));
+	json_decref(scalar);
+	ck_assert_uint_gt(compared, 15000);
+	ck_assert_uint_gt(refused, 10);
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("render");
@@ -107,6 +234,7 @@ int main(void)
 	tcase_set_timeout(tc, 60);
 	tcase_add_test(tc, random_floats_round_trip_with_the_fewest_digits);
 	tcase_add_test(tc, known_texts);
+	tcase_add_test(tc, stored_texts_are_what_jansson_writes);
 	suite_add_tcase(s, tc);
 	sr = srunner_create(s);
 	srunner_run_all(sr, CK_NORMAL);
