@@ -558,21 +558,30 @@ char *render_json(const json_t *json, int indent, size_t *length)
 
 /* A string: \" \\ \b \f \n \r \t, \u00XX (upper case) for the other control characters,
  * everything else as it is; -1 when it is not UTF-8 (jansson refuses to write it). */
+static size_t utf8_sequence(const unsigned char *s, size_t n);
+
 static int stored_string_text(struct buf *b, const char *s, size_t n)
 {
 	static const char hex[] = "0123456789ABCDEF";
 	size_t run = 0;
 
-	if (!utf8_valid(s, n))
-		return -1;
 	buf_putc(b, '"');
-	for (size_t i = 0; i < n; i++) {
+	for (size_t i = 0; i < n;) {
 		unsigned char c = (unsigned char)s[i];
 		char escape[7] = {'\\', 'u', '0', '0', hex[c >> 4], hex[c & 15], 0};
-		if (c >= 0x20 && c != '"' && c != '\\')
+		if (c >= 0x80) { /* checked as it goes: jansson refuses what is not UTF-8 */
+			size_t len = utf8_sequence((const unsigned char *)s + i, n - i);
+			if (!len)
+				return -1;
+			i += len;
 			continue;
+		}
+		if (c >= 0x20 && c != '"' && c != '\\') {
+			i++;
+			continue;
+		}
 		buf_append(b, s + run, i - run);
-		run = i + 1;
+		run = ++i;
 		switch (c) {
 		case '"': escape[1] = '"', escape[2] = 0; break;
 		case '\\': escape[1] = '\\', escape[2] = 0; break;
@@ -672,6 +681,7 @@ char *render_json_stored(const json_t *json)
 	if (!json_is_object(json) && !json_is_array(json))
 		return NULL; /* json_dumps writes only these */
 	buf_init(&b, (size_t)1 << 31);
+	buf_reserve(&b, 2048); /* a typical structure in one allocation */
 	if (stored_value_text(&b, json) < 0 || b.overflow) {
 		buf_cleanup(&b);
 		return NULL;
