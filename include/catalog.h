@@ -65,6 +65,10 @@ int catalog_begin(struct catalog *cat, struct error *err);
  * PostgreSQL entries take ids reserved in blocks (an entry uploaded meanwhile through a daemon
  * may sort among them instead of after them). */
 int catalog_begin_bulk(struct catalog *cat, struct error *err);
+/* A read transaction around many reads (an export's): one snapshot, one start instead of
+ * one a statement; takes no lock (a SQLite writer goes on; its checkpoint stops at the
+ * snapshot until catalog_commit). */
+int catalog_begin_read(struct catalog *cat, struct error *err);
 int catalog_commit(struct catalog *cat, struct error *err);
 void catalog_rollback(struct catalog *cat);
 

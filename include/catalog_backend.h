@@ -21,7 +21,8 @@
 #include "error.h"
 
 enum statement {
-	ST_BEGIN, /* a write transaction: writers queue for it */
+	ST_BEGIN,      /* a write transaction: writers queue for it */
+	ST_BEGIN_READ, /* a read transaction: one snapshot for many reads, no lock */
 	ST_COMMIT,
 	ST_ROLLBACK,
 	ST_LOCK_UPLOAD, /* ?1 sha256: serialises the storing of the same bytes across daemons */

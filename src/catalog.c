@@ -593,6 +593,11 @@ int catalog_begin(struct catalog *cat, struct error *err)
 	return catalog_exec(cat, ST_BEGIN, "starting a transaction", err);
 }
 
+int catalog_begin_read(struct catalog *cat, struct error *err)
+{
+	return catalog_exec(cat, ST_BEGIN_READ, "starting a read transaction", err);
+}
+
 int catalog_begin_bulk(struct catalog *cat, struct error *err)
 {
 	if (catalog_exec(cat, ST_BEGIN, "starting a transaction", err) < 0)

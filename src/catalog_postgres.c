@@ -40,6 +40,7 @@
 
 static const char *const statement_sql[ST_COUNT] = {
     [ST_BEGIN] = "BEGIN",
+    [ST_BEGIN_READ] = "BEGIN ISOLATION LEVEL REPEATABLE READ, READ ONLY",
     [ST_COMMIT] = "COMMIT",
     [ST_ROLLBACK] = "ROLLBACK",
     [ST_LOCK_UPLOAD] = "SELECT pg_advisory_xact_lock(hashtextextended($1::text, 0))",
@@ -773,7 +774,9 @@ static int pg_step(struct db_stmt *base, const char *what, struct error *err)
 		PQclear(res);
 		/* the server restarted since this connection was last used: a statement that
 		 * changes nothing, outside a transaction, is run once more on a new one */
-		if (attempt == 0 && idle && (s->read_only || base == &db->stmt[ST_BEGIN].base) &&
+		if (attempt == 0 && idle &&
+		    (s->read_only || base == &db->stmt[ST_BEGIN].base ||
+		     base == &db->stmt[ST_BEGIN_READ].base) &&
 		    PQstatus(db->conn) != CONNECTION_OK)
 			continue;
 		error_set(err, failure.code, NULL, -1, "%s", failure.message);

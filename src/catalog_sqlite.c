@@ -19,6 +19,7 @@
 
 static const char *const statement_sql[ST_COUNT] = {
     [ST_BEGIN] = "BEGIN IMMEDIATE",
+    [ST_BEGIN_READ] = "BEGIN DEFERRED",
     [ST_COMMIT] = "COMMIT",
     [ST_ROLLBACK] = "ROLLBACK",
     [ST_LOCK_UPLOAD] = "SELECT ?1", /* BEGIN IMMEDIATE already serialises every writer */
@@ -44,10 +45,12 @@ static const char *const statement_sql[ST_COUNT] = {
         "SELECT " SUMMARY_COLUMNS ", r.structure, r.assumed" SUMMARY_FROM "WHERE r.id = ?1",
     [ST_GET_ENTRY_NAMES] = "SELECT id, class, family, name, crc32, filename FROM resources "
                            "WHERE id = ?1",
+    /* min(): the first name in order (names.name is the key: never NULL), without a sorter
+     * opened for every track */
     [ST_GET_TRACKS] = "SELECT n, name, target_schema, target_object, target_name, property, "
                       "first_element, value_type, array_size, interpolation, semantic, "
-                      "key_count, time_first, time_last, kind, info, handle, (SELECT n.name FROM "
-                      "names n WHERE n.asobo32 = t.handle ORDER BY n.name LIMIT 1), rules "
+                      "key_count, time_first, time_last, kind, info, handle, (SELECT "
+                      "min(n.name) FROM names n WHERE n.asobo32 = t.handle), rules "
                       "FROM tracks t WHERE resource_id = ?1 ORDER BY n",
     [ST_GET_RAW] = "SELECT b.bytes, r.filename" SUMMARY_FROM "WHERE r.id = ?1",
     [ST_GET_BLOB_OF] = "SELECT blob_sha256 FROM resources WHERE id = ?1",

@@ -279,9 +279,16 @@ static json_t *keys_json(const struct catalog_track *t)
 		}
 		json_array_append_new(values, key);
 	}
-	return json_pack("{s:s, s:I, s:s, s:o, s:o}", "type", value_type_name(s->type),
-	                 "array_size", (json_int_t)s->array_size, "interpolation",
-	                 interpolation_name(s->interp), "times", times, "values", values);
+	{
+		json_t *keys = json_object();
+		json_object_set_new_nocheck(keys, "type", json_string(value_type_name(s->type)));
+		json_object_set_new_nocheck(keys, "array_size", json_integer(s->array_size));
+		json_object_set_new_nocheck(keys, "interpolation",
+		                            json_string(interpolation_name(s->interp)));
+		json_object_set_new_nocheck(keys, "times", times);
+		json_object_set_new_nocheck(keys, "values", values);
+		return keys;
+	}
 }
 
 /* An event track's events, as the sample route lists them. */
@@ -307,21 +314,31 @@ static json_t *events_json(const struct catalog_track *t)
 	return json_pack("{s:o}", "events", list);
 }
 
-/* A track kept in extras: its keys (or events) and why glTF does not animate it. */
-static void keep_in_extras(struct exporter *ex, json_t *kept, int64_t id, const json_t *track,
-                           const struct catalog_track *t, const char *reason)
+/* A track's keys (or events) as kept in extras. */
+static json_t *kept_keys_json(const struct catalog_track *t)
 {
-	json_t *item = t ? (t->events ? events_json(t) : keys_json(t)) : json_object();
+	return t->events ? events_json(t) : keys_json(t);
+}
+
+/* A track kept in extras: its keys (or events; `made`, when made ahead, taken over) and why
+ * glTF does not animate it. */
+static void keep_in_extras(struct exporter *ex, json_t *kept, int64_t id, const json_t *track,
+                           const struct catalog_track *t, json_t *made, const char *reason)
+{
+	json_t *item = made ? made : t ? kept_keys_json(t) : json_object();
+	json_t *listed = json_object();
 	json_int_t n = json_integer_value(json_object_get(track, "n"));
 	const char *name = json_string_value(json_object_get(track, "name"));
 
-	json_object_set_new(item, "track", json_integer(n));
-	json_object_set_new(item, "name", json_string(name ? name : ""));
-	json_object_set_new(item, "reason", json_string(reason));
+	json_object_set_new_nocheck(item, "track", json_integer(n));
+	json_object_set_new_nocheck(item, "name", json_string(name ? name : ""));
+	json_object_set_new_nocheck(item, "reason", json_string(reason));
 	json_array_append_new(kept, item);
-	json_array_append_new(ex->summary_extras,
-	                      json_pack("{s:I, s:I, s:s, s:s}", "entry", (json_int_t)id, "track", n,
-	                                "name", name ? name : "", "reason", reason));
+	json_object_set_new_nocheck(listed, "entry", json_integer(id));
+	json_object_set_new_nocheck(listed, "track", json_integer(n));
+	json_object_set_new_nocheck(listed, "name", json_string(name ? name : ""));
+	json_object_set_new_nocheck(listed, "reason", json_string(reason));
+	json_array_append_new(ex->summary_extras, listed);
 }
 
 /* glTF's timeline: times from 0, strictly increasing. NULL when they fit, else why not. */
@@ -547,15 +564,20 @@ struct export_entry {
 	int64_t id;
 	json_t *entry;
 	struct catalog_track *tracks;
+	json_t **kept_keys; /* per track: the keys of one glTF cannot animate, made ahead */
 	size_t track_count;
 	size_t bytes; /* of the tracks' keys */
 };
 
 static void export_entry_cleanup(struct export_entry *e)
 {
-	for (size_t i = 0; i < e->track_count; i++)
+	for (size_t i = 0; i < e->track_count; i++) {
 		catalog_track_cleanup(&e->tracks[i]);
+		if (e->kept_keys)
+			json_decref(e->kept_keys[i]);
+	}
 	free(e->tracks);
+	free(e->kept_keys);
 	json_decref(e->entry);
 	memset(e, 0, sizeof(*e));
 }
@@ -573,7 +595,8 @@ static int export_entry_read(struct catalog *cat, int64_t id, struct export_entr
 		return -1;
 	n = json_array_size(json_object_get(out->entry, "tracks"));
 	out->tracks = calloc(n + 1, sizeof(*out->tracks));
-	if (!out->tracks) {
+	out->kept_keys = calloc(n + 1, sizeof(*out->kept_keys));
+	if (!out->tracks || !out->kept_keys) {
 		export_entry_cleanup(out);
 		error_set(err, ERROR_INTERNAL, NULL, -1, "out of memory");
 		return -1;
@@ -586,6 +609,15 @@ static int export_entry_read(struct catalog *cat, int64_t id, struct export_entr
 			return -1;
 		}
 		out->bytes += (size_t)sp->key_count * sizeof(float) + sp->value_bytes;
+	}
+	/* the keys of tracks glTF cannot animate, whatever else the asset holds, made here:
+	 * on the reading thread, when there is one */
+	for (size_t i = 0; i < n; i++) {
+		const char *why = NULL;
+		if (path_of(json_array_get(json_object_get(out->entry, "tracks"), i), &why) ==
+		        PATH_NONE ||
+		    times_unfit(&out->tracks[i].sampler))
+			out->kept_keys[i] = kept_keys_json(&out->tracks[i]);
 	}
 	return 0;
 }
@@ -613,6 +645,24 @@ int exporter_add(struct exporter *ex, struct catalog *cat, int64_t id, struct er
 	rc = exporter_add_entry(ex, &e, err);
 	export_entry_cleanup(&e);
 	return rc;
+}
+
+/* Fields of the entry as an export names them: pairs of (name in the asset, name in the
+ * entry), ending with NULL. */
+static const char *const about_fields[] = {"entry",    "id",       "class",  "class",
+                                           "family",   "family",   "handle", "crc32",
+                                           "filename", "filename", NULL};
+static const char *const listed_fields[] = {"entry",  "id",    "class",    "class",
+                                            "handle", "crc32", "filename", "filename",
+                                            "name",   "name",  NULL};
+
+static json_t *entry_fields(const json_t *entry, const char *const *fields)
+{
+	json_t *o = json_object();
+
+	for (; fields[0]; fields += 2)
+		json_object_set_nocheck(o, fields[0], json_object_get(entry, fields[1]));
+	return o;
 }
 
 /* Adds a read entry (which stays the caller's). */
@@ -652,7 +702,8 @@ static int exporter_add_entry(struct exporter *ex, struct export_entry *read, st
 		t = read->tracks[i];
 		t.borrowed = 1; /* read's: cleaning t up leaves it */
 		if (path == PATH_NONE || (why = times_unfit(&t.sampler)) != NULL) {
-			keep_in_extras(ex, kept, id, track, &t, why);
+			keep_in_extras(ex, kept, id, track, &t, read->kept_keys[i], why);
+			read->kept_keys[i] = NULL;
 			catalog_track_cleanup(&t);
 			continue;
 		}
@@ -677,7 +728,7 @@ static int exporter_add_entry(struct exporter *ex, struct export_entry *read, st
 		}
 		if (used[node->index] & (1u << path)) {
 			keep_in_extras(
-			    ex, kept, id, track, &t,
+			    ex, kept, id, track, &t, NULL,
 			    "its node's property is already animated by another track of this "
 			    "entry, and glTF allows one channel per node and property");
 			catalog_track_cleanup(&t);
@@ -693,7 +744,7 @@ static int exporter_add_entry(struct exporter *ex, struct export_entry *read, st
 			}
 			if (node->weights != targets) {
 				keep_in_extras(
-				    ex, kept, id, track, &t,
+				    ex, kept, id, track, &t, NULL,
 				    "its node already has a mesh with another number of morph "
 				    "targets");
 				catalog_track_cleanup(&t);
@@ -725,27 +776,34 @@ static int exporter_add_entry(struct exporter *ex, struct export_entry *read, st
 			rc = too_large(ex, err);
 			goto done;
 		}
-		json_array_append_new(samplers,
-		                      json_pack("{s:i, s:i, s:s}", "input", in, "output", out,
-		                                "interpolation",
-		                                interp == INTERP_STEP     ? "STEP"
-		                                : interp == INTERP_LINEAR ? "LINEAR"
-		                                                          : "CUBICSPLINE"));
-		json_array_append_new(channels,
-		                      json_pack("{s:I, s:{s:i, s:s}}", "sampler",
-		                                (json_int_t)json_array_size(samplers) - 1, "target",
-		                                "node", node->index, "path", path_names[path]));
+		{
+			json_t *sampler = json_object(), *channel = json_object(),
+			       *channel_target = json_object();
+			json_object_set_new_nocheck(sampler, "input", json_integer(in));
+			json_object_set_new_nocheck(sampler, "output", json_integer(out));
+			json_object_set_new_nocheck(sampler, "interpolation",
+			                            json_string(interp == INTERP_STEP ? "STEP"
+			                                        : interp == INTERP_LINEAR
+			                                            ? "LINEAR"
+			                                            : "CUBICSPLINE"));
+			json_array_append_new(samplers, sampler);
+			json_object_set_new_nocheck(
+			    channel, "sampler",
+			    json_integer((json_int_t)json_array_size(samplers) - 1));
+			json_object_set_new_nocheck(channel_target, "node",
+			                            json_integer(node->index));
+			json_object_set_new_nocheck(channel_target, "path",
+			                            json_string(path_names[path]));
+			json_object_set_new_nocheck(channel, "target", channel_target);
+			json_array_append_new(channels, channel);
+		}
 		used[node->index] |= (uint8_t)(1u << path);
 		ex->channels++;
 	}
 	{
 		const char *name = json_string_value(json_object_get(entry, "name"));
 		char fallback[48];
-		json_t *about = json_pack(
-		    "{s:O, s:O, s:O, s:O, s:O}", "entry", json_object_get(entry, "id"), "class",
-		    json_object_get(entry, "class"), "family", json_object_get(entry, "family"),
-		    "handle", json_object_get(entry, "crc32"), "filename",
-		    json_object_get(entry, "filename"));
+		json_t *about = entry_fields(entry, about_fields);
 		snprintf(fallback, sizeof(fallback), "entry %" PRId64, id);
 		if (json_array_size(kept))
 			json_object_set(about, "not_animated", kept);
@@ -776,12 +834,7 @@ static int exporter_add_entry(struct exporter *ex, struct export_entry *read, st
 		}
 	}
 	ex->entries++;
-	json_array_append_new(ex->entry_list, json_pack("{s:O, s:O, s:O, s:O, s:O}", "entry",
-	                                                json_object_get(entry, "id"), "class",
-	                                                json_object_get(entry, "class"), "handle",
-	                                                json_object_get(entry, "crc32"), "filename",
-	                                                json_object_get(entry, "filename"), "name",
-	                                                json_object_get(entry, "name")));
+	json_array_append_new(ex->entry_list, entry_fields(entry, listed_fields));
 	rc = 0;
 done:
 	free(used);
@@ -935,6 +988,7 @@ void export_file_name(const char *name, int glb, char *out, size_t size)
 /* Entries read ahead by a second thread, handed over in order (handoff.h). */
 #define READ_AHEAD       64
 #define READ_AHEAD_BYTES (64u * 1024 * 1024) /* keys read ahead, at most (but always one) */
+#define READ_RUN         1000                /* entries read in one read transaction */
 #define GIVE_BACK_MAX    (256u * 1024)       /* entries larger are freed where they are */
 struct read_ahead {
 	const char *db;
@@ -959,9 +1013,16 @@ static void *read_ahead_main(void *arg)
 	for (size_t i = 0; cat && i < ra->count; i++) {
 		void *done[HANDOFF_SLOTS];
 		size_t n = handoff_take_back(&ra->queue, done);
-		struct export_entry *e = malloc(sizeof(*e));
+		struct export_entry *e;
 		for (size_t k = 0; k < n; k++)
 			export_entry_free(done[k]);
+		/* READ_RUN entries a read transaction: one start instead of three */
+		if (i % READ_RUN == 0) {
+			catalog_rollback(cat);
+			if (catalog_begin_read(cat, &ra->err) < 0)
+				break;
+		}
+		e = malloc(sizeof(*e));
 		if (!e) {
 			error_set(&ra->err, ERROR_INTERNAL, NULL, -1, "out of memory");
 			break;
@@ -975,6 +1036,8 @@ static void *read_ahead_main(void *arg)
 			break;
 		}
 	}
+	if (cat)
+		catalog_rollback(cat); /* it only read */
 	catalog_close(cat);
 	handoff_close(&ra->queue);
 	return NULL;
