@@ -41,6 +41,23 @@ int render_json_append(struct buf *b, const json_t *json, int indent);
  * that is not UTF-8, anything but an object or array). */
 char *render_json_stored(const json_t *json);
 
+/* Values written as JSON text made beforehand: each placeholder an empty JSON string of the
+ * caller's own making (found by its address, so nothing read from input can pose as one),
+ * written as its text. Large documents of many small parts keep them as text rather than as
+ * thousands of jansson values to build, walk and free. */
+struct render_splice {
+	const json_t *value;
+	const char *text;
+	size_t length;
+};
+struct render_splices {
+	struct render_splice *items;
+	size_t count, cap;
+};
+/* render_json(json, 0, length) with the splices' texts in place of their placeholders (the
+ * splices are sorted); NULL when out of memory. */
+char *render_json_spliced(const json_t *json, struct render_splices *sp, size_t *length);
+
 /* A JSON string of text appended to b ("null" for NULL or text that is not UTF-8). */
 void render_string_append(struct buf *b, const char *text);
 /* Is this valid UTF-8 (no overlong forms, surrogates or code points past U+10FFFF)? */

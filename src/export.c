@@ -55,15 +55,16 @@ struct export_node {
 
 struct exporter {
 	struct export_options opt;
-	json_t *doc;               /* the asset being built */
-	json_t *summary_extras;    /* [{"entry", "track", "name", "reason"}] */
-	json_t *notes;             /* what the asset says was assumed or changed */
-	json_t *entry_list;        /* [{"entry", "class", "handle", "filename", "name"}] */
-	json_t *node_names;        /* a set: the node names taken */
-	json_t *node_of;           /* object (decimal text) -> index into nodes */
-	json_t *animation_names;   /* a set: the animation names taken */
-	struct buf bin;            /* buffer 0 */
-	struct export_node *nodes; /* node_count of them */
+	json_t *doc;                /* the asset being built */
+	json_t *summary_extras;     /* [{"entry", "track", "name", "reason"}] */
+	json_t *notes;              /* what the asset says was assumed or changed */
+	json_t *entry_list;         /* [{"entry", "class", "handle", "filename", "name"}] */
+	json_t *node_names;         /* a set: the node names taken */
+	json_t *node_of;            /* object (decimal text) -> index into nodes */
+	json_t *animation_names;    /* a set: the animation names taken */
+	struct buf bin;             /* buffer 0 */
+	struct render_splices kept; /* the tracks kept in extras with their keys, as text */
+	struct export_node *nodes;  /* node_count of them */
 	size_t node_count;
 	size_t entries, animations, channels;
 	int normalised; /* some rotation keys were normalised */
@@ -115,6 +116,9 @@ void exporter_free(struct exporter *ex)
 	json_decref(ex->node_of);
 	json_decref(ex->animation_names);
 	buf_cleanup(&ex->bin);
+	for (size_t i = 0; i < ex->kept.count; i++)
+		free((char *)ex->kept.items[i].text);
+	free(ex->kept.items);
 	for (size_t i = 0; i < ex->node_count; i++)
 		free(ex->nodes[i].name);
 	free(ex->nodes);
@@ -314,26 +318,81 @@ static json_t *events_json(const struct catalog_track *t)
 	return json_pack("{s:o}", "events", list);
 }
 
+static int grow_splices(struct render_splices *sp)
+{
+	size_t cap = sp->cap ? 2 * sp->cap : 256;
+	struct render_splice *grown = realloc(sp->items, cap * sizeof(*grown));
+
+	if (!grown)
+		return -1;
+	sp->items = grown;
+	sp->cap = cap;
+	return 0;
+}
+
 /* A track's keys (or events) as kept in extras. */
 static json_t *kept_keys_json(const struct catalog_track *t)
 {
 	return t->events ? events_json(t) : keys_json(t);
 }
 
-/* A track kept in extras: its keys (or events; `made`, when made ahead, taken over) and why
- * glTF does not animate it. */
-static void keep_in_extras(struct exporter *ex, json_t *kept, int64_t id, const json_t *track,
-                           const struct catalog_track *t, json_t *made, const char *reason)
+/* The JSON text of a track's keys (or events) as kept in extras, less its closing brace (the
+ * track's number, name and reason follow). */
+struct kept_text {
+	char *text;
+	size_t length;
+};
+
+static int kept_text_make(const struct catalog_track *t, struct kept_text *out)
 {
-	json_t *item = made ? made : t ? kept_keys_json(t) : json_object();
+	json_t *keys = kept_keys_json(t);
+	struct buf b;
+
+	buf_init(&b, (size_t)1 << 31);
+	if (!keys || render_json_append(&b, keys, 0) < 0 || b.len < 2) {
+		json_decref(keys);
+		buf_cleanup(&b);
+		return -1;
+	}
+	json_decref(keys);
+	b.data[--b.len] = '\0'; /* the closing brace */
+	out->text = buf_steal(&b, &out->length);
+	return 0;
+}
+
+/* A track kept in extras: its keys (or events; `made`, when made ahead, taken over) and why
+ * glTF does not animate it. Keys made ahead go into the asset as text (a placeholder in the
+ * document, spliced in when it is written): no jansson value a number to build and free. */
+static void keep_in_extras(struct exporter *ex, json_t *kept, int64_t id, const json_t *track,
+                           const struct catalog_track *t, struct kept_text *made,
+                           const char *reason)
+{
 	json_t *listed = json_object();
 	json_int_t n = json_integer_value(json_object_get(track, "n"));
 	const char *name = json_string_value(json_object_get(track, "name"));
+	struct render_splices *sp = &ex->kept;
+	json_t *placeholder;
 
-	json_object_set_new_nocheck(item, "track", json_integer(n));
-	json_object_set_new_nocheck(item, "name", json_string(name ? name : ""));
-	json_object_set_new_nocheck(item, "reason", json_string(reason));
-	json_array_append_new(kept, item);
+	if (made && made->text && (sp->count < sp->cap || grow_splices(sp) == 0) &&
+	    (placeholder = json_string(""))) {
+		struct buf b = {made->text, made->length, made->length, (size_t)1 << 31, 0};
+		made->text = NULL;
+		buf_printf(&b, ",\"track\":%" JSON_INTEGER_FORMAT ",\"name\":", n);
+		render_string_append(&b, name ? name : "");
+		buf_puts(&b, ",\"reason\":");
+		render_string_append(&b, reason);
+		buf_putc(&b, '}');
+		sp->items[sp->count].value = placeholder;
+		sp->items[sp->count].text = buf_steal(&b, &sp->items[sp->count].length);
+		sp->count++;
+		json_array_append_new(kept, placeholder);
+	} else {
+		json_t *item = t ? kept_keys_json(t) : json_object();
+		json_object_set_new_nocheck(item, "track", json_integer(n));
+		json_object_set_new_nocheck(item, "name", json_string(name ? name : ""));
+		json_object_set_new_nocheck(item, "reason", json_string(reason));
+		json_array_append_new(kept, item);
+	}
 	json_object_set_new_nocheck(listed, "entry", json_integer(id));
 	json_object_set_new_nocheck(listed, "track", json_integer(n));
 	json_object_set_new_nocheck(listed, "name", json_string(name ? name : ""));
@@ -564,7 +623,7 @@ struct export_entry {
 	int64_t id;
 	json_t *entry;
 	struct catalog_track *tracks;
-	json_t **kept_keys; /* per track: the keys of one glTF cannot animate, made ahead */
+	struct kept_text *kept; /* per track: the keys of one glTF cannot animate, made ahead */
 	size_t track_count;
 	size_t bytes; /* of the tracks' keys */
 };
@@ -573,11 +632,11 @@ static void export_entry_cleanup(struct export_entry *e)
 {
 	for (size_t i = 0; i < e->track_count; i++) {
 		catalog_track_cleanup(&e->tracks[i]);
-		if (e->kept_keys)
-			json_decref(e->kept_keys[i]);
+		if (e->kept)
+			free(e->kept[i].text);
 	}
 	free(e->tracks);
-	free(e->kept_keys);
+	free(e->kept);
 	json_decref(e->entry);
 	memset(e, 0, sizeof(*e));
 }
@@ -595,8 +654,8 @@ static int export_entry_read(struct catalog *cat, int64_t id, struct export_entr
 		return -1;
 	n = json_array_size(json_object_get(out->entry, "tracks"));
 	out->tracks = calloc(n + 1, sizeof(*out->tracks));
-	out->kept_keys = calloc(n + 1, sizeof(*out->kept_keys));
-	if (!out->tracks || !out->kept_keys) {
+	out->kept = calloc(n + 1, sizeof(*out->kept));
+	if (!out->tracks || !out->kept) {
 		export_entry_cleanup(out);
 		error_set(err, ERROR_INTERNAL, NULL, -1, "out of memory");
 		return -1;
@@ -617,7 +676,7 @@ static int export_entry_read(struct catalog *cat, int64_t id, struct export_entr
 		if (path_of(json_array_get(json_object_get(out->entry, "tracks"), i), &why) ==
 		        PATH_NONE ||
 		    times_unfit(&out->tracks[i].sampler))
-			out->kept_keys[i] = kept_keys_json(&out->tracks[i]);
+			kept_text_make(&out->tracks[i], &out->kept[i]); /* else made later */
 	}
 	return 0;
 }
@@ -702,8 +761,7 @@ static int exporter_add_entry(struct exporter *ex, struct export_entry *read, st
 		t = read->tracks[i];
 		t.borrowed = 1; /* read's: cleaning t up leaves it */
 		if (path == PATH_NONE || (why = times_unfit(&t.sampler)) != NULL) {
-			keep_in_extras(ex, kept, id, track, &t, read->kept_keys[i], why);
-			read->kept_keys[i] = NULL;
+			keep_in_extras(ex, kept, id, track, &t, &read->kept[i], why);
 			catalog_track_cleanup(&t);
 			continue;
 		}
@@ -918,7 +976,7 @@ uint8_t *exporter_finish(struct exporter *ex, size_t *length, json_t **summary, 
 		json_object_del(ex->doc, "scenes");
 		json_object_del(ex->doc, "scene");
 	}
-	text = render_json(ex->doc, 0, &text_len);
+	text = render_json_spliced(ex->doc, &ex->kept, &text_len);
 	if (!text) {
 		error_set(err, ERROR_INTERNAL, NULL, -1, "out of memory");
 		return NULL;

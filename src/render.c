@@ -490,7 +490,26 @@ static void json_indent(struct buf *b, int indent, int depth)
 		buf_putc(b, ' ');
 }
 
-static void json_value_text(struct buf *b, const json_t *j, int indent, int depth)
+/* The splice for value j, or NULL (splices sorted by address; only empty strings are looked
+ * for: every placeholder is one). */
+static const struct render_splice *splice_for(const struct render_splices *sp, const json_t *j)
+{
+	size_t lo = 0, hi = sp ? sp->count : 0;
+
+	if (hi == 0 || json_string_length(j) != 0)
+		return NULL;
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		if ((uintptr_t)sp->items[mid].value < (uintptr_t)j)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo < sp->count && sp->items[lo].value == j ? &sp->items[lo] : NULL;
+}
+
+static void json_value_text(struct buf *b, const json_t *j, int indent, int depth,
+                            const struct render_splices *sp)
 {
 	switch (json_typeof(j)) {
 	case JSON_OBJECT: {
@@ -506,7 +525,7 @@ static void json_value_text(struct buf *b, const json_t *j, int indent, int dept
 			json_indent(b, indent, depth + 1);
 			json_string_text(b, key, strlen(key));
 			buf_puts(b, indent ? ": " : ":");
-			json_value_text(b, value, indent, depth + 1);
+			json_value_text(b, value, indent, depth + 1, sp);
 		}
 		if (!first)
 			json_indent(b, indent, depth);
@@ -519,13 +538,20 @@ static void json_value_text(struct buf *b, const json_t *j, int indent, int dept
 			if (i)
 				buf_putc(b, ',');
 			json_indent(b, indent, depth + 1);
-			json_value_text(b, json_array_get(j, i), indent, depth + 1);
+			json_value_text(b, json_array_get(j, i), indent, depth + 1, sp);
 		}
 		if (json_array_size(j))
 			json_indent(b, indent, depth);
 		buf_putc(b, ']');
 		break;
-	case JSON_STRING: json_string_text(b, json_string_value(j), json_string_length(j)); break;
+	case JSON_STRING: {
+		const struct render_splice *splice = splice_for(sp, j);
+		if (splice)
+			buf_append(b, splice->text, splice->length);
+		else
+			json_string_text(b, json_string_value(j), json_string_length(j));
+		break;
+	}
 	case JSON_INTEGER: buf_printf(b, "%" JSON_INTEGER_FORMAT, json_integer_value(j)); break;
 	case JSON_REAL: json_real_text(b, json_real_value(j)); break;
 	case JSON_TRUE: buf_puts(b, "true"); break;
@@ -536,8 +562,29 @@ static void json_value_text(struct buf *b, const json_t *j, int indent, int dept
 
 int render_json_append(struct buf *b, const json_t *json, int indent)
 {
-	json_value_text(b, json, indent, 0);
+	json_value_text(b, json, indent, 0, NULL);
 	return b->overflow ? -1 : 0;
+}
+
+static int splice_order(const void *a, const void *b)
+{
+	uintptr_t x = (uintptr_t)((const struct render_splice *)a)->value,
+	          y = (uintptr_t)((const struct render_splice *)b)->value;
+	return x < y ? -1 : x > y;
+}
+
+char *render_json_spliced(const json_t *json, struct render_splices *sp, size_t *length)
+{
+	struct buf b;
+
+	qsort(sp->items, sp->count, sizeof(*sp->items), splice_order);
+	buf_init(&b, (size_t)1 << 31);
+	json_value_text(&b, json, 0, 0, sp);
+	if (buf_putc(&b, '\n') < 0 || b.overflow) {
+		buf_cleanup(&b);
+		return NULL;
+	}
+	return buf_steal(&b, length);
 }
 
 char *render_json(const json_t *json, int indent, size_t *length)

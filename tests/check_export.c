@@ -675,6 +675,101 @@ START_TEST(the_mapping_keeps_everything)
 }
 END_TEST
 
+/* The kept track of entry id numbered n in the asset's extras, or NULL. */
+static json_t *kept_track(json_t *doc, json_int_t id, json_int_t n)
+{
+	static const char *const lists[] = {"animations", "nodes"};
+	size_t i, k;
+	json_t *item, *kept;
+
+	for (int l = 0; l < 2; l++)
+		json_array_foreach(json_object_get(doc, lists[l]), i, item)
+		{
+			json_t *about = json_object_get(json_object_get(item, "extras"), "animdex");
+			if (json_integer_value(json_object_get(about, "entry")) != id)
+				continue;
+			json_array_foreach(
+			    json_object_get(about, "not_animated"), k,
+			    kept) if (json_integer_value(json_object_get(kept, "track")) ==
+			              n) return kept;
+		}
+	return NULL;
+}
+
+/* Every track the summary says is kept in extras is there, in its entry's extras, with its
+ * number, name and reason, and with the keys the keys route gives (cubic: in-tangent, value
+ * and out-tangent of a key in one list), or the events the keys route lists. */
+START_TEST(kept_tracks_carry_their_keys)
+{
+	json_t *summary = get_json("/api/export?summary=1"), *x;
+	struct http_reply r;
+	json_t *doc;
+	size_t i, with_keys = 0, with_events = 0;
+
+	ck_assert_int_eq(http_request(&d, "GET", "/api/export?format=gltf", NULL, 0, NULL, &r), 0);
+	ck_assert_int_eq(r.status, 200);
+	doc = json_loadb(r.body, r.length, 0, NULL);
+	ck_assert_ptr_nonnull(doc);
+	json_array_foreach(json_object_get(summary, "in_extras"), i, x)
+	{
+		json_int_t id = json_integer_value(json_object_get(x, "entry"));
+		json_int_t n = json_integer_value(json_object_get(x, "track"));
+		json_t *kept = kept_track(doc, id, n), *keys, *expected;
+		char path[128];
+		ck_assert_msg(kept != NULL, "entry %lld track %lld is not in the extras",
+		              (long long)id, (long long)n);
+		ck_assert(json_equal(json_object_get(kept, "name"), json_object_get(x, "name")));
+		ck_assert(
+		    json_equal(json_object_get(kept, "reason"), json_object_get(x, "reason")));
+		snprintf(path, sizeof(path), "/api/resources/%lld/tracks/%lld/keys", (long long)id,
+		         (long long)n);
+		keys = get_json(path);
+		if (json_object_get(kept, "events")) {
+			ck_assert_uint_eq(json_array_size(json_object_get(kept, "events")),
+			                  json_array_size(json_object_get(keys, "events")));
+			with_events++;
+			json_decref(keys);
+			continue;
+		}
+		ck_assert(json_equal(json_object_get(kept, "type"), json_object_get(keys, "type")));
+		ck_assert(json_equal(json_object_get(kept, "interpolation"),
+		                     json_object_get(keys, "interpolation")));
+		ck_assert(
+		    json_equal(json_object_get(kept, "times"), json_object_get(keys, "times")));
+		expected = json_array();
+		for (size_t k = 0; k < json_array_size(json_object_get(keys, "times")); k++) {
+			json_t *key = json_array();
+			if (json_object_get(keys, "in_tangents")) {
+				json_array_extend(
+				    key, json_array_get(json_object_get(keys, "in_tangents"), k));
+				json_array_extend(
+				    key, json_array_get(json_object_get(keys, "values"), k));
+				json_array_extend(
+				    key, json_array_get(json_object_get(keys, "out_tangents"), k));
+			} else {
+				json_t *v = json_array_get(json_object_get(keys, "values"), k);
+				if (json_is_array(v))
+					json_array_extend(key, v);
+				else
+					json_array_append(key, v);
+			}
+			json_array_append_new(expected, key);
+		}
+		ck_assert_msg(json_equal(json_object_get(kept, "values"), expected),
+		              "entry %lld track %lld: the kept values differ from the keys",
+		              (long long)id, (long long)n);
+		with_keys++;
+		json_decref(expected);
+		json_decref(keys);
+	}
+	ck_assert_uint_ge(with_keys, 3);
+	ck_assert_uint_ge(with_events, 1);
+	json_decref(doc);
+	http_reply_cleanup(&r);
+	json_decref(summary);
+}
+END_TEST
+
 START_TEST(bad_export_requests)
 {
 	static const char *const bad[][2] = {
@@ -705,6 +800,7 @@ int main(void)
 	tcase_set_timeout(tc, 300);
 	tcase_add_test(tc, every_entry_exports_and_comes_back_the_same);
 	tcase_add_test(tc, the_mapping_keeps_everything);
+	tcase_add_test(tc, kept_tracks_carry_their_keys);
 	tcase_add_test(tc, bad_export_requests);
 	suite_add_tcase(s, tc);
 	return testutil_run(s);
