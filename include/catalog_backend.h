@@ -104,15 +104,17 @@ enum list_filter {
 
 /* Columns of ST_GET_RESOURCE, ST_FIND_BY_SHA256, ST_HANDLE_RESOURCES and the list query:
  * id, class, family, name, crc32, crc32_source, filename, note, uploaded_by, uploaded_at,
- * duration, track_count, sha256, size, part, crc32_name; ST_GET_RESOURCE adds structure,
+ * duration, track_count, sha256, size, part, crc32_name (the first of the handle's names in
+ * order: min(), which opens no sorter a row as ORDER BY ... LIMIT 1 did, names.name being a
+ * key and never NULL); ST_GET_RESOURCE adds structure,
  * assumed. The SQL both backends select them with (and the columns of a copied resource and
  * track, in order): */
 #define SUMMARY_COLUMNS                                                                        \
 	"r.id, r.class, r.family, r.name, r.crc32, r.crc32_source, r.filename, r.note, "       \
 	"r.uploaded_by, r.uploaded_at, r.duration, r.track_count, r.blob_sha256, b.size, "     \
-	"r.part, CASE r.family WHEN 'zouna' THEN (SELECT n.name FROM names n WHERE "           \
-	"n.asobo32 = r.crc32 ORDER BY n.name LIMIT 1) ELSE (SELECT n.name FROM names n WHERE " \
-	"n.crc32 = r.crc32 ORDER BY n.name LIMIT 1) END "
+	"r.part, CASE r.family WHEN 'zouna' THEN (SELECT min(n.name) FROM names n WHERE "      \
+	"n.asobo32 = r.crc32) ELSE (SELECT min(n.name) FROM names n WHERE n.crc32 = r.crc32) " \
+	"END "
 #define SUMMARY_FROM " FROM resources r JOIN blobs b ON b.sha256 = r.blob_sha256 "
 #define RESOURCE_COLUMNS                                                                \
 	"blob_sha256, part, family, class, name, crc32, crc32_source, filename, note, " \
