@@ -110,7 +110,8 @@ int catalog_select_matching(struct catalog *cat, const struct catalog_query *q, 
 /* The whole entry: summary, structure, assumed notes, tracks. */
 json_t *catalog_get(struct catalog *cat, int64_t id, struct error *err);
 /* What an export needs of an entry: {"id", "class", "family", "name", "crc32", "filename",
- * "tracks"}, without the summary's other fields (a lighter read). */
+ * "tracks"}, each track {"n", "name", "kind", "target": {"schema", "object", "name"},
+ * "property"}, without the rest (a lighter read). */
 json_t *catalog_get_export_entry(struct catalog *cat, int64_t id, struct error *err);
 /* The uploaded bytes of an entry, malloc'd; filename malloc'd or NULL. */
 int catalog_get_raw(struct catalog *cat, int64_t id, void **bytes, size_t *length, char **filename,

@@ -38,6 +38,8 @@ enum statement {
 	ST_GET_RESOURCE,
 	ST_GET_ENTRY_NAMES, /* id, class, family, name, crc32, filename: what an export names */
 	ST_GET_TRACKS,
+	ST_GET_TRACK_TARGETS, /* n, name, target_schema, target_object, target_name, property, kind
+	                       */
 	ST_GET_RAW,
 	ST_GET_BLOB_OF,
 	ST_DELETE_RESOURCE,

@@ -765,7 +765,7 @@ fail:
 	return -1;
 }
 
-static json_t *track_row(struct db_stmt *s, int with_info)
+static json_t *track_row(struct db_stmt *s)
 {
 	const char *schema = db_column_text(s, 2);
 	uint64_t property = strtoull(db_column_text(s, 5), NULL, 10);
@@ -806,7 +806,7 @@ static json_t *track_row(struct db_stmt *s, int with_info)
 		if (rules & RULE_W_ONE_BETWEEN_KEYS)
 			json_object_set_new(o, "w_between_keys", json_integer(1));
 	}
-	if (info && with_info)
+	if (info)
 		json_object_set_new(o, "info", json_loads(info, 0, NULL));
 	return o;
 }
@@ -827,11 +827,31 @@ static int step_resource(struct db_stmt *s, int64_t id, const char *what, struct
 	return -1;
 }
 
-/* entry with its "tracks" (their info when asked); entry is taken over (NULL on failure). */
-static json_t *with_tracks(struct catalog *cat, int64_t id, json_t *entry, int info,
+/* What an export needs of a track (a row of ST_GET_TRACK_TARGETS): "n", "name", "kind",
+ * "target" ("schema", "object", "name") and "property", as track_row gives them. */
+static json_t *track_target_row(struct db_stmt *s)
+{
+	json_t *o = json_object(), *target = json_object();
+
+	json_object_set_new_nocheck(target, "schema", column_text_or_null(s, 2));
+	json_object_set_new_nocheck(target, "object",
+	                            render_u64(strtoull(db_column_text(s, 3), NULL, 10)));
+	json_object_set_new_nocheck(target, "name", column_text_or_null(s, 4));
+	json_object_set_new_nocheck(o, "n", json_integer((int)db_column_int64(s, 0)));
+	json_object_set_new_nocheck(o, "name", column_text_or_null(s, 1));
+	json_object_set_new_nocheck(o, "kind", column_text_or_null(s, 6));
+	json_object_set_new_nocheck(o, "target", target);
+	json_object_set_new_nocheck(o, "property",
+	                            render_u64(strtoull(db_column_text(s, 5), NULL, 10)));
+	return o;
+}
+
+/* entry with its "tracks": whole (with their info), or what an export needs of them; entry is
+ * taken over (NULL on failure). */
+static json_t *with_tracks(struct catalog *cat, int64_t id, json_t *entry, int whole,
                            struct error *err)
 {
-	struct db_stmt *s = db_prepare(cat->db, ST_GET_TRACKS, err);
+	struct db_stmt *s = db_prepare(cat->db, whole ? ST_GET_TRACKS : ST_GET_TRACK_TARGETS, err);
 	json_t *tracks;
 	int rc;
 
@@ -842,7 +862,7 @@ static json_t *with_tracks(struct catalog *cat, int64_t id, json_t *entry, int i
 	db_bind_int64(s, 1, id);
 	tracks = json_array();
 	while ((rc = db_step(s, "reading tracks", err)) == 1)
-		json_array_append_new(tracks, track_row(s, info));
+		json_array_append_new(tracks, whole ? track_row(s) : track_target_row(s));
 	db_reset(s);
 	json_object_set_new(entry, "tracks", tracks);
 	if (rc < 0) {

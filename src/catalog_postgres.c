@@ -72,6 +72,8 @@ static const char *const statement_sql[ST_COUNT] = {
                       "key_count, time_first, time_last, kind, info, handle, (SELECT n.name FROM "
                       "names n WHERE n.asobo32 = t.handle ORDER BY n.name LIMIT 1), rules "
                       "FROM tracks t WHERE resource_id = $1 ORDER BY n",
+    [ST_GET_TRACK_TARGETS] = "SELECT n, name, target_schema, target_object, target_name, "
+                             "property, kind FROM tracks WHERE resource_id = $1 ORDER BY n",
     [ST_GET_RAW] = "SELECT b.bytes, r.filename" SUMMARY_FROM "WHERE r.id = $1",
     [ST_GET_BLOB_OF] = "SELECT blob_sha256 FROM resources WHERE id = $1",
     [ST_DELETE_RESOURCE] = "DELETE FROM resources WHERE id = $1",

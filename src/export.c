@@ -724,6 +724,71 @@ static json_t *entry_fields(const json_t *entry, const char *const *fields)
 	return o;
 }
 
+/* The node of an entry glTF animates nothing of: its name, and in its extras the entry's
+ * fields, its kept tracks (the splices from first_kept on, in kept's order, or values) and a
+ * note; written as text at once (nothing changes it later) and spliced into the nodes. The
+ * kept tracks' own splices are folded into it. */
+static int add_entry_node(struct exporter *ex, const json_t *entry, const char *name,
+                          const json_t *kept, size_t first_kept)
+{
+	struct render_splices *sp = &ex->kept;
+	size_t next = first_kept, i;
+	struct buf b;
+	json_t *item, *placeholder;
+	char sep = '{';
+
+	buf_init(&b, (size_t)1 << 31);
+	buf_puts(&b, "{\"name\":");
+	render_string_append(&b, name);
+	buf_puts(&b, ",\"extras\":{\"animdex\":");
+	for (const char *const *f = about_fields; f[0]; f += 2) {
+		const json_t *value = json_object_get(entry, f[1]);
+		if (!value)
+			continue;
+		buf_putc(&b, sep);
+		sep = ',';
+		render_string_append(&b, f[0]);
+		buf_putc(&b, ':');
+		render_json_append(&b, value, 0);
+	}
+	if (json_array_size(kept)) {
+		buf_putc(&b, sep);
+		sep = ',';
+		buf_puts(&b, "\"not_animated\":[");
+		json_array_foreach(kept, i, item)
+		{
+			if (i)
+				buf_putc(&b, ',');
+			if (next < sp->count && sp->items[next].value == item) {
+				buf_append(&b, sp->items[next].text, sp->items[next].length);
+				next++;
+			} else {
+				render_json_append(&b, item, 0);
+			}
+		}
+		buf_putc(&b, ']');
+	}
+	buf_putc(&b, sep);
+	buf_puts(&b, "\"note\":\"glTF can animate none of this entry's tracks; they are kept "
+	             "here with their keys\"}}}");
+	for (size_t k = first_kept; k < sp->count; k++)
+		free((char *)sp->items[k].text);
+	sp->count = first_kept;
+	if (b.overflow || (sp->count == sp->cap && grow_splices(sp) < 0) ||
+	    !(placeholder = json_string(""))) {
+		buf_cleanup(&b);
+		return -1;
+	}
+	sp->items[sp->count].value = placeholder;
+	sp->items[sp->count].text = buf_steal(&b, &sp->items[sp->count].length);
+	sp->count++;
+	json_array_append_new(json_object_get(ex->doc, "nodes"), placeholder);
+	json_array_append_new(
+	    json_object_get(json_array_get(json_object_get(ex->doc, "scenes"), 0), "nodes"),
+	    json_integer((json_int_t)json_array_size(json_object_get(ex->doc, "nodes")) - 1));
+	return 0;
+}
+
 /* Adds a read entry (which stays the caller's). */
 static int exporter_add_entry(struct exporter *ex, struct export_entry *read, struct error *err)
 {
@@ -733,6 +798,8 @@ static int exporter_add_entry(struct exporter *ex, struct export_entry *read, st
 	int rc = -1;
 	uint8_t *used = NULL; /* per node index: the paths this animation animates (bits) */
 	size_t used_len = 0;
+
+	const size_t first_kept = ex->kept.count; /* this entry's kept tracks: the splices after */
 
 	if (ex->entries >= ex->opt.max_entries)
 		return too_many_entries(ex, err);
@@ -861,34 +928,26 @@ static int exporter_add_entry(struct exporter *ex, struct export_entry *read, st
 	{
 		const char *name = json_string_value(json_object_get(entry, "name"));
 		char fallback[48];
-		json_t *about = entry_fields(entry, about_fields);
+		json_t *about;
 		snprintf(fallback, sizeof(fallback), "entry %" PRId64, id);
-		if (json_array_size(kept))
-			json_object_set(about, "not_animated", kept);
-		if (json_array_size(channels)) {
+		if (json_array_size(channels) == 0) {
+			/* nothing glTF animates: a node carries the entry and its tracks */
+			if (add_entry_node(ex, entry, name ? name : fallback, kept, first_kept) <
+			    0) {
+				error_set(err, ERROR_INTERNAL, NULL, -1, "out of memory");
+				goto done;
+			}
+		} else {
 			char unique[256];
+			about = entry_fields(entry, about_fields);
+			if (json_array_size(kept))
+				json_object_set(about, "not_animated", kept);
 			unique_animation_name(ex, name ? name : fallback, unique, sizeof(unique));
 			anim =
 			    json_pack("{s:s, s:O, s:O, s:{s:o}}", "name", unique, "channels",
 			              channels, "samplers", samplers, "extras", "animdex", about);
 			json_array_append_new(json_object_get(ex->doc, "animations"), anim);
 			ex->animations++;
-		} else {
-			/* nothing glTF animates: a node carries the entry and its tracks */
-			json_object_set_new(
-			    about, "note",
-			    json_string("glTF can animate none of this entry's tracks; "
-			                "they are kept here with their keys"));
-			json_array_append_new(json_object_get(ex->doc, "nodes"),
-			                      json_pack("{s:s, s:{s:o}}", "name",
-			                                name ? name : fallback, "extras", "animdex",
-			                                about));
-			json_array_append_new(
-			    json_object_get(json_array_get(json_object_get(ex->doc, "scenes"), 0),
-			                    "nodes"),
-			    json_integer(
-			        (json_int_t)json_array_size(json_object_get(ex->doc, "nodes")) -
-			        1));
 		}
 	}
 	ex->entries++;
