@@ -336,16 +336,19 @@ static json_t *kept_keys_json(const struct catalog_track *t)
 	return t->events ? events_json(t) : keys_json(t);
 }
 
-/* The JSON text of a track's keys (or events) as kept in extras, less its closing brace (the
- * track's number, name and reason follow). */
+/* The JSON text of a track kept in extras, as keep_in_extras would make it: its keys (or
+ * events), number, name and the reason given. */
 struct kept_text {
 	char *text;
 	size_t length;
+	const char *reason;
 };
 
-static int kept_text_make(const struct catalog_track *t, struct kept_text *out)
+static int kept_text_make(const json_t *track, const struct catalog_track *t, const char *reason,
+                          struct kept_text *out)
 {
 	json_t *keys = kept_keys_json(t);
+	const char *name = json_string_value(json_object_get(track, "name"));
 	struct buf b;
 
 	buf_init(&b, (size_t)1 << 31);
@@ -355,14 +358,25 @@ static int kept_text_make(const struct catalog_track *t, struct kept_text *out)
 		return -1;
 	}
 	json_decref(keys);
-	b.data[--b.len] = '\0'; /* the closing brace */
+	b.len--; /* its closing brace: the track's number, name and reason follow */
+	buf_printf(&b, ",\"track\":%" JSON_INTEGER_FORMAT ",\"name\":",
+	           json_integer_value(json_object_get(track, "n")));
+	render_string_append(&b, name ? name : "");
+	buf_puts(&b, ",\"reason\":");
+	render_string_append(&b, reason);
+	buf_putc(&b, '}');
+	if (b.overflow) {
+		buf_cleanup(&b);
+		return -1;
+	}
 	out->text = buf_steal(&b, &out->length);
+	out->reason = reason;
 	return 0;
 }
 
-/* A track kept in extras: its keys (or events; `made`, when made ahead, taken over) and why
- * glTF does not animate it. Keys made ahead go into the asset as text (a placeholder in the
- * document, spliced in when it is written): no jansson value a number to build and free. */
+/* A track kept in extras: its keys (or events) and why glTF does not animate it. Made ahead
+ * (`made`, for this reason: taken over), it goes into the asset as text, a placeholder in the
+ * document spliced in when it is written: no jansson value a number to build and free. */
 static void keep_in_extras(struct exporter *ex, json_t *kept, int64_t id, const json_t *track,
                            const struct catalog_track *t, struct kept_text *made,
                            const char *reason)
@@ -373,18 +387,13 @@ static void keep_in_extras(struct exporter *ex, json_t *kept, int64_t id, const 
 	struct render_splices *sp = &ex->kept;
 	json_t *placeholder;
 
-	if (made && made->text && (sp->count < sp->cap || grow_splices(sp) == 0) &&
-	    (placeholder = json_string(""))) {
-		struct buf b = {made->text, made->length, made->length, (size_t)1 << 31, 0};
-		made->text = NULL;
-		buf_printf(&b, ",\"track\":%" JSON_INTEGER_FORMAT ",\"name\":", n);
-		render_string_append(&b, name ? name : "");
-		buf_puts(&b, ",\"reason\":");
-		render_string_append(&b, reason);
-		buf_putc(&b, '}');
+	if (made && made->text && made->reason == reason &&
+	    (sp->count < sp->cap || grow_splices(sp) == 0) && (placeholder = json_string(""))) {
 		sp->items[sp->count].value = placeholder;
-		sp->items[sp->count].text = buf_steal(&b, &sp->items[sp->count].length);
+		sp->items[sp->count].text = made->text;
+		sp->items[sp->count].length = made->length;
 		sp->count++;
+		made->text = NULL;
 		json_array_append_new(kept, placeholder);
 	} else {
 		json_t *item = t ? kept_keys_json(t) : json_object();
@@ -672,11 +681,12 @@ static int export_entry_read(struct catalog *cat, int64_t id, struct export_entr
 	/* the keys of tracks glTF cannot animate, whatever else the asset holds, made here:
 	 * on the reading thread, when there is one */
 	for (size_t i = 0; i < n; i++) {
+		const json_t *track = json_array_get(json_object_get(out->entry, "tracks"), i);
 		const char *why = NULL;
-		if (path_of(json_array_get(json_object_get(out->entry, "tracks"), i), &why) ==
-		        PATH_NONE ||
-		    times_unfit(&out->tracks[i].sampler))
-			kept_text_make(&out->tracks[i], &out->kept[i]); /* else made later */
+		if (path_of(track, &why) != PATH_NONE)
+			why = times_unfit(&out->tracks[i].sampler);
+		if (why) /* else (or when out of memory) made later, if kept */
+			kept_text_make(track, &out->tracks[i], why, &out->kept[i]);
 	}
 	return 0;
 }
@@ -737,7 +747,12 @@ static int add_entry_node(struct exporter *ex, const json_t *entry, const char *
 	json_t *item, *placeholder;
 	char sep = '{';
 
+	size_t room = 1024 + 6 * strlen(name); /* the node in one allocation, mostly */
+
+	for (size_t k = first_kept; k < sp->count; k++)
+		room += sp->items[k].length + 1;
 	buf_init(&b, (size_t)1 << 31);
+	buf_reserve(&b, room);
 	buf_puts(&b, "{\"name\":");
 	render_string_append(&b, name);
 	buf_puts(&b, ",\"extras\":{\"animdex\":");
