@@ -44,6 +44,14 @@ struct catalog_pool *catalog_pool_create(const char *target);
 void catalog_pool_free(struct catalog_pool *pool);
 /* The calling thread's connection, opened on first use; NULL with err set on failure. */
 struct catalog *catalog_pool_get(struct catalog_pool *pool, struct error *err);
+/* The connection to write with, held until catalog_pool_release_writer. For a local file
+ * (SQLite: one writer at a time), one connection the process's threads take turns on: a
+ * writer waits on a mutex instead of polling the file's lock, and finds the pages the last
+ * writer changed still in its cache (a connection of its own would read them again). For a
+ * database server, which takes writers side by side, the calling thread's own connection.
+ * NULL with err set on failure (nothing held). */
+struct catalog *catalog_pool_writer(struct catalog_pool *pool, struct error *err);
+void catalog_pool_release_writer(struct catalog_pool *pool, struct catalog *writer);
 
 /* Who and what came with an upload. */
 struct catalog_upload {

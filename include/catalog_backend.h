@@ -164,6 +164,9 @@ struct db_ops {
 	int (*schema_version)(struct db *db);
 	/* {"backend": ..., and what the backend can say of itself} */
 	json_t *(*describe)(struct db *db);
+	/* This connection is a process's busy writer: the backend may move work its commits
+	 * would do after them (SQLite: checkpoints) to a thread of its own. NULL: nothing to. */
+	void (*busy_writer)(struct db *db);
 };
 
 /* The connection under a catalogue (for catalog_copy.c). */

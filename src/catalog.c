@@ -131,10 +131,12 @@ json_t *catalog_describe(struct catalog *cat)
 /* The pool: one connection per thread. */
 
 struct catalog_pool {
-	char *target;         /* the database file or connection string */
-	pthread_key_t key;    /* the calling thread's connection */
-	pthread_mutex_t lock; /* guards all */
-	struct catalog *all;  /* every connection opened, closed by catalog_pool_free */
+	char *target;                /* the database file or connection string */
+	pthread_key_t key;           /* the calling thread's connection */
+	pthread_mutex_t lock;        /* guards all */
+	struct catalog *all;         /* every connection opened, closed by catalog_pool_free */
+	pthread_mutex_t writer_lock; /* held by the thread writing with writer */
+	struct catalog *writer;      /* a local file's shared writing connection, once opened */
 };
 
 struct catalog_pool *catalog_pool_create(const char *target)
@@ -150,6 +152,7 @@ struct catalog_pool *catalog_pool_create(const char *target)
 		return NULL;
 	}
 	pthread_mutex_init(&pool->lock, NULL);
+	pthread_mutex_init(&pool->writer_lock, NULL);
 	return pool;
 }
 
@@ -165,8 +168,23 @@ void catalog_pool_free(struct catalog_pool *pool)
 	}
 	pthread_key_delete(pool->key);
 	pthread_mutex_destroy(&pool->lock);
+	pthread_mutex_destroy(&pool->writer_lock);
 	free(pool->target);
 	free(pool);
+}
+
+/* A new connection of the pool's, closed with it. */
+static struct catalog *pool_open(struct catalog_pool *pool, struct error *err)
+{
+	struct catalog *cat = catalog_open(pool->target, err);
+
+	if (!cat)
+		return NULL;
+	pthread_mutex_lock(&pool->lock);
+	cat->next = pool->all;
+	pool->all = cat;
+	pthread_mutex_unlock(&pool->lock);
+	return cat;
 }
 
 struct catalog *catalog_pool_get(struct catalog_pool *pool, struct error *err)
@@ -175,15 +193,31 @@ struct catalog *catalog_pool_get(struct catalog_pool *pool, struct error *err)
 
 	if (cat)
 		return cat;
-	cat = catalog_open(pool->target, err);
-	if (!cat)
-		return NULL;
-	pthread_mutex_lock(&pool->lock);
-	cat->next = pool->all;
-	pool->all = cat;
-	pthread_mutex_unlock(&pool->lock);
-	pthread_setspecific(pool->key, cat);
+	cat = pool_open(pool, err);
+	if (cat)
+		pthread_setspecific(pool->key, cat);
 	return cat;
+}
+
+struct catalog *catalog_pool_writer(struct catalog_pool *pool, struct error *err)
+{
+	struct catalog *own = catalog_pool_get(pool, err);
+
+	if (!own || own->db->ops->remote)
+		return own;
+	pthread_mutex_lock(&pool->writer_lock);
+	if (!pool->writer && (pool->writer = pool_open(pool, err)) != NULL &&
+	    pool->writer->db->ops->busy_writer)
+		pool->writer->db->ops->busy_writer(pool->writer->db);
+	if (!pool->writer)
+		pthread_mutex_unlock(&pool->writer_lock);
+	return pool->writer;
+}
+
+void catalog_pool_release_writer(struct catalog_pool *pool, struct catalog *writer)
+{
+	if (writer && writer == pool->writer)
+		pthread_mutex_unlock(&pool->writer_lock);
 }
 
 /* Rows to JSON. */

@@ -146,10 +146,25 @@ struct sqlite_stmt {
 	sqlite3_stmt *stmt;
 };
 
+/* Checkpoints on a thread of their own, for a busy writer (sqlite_busy_writer): its commits
+ * only note that the WAL has grown past CHECKPOINT_FRAMES, and the copying back into the
+ * database (a PASSIVE checkpoint, as SQLite's own automatic one) happens beside the next
+ * writes instead of inside one of them. */
+#define CHECKPOINT_FRAMES 1000 /* SQLite's own default */
+#define CHECKPOINT_LIMIT  4000
+struct checkpointer {
+	sqlite3 *conn; /* its own connection */
+	pthread_t thread;
+	pthread_mutex_t lock;
+	pthread_cond_t wake;
+	int due, stop;
+};
+
 struct sqlite_db {
 	struct db base;
 	sqlite3 *conn;
-	struct sqlite_stmt stmt[ST_COUNT];                 /* prepared on first use */
+	struct checkpointer *checkpointer; /* or NULL: SQLite checkpoints after commits */
+	struct sqlite_stmt stmt[ST_COUNT]; /* prepared on first use */
 	struct sqlite_stmt list_stmt[FILTER_COMBINATIONS]; /* list queries by filter bits */
 };
 
@@ -352,12 +367,98 @@ static json_t *sqlite_describe(struct db *base)
 	return json_pack("{s:s, s:s}", "backend", "sqlite", "sqlite_version", sqlite3_libversion());
 }
 
+static void *checkpointer_main(void *arg)
+{
+	struct checkpointer *c = arg;
+
+	pthread_mutex_lock(&c->lock);
+	for (;;) {
+		while (!c->due && !c->stop)
+			pthread_cond_wait(&c->wake, &c->lock);
+		if (c->stop)
+			break;
+		c->due = 0;
+		pthread_mutex_unlock(&c->lock);
+		sqlite3_wal_checkpoint_v2(c->conn, NULL, SQLITE_CHECKPOINT_PASSIVE, NULL, NULL);
+		pthread_mutex_lock(&c->lock);
+	}
+	pthread_mutex_unlock(&c->lock);
+	return NULL;
+}
+
+/* After each commit of the busy writer: frames in the WAL. The WAL starts over only once a
+ * checkpoint has copied all of it, which one running beside the writes never quite does:
+ * past CHECKPOINT_LIMIT frames the writer finishes the copy itself (most of it done). */
+static int wal_grown(void *arg, sqlite3 *conn, const char *name, int frames)
+{
+	struct checkpointer *c = arg;
+
+	if (frames >= CHECKPOINT_LIMIT) {
+		sqlite3_wal_checkpoint_v2(conn, name, SQLITE_CHECKPOINT_PASSIVE, NULL, NULL);
+	} else if (frames >= CHECKPOINT_FRAMES) {
+		pthread_mutex_lock(&c->lock);
+		if (!c->due) {
+			c->due = 1;
+			pthread_cond_signal(&c->wake);
+		}
+		pthread_mutex_unlock(&c->lock);
+	}
+	return SQLITE_OK;
+}
+
+static void checkpointer_stop(struct sqlite_db *db)
+{
+	struct checkpointer *c = db->checkpointer;
+
+	if (!c)
+		return;
+	sqlite3_wal_autocheckpoint(db->conn, CHECKPOINT_FRAMES); /* SQLite's hook again */
+	pthread_mutex_lock(&c->lock);
+	c->stop = 1;
+	pthread_cond_signal(&c->wake);
+	pthread_mutex_unlock(&c->lock);
+	pthread_join(c->thread, NULL);
+	sqlite3_close(c->conn);
+	pthread_cond_destroy(&c->wake);
+	pthread_mutex_destroy(&c->lock);
+	free(c);
+	db->checkpointer = NULL;
+}
+
+static void sqlite_busy_writer(struct db *base)
+{
+	struct sqlite_db *db = (struct sqlite_db *)base;
+	const char *path = sqlite3_db_filename(db->conn, "main");
+	struct checkpointer *c;
+
+	if (db->checkpointer || !path || !*path || !(c = calloc(1, sizeof(*c))))
+		return;
+	if (sqlite3_open_v2(path, &c->conn, SQLITE_OPEN_READWRITE | SQLITE_OPEN_NOMUTEX, NULL) !=
+	    SQLITE_OK) {
+		sqlite3_close(c->conn);
+		free(c);
+		return; /* SQLite goes on checkpointing after commits */
+	}
+	pthread_mutex_init(&c->lock, NULL);
+	pthread_cond_init(&c->wake, NULL);
+	if (pthread_create(&c->thread, NULL, checkpointer_main, c) != 0) {
+		sqlite3_close(c->conn);
+		pthread_cond_destroy(&c->wake);
+		pthread_mutex_destroy(&c->lock);
+		free(c);
+		return;
+	}
+	db->checkpointer = c;
+	sqlite3_wal_hook(db->conn, wal_grown, c); /* replaces SQLite's automatic checkpoints */
+}
+
 static void sqlite_close(struct db *base)
 {
 	struct sqlite_db *db = (struct sqlite_db *)base;
 
 	if (!db)
 		return;
+	checkpointer_stop(db);
 	for (int i = 0; i < ST_COUNT; i++)
 		sqlite3_finalize(db->stmt[i].stmt);
 	for (int i = 0; i < FILTER_COMBINATIONS; i++)
@@ -389,6 +490,7 @@ static const struct db_ops sqlite_ops = {
     .bulk = sqlite_bulk,
     .schema_version = sqlite_schema_version,
     .describe = sqlite_describe,
+    .busy_writer = sqlite_busy_writer,
 };
 
 static int sqlite_migrate(struct sqlite_db *db, struct error *err)

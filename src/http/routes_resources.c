@@ -113,15 +113,19 @@ static int upload_was_stored(struct catalog *cat, const struct pending *files, s
 	return 1;
 }
 
+static int store_files(struct request *req, struct catalog *cat, struct pending *files,
+                       size_t count, const unsigned char *skip, json_t *resources, json_t *skipped,
+                       int *created_any, struct error *err);
+
 void route_upload(struct request *req, struct response *resp)
 {
-	struct catalog *cat = route_catalog(req, resp);
+	struct catalog *cat = route_catalog(req, resp), *writer;
 	struct pending *files = NULL;
 	struct upload_sibling *siblings = NULL;
 	unsigned char *skip = NULL;
 	size_t count = req->file_count;
 	json_t *resources = NULL, *skipped = json_array();
-	int created_any = 0, has_gltf = 0;
+	int created_any = 0, has_gltf = 0, stored;
 	struct error err;
 
 	error_init(&err);
@@ -190,8 +194,40 @@ void route_upload(struct request *req, struct response *resp)
 		skip[i] = rc == 1;
 	}
 	resources = json_array();
-	if (catalog_begin(cat, &err) < 0)
+	writer = catalog_pool_writer(req->pool, &err);
+	if (!writer)
 		goto fail;
+	stored =
+	    store_files(req, writer, files, count, skip, resources, skipped, &created_any, &err);
+	catalog_pool_release_writer(req->pool, writer);
+	if (stored < 0)
+		goto fail;
+	response_json(resp, created_any ? 201 : 200,
+	              json_pack("{s:o, s:o}", "resources", resources, "skipped", skipped));
+	resources = skipped = NULL;
+	goto done;
+fail:
+	response_error(resp, &err);
+done:
+	json_decref(resources);
+	json_decref(skipped);
+	for (size_t i = 0; files && i < count; i++) {
+		json_decref(files[i].existing);
+		decode_result_cleanup(&files[i].decoded);
+	}
+	free(files);
+	free(siblings);
+	free(skip);
+}
+
+/* The decoded files stored in one transaction (all or none): their entries appended to
+ * resources (and what bundles skipped to skipped); -1 with err set when nothing was stored. */
+static int store_files(struct request *req, struct catalog *cat, struct pending *files,
+                       size_t count, const unsigned char *skip, json_t *resources, json_t *skipped,
+                       int *created_any, struct error *err)
+{
+	if (catalog_begin(cat, err) < 0)
+		return -1;
 	for (size_t i = 0; i < count; i++) {
 		struct pending *p = &files[i];
 		struct catalog_upload cu = {p->up.data,
@@ -210,37 +246,22 @@ void route_upload(struct request *req, struct response *resp)
 			json_array_extend(resources, p->existing);
 			continue;
 		}
-		entries = catalog_put(cat, &cu, &p->decoded, &existed, &err);
+		entries = catalog_put(cat, &cu, &p->decoded, &existed, err);
 		if (!entries) {
 			catalog_rollback(cat);
-			name_the_file(&err, count, p->up.filename, i);
-			goto fail;
+			name_the_file(err, count, p->up.filename, i);
+			return -1;
 		}
-		created_any |= !existed;
+		*created_any |= !existed;
 		json_array_extend(resources, entries);
 		json_decref(entries);
 		if (p->decoded.skipped)
 			json_array_extend(skipped, p->decoded.skipped);
 	}
-	if (catalog_commit(cat, &err) < 0 &&
-	    !(err.code == ERROR_UNAVAILABLE && upload_was_stored(cat, files, count, skip)))
-		goto fail;
-	response_json(resp, created_any ? 201 : 200,
-	              json_pack("{s:o, s:o}", "resources", resources, "skipped", skipped));
-	resources = skipped = NULL;
-	goto done;
-fail:
-	response_error(resp, &err);
-done:
-	json_decref(resources);
-	json_decref(skipped);
-	for (size_t i = 0; files && i < count; i++) {
-		json_decref(files[i].existing);
-		decode_result_cleanup(&files[i].decoded);
-	}
-	free(files);
-	free(siblings);
-	free(skip);
+	if (catalog_commit(cat, err) < 0 &&
+	    !(err->code == ERROR_UNAVAILABLE && upload_was_stored(cat, files, count, skip)))
+		return -1;
+	return 0;
 }
 
 static int parse_positive(const char *text, long long max, long long *out)
