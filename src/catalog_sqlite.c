@@ -152,12 +152,14 @@ struct sqlite_stmt {
  * writes instead of inside one of them. */
 #define CHECKPOINT_FRAMES 1000 /* SQLite's own default */
 #define CHECKPOINT_LIMIT  4000
+#define CHECKPOINT_STEP   500
 struct checkpointer {
 	sqlite3 *conn; /* its own connection */
 	pthread_t thread;
 	pthread_mutex_t lock;
 	pthread_cond_t wake;
 	int due, stop;
+	int next_frames; /* the WAL size at which to wake it again (the writer's alone) */
 };
 
 struct sqlite_db {
@@ -395,7 +397,11 @@ static int wal_grown(void *arg, sqlite3 *conn, const char *name, int frames)
 
 	if (frames >= CHECKPOINT_LIMIT) {
 		sqlite3_wal_checkpoint_v2(conn, name, SQLITE_CHECKPOINT_PASSIVE, NULL, NULL);
-	} else if (frames >= CHECKPOINT_FRAMES) {
+	} else if (frames < c->next_frames - CHECKPOINT_STEP) {
+		c->next_frames = CHECKPOINT_FRAMES; /* the WAL started over */
+	} else if (frames >= c->next_frames && frames >= CHECKPOINT_FRAMES) {
+		/* woken every CHECKPOINT_STEP frames, not after every commit */
+		c->next_frames = frames + CHECKPOINT_STEP;
 		pthread_mutex_lock(&c->lock);
 		if (!c->due) {
 			c->due = 1;
