@@ -36,8 +36,17 @@ struct sample_times {
 
 /* The times of samples [first, first + count) into out: from + step i, or count points from
  * from to to (both ends included), computed in double and rounded to float; evenly spaced
- * ones four at a time (the same operations lane by lane, so the same floats). */
-static void sample_time_block(const struct sample_times *st, size_t first, size_t count, float *out)
+ * ones four at a time (the same operations lane by lane, so the same floats). Compiled twice,
+ * chosen when the program starts: with AVX2 where the machine has it (a double division is
+ * most of the cost, and AVX2 makes four in one instruction: the same IEEE operations, so the
+ * same floats; about a fifth less CPU for an f32 answer here), else plain x86-64. */
+#if defined(__x86_64__) && defined(__GNUC__)
+#define WITH_AVX2_CLONE __attribute__((target_clones("avx2", "default")))
+#else
+#define WITH_AVX2_CLONE
+#endif
+WITH_AVX2_CLONE static void sample_time_block(const struct sample_times *st, size_t first,
+                                              size_t count, float *out)
 {
 	if (st->list) {
 		memcpy(out, st->list + first, count * sizeof(float));
