@@ -577,7 +577,8 @@ char *render_json_spliced(const json_t *json, struct render_splices *sp, size_t 
 {
 	struct buf b;
 
-	qsort(sp->items, sp->count, sizeof(*sp->items), splice_order);
+	if (sp->count > 1)
+		qsort(sp->items, sp->count, sizeof(*sp->items), splice_order);
 	buf_init(&b, (size_t)1 << 31);
 	json_value_text(&b, json, 0, 0, sp);
 	if (buf_putc(&b, '\n') < 0 || b.overflow) {
