@@ -54,12 +54,17 @@ void curve_sample_f32(const struct curve *c, struct curve_cursor *cursor, float 
 
 /* Evaluates a float curve at each of count times into out[count * components]: exactly what
  * curve_sample_f32 gives at each, faster. Samples falling strictly inside one segment are
- * evaluated together, four at a time, with the compiler's vector extensions (SSE on x86-64,
- * plain scalar code where there is no vector unit), in the same operations and order as
- * curve_sample_f32, so the results are the same floats. Times in increasing order make the
- * longest runs. */
+ * evaluated together, eight at a time, with the compiler's vector extensions (AVX2 where the
+ * machine has it, SSE2 on other x86-64, plain scalar code where there is no vector unit), in
+ * the same operations and order as curve_sample_f32, so the results are the same floats. Times
+ * in increasing order make the longest runs. */
 void curve_sample_times(const struct curve *c, struct curve_cursor *cursor, const float *t,
                         size_t count, float *out);
+
+/* Chooses the build of curve_sample_times that runs from now on: the machine's best unless
+ * baseline (so that tests can compare both); returns its name, "avx2" or "baseline". The best
+ * is chosen when the program starts. Not to be called while another thread samples. */
+const char *curve_vector_build(int baseline);
 
 /* The key value, in-tangent and out-tangent of key k as floats (tangents zero unless cubic). */
 const float *curve_key_value(const struct curve *c, uint32_t k);

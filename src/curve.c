@@ -26,8 +26,11 @@ void curve_cursor_init(struct curve_cursor *cursor)
 }
 
 /* Finds k with times[k] <= t < times[k+1], given 0 < k < n-1 is possible and
- * times[0] <= t < times[n-1]. Gallops from the cursor: distance d costs O(log d). */
-static uint32_t curve_find_segment(const float *times, uint32_t n, uint32_t from, float t)
+ * times[0] <= t < times[n-1]. Gallops from the cursor: distance d costs O(log d). Inlined
+ * wherever it is used, so that the AVX2 build of curve_sample_times does not call code of the
+ * baseline build (switching between the two kinds of instructions costs more than the search). */
+static inline __attribute__((always_inline)) uint32_t
+curve_find_segment(const float *times, uint32_t n, uint32_t from, float t)
 {
 	uint32_t lo, hi, step;
 
@@ -248,71 +251,39 @@ normalize:
 		normalize_quaternions(c, out);
 }
 
-/* Runs of samples inside one segment, four at a time. */
+/* Runs of samples inside one segment, several at a time, with the compiler's vector
+ * extensions: curve_sample_times is built twice, eight samples at a time with AVX2
+ * instructions and four at a time with SSE2 (scalar code on machines without a vector unit),
+ * and the build for the machine is chosen when the program starts (curve_runs.h). */
 
 typedef float v4f __attribute__((vector_size(16)));
 typedef int v4i __attribute__((vector_size(16)));
 #define SLERPS_AT_ONCE 16 /* quaternions per value evaluated in runs; more: one at a time */
-
-/* sine() of two sets of four floats: the same operations (in four independent chains of two
- * doubles, so that they overlap), so the same floats. */
-typedef double v2d __attribute__((vector_size(16)));
-typedef long long v2l __attribute__((vector_size(16)));
-
-static v2d reduce2(v2d y)
-{
-	v2l above = y > HALF_PI;
-	return (v2d)(((v2l)(PI - y) & above) | ((v2l)y & ~above));
-}
-
-#define SINE_STEP(i)                                                                              \
-	p0 = p0 * q0 + sine_terms[i], p1 = p1 * q1 + sine_terms[i], p2 = p2 * q2 + sine_terms[i], \
-	p3 = p3 * q3 + sine_terms[i]
-
-static void sine8(v4f x, v4f z, v4f *sx, v4f *sz)
-{
-	v2d y0 = reduce2((v2d){x[0], x[1]}), y1 = reduce2((v2d){x[2], x[3]});
-	v2d y2 = reduce2((v2d){z[0], z[1]}), y3 = reduce2((v2d){z[2], z[3]});
-	v2d q0 = y0 * y0, q1 = y1 * y1, q2 = y2 * y2, q3 = y3 * y3;
-	v2d p0 = {sine_terms[0], sine_terms[0]}, p1 = p0, p2 = p0, p3 = p0;
-
-	SINE_STEP(1);
-	SINE_STEP(2);
-	SINE_STEP(3);
-	SINE_STEP(4);
-	SINE_STEP(5);
-	SINE_STEP(6);
-	SINE_STEP(7);
-	SINE_STEP(8);
-	p0 = y0 * p0, p1 = y1 * p1, p2 = y2 * p2, p3 = y3 * p3;
-	*sx = (v4f){(float)p0[0], (float)p0[1], (float)p1[0], (float)p1[1]};
-	*sz = (v4f){(float)p2[0], (float)p2[1], (float)p3[0], (float)p3[1]};
-}
+#define INLINE         static inline __attribute__((always_inline))
+/* loops over a vector's lanes, unrolled: each lane a register operation, not a trip through
+ * memory */
+#define UNROLL_TEXT(n) _Pragma(#n)
+#if defined(__clang__)
+#define UNROLL UNROLL_TEXT(unroll)
+#elif defined(__GNUC__)
+#define UNROLL UNROLL_TEXT(GCC unroll 16)
+#else
+#define UNROLL
+#endif
+#if defined(__GNUC__) && !defined(__clang__)
+/* 32-byte vectors passed to and returned from functions that are always inlined: no call, so
+ * no calling convention to differ between builds */
+#pragma GCC diagnostic ignored "-Wpsabi"
+#endif
 
 /* Four correctly rounded square roots (sqrtf's), in one instruction where there is one. */
-static v4f sqrt4(v4f x)
+INLINE v4f sqrt4(v4f x)
 {
 #if defined(__SSE__)
 	return (v4f)_mm_sqrt_ps((__m128)x);
 #else
 	return (v4f){sqrtf(x[0]), sqrtf(x[1]), sqrtf(x[2]), sqrtf(x[3])};
 #endif
-}
-
-static v4f load4(const float *p)
-{
-	v4f v;
-	memcpy(&v, p, sizeof(v));
-	return v;
-}
-
-/* Lane s of four samples of component c, stored where the scalar path puts it. */
-static void store_lanes(float *out, uint32_t m, uint32_t c, v4f v)
-{
-	out[c] = v[0];
-	out[m + c] = v[1];
-	out[2 * m + c] = v[2];
-	out[3 * m + c] = v[3];
 }
 
 #if defined(__clang__)
@@ -323,7 +294,7 @@ static void store_lanes(float *out, uint32_t m, uint32_t c, v4f v)
 
 /* Four samples of three components (x, y, z: one vector each), stored as the scalar path
  * stores them, x0 y0 z0 x1 y1 z1..., in three vector stores. */
-static void store_xyz(float *out, v4f x, v4f y, v4f z)
+INLINE void store_xyz4(float *out, v4f x, v4f y, v4f z)
 {
 	v4f xy = SHUFFLE(x, y, 0, 4, 1, 5), yz = SHUFFLE(y, z, 1, 5, 2, 6);
 	v4f xy3 = SHUFFLE(x, y, 3, 7, 3, 7);
@@ -333,180 +304,68 @@ static void store_xyz(float *out, v4f x, v4f y, v4f z)
 	memcpy(out, v, sizeof(v));
 }
 
-/* Samples [0, n) of a run lie strictly between times t0 and t0 + d of segment k. */
-static void linear_run(const struct curve *c, uint32_t k, float t0, float d, const float *t,
-                       size_t n, float *out)
+/* Four samples of four components (one vector each), stored x0 y0 z0 w0 x1..., in four
+ * vector stores: a 4x4 transposition. */
+INLINE void store_xyzw4(float *out, v4f x, v4f y, v4f z, v4f w)
 {
-	const uint32_t m = c->components;
-	const float *a = (const float *)c->values + (size_t)k * m, *b = a + m;
-	size_t j = 0;
+	v4f xy01 = SHUFFLE(x, y, 0, 4, 1, 5), zw01 = SHUFFLE(z, w, 0, 4, 1, 5);
+	v4f xy23 = SHUFFLE(x, y, 2, 6, 3, 7), zw23 = SHUFFLE(z, w, 2, 6, 3, 7);
+	v4f v[4] = {SHUFFLE(xy01, zw01, 0, 1, 4, 5), SHUFFLE(xy01, zw01, 2, 3, 6, 7),
+	            SHUFFLE(xy23, zw23, 0, 1, 4, 5), SHUFFLE(xy23, zw23, 2, 3, 6, 7)};
 
-	if (m == 3) { /* the keys' components broadcast once for the run */
-		v4f A[3], D[3];
-		for (int i = 0; i < 3; i++) {
-			float diff = b[i] - a[i];
-			A[i] = (v4f){a[i], a[i], a[i], a[i]};
-			D[i] = (v4f){diff, diff, diff, diff};
-		}
-		for (; j + 4 <= n; j += 4) {
-			v4f u = (load4(t + j) - t0) / d;
-			store_xyz(out + j * 3, A[0] + D[0] * u, A[1] + D[1] * u, A[2] + D[2] * u);
-		}
-	}
-	for (; j + 4 <= n; j += 4) {
-		v4f u = (load4(t + j) - t0) / d;
-		for (uint32_t i = 0; i < m; i++)
-			store_lanes(out + j * m, m, i, a[i] + (b[i] - a[i]) * u);
-	}
-	for (; j < n; j++) {
-		float u = (t[j] - t0) / d;
-		for (uint32_t i = 0; i < m; i++)
-			out[j * m + i] = a[i] + (b[i] - a[i]) * u;
-	}
-	if (c->rules & RULE_W_ONE_BETWEEN_KEYS)
-		for (j = 0; j < n; j++)
-			for (uint32_t e = 3; e < m; e += 4)
-				out[j * m + e] = 1.0f;
+	memcpy(out, v, sizeof(v));
 }
 
-static void cubic_run(const struct curve *c, uint32_t k, float t0, float d, const float *t,
-                      size_t n, float *out)
-{
-	const uint32_t m = c->components;
-	const float *p0 = (const float *)c->values + ((size_t)k * 3 + 1) * m, *b0 = p0 + m;
-	const float *a1 = b0 + m, *p1 = a1 + m;
-	size_t j = 0;
+/* a step of sine()'s polynomial in each of four chains */
+#define SINE_STEP(i)                                                                              \
+	p0 = p0 * q0 + sine_terms[i], p1 = p1 * q1 + sine_terms[i], p2 = p2 * q2 + sine_terms[i], \
+	p3 = p3 * q3 + sine_terms[i]
 
-	if (m == 3) { /* the keys' components broadcast once for the run */
-		v4f P0[3], B0[3], A1[3], P1[3];
-		for (int i = 0; i < 3; i++) {
-			P0[i] = (v4f){p0[i], p0[i], p0[i], p0[i]};
-			B0[i] = (v4f){b0[i], b0[i], b0[i], b0[i]};
-			A1[i] = (v4f){a1[i], a1[i], a1[i], a1[i]};
-			P1[i] = (v4f){p1[i], p1[i], p1[i], p1[i]};
-		}
-		for (; j + 4 <= n; j += 4) {
-			v4f u = (load4(t + j) - t0) / d;
-			v4f u2 = u * u, u3 = u2 * u;
-			v4f h00 = 2.0f * u3 - 3.0f * u2 + 1.0f, h10 = (u3 - 2.0f * u2 + u) * d;
-			v4f h01 = -2.0f * u3 + 3.0f * u2, h11 = (u3 - u2) * d;
-			store_xyz(out + j * 3,
-			          h00 * P0[0] + h10 * B0[0] + h01 * P1[0] + h11 * A1[0],
-			          h00 * P0[1] + h10 * B0[1] + h01 * P1[1] + h11 * A1[1],
-			          h00 * P0[2] + h10 * B0[2] + h01 * P1[2] + h11 * A1[2]);
-		}
-	}
-	for (; j + 4 <= n; j += 4) {
-		v4f u = (load4(t + j) - t0) / d;
-		v4f u2 = u * u, u3 = u2 * u;
-		v4f h00 = 2.0f * u3 - 3.0f * u2 + 1.0f, h10 = (u3 - 2.0f * u2 + u) * d;
-		v4f h01 = -2.0f * u3 + 3.0f * u2, h11 = (u3 - u2) * d;
-		for (uint32_t i = 0; i < m; i++)
-			store_lanes(out + j * m, m, i,
-			            h00 * p0[i] + h10 * b0[i] + h01 * p1[i] + h11 * a1[i]);
-	}
-	for (; j < n; j++) {
-		float u = (t[j] - t0) / d;
-		float u2 = u * u, u3 = u2 * u;
-		float h00 = 2.0f * u3 - 3.0f * u2 + 1.0f, h10 = (u3 - 2.0f * u2 + u) * d;
-		float h01 = -2.0f * u3 + 3.0f * u2, h11 = (u3 - u2) * d;
-		for (uint32_t i = 0; i < m; i++)
-			out[j * m + i] = h00 * p0[i] + h10 * b0[i] + h01 * p1[i] + h11 * a1[i];
-	}
+#define LANES       4
+#define RUNS_SUFFIX baseline
+#define RUNS_TARGET
+#include "curve_runs.h"
+#undef LANES
+#undef RUNS_SUFFIX
+#undef RUNS_TARGET
+
+#if defined(__x86_64__) && defined(__GNUC__)
+#define HAVE_AVX2_BUILD 1
+#define LANES           8
+#define RUNS_SUFFIX     avx2
+#define RUNS_TARGET     __attribute__((target("avx2")))
+#include "curve_runs.h"
+#undef LANES
+#undef RUNS_SUFFIX
+#undef RUNS_TARGET
+#endif
+
+typedef void sample_times_fn(const struct curve *, struct curve_cursor *, const float *, size_t,
+                             float *);
+static sample_times_fn *sample_times_chosen = sample_times_baseline;
+
+__attribute__((constructor)) static void choose_sample_times(void)
+{
+	curve_vector_build(0);
 }
 
-/* Slerp of every quaternion of the value, each with its set-up: slerp_at four at a time. */
-static void slerp_run(const struct slerp *setups, uint32_t m, float t0, float d, const float *t,
-                      size_t n, float *out)
+const char *curve_vector_build(int baseline)
 {
-	const v4f one = {1.0f, 1.0f, 1.0f, 1.0f};
-	size_t j = 0;
-
-	for (; j + 4 <= n; j += 4) {
-		v4f u = (load4(t + j) - t0) / d;
-		for (uint32_t e = 0; e < m / 4; e++) {
-			const struct slerp *s = &setups[e];
-			v4f wa, wb, q[4], len2, root, inv;
-			v4i keep;
-			if (s->theta < 0.0f) {
-				wa = 1.0f - u;
-				wb = u;
-			} else {
-				sine8((1.0f - u) * s->theta, u * s->theta, &wa, &wb);
-				wa = wa / s->sin_theta;
-				wb = wb / s->sin_theta;
-			}
-			for (int i = 0; i < 4; i++)
-				q[i] = wa * s->a[i] + wb * s->b[i];
-			/* quat_normalize: unless the length is 0 or exactly 1 */
-			len2 = q[0] * q[0] + q[1] * q[1] + q[2] * q[2] + q[3] * q[3];
-			root = sqrt4(len2);
-			inv = 1.0f / root;
-			keep = (len2 > 0.0f) & (len2 != 1.0f);
-			inv = (v4f)(((v4i)inv & keep) | ((v4i)one & ~keep));
-			for (int i = 0; i < 4; i++)
-				store_lanes(out + j * m + e * 4, m, (uint32_t)i, q[i] * inv);
-		}
+#ifdef HAVE_AVX2_BUILD
+	__builtin_cpu_init();
+	if (!baseline && __builtin_cpu_supports("avx2")) {
+		sample_times_chosen = sample_times_avx2;
+		return "avx2";
 	}
-	for (; j < n; j++) {
-		float u = (t[j] - t0) / d;
-		for (uint32_t e = 0; e < m / 4; e++)
-			slerp_at(&setups[e], u, out + j * m + e * 4);
-	}
+#else
+	(void)baseline;
+#endif
+	sample_times_chosen = sample_times_baseline;
+	return "baseline";
 }
 
 void curve_sample_times(const struct curve *c, struct curve_cursor *cursor, const float *t,
                         size_t count, float *out)
 {
-	const uint32_t n = c->key_count, m = c->components;
-	size_t i = 0;
-
-	if (n <= 1 || c->interp == INTERP_STEP ||
-	    (c->semantic == SEMANTIC_NORMALIZED_QUATERNION &&
-	     (c->interp != INTERP_LINEAR || m % 4 != 0 || m > 4 * SLERPS_AT_ONCE))) {
-		for (; i < count; i++)
-			curve_sample_f32(c, cursor, t[i], out + i * m);
-		return;
-	}
-	while (i < count) {
-		uint32_t k;
-		float t0, t1;
-		size_t end;
-		if (!(t[i] > c->times[0]) || t[i] >= c->times[n - 1]) {
-			curve_sample_f32(c, cursor, t[i], out + i * m);
-			i++;
-			continue;
-		}
-		k = cursor->key = curve_find_segment(c->times, n, cursor->key, t[i]);
-		t0 = c->times[k];
-		t1 = c->times[k + 1];
-		/* at a key, its value as it is: the scalar path's */
-		end = i;
-		while (end + 4 <= count) { /* four at a time while all four are inside */
-			v4f tv = load4(t + end);
-			v4i inside = (tv > t0) & (tv < t1);
-			if (!(inside[0] & inside[1] & inside[2] & inside[3]))
-				break;
-			end += 4;
-		}
-		while (end < count && t[end] > t0 && t[end] < t1)
-			end++;
-		if (end == i) {
-			curve_sample_f32(c, cursor, t[i], out + i * m);
-			i++;
-			continue;
-		}
-		if (c->semantic == SEMANTIC_NORMALIZED_QUATERNION) {
-			struct slerp setups[SLERPS_AT_ONCE];
-			const float *a = (const float *)c->values + (size_t)k * m;
-			for (uint32_t e = 0; e < m / 4; e++)
-				slerp_setup(a + e * 4, a + m + e * 4, &setups[e]);
-			slerp_run(setups, m, t0, t1 - t0, t + i, end - i, out + i * m);
-		} else if (c->interp == INTERP_LINEAR) {
-			linear_run(c, k, t0, t1 - t0, t + i, end - i, out + i * m);
-		} else {
-			cubic_run(c, k, t0, t1 - t0, t + i, end - i, out + i * m);
-		}
-		i = end;
-	}
+	sample_times_chosen(c, cursor, t, count, out);
 }
