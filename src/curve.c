@@ -270,11 +270,6 @@ typedef int v4i __attribute__((vector_size(16)));
 #else
 #define UNROLL
 #endif
-#if defined(__GNUC__) && !defined(__clang__)
-/* 32-byte vectors passed to and returned from functions that are always inlined: no call, so
- * no calling convention to differ between builds */
-#pragma GCC diagnostic ignored "-Wpsabi"
-#endif
 
 /* Four correctly rounded square roots (sqrtf's), in one instruction where there is one. */
 INLINE v4f sqrt4(v4f x)

@@ -1,6 +1,7 @@
 /* curve_runs.h: curve_sample_times for one width of vector, included by curve.c once for
  * each build: LANES samples at a time (4 or 8), the functions' names ending in RUNS_SUFFIX,
- * the public one built with the attributes RUNS_TARGET. Every lane goes through the IEEE
+ * all of them built with the attributes RUNS_TARGET (so that vectors of 8 are passed in AVX
+ * registers even where a helper is not inlined). Every lane goes through the IEEE
  * operations curve_sample_f32 does, in its order, and nothing is fused (-std=c11 keeps GCC
  * from contracting, and AVX2 does not bring FMA): the same floats on every build. */
 
@@ -19,7 +20,7 @@ typedef long long RUNS(vl) __attribute__((vector_size(4 * LANES)));
 #define vd RUNS(vd)
 #define vl RUNS(vl)
 
-INLINE vf RUNS(broadcast)(float x)
+INLINE RUNS_TARGET vf RUNS(broadcast)(float x)
 {
 	vf v;
 	UNROLL
@@ -28,7 +29,7 @@ INLINE vf RUNS(broadcast)(float x)
 	return v;
 }
 
-INLINE vf RUNS(load)(const float *p)
+INLINE RUNS_TARGET vf RUNS(load)(const float *p)
 {
 	vf v;
 	memcpy(&v, p, sizeof(v));
@@ -36,7 +37,7 @@ INLINE vf RUNS(load)(const float *p)
 }
 
 /* Component c of LANES samples, stored where the scalar path puts it. */
-INLINE void RUNS(store_lanes)(float *out, uint32_t m, uint32_t c, vf v)
+INLINE RUNS_TARGET void RUNS(store_lanes)(float *out, uint32_t m, uint32_t c, vf v)
 {
 	UNROLL
 	for (int s = 0; s < LANES; s++)
@@ -45,7 +46,7 @@ INLINE void RUNS(store_lanes)(float *out, uint32_t m, uint32_t c, vf v)
 
 /* Samples of three components (x, y, z: one vector each), stored x0 y0 z0 x1 y1 z1..., four
  * samples at a time in three stores. */
-INLINE void RUNS(store_xyz)(float *out, vf x, vf y, vf z)
+INLINE RUNS_TARGET void RUNS(store_xyz)(float *out, vf x, vf y, vf z)
 {
 	v4f qx[LANES / 4], qy[LANES / 4], qz[LANES / 4];
 
@@ -58,7 +59,7 @@ INLINE void RUNS(store_xyz)(float *out, vf x, vf y, vf z)
 
 /* Samples of four components, stored x0 y0 z0 w0 x1 y1 z1 w1..., four samples at a time in
  * four stores. */
-INLINE void RUNS(store_xyzw)(float *out, vf x, vf y, vf z, vf w)
+INLINE RUNS_TARGET void RUNS(store_xyzw)(float *out, vf x, vf y, vf z, vf w)
 {
 	v4f qx[LANES / 4], qy[LANES / 4], qz[LANES / 4], qw[LANES / 4];
 
@@ -71,7 +72,7 @@ INLINE void RUNS(store_xyzw)(float *out, vf x, vf y, vf z, vf w)
 }
 
 /* Correctly rounded square roots (sqrtf's), four to an instruction where there is one. */
-INLINE vf RUNS(root)(vf x)
+INLINE RUNS_TARGET vf RUNS(root)(vf x)
 {
 	v4f q[LANES / 4];
 
@@ -84,7 +85,7 @@ INLINE vf RUNS(root)(vf x)
 
 /* sine() of two sets of LANES floats: the same operations in four independent chains of
  * LANES / 2 doubles (so that they overlap), so the same floats. */
-INLINE vd RUNS(reduce)(vd y)
+INLINE RUNS_TARGET vd RUNS(reduce)(vd y)
 {
 	vl above = y > HALF_PI;
 	return (vd)(((vl)(PI - y) & above) | ((vl)y & ~above));
@@ -93,7 +94,7 @@ INLINE vd RUNS(reduce)(vd y)
 /* Half of x's lanes as doubles; a and b's lanes as floats, a's first (one conversion
  * instruction each with AVX; SSE2 builds them lane by lane, which it does better than
  * through memory). */
-INLINE vd RUNS(widen)(vf x, int half)
+INLINE RUNS_TARGET vd RUNS(widen)(vf x, int half)
 {
 #if LANES == 8
 	hf h[2];
@@ -104,7 +105,7 @@ INLINE vd RUNS(widen)(vf x, int half)
 #endif
 }
 
-INLINE vf RUNS(narrow)(vd a, vd b)
+INLINE RUNS_TARGET vf RUNS(narrow)(vd a, vd b)
 {
 #if LANES == 8
 	hf h[2] = {__builtin_convertvector(a, hf), __builtin_convertvector(b, hf)};
@@ -116,7 +117,7 @@ INLINE vf RUNS(narrow)(vd a, vd b)
 #endif
 }
 
-INLINE void RUNS(sines)(vf x, vf z, vf *sx, vf *sz)
+INLINE RUNS_TARGET void RUNS(sines)(vf x, vf z, vf *sx, vf *sz)
 {
 	vd y0 = RUNS(reduce)(RUNS(widen)(x, 0)), y1 = RUNS(reduce)(RUNS(widen)(x, 1));
 	vd y2 = RUNS(reduce)(RUNS(widen)(z, 0)), y3 = RUNS(reduce)(RUNS(widen)(z, 1));
@@ -140,8 +141,8 @@ INLINE void RUNS(sines)(vf x, vf z, vf *sx, vf *sz)
  * within room: lanes past the run compute something of no use, written over samples of out
  * still to come (curve_sample_times writes every sample in order, so each one's own value
  * comes later). Only the last few samples of a batch are left to scalar code. */
-INLINE void RUNS(linear_run)(const struct curve *c, uint32_t k, float t0, float d, const float *t,
-                             size_t n, size_t room, float *out)
+INLINE RUNS_TARGET void RUNS(linear_run)(const struct curve *c, uint32_t k, float t0, float d,
+                                         const float *t, size_t n, size_t room, float *out)
 {
 	const uint32_t m = c->components;
 	const float *a = (const float *)c->values + (size_t)k * m, *b = a + m;
@@ -176,7 +177,7 @@ INLINE void RUNS(linear_run)(const struct curve *c, uint32_t k, float t0, float 
 }
 
 /* The Hermite basis at u (in segments of length d): curve_sample_f32's expressions. */
-INLINE void RUNS(hermite)(vf u, float d, vf h[4])
+INLINE RUNS_TARGET void RUNS(hermite)(vf u, float d, vf h[4])
 {
 	vf u2 = u * u, u3 = u2 * u;
 
@@ -186,8 +187,8 @@ INLINE void RUNS(hermite)(vf u, float d, vf h[4])
 	h[3] = (u3 - u2) * d;
 }
 
-INLINE void RUNS(cubic_run)(const struct curve *c, uint32_t k, float t0, float d, const float *t,
-                            size_t n, size_t room, float *out)
+INLINE RUNS_TARGET void RUNS(cubic_run)(const struct curve *c, uint32_t k, float t0, float d,
+                                        const float *t, size_t n, size_t room, float *out)
 {
 	const uint32_t m = c->components;
 	const float *p0 = (const float *)c->values + ((size_t)k * 3 + 1) * m, *b0 = p0 + m;
@@ -227,8 +228,8 @@ INLINE void RUNS(cubic_run)(const struct curve *c, uint32_t k, float t0, float d
 }
 
 /* Slerp of every quaternion of the value, each with its set-up: slerp_at LANES at a time. */
-INLINE void RUNS(slerp_run)(const struct slerp *setups, uint32_t m, float t0, float d,
-                            const float *t, size_t n, size_t room, float *out)
+INLINE RUNS_TARGET void RUNS(slerp_run)(const struct slerp *setups, uint32_t m, float t0, float d,
+                                        const float *t, size_t n, size_t room, float *out)
 {
 	const vf one = RUNS(broadcast)(1.0f);
 	size_t j = 0;
@@ -273,7 +274,7 @@ INLINE void RUNS(slerp_run)(const struct slerp *setups, uint32_t m, float t0, fl
 }
 
 /* Are all LANES times of t strictly between t0 and t1? */
-INLINE int RUNS(all_inside)(const float *t, float t0, float t1)
+INLINE RUNS_TARGET int RUNS(all_inside)(const float *t, float t0, float t1)
 {
 	vf tv = RUNS(load)(t);
 	vi inside = (tv > t0) & (tv < t1);
