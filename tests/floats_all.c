@@ -2,7 +2,7 @@
  * slow exact method for all 2^32 float bit patterns, on every core: its text must read back
  * as the same float32, have no more significant digits than the shortest that does, and,
  * where several texts are that short, be the one closest to the float. Prints the count of
- * differences, which must be 0. All 2^32 take about 40 minutes on 2 cores; FLOATS_STRIDE=N
+ * differences, which must be 0. All 2^32 take about 70 minutes on 2 cores; FLOATS_STRIDE=N
  * checks every Nth. */
 #include <math.h>
 #include <pthread.h>
