@@ -140,9 +140,10 @@ INLINE RUNS_TARGET void RUNS(sines)(vf x, vf z, vf *sx, vf *sz)
  * (>= n) samples of t and out are there. A group of LANES starts wherever all of it lies
  * within room: lanes past the run compute something of no use, written over samples of out
  * still to come (curve_sample_times writes every sample in order, so each one's own value
- * comes later). Only the last few samples of a batch are left to scalar code. */
-INLINE RUNS_TARGET void RUNS(linear_run)(const struct curve *c, uint32_t k, float t0, float d,
-                                         const float *t, size_t n, size_t room, float *out)
+ * comes later). Returns how many samples it made: the rest of the run, fewer than LANES at the
+ * end of a batch, is left to curve_sample_f32. */
+INLINE RUNS_TARGET size_t RUNS(linear_run)(const struct curve *c, uint32_t k, float t0, float d,
+                                           const float *t, size_t n, size_t room, float *out)
 {
 	const uint32_t m = c->components;
 	const float *a = (const float *)c->values + (size_t)k * m, *b = a + m;
@@ -165,15 +166,13 @@ INLINE RUNS_TARGET void RUNS(linear_run)(const struct curve *c, uint32_t k, floa
 		for (uint32_t i = 0; i < m; i++)
 			RUNS(store_lanes)(out + j * m, m, i, a[i] + (b[i] - a[i]) * u);
 	}
-	for (; j < n; j++) {
-		float u = (t[j] - t0) / d;
-		for (uint32_t i = 0; i < m; i++)
-			out[j * m + i] = a[i] + (b[i] - a[i]) * u;
-	}
+	if (j > n)
+		j = n;
 	if (c->rules & RULE_W_ONE_BETWEEN_KEYS)
-		for (j = 0; j < n; j++)
+		for (size_t done = 0; done < j; done++)
 			for (uint32_t e = 3; e < m; e += 4)
-				out[j * m + e] = 1.0f;
+				out[done * m + e] = 1.0f;
+	return j;
 }
 
 /* The Hermite basis at u (in segments of length d): curve_sample_f32's expressions. */
@@ -187,8 +186,8 @@ INLINE RUNS_TARGET void RUNS(hermite)(vf u, float d, vf h[4])
 	h[3] = (u3 - u2) * d;
 }
 
-INLINE RUNS_TARGET void RUNS(cubic_run)(const struct curve *c, uint32_t k, float t0, float d,
-                                        const float *t, size_t n, size_t room, float *out)
+INLINE RUNS_TARGET size_t RUNS(cubic_run)(const struct curve *c, uint32_t k, float t0, float d,
+                                          const float *t, size_t n, size_t room, float *out)
 {
 	const uint32_t m = c->components;
 	const float *p0 = (const float *)c->values + ((size_t)k * 3 + 1) * m, *b0 = p0 + m;
@@ -217,19 +216,12 @@ INLINE RUNS_TARGET void RUNS(cubic_run)(const struct curve *c, uint32_t k, float
 			RUNS(store_lanes)
 		(out + j * m, m, i, h[0] * p0[i] + h[1] * b0[i] + h[2] * p1[i] + h[3] * a1[i]);
 	}
-	for (; j < n; j++) {
-		float u = (t[j] - t0) / d;
-		float u2 = u * u, u3 = u2 * u;
-		float h00 = 2.0f * u3 - 3.0f * u2 + 1.0f, h10 = (u3 - 2.0f * u2 + u) * d;
-		float h01 = -2.0f * u3 + 3.0f * u2, h11 = (u3 - u2) * d;
-		for (uint32_t i = 0; i < m; i++)
-			out[j * m + i] = h00 * p0[i] + h10 * b0[i] + h01 * p1[i] + h11 * a1[i];
-	}
+	return j < n ? j : n;
 }
 
 /* Slerp of every quaternion of the value, each with its set-up: slerp_at LANES at a time. */
-INLINE RUNS_TARGET void RUNS(slerp_run)(const struct slerp *setups, uint32_t m, float t0, float d,
-                                        const float *t, size_t n, size_t room, float *out)
+INLINE RUNS_TARGET size_t RUNS(slerp_run)(const struct slerp *setups, uint32_t m, float t0, float d,
+                                          const float *t, size_t n, size_t room, float *out)
 {
 	const vf one = RUNS(broadcast)(1.0f);
 	size_t j = 0;
@@ -266,11 +258,7 @@ INLINE RUNS_TARGET void RUNS(slerp_run)(const struct slerp *setups, uint32_t m, 
 				RUNS(store_lanes)(out + j * m + e * 4, m, (uint32_t)i, q[i] * inv);
 		}
 	}
-	for (; j < n; j++) {
-		float u = (t[j] - t0) / d;
-		for (uint32_t e = 0; e < m / 4; e++)
-			slerp_at(&setups[e], u, out + j * m + e * 4);
-	}
+	return j < n ? j : n;
 }
 
 /* Are all LANES times of t strictly between t0 and t1? */
@@ -327,14 +315,17 @@ RUNS_TARGET static void RUNS(sample_times)(const struct curve *c, struct curve_c
 			const float *a = (const float *)c->values + (size_t)k * m;
 			for (uint32_t e = 0; e < m / 4; e++)
 				slerp_setup(a + e * 4, a + m + e * 4, &setups[e]);
-			RUNS(slerp_run)
-			(setups, m, t0, t1 - t0, t + i, end - i, count - i, out + i * m);
+			i += RUNS(slerp_run)(setups, m, t0, t1 - t0, t + i, end - i, count - i,
+			                     out + i * m);
 		} else if (c->interp == INTERP_LINEAR) {
-			RUNS(linear_run)(c, k, t0, t1 - t0, t + i, end - i, count - i, out + i * m);
+			i += RUNS(linear_run)(c, k, t0, t1 - t0, t + i, end - i, count - i,
+			                      out + i * m);
 		} else {
-			RUNS(cubic_run)(c, k, t0, t1 - t0, t + i, end - i, count - i, out + i * m);
+			i += RUNS(cubic_run)(c, k, t0, t1 - t0, t + i, end - i, count - i,
+			                     out + i * m);
 		}
-		i = end;
+		for (; i < end; i++)
+			curve_sample_f32(c, cursor, t[i], out + i * m);
 	}
 }
 
