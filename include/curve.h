@@ -54,10 +54,10 @@ void curve_sample_f32(const struct curve *c, struct curve_cursor *cursor, float 
 
 /* Evaluates a float curve at each of count times into out[count * components]: exactly what
  * curve_sample_f32 gives at each, faster. Samples falling strictly inside one segment are
- * evaluated together, eight at a time, with the compiler's vector extensions (AVX2 where the
- * machine has it, SSE2 on other x86-64, plain scalar code where there is no vector unit), in
- * the same operations and order as curve_sample_f32, so the results are the same floats. Times
- * in increasing order make the longest runs. */
+ * evaluated together with the compiler's vector extensions, eight at a time with AVX2 where
+ * the machine has it, four otherwise (SSE2 on x86-64, scalar code where there is no vector
+ * unit), in the same operations and order as curve_sample_f32, so the results are the same
+ * floats. Times in increasing order make the longest runs. */
 void curve_sample_times(const struct curve *c, struct curve_cursor *cursor, const float *t,
                         size_t count, float *out);
 
