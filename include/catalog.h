@@ -53,6 +53,30 @@ struct catalog *catalog_pool_get(struct catalog_pool *pool, struct error *err);
 struct catalog *catalog_pool_writer(struct catalog_pool *pool, struct error *err);
 void catalog_pool_release_writer(struct catalog_pool *pool, struct catalog *writer);
 
+/* Group commit, for a local file: writes handed over by many threads are made by one thread
+ * of the pool's, several jobs to a transaction, each job inside a savepoint of its own, so
+ * that a job that fails leaves nothing and the others are stored. A commit costs about as
+ * much for eight uploads as for one (the pages of the tables and indexes they share are
+ * written to the WAL once), and the threads that hand jobs over are free meanwhile. */
+struct catalog_job {
+	/* stores the job's rows on cat, inside the job's savepoint; -1 with err set to have
+	 * them rolled back */
+	int (*store)(struct catalog_job *job, struct catalog *cat, struct error *err);
+	/* once the transaction holding the job has committed, or failed: err is set when the
+	 * job's rows are not stored. Called on the pool's thread; the job is the caller's. */
+	void (*done)(struct catalog_job *job, const struct error *err);
+	struct catalog_job *next; /* the pool's */
+	struct error err;         /* the pool's */
+};
+/* Whether catalog_pool_submit takes jobs here: a local file whose writes are not stopped. */
+int catalog_pool_groups_writes(struct catalog_pool *pool);
+/* Hands a job to the pool's writing thread (started on first use). Returns 0, or -1 when
+ * jobs are not grouped here (a database server, whose writers go side by side, or writes
+ * stopped by catalog_pool_stop_writes): the caller then writes itself. */
+int catalog_pool_submit(struct catalog_pool *pool, struct catalog_job *job);
+/* Finishes the jobs handed over and stops taking new ones (the server's shutdown). */
+void catalog_pool_stop_writes(struct catalog_pool *pool);
+
 /* Who and what came with an upload. */
 struct catalog_upload {
 	const void *bytes; /* the raw upload; not owned */

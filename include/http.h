@@ -82,7 +82,10 @@ struct response_stream {
 	uint64_t length; /* the body's exact length, or RESPONSE_LENGTH_UNKNOWN (chunked) */
 };
 
+struct deferred;
+
 struct response {
+	struct deferred *deferred; /* answered later, from another thread (below), or NULL */
 	unsigned status;
 	char content_type[64];
 	char *body; /* malloc'd; sent and freed by the server */
@@ -92,6 +95,19 @@ struct response {
 	char extra_name[2][32];        /* up to two more headers */
 	char extra_value[2][64];
 };
+
+/* An answer made on another thread. A route that hands its work over sets resp->deferred
+ * and returns without answering; the server suspends the connection (its thread serves other
+ * connections meanwhile), then calls `start`. Whoever does the work fills `answer` and calls
+ * deferred_answer, from any thread; the server sends the answer, and calls `release` once the
+ * request is over (answered or not). */
+struct deferred {
+	void (*start)(struct deferred *d);
+	void (*release)(struct deferred *d);
+	struct response answer;
+	void *connection; /* the server's */
+};
+void deferred_answer(struct deferred *d);
 
 /* A multipart form field if given, else the query argument, else NULL. */
 const char *request_arg(const struct request *req, const char *name);

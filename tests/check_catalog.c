@@ -2,6 +2,7 @@
  * PostgreSQL database (a throwaway cluster): migrations, put, dedupe, list with filters and
  * keyset paging, tracks read back byte-identical, delete, reopen, tokens, names. */
 #include <check.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -361,6 +362,167 @@ START_TEST(filters_names_and_handles_behave_alike)
 }
 END_TEST
 
+/* Group commit: jobs handed to the pool's writing thread while it is busy go into one
+ * transaction together, each in its own savepoint. */
+struct test_job {
+	struct catalog_job job; /* first */
+	const char *name;
+	int fail;      /* store the clip, then refuse: its rows must go */
+	int block;     /* wait for `released` before storing anything */
+	int existed;   /* what catalog_put said */
+	int64_t id;    /* the entry stored or found */
+	int done;      /* 1: stored, -1: refused */
+	char why[128]; /* the error given to done */
+};
+
+static pthread_mutex_t jobs_lock = PTHREAD_MUTEX_INITIALIZER;
+static pthread_cond_t jobs_cond = PTHREAD_COND_INITIALIZER;
+static int blocking, released;
+static char events[64]; /* s for a store, d for a done, with the job's letter */
+static size_t event_count;
+
+static void job_event(char what, const char *name)
+{
+	pthread_mutex_lock(&jobs_lock);
+	if (event_count + 2 < sizeof(events)) {
+		events[event_count++] = what;
+		events[event_count++] = name[0];
+	}
+	pthread_cond_broadcast(&jobs_cond);
+	pthread_mutex_unlock(&jobs_lock);
+}
+
+static int test_job_store(struct catalog_job *job, struct catalog *cat, struct error *err)
+{
+	struct test_job *t = (struct test_job *)job;
+	char doc[512], sha[SHA256_HEX_SIZE];
+	struct upload up = {0};
+	struct decode_result result;
+	struct catalog_upload cu;
+	json_t *stored;
+
+	if (t->block) {
+		pthread_mutex_lock(&jobs_lock);
+		blocking = 1;
+		pthread_cond_broadcast(&jobs_cond);
+		while (!released)
+			pthread_cond_wait(&jobs_cond, &jobs_lock);
+		pthread_mutex_unlock(&jobs_lock);
+	}
+	job_event('s', t->name);
+	snprintf(doc, sizeof(doc), "{\"name\": \"%s\", \"duration\": 1}", t->name);
+	up.data = (const uint8_t *)doc;
+	up.length = strlen(doc);
+	decode_result_init(&result);
+	if (format_decode(&up, &result, err) < 0)
+		return -1;
+	sha256_hex(doc, strlen(doc), sha);
+	cu = (struct catalog_upload){doc, strlen(doc), sha, "clip.json", NULL, NULL};
+	stored = catalog_put(cat, &cu, &result, &t->existed, err);
+	decode_result_cleanup(&result);
+	if (!stored)
+		return -1;
+	t->id = json_integer_value(json_object_get(json_array_get(stored, 0), "id"));
+	json_decref(stored);
+	if (t->fail) {
+		error_set(err, ERROR_BAD_PARAMETER, "name", -1, "name: '%s' is refused on purpose",
+		          t->name);
+		return -1;
+	}
+	return 0;
+}
+
+static void test_job_done(struct catalog_job *job, const struct error *err)
+{
+	struct test_job *t = (struct test_job *)job;
+
+	snprintf(t->why, sizeof(t->why), "%.120s", err ? err->message : "");
+	job_event('d', t->name);
+	pthread_mutex_lock(&jobs_lock);
+	t->done = err ? -1 : 1;
+	pthread_cond_broadcast(&jobs_cond);
+	pthread_mutex_unlock(&jobs_lock);
+}
+
+static int64_t count_named(struct catalog *cat, const char *name)
+{
+	struct catalog_query q = {0};
+	struct error err;
+	json_t *page;
+	int64_t n;
+
+	error_init(&err);
+	q.name = name;
+	q.limit = 50;
+	page = catalog_list(cat, &q, &err);
+	ck_assert_msg(page != NULL, "%s", err.message);
+	n = (int64_t)json_array_size(json_object_get(page, "resources"));
+	json_decref(page);
+	return n;
+}
+
+START_TEST(grouped_writes_keep_each_job_apart)
+{
+	struct catalog_pool *pool = catalog_pool_create(db_path);
+	struct test_job jobs[] = {
+	    {.name = "blocker", .block = 1},
+	    {.name = "alpha"},
+	    {.name = "bravo", .fail = 1},
+	    {.name = "charlie"},
+	    {.name = "alpha"}, /* the same bytes as the second job, in the same transaction */
+	};
+	size_t n = sizeof(jobs) / sizeof(jobs[0]);
+	struct catalog *cat;
+	struct error err;
+
+	ck_assert_ptr_nonnull(pool);
+	ck_assert(catalog_pool_groups_writes(pool));
+	for (size_t i = 0; i < n; i++) {
+		jobs[i].job.store = test_job_store;
+		jobs[i].job.done = test_job_done;
+	}
+	/* the blocker holds the writing thread while the others queue behind it */
+	ck_assert_int_eq(catalog_pool_submit(pool, &jobs[0].job), 0);
+	pthread_mutex_lock(&jobs_lock);
+	while (!blocking)
+		pthread_cond_wait(&jobs_cond, &jobs_lock);
+	pthread_mutex_unlock(&jobs_lock);
+	for (size_t i = 1; i < n; i++)
+		ck_assert_int_eq(catalog_pool_submit(pool, &jobs[i].job), 0);
+	pthread_mutex_lock(&jobs_lock);
+	released = 1;
+	pthread_cond_broadcast(&jobs_cond);
+	for (size_t i = 0; i < n; i++)
+		while (!jobs[i].done)
+			pthread_cond_wait(&jobs_cond, &jobs_lock);
+	pthread_mutex_unlock(&jobs_lock);
+	/* the four queued jobs ran in one transaction: every store before any answer, in the
+	 * order they came */
+	ck_assert_str_eq(events, "sbdbsasbscsadadbdcda");
+	ck_assert_int_eq(jobs[1].done, 1);
+	ck_assert_int_eq(jobs[1].existed, 0);
+	ck_assert_int_eq(jobs[2].done, -1);
+	ck_assert_str_eq(jobs[2].why, "name: 'bravo' is refused on purpose");
+	ck_assert_int_eq(jobs[3].done, 1);
+	ck_assert_int_eq(jobs[4].done, 1);
+	ck_assert_int_eq(jobs[4].existed, 1);
+	ck_assert_int_eq(jobs[4].id, jobs[1].id);
+	catalog_pool_stop_writes(pool);
+	ck_assert(!catalog_pool_groups_writes(pool));
+	ck_assert_int_eq(catalog_pool_submit(pool, &jobs[1].job), -1);
+	/* read back on a connection of its own: the refused job left nothing */
+	error_init(&err);
+	cat = catalog_open(db_path, &err);
+	ck_assert_msg(cat != NULL, "%s", err.message);
+	ck_assert_int_eq(count_named(cat, "blocker"), 1);
+	ck_assert_int_eq(count_named(cat, "alpha"), 1);
+	ck_assert_int_eq(count_named(cat, "bravo"), 0);
+	ck_assert_int_eq(count_named(cat, "charlie"), 1);
+	catalog_close(cat);
+	catalog_pool_free(pool);
+}
+END_TEST
+
 static void add_tests(TCase *tc)
 {
 	tcase_add_test(tc, migrations_create_the_schema_once);
@@ -379,6 +541,7 @@ static Suite *catalog_suite(void)
 	tcase_add_checked_fixture(tc, setup, teardown);
 	add_tests(tc);
 	tcase_add_test(tc, an_old_catalogue_is_migrated_in_place); /* SQLite's own history */
+	tcase_add_test(tc, grouped_writes_keep_each_job_apart);    /* a local file's writes */
 	suite_add_tcase(s, tc);
 	if (testutil_postgres_wanted()) {
 		tc = tcase_create("postgresql");

@@ -357,6 +357,87 @@ START_TEST(bad_uploads_answer_their_error_and_store_nothing)
 }
 END_TEST
 
+/* Uploads arriving at the same moment (on SQLite, stored by the catalogue's writing thread in
+ * shared transactions): each gets its own answer. The same bytes from six clients: one 201,
+ * five 200, one entry; six different clips: six 201s; four broken ones: 400, nothing stored. */
+START_TEST(uploads_at_once_each_get_their_answer)
+{
+	enum { SAME = 6, DISTINCT = 6, BROKEN = 4, CLIENTS = SAME + DISTINCT + BROKEN };
+	int gate[2], out[CLIENTS][2];
+	pid_t pid[CLIENTS];
+	long status[CLIENTS];
+	long long id[CLIENTS];
+	json_int_t before[3], after[3];
+	int created_same = 0;
+
+	counts(before);
+	ck_assert_int_eq(pipe(gate), 0);
+	for (int i = 0; i < CLIENTS; i++) {
+		ck_assert_int_eq(pipe(out[i]), 0);
+		pid[i] = fork();
+		ck_assert_int_ge(pid[i], 0);
+		if (pid[i] == 0) {
+			char doc[128], byte;
+			const char *names[1] = {"at-once.json"};
+			const void *data[1] = {doc};
+			size_t len;
+			struct http_reply r;
+			json_t *j;
+			long long got = 0;
+			close(gate[1]);
+			if (i < SAME)
+				snprintf(doc, sizeof(doc),
+				         "{\"name\": \"at once\", \"duration\": 1}");
+			else if (i < SAME + DISTINCT)
+				snprintf(doc, sizeof(doc),
+				         "{\"name\": \"at once %d\", \"duration\": 1}", i);
+			else
+				snprintf(doc, sizeof(doc),
+				         "{\"name\": \"broken %d\", \"duration\": ", i);
+			len = strlen(doc);
+			(void)!read(gate[0], &byte, 1); /* all of them start when the gate closes */
+			if (http_upload(&daemon_main, 1, names, data, &len, NULL, &r) != 0)
+				_exit(1);
+			j = http_json(&r);
+			got = first_id(j);
+			dprintf(out[i][1], "%ld %lld\n", r.status, got);
+			json_decref(j);
+			http_reply_cleanup(&r);
+			_exit(0);
+		}
+		close(out[i][1]);
+	}
+	close(gate[0]);
+	close(gate[1]); /* go */
+	for (int i = 0; i < CLIENTS; i++) {
+		char line[64] = "";
+		int wstatus;
+		ssize_t n = read(out[i][0], line, sizeof(line) - 1);
+		line[n > 0 ? n : 0] = '\0';
+		close(out[i][0]);
+		ck_assert_int_eq(waitpid(pid[i], &wstatus, 0), pid[i]);
+		ck_assert_msg(sscanf(line, "%ld %lld", &status[i], &id[i]) == 2, "client %d: '%s'",
+		              i, line);
+	}
+	for (int i = 0; i < SAME; i++) {
+		ck_assert_msg(status[i] == 201 || status[i] == 200, "same bytes: %ld", status[i]);
+		created_same += status[i] == 201;
+		ck_assert_int_eq(id[i], id[0]);
+	}
+	ck_assert_int_eq(created_same, 1);
+	for (int i = SAME; i < SAME + DISTINCT; i++) {
+		ck_assert_int_eq(status[i], 201);
+		for (int k = 0; k < SAME + DISTINCT; k++)
+			ck_assert(k == i || id[k] != id[i]);
+	}
+	for (int i = SAME + DISTINCT; i < CLIENTS; i++)
+		ck_assert_int_eq(status[i], 400);
+	counts(after);
+	ck_assert_int_eq(after[0] - before[0], 1 + DISTINCT);
+	ck_assert_int_eq(after[2] - before[2], 1 + DISTINCT);
+}
+END_TEST
+
 START_TEST(other_bad_requests)
 {
 	json_int_t before[3], after[3];
@@ -1389,6 +1470,7 @@ static void add_catalogue_tests(Suite *s, int backend)
 	tcase_add_test(tc, raw_body_upload_with_query_parameters);
 	tcase_add_test(tc, list_pages_with_a_cursor);
 	tcase_add_test(tc, bad_uploads_answer_their_error_and_store_nothing);
+	tcase_add_test(tc, uploads_at_once_each_get_their_answer);
 	tcase_add_test(tc, other_bad_requests);
 	tcase_add_test(tc, sample_parameters_are_checked);
 	tcase_add_test(tc, static_files_stay_inside_www);

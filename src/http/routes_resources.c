@@ -1,6 +1,7 @@
 /* routes_resources.c: upload, list, get, raw download and delete of catalogue entries. */
 #include <ctype.h>
 #include <inttypes.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -113,38 +114,172 @@ static int upload_was_stored(struct catalog *cat, const struct pending *files, s
 	return 1;
 }
 
-static int store_files(struct request *req, struct catalog *cat, struct pending *files,
-                       size_t count, const unsigned char *skip, json_t *resources, json_t *skipped,
-                       int *created_any, struct error *err);
+/* An upload on its way into the catalogue: decoded on the request's thread, stored by the
+ * catalogue's writing thread with other uploads (catalog_pool_submit), or by the request's
+ * thread itself where writes are not grouped. */
+struct upload_job {
+	struct deferred later; /* first: the server hands this back */
+	struct catalog_job job;
+	struct request *req;
+	struct pending *files;
+	struct upload_sibling *siblings;
+	unsigned char *skip; /* files not stored: a glTF's buffers, unrelated files beside it */
+	size_t count;
+	json_t *resources, *skipped;
+	int created_any;
+};
+
+static void upload_job_free(struct upload_job *u)
+{
+	json_decref(u->resources);
+	json_decref(u->skipped);
+	for (size_t i = 0; u->files && i < u->count; i++) {
+		json_decref(u->files[i].existing);
+		decode_result_cleanup(&u->files[i].decoded);
+	}
+	free(u->files);
+	free(u->siblings);
+	free(u->skip);
+	free(u);
+}
+
+/* The decoded files' rows, inside the caller's transaction: their entries appended to
+ * u->resources (and what bundles skipped to u->skipped); -1 with err set at the first file
+ * that cannot be stored (the caller rolls back). */
+static int store_files(struct upload_job *u, struct catalog *cat, struct error *err)
+{
+	const struct request *req = u->req;
+
+	for (size_t i = 0; i < u->count; i++) {
+		struct pending *p = &u->files[i];
+		struct catalog_upload cu = {p->up.data,
+		                            p->up.length,
+		                            p->sha256,
+		                            p->up.filename,
+		                            request_arg(req, "note"),
+		                            req->user[0] ? req->user : NULL};
+		json_t *entries;
+		int existed = 0;
+
+		if (u->skip[i])
+			continue;
+		if (json_array_size(p->existing) > 0) {
+			mark_status(p->existing, "existing");
+			json_array_extend(u->resources, p->existing);
+			continue;
+		}
+		entries = catalog_put(cat, &cu, &p->decoded, &existed, err);
+		if (!entries) {
+			name_the_file(err, u->count, p->up.filename, i);
+			return -1;
+		}
+		u->created_any |= !existed;
+		json_array_extend(u->resources, entries);
+		json_decref(entries);
+		if (p->decoded.skipped)
+			json_array_extend(u->skipped, p->decoded.skipped);
+	}
+	return 0;
+}
+
+/* 201 with the entries when any was created, 200 when all were there, or the error. */
+static void upload_answer(struct upload_job *u, struct response *resp, const struct error *err)
+{
+	if (err) {
+		response_error(resp, err);
+		return;
+	}
+	response_json(resp, u->created_any ? 201 : 200,
+	              json_pack("{s:O, s:O}", "resources", u->resources, "skipped", u->skipped));
+}
+
+/* Stores the upload in a transaction of its own on the pool's writing connection, all files
+ * or none; -1 with err set when nothing was stored. */
+static int store_alone(struct upload_job *u, struct error *err)
+{
+	struct catalog *writer = catalog_pool_writer(u->req->pool, err);
+	int rc = -1;
+
+	if (!writer)
+		return -1;
+	if (catalog_begin(writer, err) == 0) {
+		if (store_files(u, writer, err) < 0)
+			catalog_rollback(writer);
+		else if (catalog_commit(writer, err) == 0 ||
+		         (err->code == ERROR_UNAVAILABLE &&
+		          upload_was_stored(writer, u->files, u->count, u->skip)))
+			rc = 0;
+	}
+	catalog_pool_release_writer(u->req->pool, writer);
+	return rc;
+}
+
+static int upload_store(struct catalog_job *job, struct catalog *cat, struct error *err)
+{
+	struct upload_job *u =
+	    (struct upload_job *)((char *)job - offsetof(struct upload_job, job));
+	return store_files(u, cat, err);
+}
+
+static void upload_done(struct catalog_job *job, const struct error *err)
+{
+	struct upload_job *u =
+	    (struct upload_job *)((char *)job - offsetof(struct upload_job, job));
+	upload_answer(u, &u->later.answer, err);
+	deferred_answer(&u->later);
+}
+
+/* The connection is suspended: the upload goes to the writing thread, or, when writes are no
+ * longer grouped (the server is stopping), is stored here. */
+static void upload_start(struct deferred *later)
+{
+	struct upload_job *u = (struct upload_job *)later;
+	struct error err;
+
+	if (catalog_pool_submit(u->req->pool, &u->job) == 0)
+		return;
+	error_init(&err);
+	upload_answer(u, &later->answer, store_alone(u, &err) < 0 ? &err : NULL);
+	deferred_answer(later);
+}
+
+static void upload_release(struct deferred *later)
+{
+	upload_job_free((struct upload_job *)later);
+}
 
 void route_upload(struct request *req, struct response *resp)
 {
-	struct catalog *cat = route_catalog(req, resp), *writer;
-	struct pending *files = NULL;
-	struct upload_sibling *siblings = NULL;
-	unsigned char *skip = NULL;
+	struct catalog *cat = route_catalog(req, resp);
+	struct upload_job *u;
+	struct pending *files;
+	struct upload_sibling *siblings;
 	size_t count = req->file_count;
-	json_t *resources = NULL, *skipped = json_array();
-	int created_any = 0, has_gltf = 0, stored;
+	int has_gltf = 0;
 	struct error err;
 
 	error_init(&err);
 	if (!cat)
-		goto done;
+		return;
 	if (count == 0) {
 		error_set(&err, ERROR_BAD_PARAMETER, "file", -1,
 		          "file: no file in the request; send multipart/form-data with a 'file' "
 		          "part (curl -F file=@clip.json), or the bytes as the body with "
 		          "?filename=");
-		goto fail;
+		response_error(resp, &err);
+		return;
 	}
-	files = calloc(count, sizeof(*files));
-	siblings = calloc(count, sizeof(*siblings));
-	skip = calloc(count, 1);
-	if (!files || !siblings || !skip) {
+	u = calloc(1, sizeof(*u));
+	if (!u || !(u->files = calloc(count, sizeof(*u->files))) ||
+	    !(u->siblings = calloc(count, sizeof(*u->siblings))) || !(u->skip = calloc(count, 1)) ||
+	    !(u->resources = json_array()) || !(u->skipped = json_array())) {
 		error_set(&err, ERROR_INTERNAL, NULL, -1, "out of memory");
 		goto fail;
 	}
+	u->req = req;
+	u->count = count;
+	files = u->files;
+	siblings = u->siblings;
 	for (size_t i = 0; i < count; i++) {
 		struct pending *p = &files[i];
 		const struct upload_file *f = &req->files[i];
@@ -177,7 +312,7 @@ void route_upload(struct request *req, struct response *resp)
 		if (!files[i].gltf)
 			continue;
 		has_gltf = 1;
-		if (decode_one(req, files, count, i, 1, skipped, &err) < 0)
+		if (decode_one(req, files, count, i, 1, u->skipped, &err) < 0)
 			goto fail;
 	}
 	for (size_t i = 0; i < count; i++) {
@@ -185,83 +320,31 @@ void route_upload(struct request *req, struct response *resp)
 		if (files[i].gltf)
 			continue;
 		if (siblings[i].used) {
-			skip[i] = 1; /* a glTF's buffer: stored inside it */
+			u->skip[i] = 1; /* a glTF's buffer: stored inside it */
 			continue;
 		}
-		rc = decode_one(req, files, count, i, has_gltf, skipped, &err);
+		rc = decode_one(req, files, count, i, has_gltf, u->skipped, &err);
 		if (rc < 0)
 			goto fail;
-		skip[i] = rc == 1;
+		u->skip[i] = rc == 1;
 	}
-	resources = json_array();
-	writer = catalog_pool_writer(req->pool, &err);
-	if (!writer)
-		goto fail;
-	stored =
-	    store_files(req, writer, files, count, skip, resources, skipped, &created_any, &err);
-	catalog_pool_release_writer(req->pool, writer);
-	if (stored < 0)
-		goto fail;
-	response_json(resp, created_any ? 201 : 200,
-	              json_pack("{s:o, s:o}", "resources", resources, "skipped", skipped));
-	resources = skipped = NULL;
-	goto done;
+	/* stored by the catalogue's writing thread, grouped with other uploads, while this
+	 * thread serves other connections; or here, where writes are not grouped */
+	if (catalog_pool_groups_writes(req->pool)) {
+		u->job.store = upload_store;
+		u->job.done = upload_done;
+		u->later.start = upload_start;
+		u->later.release = upload_release;
+		resp->deferred = &u->later;
+		return;
+	}
+	upload_answer(u, resp, store_alone(u, &err) < 0 ? &err : NULL);
+	upload_job_free(u);
+	return;
 fail:
 	response_error(resp, &err);
-done:
-	json_decref(resources);
-	json_decref(skipped);
-	for (size_t i = 0; files && i < count; i++) {
-		json_decref(files[i].existing);
-		decode_result_cleanup(&files[i].decoded);
-	}
-	free(files);
-	free(siblings);
-	free(skip);
-}
-
-/* The decoded files stored in one transaction (all or none): their entries appended to
- * resources (and what bundles skipped to skipped); -1 with err set when nothing was stored. */
-static int store_files(struct request *req, struct catalog *cat, struct pending *files,
-                       size_t count, const unsigned char *skip, json_t *resources, json_t *skipped,
-                       int *created_any, struct error *err)
-{
-	if (catalog_begin(cat, err) < 0)
-		return -1;
-	for (size_t i = 0; i < count; i++) {
-		struct pending *p = &files[i];
-		struct catalog_upload cu = {p->up.data,
-		                            p->up.length,
-		                            p->sha256,
-		                            p->up.filename,
-		                            request_arg(req, "note"),
-		                            req->user[0] ? req->user : NULL};
-		json_t *entries;
-		int existed = 0;
-
-		if (skip[i])
-			continue;
-		if (json_array_size(p->existing) > 0) {
-			mark_status(p->existing, "existing");
-			json_array_extend(resources, p->existing);
-			continue;
-		}
-		entries = catalog_put(cat, &cu, &p->decoded, &existed, err);
-		if (!entries) {
-			catalog_rollback(cat);
-			name_the_file(err, count, p->up.filename, i);
-			return -1;
-		}
-		*created_any |= !existed;
-		json_array_extend(resources, entries);
-		json_decref(entries);
-		if (p->decoded.skipped)
-			json_array_extend(skipped, p->decoded.skipped);
-	}
-	if (catalog_commit(cat, err) < 0 &&
-	    !(err->code == ERROR_UNAVAILABLE && upload_was_stored(cat, files, count, skip)))
-		return -1;
-	return 0;
+	if (u)
+		upload_job_free(u);
 }
 
 static int parse_positive(const char *text, long long max, long long *out)

@@ -102,10 +102,12 @@ struct request_state {
 	size_t reserved;          /* bytes of srv->buffered this request holds */
 	struct conn_watch *watch; /* its connection, or NULL */
 	struct server *srv;
-	struct error field_error; /* a field given twice, too long, or not text */
-	unsigned argument_count;  /* query arguments seen */
-	const char *allow;        /* the methods of the path, for 405 answers, or NULL */
-	char allow_text[48];      /* where allow points */
+	struct error field_error;  /* a field given twice, too long, or not text */
+	unsigned argument_count;   /* query arguments seen */
+	const char *allow;         /* the methods of the path, for 405 answers, or NULL */
+	char allow_text[48];       /* where allow points */
+	struct deferred *deferred; /* answered from another thread: the connection is suspended
+	                              until deferred_answer */
 };
 
 static void timespec_now(struct timespec *t)
@@ -677,6 +679,11 @@ static void state_free(struct request_state *st)
 {
 	struct request *req = &st->req;
 
+	if (st->deferred) { /* an answer not sent (the connection went away) goes with it */
+		response_discard(&st->deferred->answer);
+		free(st->deferred->answer.disposition);
+		st->deferred->release(st->deferred);
+	}
 	if (st->post)
 		MHD_destroy_post_processor(st->post);
 	for (size_t i = 0; i < req->file_count; i++) {
@@ -1027,6 +1034,11 @@ static enum MHD_Result access_handler(void *cls, struct MHD_Connection *conn, co
 	(void)version;
 	if (!st)
 		return request_begin(srv, conn, url, method, con_cls);
+	if (st->deferred) { /* resumed by deferred_answer: the answer is made */
+		resp = st->deferred->answer;
+		memset(&st->deferred->answer, 0, sizeof(st->deferred->answer));
+		return server_send(st, conn, &resp);
+	}
 	if (*upload_data_size > 0) {
 		request_body(st, upload_data, *upload_data_size);
 		*upload_data_size = 0;
@@ -1065,6 +1077,14 @@ static enum MHD_Result access_handler(void *cls, struct MHD_Connection *conn, co
 		                         "nothing was stored");
 	watch_phase(srv, st->watch, PHASE_ANSWER, 0);
 	st->route->handler(&st->req, &resp);
+	if (resp.deferred) {
+		/* suspended before the work is handed over, so that its answer cannot come first */
+		st->deferred = resp.deferred;
+		st->deferred->connection = conn;
+		MHD_suspend_connection(conn);
+		st->deferred->start(st->deferred);
+		return MHD_YES;
+	}
 	if (resp.status == 0) {
 		struct error err;
 		error_init(&err);
@@ -1072,6 +1092,17 @@ static enum MHD_Result access_handler(void *cls, struct MHD_Connection *conn, co
 		response_error(&resp, &err);
 	}
 	return server_send(st, conn, &resp);
+}
+
+void deferred_answer(struct deferred *d)
+{
+	if (d->answer.status == 0) {
+		struct error err;
+		error_init(&err);
+		error_set(&err, ERROR_INTERNAL, NULL, -1, "the route gave no answer");
+		response_error(&d->answer, &err);
+	}
+	MHD_resume_connection(d->connection);
 }
 
 /* Decodes %XX in a URL in place, except %00: a NUL would cut the path short ("/a.html%00.txt"
@@ -1178,8 +1209,8 @@ struct server *server_start(const struct server_config *cfg, struct catalog_pool
 	struct server *srv = calloc(1, sizeof(*srv));
 	struct sockaddr_storage addr;
 	const union MHD_DaemonInfo *info;
-	unsigned flags =
-	    MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_EPOLL | MHD_USE_ITC | MHD_USE_ERROR_LOG;
+	unsigned flags = MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_EPOLL | MHD_USE_ITC |
+	                 MHD_USE_ERROR_LOG | MHD_ALLOW_SUSPEND_RESUME;
 	int ipv6 = 0;
 
 	if (!srv) {
@@ -1240,6 +1271,9 @@ void server_stop(struct server *srv)
 	__atomic_store_n(&srv->draining, 1, __ATOMIC_RELEASE);
 	for (int i = 0; i < 500 && __atomic_load_n(&srv->in_flight, __ATOMIC_ACQUIRE) > 0; i++)
 		nanosleep(&pause, NULL);
+	/* every upload handed over is stored and its connection resumed: libmicrohttpd aborts
+	 * when it is stopped with a connection still suspended */
+	catalog_pool_stop_writes(srv->pool);
 	MHD_stop_daemon(srv->daemon);
 	if (srv->watchdog_started) {
 		pthread_mutex_lock(&srv->watch_lock);
