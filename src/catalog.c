@@ -267,10 +267,8 @@ static void run_group(struct catalog_pool *pool, struct catalog_job *group)
 				continue;
 			}
 			if (cat->db->ops->in_transaction(cat->db)) {
-				catalog_exec(cat, ST_ROLLBACK_TO, "rolling back a refused upload",
-				             NULL);
-				catalog_exec(cat, ST_RELEASE, "rolling back a refused upload",
-				             NULL);
+				catalog_exec(cat, ST_ROLLBACK_TO, "undoing an upload", NULL);
+				catalog_exec(cat, ST_RELEASE, "undoing an upload", NULL);
 			}
 		}
 		if (error_is_set(&err))
