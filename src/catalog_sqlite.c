@@ -441,8 +441,12 @@ static void sqlite_busy_writer(struct db *base)
 
 	if (db->checkpointer || !path || !*path || !(c = calloc(1, sizeof(*c))))
 		return;
+	/* a connection checkpoints only once it has read the database and knows it is in WAL
+	 * mode: until then sqlite3_wal_checkpoint_v2 does nothing and says SQLITE_OK */
 	if (sqlite3_open_v2(path, &c->conn, SQLITE_OPEN_READWRITE | SQLITE_OPEN_NOMUTEX, NULL) !=
-	    SQLITE_OK) {
+	        SQLITE_OK ||
+	    sqlite3_exec(c->conn, "SELECT count(*) FROM sqlite_schema", NULL, NULL, NULL) !=
+	        SQLITE_OK) {
 		sqlite3_close(c->conn);
 		free(c);
 		return; /* SQLite goes on checkpointing after commits */

@@ -6,6 +6,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <time.h>
 
 #include "catalog.h"
 #include "format.h"
@@ -523,6 +525,48 @@ START_TEST(grouped_writes_keep_each_job_apart)
 }
 END_TEST
 
+static long long file_size(const char *path)
+{
+	struct stat st;
+	return stat(path, &st) == 0 ? (long long)st.st_size : -1;
+}
+
+/* A busy writer's WAL is copied into the database file by a thread of its own while the
+ * writer goes on: the file grows although the writer never checkpoints (it does so itself
+ * only past 16,000 frames). */
+START_TEST(the_checkpointer_copies_the_wal_beside_the_writer)
+{
+	struct catalog_pool *pool = catalog_pool_create(db_path);
+	struct catalog *writer;
+	struct error err;
+	char wal[600];
+	long long before;
+	int grew = 0;
+
+	ck_assert_ptr_nonnull(pool);
+	error_init(&err);
+	writer = catalog_pool_writer(pool, &err);
+	ck_assert_msg(writer != NULL, "%s", err.message);
+	before = file_size(db_path);
+	for (int i = 0; i < 300; i++) { /* two transactions each: some 4,000 frames */
+		char name[32];
+		snprintf(name, sizeof(name), "clip %d", i);
+		put_clip(writer, name, (float)i);
+	}
+	snprintf(wal, sizeof(wal), "%s-wal", db_path);
+	ck_assert_int_gt(file_size(wal), 1000LL * 4096);
+	for (int tries = 0; tries < 300 && !grew; tries++) {
+		struct timespec pause = {0, 10 * 1000 * 1000};
+		grew = file_size(db_path) > before + 100LL * 4096;
+		nanosleep(&pause, NULL);
+	}
+	ck_assert_msg(grew, "the database file stayed at %lld bytes (%lld before), the WAL at %lld",
+	              file_size(db_path), before, file_size(wal));
+	catalog_pool_release_writer(pool, writer);
+	catalog_pool_free(pool);
+}
+END_TEST
+
 static void add_tests(TCase *tc)
 {
 	tcase_add_test(tc, migrations_create_the_schema_once);
@@ -542,6 +586,7 @@ static Suite *catalog_suite(void)
 	add_tests(tc);
 	tcase_add_test(tc, an_old_catalogue_is_migrated_in_place); /* SQLite's own history */
 	tcase_add_test(tc, grouped_writes_keep_each_job_apart);    /* a local file's writes */
+	tcase_add_test(tc, the_checkpointer_copies_the_wal_beside_the_writer);
 	suite_add_tcase(s, tc);
 	if (testutil_postgres_wanted()) {
 		tc = tcase_create("postgresql");
