@@ -167,6 +167,8 @@ struct catalog_pool *catalog_pool_create(const char *target)
 	pthread_mutex_init(&pool->jobs_lock, NULL);
 	pthread_cond_init(&pool->jobs_wake, NULL);
 	pool->jobs_tail = &pool->jobs;
+	pool->group_state =
+	    db_is_postgres(target) ? -1 : 0; /* a server's writers go side by side */
 	return pool;
 }
 
@@ -218,10 +220,8 @@ struct catalog *catalog_pool_get(struct catalog_pool *pool, struct error *err)
 
 struct catalog *catalog_pool_writer(struct catalog_pool *pool, struct error *err)
 {
-	struct catalog *own = catalog_pool_get(pool, err);
-
-	if (!own || own->db->ops->remote)
-		return own;
+	if (db_is_postgres(pool->target)) /* writers side by side, each on its own */
+		return catalog_pool_get(pool, err);
 	pthread_mutex_lock(&pool->writer_lock);
 	if (!pool->writer && (pool->writer = pool_open(pool, err)) != NULL &&
 	    pool->writer->db->ops->busy_writer)
@@ -326,7 +326,7 @@ int catalog_pool_groups_writes(struct catalog_pool *pool)
 	pthread_mutex_lock(&pool->jobs_lock);
 	state = pool->group_state;
 	pthread_mutex_unlock(&pool->jobs_lock);
-	return state >= 0 && !db_is_postgres(pool->target);
+	return state >= 0;
 }
 
 int catalog_pool_submit(struct catalog_pool *pool, struct catalog_job *job)
@@ -335,10 +335,8 @@ int catalog_pool_submit(struct catalog_pool *pool, struct catalog_job *job)
 
 	pthread_mutex_lock(&pool->jobs_lock);
 	if (pool->group_state == 0) {
-		pool->group_state = -1; /* unless a local file's thread starts */
-		if (!db_is_postgres(pool->target) &&
-		    pthread_create(&pool->group_thread, NULL, group_main, pool) == 0)
-			pool->group_state = 1;
+		pool->group_state =
+		    pthread_create(&pool->group_thread, NULL, group_main, pool) == 0 ? 1 : -1;
 	}
 	if (pool->group_state > 0) {
 		job->next = NULL;

@@ -214,17 +214,19 @@ static int store_alone(struct upload_job *u, struct error *err)
 	return rc;
 }
 
+static struct upload_job *job_upload(struct catalog_job *job)
+{
+	return (struct upload_job *)((char *)job - offsetof(struct upload_job, job));
+}
+
 static int upload_store(struct catalog_job *job, struct catalog *cat, struct error *err)
 {
-	struct upload_job *u =
-	    (struct upload_job *)((char *)job - offsetof(struct upload_job, job));
-	return store_files(u, cat, err);
+	return store_files(job_upload(job), cat, err);
 }
 
 static void upload_done(struct catalog_job *job, const struct error *err)
 {
-	struct upload_job *u =
-	    (struct upload_job *)((char *)job - offsetof(struct upload_job, job));
+	struct upload_job *u = job_upload(job);
 	upload_answer(u, &u->later.answer, err);
 	deferred_answer(&u->later);
 }

@@ -1022,6 +1022,19 @@ static void request_body(struct request_state *st, const char *data, size_t size
 		st->too_large = 1;
 }
 
+/* What a route answered, or 500 when it gave nothing. */
+static enum MHD_Result send_route_answer(struct request_state *st, struct MHD_Connection *conn,
+                                         struct response *resp)
+{
+	if (resp->status == 0) {
+		struct error err;
+		error_init(&err);
+		error_set(&err, ERROR_INTERNAL, NULL, -1, "the route gave no answer");
+		response_error(resp, &err);
+	}
+	return server_send(st, conn, resp);
+}
+
 static enum MHD_Result access_handler(void *cls, struct MHD_Connection *conn, const char *url,
                                       const char *method, const char *version,
                                       const char *upload_data, size_t *upload_data_size,
@@ -1037,7 +1050,7 @@ static enum MHD_Result access_handler(void *cls, struct MHD_Connection *conn, co
 	if (st->deferred) { /* resumed by deferred_answer: the answer is made */
 		resp = st->deferred->answer;
 		memset(&st->deferred->answer, 0, sizeof(st->deferred->answer));
-		return server_send(st, conn, &resp);
+		return send_route_answer(st, conn, &resp);
 	}
 	if (*upload_data_size > 0) {
 		request_body(st, upload_data, *upload_data_size);
@@ -1085,23 +1098,11 @@ static enum MHD_Result access_handler(void *cls, struct MHD_Connection *conn, co
 		st->deferred->start(st->deferred);
 		return MHD_YES;
 	}
-	if (resp.status == 0) {
-		struct error err;
-		error_init(&err);
-		error_set(&err, ERROR_INTERNAL, NULL, -1, "the route gave no answer");
-		response_error(&resp, &err);
-	}
-	return server_send(st, conn, &resp);
+	return send_route_answer(st, conn, &resp);
 }
 
 void deferred_answer(struct deferred *d)
 {
-	if (d->answer.status == 0) {
-		struct error err;
-		error_init(&err);
-		error_set(&err, ERROR_INTERNAL, NULL, -1, "the route gave no answer");
-		response_error(&d->answer, &err);
-	}
 	MHD_resume_connection(d->connection);
 }
 
