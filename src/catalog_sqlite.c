@@ -16,6 +16,7 @@
 #include "buf.h"
 #include "catalog_backend.h"
 #include "schema.h"
+#include "sqlite_wal.h"
 
 static const char *const statement_sql[ST_COUNT] = {
     [ST_BEGIN] = "BEGIN IMMEDIATE",
@@ -154,7 +155,10 @@ struct sqlite_stmt {
 /* The WAL's bound, 64 MiB of 4 KiB pages: the writer finishes a checkpoint itself (with its
  * fsync) only this rarely. At 4000 frames it did so often enough to cost uploads 20%. */
 #define CHECKPOINT_LIMIT 16000
-#define CHECKPOINT_STEP  500
+/* Woken again only after this many more frames: a page written often (a table's last leaf,
+ * the short indexes') is copied once a step, so every 4000 frames costs the checkpointer
+ * about half of what every 500 did (uploads: 13 against 27 us of its CPU each). */
+#define CHECKPOINT_STEP 4000
 struct checkpointer {
 	sqlite3 *conn; /* its own connection */
 	pthread_t thread;
@@ -443,8 +447,8 @@ static void sqlite_busy_writer(struct db *base)
 		return;
 	/* a connection checkpoints only once it has read the database and knows it is in WAL
 	 * mode: until then sqlite3_wal_checkpoint_v2 does nothing and says SQLITE_OK */
-	if (sqlite3_open_v2(path, &c->conn, SQLITE_OPEN_READWRITE | SQLITE_OPEN_NOMUTEX, NULL) !=
-	        SQLITE_OK ||
+	if (sqlite3_open_v2(path, &c->conn, SQLITE_OPEN_READWRITE | SQLITE_OPEN_NOMUTEX,
+	                    sqlite_wal_vfs()) != SQLITE_OK ||
 	    sqlite3_exec(c->conn, "SELECT count(*) FROM sqlite_schema", NULL, NULL, NULL) !=
 	        SQLITE_OK) {
 		sqlite3_close(c->conn);
@@ -596,7 +600,7 @@ struct db *db_sqlite_open(const char *path, struct error *err)
 	db->base.ops = &sqlite_ops;
 	if (sqlite3_open_v2(path, &db->conn,
 	                    SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX,
-	                    NULL) != SQLITE_OK) {
+	                    sqlite_wal_vfs()) != SQLITE_OK) {
 		error_set(err, ERROR_INTERNAL, NULL, -1, "catalogue: cannot open %s: %s", path,
 		          db->conn ? sqlite3_errmsg(db->conn) : "out of memory");
 		goto fail;

@@ -9,7 +9,7 @@ src=${ANIMDEX_SRCDIR:-.}
 build=$(pwd)
 list=${MUTANTS:-$src/tests/mutants.txt}
 programs="check_reader check_hash check_curve check_render check_radient check_zouna check_gltf \
-check_burnout check_catalog check_regressions check_upgrade check_answers check_http check_crash \
+check_sqlite_wal check_burnout check_catalog check_regressions check_upgrade check_answers check_http check_crash \
 check_export check_hostile"
 export ANIMDEXD="$build/animdexd" ANIMDEX_SRCDIR="$src" CK_VERBOSITY=silent CK_DEFAULT_TIMEOUT=120
 export ANIMDEX_FIXTURES=${ANIMDEX_FIXTURES:-$src/../shared/fixtures}
