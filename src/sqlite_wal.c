@@ -12,10 +12,12 @@
  * - and, whatever the frames look like, at the shared-memory barrier of the thread that
  *   wrote them: SQLite publishes a commit by copying the WAL index header between two
  *   xShmBarrier calls on the database file (walIndexWriteHdr), after writing its frames on
- *   the same thread, so no reader can be told of a frame that is not in the file yet.
- * Database files pass everything through but that barrier; other files (journals, temporary
- * files) are the default VFS's own. Frames written out of order (a page written again within
- * its transaction, checksums rewritten) flush the buffer and go straight through. */
+ *   the same thread, so no reader can be told of a frame that is not in the file yet;
+ * - and when the write lock is given up, so that frames a rolled-back transaction spilled
+ *   cannot land after the next writer's, in their places.
+ * Database files pass everything through but that barrier and lock; other files (journals,
+ * temporary files) are the default VFS's own. Frames written out of order (a page written again
+ * within its transaction, checksums rewritten) flush the buffer and go straight through. */
 #include "sqlite_wal.h"
 
 #include <pthread.h>
@@ -269,19 +271,34 @@ static int pass_unfetch(sqlite3_file *f, sqlite3_int64 offset, void *page)
 	return REAL(f)->pMethods->xUnfetch(REAL(f), offset, page);
 }
 
+/* Writes the frames held by WAL files: those written on this thread, or all. */
+static void flush_pending(int this_thread_only)
+{
+	if (__atomic_load_n(&pending_count, __ATOMIC_ACQUIRE) == 0)
+		return;
+	pthread_mutex_lock(&pending_lock);
+	for (struct wal_file *w = pending, *next; w; w = next) {
+		next = w->next;
+		if (!this_thread_only || pthread_equal(w->writer, pthread_self()))
+			flush_locked(w);
+	}
+	pthread_mutex_unlock(&pending_lock);
+}
+
 /* Before a commit is published: this thread's held frames go out (see the top). */
 static void db_shm_barrier(sqlite3_file *f)
 {
-	if (__atomic_load_n(&pending_count, __ATOMIC_ACQUIRE) != 0) {
-		pthread_mutex_lock(&pending_lock);
-		for (struct wal_file *w = pending, *next; w; w = next) {
-			next = w->next;
-			if (pthread_equal(w->writer, pthread_self()))
-				flush_locked(w);
-		}
-		pthread_mutex_unlock(&pending_lock);
-	}
+	flush_pending(1);
 	REAL(f)->pMethods->xShmBarrier(REAL(f));
+}
+
+/* The write lock (lock 0) given up: frames still held, those a rolled-back transaction
+ * spilled, go out now, before the next writer can write its own frames in their places. */
+static int db_shm_lock(sqlite3_file *f, int offset, int n, int flags)
+{
+	if (offset == 0 && (flags & SQLITE_SHM_UNLOCK))
+		flush_pending(0);
+	return REAL(f)->pMethods->xShmLock(REAL(f), offset, n, flags);
 }
 
 static void wal_shm_barrier(sqlite3_file *f)
@@ -304,7 +321,7 @@ static const sqlite3_io_methods db_methods = {
     pass_sector_size,
     pass_device_characteristics,
     pass_shm_map,
-    pass_shm_lock,
+    db_shm_lock,
     db_shm_barrier,
     pass_shm_unmap,
     pass_fetch,

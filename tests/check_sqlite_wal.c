@@ -267,6 +267,48 @@ START_TEST(a_rolled_back_spill_leaves_nothing)
 }
 END_TEST
 
+static void *second_writer(void *arg)
+{
+	sqlite3 *db = NULL;
+
+	(void)arg;
+	if (sqlite3_open_v2(path, &db, SQLITE_OPEN_READWRITE, sqlite_wal_vfs()) == SQLITE_OK)
+		sqlite3_exec(db,
+		             "WITH RECURSIVE i(v) AS (SELECT 5000 UNION ALL SELECT v + 1 FROM i "
+		             "WHERE v < 5039) INSERT INTO t (k, body) "
+		             "SELECT v, substr(hex(zeroblob(1500)), 1, 1500) || 'x' FROM i",
+		             NULL, NULL, NULL);
+	sqlite3_close(db);
+	return NULL;
+}
+
+/* Frames a rolled-back transaction spilled must not land after the write lock is given up:
+ * the next writer, another connection, writes its own frames at the same places. */
+START_TEST(a_rolled_back_spill_cannot_overwrite_the_next_writer)
+{
+	sqlite3 *first = open_writer();
+
+	exec(first, "PRAGMA cache_size = 20; CREATE TABLE t (k INTEGER PRIMARY KEY, body BLOB)");
+	insert_rows(first, 1, 10, 100);
+	/* the WAL emptied: undoing the spill reloads pages from the database file alone */
+	exec(first, "PRAGMA wal_checkpoint(TRUNCATE)");
+	exec(first, "BEGIN");
+	insert_rows(first, 100, 60, 1500); /* a few pages spilled, and held */
+	exec(first, "ROLLBACK");
+	pthread_t other; /* another thread: its barriers do not write this one's frames */
+	ck_assert_int_eq(pthread_create(&other, NULL, second_writer, NULL), 0);
+	pthread_join(other, NULL);
+	/* the first connection reads again: whatever it held must have gone out before */
+	ck_assert_int_eq(read_now("SELECT count(*) FROM t").column[0], 50);
+	exec(first, "SELECT count(*) FROM t");
+	ck_assert_int_eq(read_now("SELECT count(*), sum(length(body)) FROM t").column[1],
+	                 10 * 101 + 40 * 1501);
+	sqlite3_close(first);
+	ck_assert_int_eq(read_now("SELECT count(*), sum(length(body)) FROM t").column[1],
+	                 10 * 101 + 40 * 1501);
+}
+END_TEST
+
 START_TEST(a_full_disk_fails_the_commit_and_keeps_the_last_one)
 {
 	sqlite3 *writer = open_writer();
@@ -371,6 +413,7 @@ static Suite *sqlite_wal_suite(void)
 	tcase_add_test(tc, what_a_writer_commits_is_whole_for_a_reader);
 	tcase_add_test(tc, large_and_spilled_transactions_commit_whole);
 	tcase_add_test(tc, a_rolled_back_spill_leaves_nothing);
+	tcase_add_test(tc, a_rolled_back_spill_cannot_overwrite_the_next_writer);
 	tcase_add_test(tc, a_full_disk_fails_the_commit_and_keeps_the_last_one);
 	suite_add_tcase(s, tc);
 	return s;
