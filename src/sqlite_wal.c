@@ -3,21 +3,23 @@
  * SQLite writes each WAL frame with two pwrite calls, its 24-byte header and then its page,
  * so a group commit of 22 pages costs 44 system calls: about a quarter of the writing
  * thread's time here, where a system call costs several microseconds. This VFS wraps the
- * platform's default one. A WAL file keeps writes that continue one another in a buffer and
- * hands them to the kernel with one call:
+ * platform's default one. A WAL file holds whole frames written one after the other (a
+ * header, then its page just after it) in a buffer and hands them to the kernel with one
+ * call:
  * - once the page of a commit frame is written (a frame header whose "database size after
  *   commit" field is not zero), so that a failed write fails that commit, as before;
  * - before any other operation on the WAL file (read, sync, size, truncate, close...), and
  *   before a write that does not continue the buffer or would overflow it;
- * - and, whatever the frames look like, at the shared-memory barrier of the thread that
- *   wrote them: SQLite publishes a commit by copying the WAL index header between two
+ * - at the shared-memory barrier of the thread that wrote them, a second guard for the
+ *   first: SQLite publishes a commit by copying the WAL index header between two
  *   xShmBarrier calls on the database file (walIndexWriteHdr), after writing its frames on
  *   the same thread, so no reader can be told of a frame that is not in the file yet;
  * - and when the write lock is given up, so that frames a rolled-back transaction spilled
  *   cannot land after the next writer's, in their places.
- * Database files pass everything through but that barrier and lock; other files (journals,
- * temporary files) are the default VFS's own. Frames written out of order (a page written again
- * within its transaction, checksums rewritten) flush the buffer and go straight through. */
+ * Every other write (the log's own header, a page written again within its transaction,
+ * checksums rewritten) goes straight through, after what is held. Database files pass
+ * everything through but that barrier and lock; other files (journals, temporary files) are
+ * the default VFS's own. */
 #include "sqlite_wal.h"
 
 #include <pthread.h>
@@ -34,7 +36,8 @@ struct wal_file {
 	char *buffer;       /* WAL files: SQLITE_WAL_BUFFER bytes, from the first write */
 	size_t length;      /* bytes held, to be written at `offset` */
 	sqlite3_int64 offset;
-	int commit_frame;             /* the last write was the header of a commit frame */
+	int header_held;              /* the last bytes held are a frame's header */
+	int commit_frame;             /* ... of a commit frame */
 	pthread_t writer;             /* the thread whose writes are held */
 	struct wal_file *prev, *next; /* in `pending` while length > 0 */
 };
@@ -61,7 +64,7 @@ static int flush_locked(struct wal_file *f)
 		return SQLITE_OK;
 	rc = f->real->pMethods->xWrite(f->real, f->buffer, (int)f->length, f->offset);
 	f->length = 0;
-	f->commit_frame = 0;
+	f->header_held = f->commit_frame = 0;
 	if (f->prev)
 		f->prev->next = f->next;
 	else
@@ -83,42 +86,54 @@ static int flush(struct wal_file *f)
 	return rc;
 }
 
+/* Appends to what f holds; pending_lock held, room checked. */
+static void hold(struct wal_file *f, const void *data, size_t size, sqlite3_int64 offset)
+{
+	if (f->length == 0) {
+		f->offset = offset;
+		f->writer = pthread_self();
+		f->next = pending;
+		if (pending)
+			pending->prev = f;
+		pending = f;
+		__atomic_add_fetch(&pending_count, 1, __ATOMIC_RELEASE);
+	}
+	memcpy(f->buffer + f->length, data, size);
+	f->length += size;
+}
+
+/* Only whole frames are held, written the way SQLite writes them: a 24-byte header, then its
+ * page just after it, on the same thread. Anything else (the log's own header, a page written
+ * again in place, a frame in one piece) goes straight through, after what is held. */
 static int wal_write(sqlite3_file *file, const void *data, int n, sqlite3_int64 offset)
 {
 	struct wal_file *f = (struct wal_file *)file;
 	size_t size = (size_t)n;
-	int rc = SQLITE_OK, was_commit_frame;
+	int rc = SQLITE_OK, header = size == FRAME_HEADER, follows, page, commit;
 
 	pthread_mutex_lock(&pending_lock);
-	was_commit_frame = f->commit_frame;
-	if (f->length &&
-	    (offset != f->offset + (sqlite3_int64)f->length ||
-	     f->length + size > SQLITE_WAL_BUFFER || !pthread_equal(f->writer, pthread_self())))
+	follows = f->length && offset == f->offset + (sqlite3_int64)f->length &&
+	          pthread_equal(f->writer, pthread_self());
+	page = !header && follows && f->header_held;
+	commit = page && f->commit_frame;
+	if (f->length && (!follows || !(header || page) || f->length + size > SQLITE_WAL_BUFFER))
 		rc = flush_locked(f);
-	if (rc == SQLITE_OK && !f->buffer && size <= SQLITE_WAL_BUFFER)
+	if (rc == SQLITE_OK && header && !f->buffer)
 		f->buffer = malloc(SQLITE_WAL_BUFFER);
 	if (rc != SQLITE_OK) {
 		/* the held bytes failed: so does this write */
-	} else if (!f->buffer || size > SQLITE_WAL_BUFFER) {
-		rc = f->real->pMethods->xWrite(f->real, data, n, offset);
-	} else {
-		if (f->length == 0) {
-			f->offset = offset;
-			f->writer = pthread_self();
-			f->next = pending;
-			if (pending)
-				pending->prev = f;
-			pending = f;
-			__atomic_add_fetch(&pending_count, 1, __ATOMIC_RELEASE);
-		}
-		memcpy(f->buffer + f->length, data, size);
-		f->length += size;
-		if (size == FRAME_HEADER) {
-			const unsigned char *h = data; /* big-endian database size after commit */
-			f->commit_frame = (h[4] | h[5] | h[6] | h[7]) != 0;
-		} else if (was_commit_frame) {
+	} else if (header && f->buffer) {
+		const unsigned char *h = data; /* big-endian database size after commit */
+		hold(f, data, size, offset);
+		f->header_held = 1;
+		f->commit_frame = (h[4] | h[5] | h[6] | h[7]) != 0;
+	} else if (page && f->length) {
+		hold(f, data, size, offset);
+		f->header_held = 0;
+		if (commit)
 			rc = flush_locked(f); /* the commit frame's page: the commit is whole */
-		}
+	} else {
+		rc = f->real->pMethods->xWrite(f->real, data, n, offset);
 	}
 	pthread_mutex_unlock(&pending_lock);
 	return rc;
