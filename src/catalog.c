@@ -489,11 +489,8 @@ static int insert_track(struct catalog *cat, int64_t id, const struct resource *
  * memory. */
 static int stored_texts(const struct resource *res, char **structure_text, char **assumed_text)
 {
-	json_t *structure = render_structure(res);
-
-	*structure_text = structure ? render_json_stored(structure) : NULL;
+	*structure_text = render_structure_stored(res);
 	*assumed_text = render_json_stored(res->assumed);
-	json_decref(structure);
 	if (*structure_text && *assumed_text)
 		return 0;
 	free(*structure_text);

@@ -737,6 +737,131 @@ char *render_json_stored(const json_t *json)
 	return buf_steal(&b, NULL);
 }
 
+/* An integer as stored_value_text writes a JSON_INTEGER. */
+static void stored_int_text(struct buf *b, json_int_t v)
+{
+	if (v >= 0)
+		buf_put_uint(b, (unsigned long long)v);
+	else
+		buf_printf(b, "%" JSON_INTEGER_FORMAT, v);
+}
+
+/* What render_u64 makes, stored. */
+static void stored_u64_text(struct buf *b, uint64_t v)
+{
+	char text[24];
+
+	if (v <= (uint64_t)INT64_MAX) {
+		buf_put_uint(b, v);
+		return;
+	}
+	stored_string_text(b, text, (size_t)snprintf(text, sizeof(text), "%" PRIu64, v));
+}
+
+/* A string or null, stored; -1 when it is not UTF-8. */
+static int stored_name_text(struct buf *b, const char *s)
+{
+	if (!s) {
+		buf_puts(b, "null");
+		return 0;
+	}
+	return stored_string_text(b, s, strlen(s));
+}
+
+/* render_structure's tree as it is stored, key for key in its order; -1 where jansson would
+ * have refused a value (text that is not UTF-8, a real that is not finite): render_structure
+ * drops such a target or sampler, or gives no tree at all, and its own way is then taken. */
+static int structure_text(struct buf *b, const struct resource *res)
+{
+	const struct clip *clip = &res->clip;
+
+	if (!isfinite(clip->duration))
+		return -1;
+	buf_puts(b, "{\"clip\":{\"name\":");
+	if (stored_name_text(b, clip->name) < 0)
+		return -1;
+	buf_puts(b, ",\"duration\":");
+	stored_real_text(b, clip->duration);
+	buf_puts(b, ",\"targets\":[");
+	for (size_t i = 0; i < clip->target_count; i++) {
+		const struct target *t = &clip->targets[i];
+		buf_puts(b, i ? ",{\"schema\":" : "{\"schema\":");
+		if (stored_string_text(b, t->schema, strlen(t->schema)) < 0)
+			return -1;
+		buf_puts(b, ",\"object\":");
+		stored_u64_text(b, t->object);
+		buf_puts(b, ",\"name\":");
+		if (stored_name_text(b, t->name) < 0)
+			return -1;
+		buf_putc(b, '}');
+	}
+	buf_puts(b, "],\"samplers\":[");
+	for (size_t i = 0; i < clip->sampler_count; i++) {
+		const struct sampler *s = &clip->samplers[i];
+		const char *type = value_type_name(s->type),
+		           *interp = interpolation_name(s->interp);
+		const char *semantic = semantic_name(s->semantic);
+		double first = (double)s->times[0], last = (double)s->times[s->key_count - 1];
+		if (!type || !interp || !semantic || !isfinite(first) || !isfinite(last))
+			return -1;
+		buf_puts(b, i ? ",{\"value\":{\"type\":" : "{\"value\":{\"type\":");
+		stored_string_text(b, type, strlen(type));
+		buf_puts(b, ",\"array_size\":");
+		stored_int_text(b, (json_int_t)s->array_size);
+		buf_puts(b, "},\"interpolation\":");
+		stored_string_text(b, interp, strlen(interp));
+		buf_puts(b, ",\"semantic\":");
+		stored_string_text(b, semantic, strlen(semantic));
+		buf_puts(b, ",\"keyframe_count\":");
+		stored_int_text(b, (json_int_t)s->key_count);
+		buf_puts(b, ",\"value_data_size\":");
+		stored_int_text(b, (json_int_t)s->value_bytes);
+		buf_puts(b, ",\"time_range\":[");
+		stored_real_text(b, first);
+		buf_putc(b, ',');
+		stored_real_text(b, last);
+		buf_puts(b, "]}");
+	}
+	buf_puts(b, "],\"channels\":[");
+	for (size_t i = 0; i < clip->channel_count; i++) {
+		const struct channel *c = &clip->channels[i];
+		buf_puts(b, i ? ",{\"target\":" : "{\"target\":");
+		stored_int_text(b, (json_int_t)c->target);
+		buf_puts(b, ",\"property\":");
+		stored_u64_text(b, c->property);
+		buf_puts(b, ",\"first_array_element\":");
+		stored_int_text(b, (json_int_t)c->first_element);
+		buf_puts(b, ",\"sampler\":");
+		stored_int_text(b, (json_int_t)c->sampler);
+		buf_putc(b, '}');
+	}
+	buf_puts(b, "]}");
+	if (res->metadata) {
+		buf_puts(b, ",\"metadata\":");
+		if (stored_value_text(b, res->metadata) < 0)
+			return -1;
+	}
+	buf_putc(b, '}');
+	return 0;
+}
+
+char *render_structure_stored(const struct resource *res)
+{
+	struct buf b;
+	json_t *tree;
+	char *text;
+
+	buf_init(&b, (size_t)1 << 31);
+	buf_reserve(&b, 2048);
+	if (structure_text(&b, res) == 0 && !b.overflow)
+		return buf_steal(&b, NULL);
+	buf_cleanup(&b);
+	tree = render_structure(res);
+	text = tree ? render_json_stored(tree) : NULL;
+	json_decref(tree);
+	return text;
+}
+
 /* UTF-8 */
 
 /* The length of the valid UTF-8 sequence at s (n bytes left), or 0 when it is not one. */

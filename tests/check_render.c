@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "model.h"
 #include "render.h"
 
 /* The obviously right and slow way: the shortest %.Ng that reads back. */
@@ -224,6 +225,114 @@ START_TEST(stored_texts_are_what_jansson_writes)
 }
 END_TEST
 
+/* A name, or NULL; now and then with a byte that is not UTF-8. */
+static char *random_name(uint64_t *rng)
+{
+	char text[160];
+	size_t n;
+
+	if (next_random(rng) % 4 == 0)
+		return NULL;
+	n = random_text(rng, text, 0);
+	if (next_random(rng) % 40 == 0)
+		text[n++] = '\xff', text[n] = '\0';
+	return strdup(text);
+}
+
+static float random_time(uint64_t *rng)
+{
+	static const float edges[] = {0.0f, 0.1f, 1.9144f, 1.0f / 3.0f, 1e-7f, 3.4e38f, 12.5f};
+	if (next_random(rng) % 60 == 0)
+		return next_random(rng) % 2 ? NAN : INFINITY;
+	return edges[next_random(rng) % (sizeof(edges) / sizeof(*edges))];
+}
+
+static uint64_t random_u64(uint64_t *rng)
+{
+	uint64_t v = next_random(rng);
+	return next_random(rng) % 3 ? v % 100000 : v; /* above 2^63 - 1 half the time */
+}
+
+/* A resource of every shape render_structure knows, and some it refuses. */
+static struct resource *random_resource(uint64_t *rng)
+{
+	struct resource *res = resource_create("radient", "RadientAnimationClip");
+	struct clip *c = &res->clip;
+	static const double durations[] = {0.0, 1.0 / 3.0, 1e-7, 1e30, 12.5, 0.033333335071802139};
+
+	c->name = random_name(rng);
+	c->duration = next_random(rng) % 50 == 0
+	                  ? NAN
+	                  : durations[next_random(rng) % (sizeof(durations) / sizeof(*durations))];
+	c->target_count = next_random(rng) % 4;
+	c->targets = calloc(c->target_count + 1, sizeof(*c->targets));
+	for (size_t i = 0; i < c->target_count; i++) {
+		char *schema = random_name(rng);
+		snprintf(c->targets[i].schema, sizeof(c->targets[i].schema), "%s",
+		         schema ? schema : "E4ADD320-EECA-439F-A6C3-1D8A25AEFBC3");
+		free(schema);
+		c->targets[i].object = random_u64(rng);
+		c->targets[i].name = random_name(rng);
+	}
+	c->sampler_count = next_random(rng) % 4;
+	c->samplers = calloc(c->sampler_count + 1, sizeof(*c->samplers));
+	for (size_t i = 0; i < c->sampler_count; i++) {
+		struct sampler *sm = &c->samplers[i];
+		sm->type = (enum value_type)(next_random(rng) % VALUE_TYPE_COUNT);
+		sm->array_size = 1 + (uint32_t)(next_random(rng) % 3);
+		sm->interp = (enum interpolation)(next_random(rng) % 3);
+		sm->semantic = (enum semantic)(next_random(rng) % 2);
+		sm->key_count = 1 + (uint32_t)(next_random(rng) % 4);
+		sm->times = malloc(sm->key_count * sizeof(float));
+		for (uint32_t k = 0; k < sm->key_count; k++)
+			sm->times[k] = random_time(rng);
+		sm->value_bytes = (size_t)(next_random(rng) % 100000);
+	}
+	c->channel_count = next_random(rng) % 4;
+	c->channels = calloc(c->channel_count + 1, sizeof(*c->channels));
+	for (size_t i = 0; i < c->channel_count; i++) {
+		c->channels[i].target = (uint32_t)next_random(rng);
+		c->channels[i].property = random_u64(rng);
+		c->channels[i].first_element = (uint32_t)(next_random(rng) % 5);
+		c->channels[i].sampler = (uint32_t)(next_random(rng) % 4);
+	}
+	if (next_random(rng) % 3 == 0) {
+		res->metadata = json_object();
+		json_object_set_new(res->metadata, "header", random_json(rng, 1));
+		json_object_set_new(res->metadata, "count",
+		                    json_integer((json_int_t)(next_random(rng) % 9)));
+	}
+	return res;
+}
+
+START_TEST(the_stored_structure_is_the_tree_written)
+{
+	uint64_t rng = 0x2545f4914f6cdd1du;
+	size_t compared = 0, refused = 0;
+
+	for (int i = 0; i < 20000; i++) {
+		struct resource *res = random_resource(&rng);
+		json_t *tree = render_structure(res);
+		char *want = tree ? render_json_stored(tree) : NULL,
+		     *got = render_structure_stored(res);
+		if (want) {
+			ck_assert_msg(got != NULL, "no text where the tree gives %s", want);
+			ck_assert_str_eq(got, want);
+			compared++;
+		} else {
+			ck_assert_msg(got == NULL, "a text where the tree gives none: %s", got);
+			refused++;
+		}
+		free(want);
+		free(got);
+		json_decref(tree);
+		resource_free(res);
+	}
+	ck_assert_uint_gt(compared, 15000);
+	ck_assert_uint_gt(refused, 10);
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("render");
@@ -235,6 +344,7 @@ int main(void)
 	tcase_add_test(tc, random_floats_round_trip_with_the_fewest_digits);
 	tcase_add_test(tc, known_texts);
 	tcase_add_test(tc, stored_texts_are_what_jansson_writes);
+	tcase_add_test(tc, the_stored_structure_is_the_tree_written);
 	suite_add_tcase(s, tc);
 	sr = srunner_create(s);
 	srunner_run_all(sr, CK_NORMAL);
