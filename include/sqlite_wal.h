@@ -3,8 +3,6 @@
 #ifndef ANIMDEX_SQLITE_WAL_H
 #define ANIMDEX_SQLITE_WAL_H
 
-#include <stddef.h>
-
 /* Bytes of WAL frames a connection holds before it writes them out: 30 frames of 4 KiB
  * pages. Below 128 KiB, since SQLite's unix VFS writes at most 0x1FFFF bytes a call (it masks
  * the count: a larger write would be cut short and fail as "disk full"). */

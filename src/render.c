@@ -758,8 +758,8 @@ static void stored_u64_text(struct buf *b, uint64_t v)
 	stored_string_text(b, text, (size_t)snprintf(text, sizeof(text), "%" PRIu64, v));
 }
 
-/* A string or null, stored; -1 when it is not UTF-8. */
-static int stored_name_text(struct buf *b, const char *s)
+/* A C string, or null for NULL, stored; -1 when it is not UTF-8. */
+static int stored_cstring_text(struct buf *b, const char *s)
 {
 	if (!s) {
 		buf_puts(b, "null");
@@ -778,7 +778,7 @@ static int structure_text(struct buf *b, const struct resource *res)
 	if (!isfinite(clip->duration))
 		return -1;
 	buf_puts(b, "{\"clip\":{\"name\":");
-	if (stored_name_text(b, clip->name) < 0)
+	if (stored_cstring_text(b, clip->name) < 0)
 		return -1;
 	buf_puts(b, ",\"duration\":");
 	stored_real_text(b, clip->duration);
@@ -786,12 +786,12 @@ static int structure_text(struct buf *b, const struct resource *res)
 	for (size_t i = 0; i < clip->target_count; i++) {
 		const struct target *t = &clip->targets[i];
 		buf_puts(b, i ? ",{\"schema\":" : "{\"schema\":");
-		if (stored_string_text(b, t->schema, strlen(t->schema)) < 0)
+		if (stored_cstring_text(b, t->schema) < 0)
 			return -1;
 		buf_puts(b, ",\"object\":");
 		stored_u64_text(b, t->object);
 		buf_puts(b, ",\"name\":");
-		if (stored_name_text(b, t->name) < 0)
+		if (stored_cstring_text(b, t->name) < 0)
 			return -1;
 		buf_putc(b, '}');
 	}
@@ -805,13 +805,13 @@ static int structure_text(struct buf *b, const struct resource *res)
 		if (!type || !interp || !semantic || !isfinite(first) || !isfinite(last))
 			return -1;
 		buf_puts(b, i ? ",{\"value\":{\"type\":" : "{\"value\":{\"type\":");
-		stored_string_text(b, type, strlen(type));
+		stored_cstring_text(b, type);
 		buf_puts(b, ",\"array_size\":");
 		stored_int_text(b, (json_int_t)s->array_size);
 		buf_puts(b, "},\"interpolation\":");
-		stored_string_text(b, interp, strlen(interp));
+		stored_cstring_text(b, interp);
 		buf_puts(b, ",\"semantic\":");
-		stored_string_text(b, semantic, strlen(semantic));
+		stored_cstring_text(b, semantic);
 		buf_puts(b, ",\"keyframe_count\":");
 		stored_int_text(b, (json_int_t)s->key_count);
 		buf_puts(b, ",\"value_data_size\":");

@@ -158,49 +158,7 @@ static int wal_close(sqlite3_file *file)
 	} while (0)
 #define REAL(f) (((struct wal_file *)(f))->real)
 
-static int wal_read(sqlite3_file *f, void *data, int n, sqlite3_int64 offset)
-{
-	FLUSH_FIRST(f); /* a page spilled before its commit may be read back */
-	return REAL(f)->pMethods->xRead(REAL(f), data, n, offset);
-}
-
-static int wal_truncate(sqlite3_file *f, sqlite3_int64 size)
-{
-	FLUSH_FIRST(f);
-	return REAL(f)->pMethods->xTruncate(REAL(f), size);
-}
-
-static int wal_sync(sqlite3_file *f, int flags)
-{
-	FLUSH_FIRST(f);
-	return REAL(f)->pMethods->xSync(REAL(f), flags);
-}
-
-static int wal_file_size(sqlite3_file *f, sqlite3_int64 *size)
-{
-	FLUSH_FIRST(f);
-	return REAL(f)->pMethods->xFileSize(REAL(f), size);
-}
-
-static int wal_lock(sqlite3_file *f, int level)
-{
-	FLUSH_FIRST(f);
-	return REAL(f)->pMethods->xLock(REAL(f), level);
-}
-
-static int wal_unlock(sqlite3_file *f, int level)
-{
-	FLUSH_FIRST(f);
-	return REAL(f)->pMethods->xUnlock(REAL(f), level);
-}
-
-static int wal_file_control(sqlite3_file *f, int op, void *arg)
-{
-	FLUSH_FIRST(f);
-	return REAL(f)->pMethods->xFileControl(REAL(f), op, arg);
-}
-
-/* The database file's methods, and the WAL's that need no flush: passed through. */
+/* The default VFS's methods, passed through: the database file's, and the WAL's after a flush. */
 static int pass_close(sqlite3_file *f)
 {
 	return REAL(f)->pMethods->xClose(REAL(f));
@@ -286,6 +244,53 @@ static int pass_unfetch(sqlite3_file *f, sqlite3_int64 offset, void *page)
 	return REAL(f)->pMethods->xUnfetch(REAL(f), offset, page);
 }
 
+static void pass_shm_barrier(sqlite3_file *f)
+{
+	REAL(f)->pMethods->xShmBarrier(REAL(f));
+}
+
+static int wal_read(sqlite3_file *f, void *data, int n, sqlite3_int64 offset)
+{
+	FLUSH_FIRST(f); /* a page spilled before its commit may be read back */
+	return pass_read(f, data, n, offset);
+}
+
+static int wal_truncate(sqlite3_file *f, sqlite3_int64 size)
+{
+	FLUSH_FIRST(f);
+	return pass_truncate(f, size);
+}
+
+static int wal_sync(sqlite3_file *f, int flags)
+{
+	FLUSH_FIRST(f);
+	return pass_sync(f, flags);
+}
+
+static int wal_file_size(sqlite3_file *f, sqlite3_int64 *size)
+{
+	FLUSH_FIRST(f);
+	return pass_file_size(f, size);
+}
+
+static int wal_lock(sqlite3_file *f, int level)
+{
+	FLUSH_FIRST(f);
+	return pass_lock(f, level);
+}
+
+static int wal_unlock(sqlite3_file *f, int level)
+{
+	FLUSH_FIRST(f);
+	return pass_unlock(f, level);
+}
+
+static int wal_file_control(sqlite3_file *f, int op, void *arg)
+{
+	FLUSH_FIRST(f);
+	return pass_file_control(f, op, arg);
+}
+
 /* Writes the frames held by WAL files: those written on this thread, or all. */
 static void flush_pending(int this_thread_only)
 {
@@ -314,11 +319,6 @@ static int db_shm_lock(sqlite3_file *f, int offset, int n, int flags)
 	if (offset == 0 && (flags & SQLITE_SHM_UNLOCK))
 		flush_pending(0);
 	return REAL(f)->pMethods->xShmLock(REAL(f), offset, n, flags);
-}
-
-static void wal_shm_barrier(sqlite3_file *f)
-{
-	REAL(f)->pMethods->xShmBarrier(REAL(f));
 }
 
 static const sqlite3_io_methods db_methods = {
@@ -359,7 +359,7 @@ static const sqlite3_io_methods wal_methods = {
     pass_device_characteristics,
     pass_shm_map,
     pass_shm_lock,
-    wal_shm_barrier,
+    pass_shm_barrier,
     pass_shm_unmap,
     pass_fetch,
     pass_unfetch,
