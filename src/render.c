@@ -28,198 +28,153 @@ static size_t tidy_exponent(char *out, size_t n)
 	return strlen(out);
 }
 
-/* Shortest float32 text in the manner of Ryu (Ulf Adams, "Ryu: fast float-to-string
- * conversion", PLDI 2018): the interval of decimals that read back as f is computed in
- * integers, scaled by a power of ten taken from a table, and digits are removed from its
- * bounds while they still differ, which leaves the fewest digits; the last removed digit
- * rounds the result to the decimal closest to f (ties to even). The tables hold 5^i and
- * 2^k / 5^i to 61 and 59 significant bits; they are computed once, exactly, with 128-bit
- * integers. `make check-floats` compares the result with a slow exact method for all 2^32
- * bit patterns. */
+/* Shortest float32 text in the manner of Schubfach (Raffaello Giulietti, "The Schubfach way
+ * to render doubles", 2020), for float32. A float c x 2^q reads back from every decimal of
+ * its rounding interval, whose bounds are (c -+ 1/2) x 2^q (the lower one (c - 1/4) x 2^q
+ * where c is a power of two and the float below is closer); the bounds are included when c
+ * is even. With k = floor(log10(width)), the interval holds at least one integer multiple
+ * of 10^k and at most one of 10^(k+1): the bounds and f, scaled by 10^-k and computed in
+ * quarter units to one bit past the binary point (rounded to odd, which keeps every
+ * comparison exact), give the candidates s = floor(f x 10^-k) and s + 1, and the multiples
+ * of ten around s. A multiple of ten inside is the shortest (with its zeros removed);
+ * otherwise the one of s, s + 1 inside, or, both inside, the closer to f (ties to even).
+ * 10^-k is a 63-bit significand rounded up, from a table made once, exactly, with 128-bit
+ * integers; k, that significand and the shift are looked up by the float's exponent bits.
+ * `make check-floats` compares the result with a slow exact method for all 2^32 bit
+ * patterns. */
 __extension__ typedef unsigned __int128 u128;
 
-#define POW5_INV_BITCOUNT 59
-#define POW5_BITCOUNT     61
-#define POW5_INV_COUNT    31 /* 5^-q for q < 31 */
-#define POW5_COUNT        47 /* 5^i for i < 47 */
+/* What the float's exponent bits give: k, 10^-k as g x 2^(log2 - 62) with g in [2^62, 2^63)
+ * rounded up, and the shift that lines the quarter units up with g's product. */
+struct float_scale {
+	uint64_t ten;
+	int32_t k;
+	int32_t shift;
+};
 
-static uint64_t pow5_inv_split[POW5_INV_COUNT], pow5_split[POW5_COUNT];
+/* by the 8 exponent bits (0, the subnormals, spaced as 1 is); the second where the float
+ * below is closer (c = 2^23, exponent bits above 1) */
+static struct float_scale scale_even[256], scale_lower_closer[256];
 
-/* ceil(log2(5^e)) + ... : the bits of 5^e, plus one (e in 0..3528) */
-static int32_t pow5bits(int32_t e)
+/* floor(log10(2^q)), floor(log10(3/4 x 2^q)) and floor(log2(10^e)) for |q|, |e| < 1,000 */
+static int32_t floor_log10_pow2(int32_t q)
 {
-	return (int32_t)(((uint32_t)e * 1217359u) >> 19) + 1;
+	return (int32_t)(((int64_t)q * 661971961083LL) >> 41);
 }
 
-/* floor(log10(2^e)) and floor(log10(5^e)), e >= 0 */
-static uint32_t log10_pow2(int32_t e)
+static int32_t floor_log10_three_quarters_pow2(int32_t q)
 {
-	return ((uint32_t)e * 78913u) >> 18;
+	return (int32_t)(((int64_t)q * 661971961083LL - 274743187321LL) >> 41);
 }
 
-static uint32_t log10_pow5(int32_t e)
+static int32_t floor_log2_pow10(int32_t e)
 {
-	return ((uint32_t)e * 732923u) >> 20;
+	return (int32_t)(((int64_t)e * 913124641741LL) >> 38);
+}
+
+/* 10^e's 63-bit significand, rounded up: floor(10^e x 2^(62 - floor(log2(10^e)))) + 1, for
+ * -32 <= e <= 46 (5^46 and the quotients below fit in 128 bits) */
+static uint64_t ten_significand(int32_t e)
+{
+	int32_t bits = 62 - floor_log2_pow10(e);
+	u128 five = 1, g;
+
+	for (int32_t i = 0; i < (e < 0 ? -e : e); i++)
+		five *= 5;
+	if (e >= 0) {
+		/* 10^e 2^bits = 5^e 2^(e + bits) */
+		g = e + bits >= 0 ? five << (e + bits) : five >> -(e + bits);
+	} else {
+		/* 2^(bits + e) / 5^-e, bits + e up to 140: the last 20 bits a second step */
+		int32_t n = bits + e, low = n > 120 ? n - 120 : 0;
+		u128 top = (u128)1 << (n - low), q = top / five, r = top % five;
+		g = (q << low) + (r << low) / five;
+	}
+	return (uint64_t)g + 1;
+}
+
+static void scale_set(struct float_scale *sc, int32_t q, int32_t k)
+{
+	sc->k = k;
+	sc->ten = ten_significand(-k);
+	sc->shift = q + floor_log2_pow10(-k) + 33;
 }
 
 /* Filled before main() (a constructor), so that no call pays for a check. */
-__attribute__((constructor)) static void ryu_tables(void)
+__attribute__((constructor)) static void scale_tables(void)
 {
-	u128 p = 1;
-
-	for (int i = 0; i < POW5_COUNT; i++, p *= 5) {
-		int shift = pow5bits(i) - POW5_BITCOUNT;
-		pow5_split[i] = (uint64_t)(shift >= 0 ? p >> shift : p << -shift);
-	}
-	p = 1;
-	for (int i = 0; i < POW5_INV_COUNT; i++, p *= 5) {
-		/* floor(2^e / 5^i) + 1 with e = pow5bits(i) - 1 + 59, which may be 128: halve it */
-		int e = pow5bits(i) - 1 + POW5_INV_BITCOUNT;
-		u128 half = (u128)1 << (e - 1), q = half / p, r = half % p;
-		q = 2 * q + (2 * r >= p ? 1 : 0);
-		pow5_inv_split[i] = (uint64_t)q + 1;
+	for (int32_t b = 0; b < 256; b++) {
+		int32_t q = (b ? b : 1) - 150;
+		scale_set(&scale_even[b], q, floor_log10_pow2(q));
+		scale_set(&scale_lower_closer[b], q, floor_log10_three_quarters_pow2(q));
 	}
 }
 
-/* (m * factor) >> shift, shift > 32, without a 128-bit product */
-static uint32_t mul_shift(uint32_t m, uint64_t factor, int32_t shift)
+/* (g x cp) / 2^95, rounded to odd: the lowest bit set when anything below it is */
+static uint64_t round_to_odd(uint64_t g, uint64_t cp)
 {
-	uint64_t lo = (uint64_t)m * (uint32_t)factor, hi = (uint64_t)m * (factor >> 32);
-	uint64_t sum = (lo >> 32) + hi;
+	uint64_t high = (uint64_t)(((u128)g * cp) >> 64);
 
-	return (uint32_t)(sum >> (shift - 32));
+	return (high >> 31) | ((high & 0x7FFFFFFFu) != 0);
 }
 
-static int multiple_of_pow5(uint32_t v, uint32_t p)
+/* The shortest decimal that reads back as the float of these bits (sign bit clear; any
+ * value, though only a finite non-zero one gives a meaningful answer). Without a branch on
+ * the digits: which candidate wins depends on them, and a mispredicted branch costs more
+ * than computing all of them. */
+static struct float_decimal shortest_decimal(uint32_t bits)
 {
-	uint32_t count = 0;
+	uint32_t mantissa = bits & 0x7FFFFFu, biased = bits >> 23;
+	uint64_t c = biased ? mantissa | 1u << 23 : mantissa;
+	uint64_t lower_closer = mantissa == 0 && biased > 1;
+	const struct float_scale *sc =
+	    lower_closer ? &scale_lower_closer[biased] : &scale_even[biased];
+	uint64_t out = c & 1, cb = c << 2; /* out: the bounds are excluded */
+	uint64_t vb = round_to_odd(sc->ten, cb << sc->shift);
+	uint64_t vbl = round_to_odd(sc->ten, (cb - 2 + lower_closer) << sc->shift);
+	uint64_t vbr = round_to_odd(sc->ten, (cb + 2) << sc->shift);
+	uint64_t s = vb >> 2, t = s + 1, sp10 = s / 10 * 10, tp10 = sp10 + 10;
+	uint64_t sp10_in = vbl + out <= sp10 << 2, tp10_in = (tp10 << 2) + out <= vbr;
+	uint64_t s_in = vbl + out <= s << 2, t_in = (t << 2) + out <= vbr;
+	uint64_t s_closer = vb + (s & 1) < 4 * s + 3; /* below s + 1/2, or on it with s even */
+	uint64_t one_in = s_in ^ t_in;
+	uint64_t longer = t - ((one_in & s_in) | (~one_in & s_closer & 1));
+	uint64_t shorter = tp10 - 10 * sp10_in;
+	struct float_decimal d;
 
-	while (v != 0 && v % 5 == 0 && count < p)
-		v /= 5, count++;
-	return count >= p;
+	d.digits = (uint32_t)(longer + ((0 - (sp10_in ^ tp10_in)) & (shorter - longer)));
+	d.exponent = sc->k;
+	return d;
 }
 
-static int multiple_of_pow2(uint32_t v, uint32_t p)
+void render_float_decimals(const float *v, size_t n, struct float_decimal *out)
 {
-	return p >= 32 ? v == 0 : (v & ((1u << p) - 1)) == 0;
-}
-
-/* The shortest decimal digits and exponent that read back as the finite, non-zero f:
- * f = *digits x 10^*exponent. */
-static void ryu_shortest(float f, uint32_t *digits, int32_t *exponent)
-{
-	uint32_t bits, mantissa, exponent_bits, m2;
-	int32_t e2, e10;
-	uint32_t mv, mp, mm, vr, vp, vm, removed = 0;
-	uint8_t last = 0;
-	int accept, mm_shift, vm_zeros = 0, vr_zeros = 0;
-
-	memcpy(&bits, &f, sizeof(bits));
-	mantissa = bits & 0x7FFFFFu;
-	exponent_bits = (bits >> 23) & 0xFFu;
-	if (exponent_bits == 0) {
-		e2 = 1 - 127 - 23 - 2;
-		m2 = mantissa;
-	} else {
-		e2 = (int32_t)exponent_bits - 127 - 23 - 2;
-		m2 = (1u << 23) | mantissa;
+	for (size_t i = 0; i < n; i++) {
+		uint32_t bits;
+		memcpy(&bits, &v[i], sizeof(bits));
+		out[i] = shortest_decimal(bits & 0x7FFFFFFFu);
 	}
-	accept = (m2 & 1) == 0;
-	mv = 4 * m2;
-	mp = 4 * m2 + 2;
-	mm_shift = mantissa != 0 || exponent_bits <= 1;
-	mm = 4 * m2 - 1 - (uint32_t)mm_shift;
-	if (e2 >= 0) {
-		uint32_t q = log10_pow2(e2);
-		int32_t k = POW5_INV_BITCOUNT + pow5bits((int32_t)q) - 1, i = -e2 + (int32_t)q + k;
-		e10 = (int32_t)q;
-		vr = mul_shift(mv, pow5_inv_split[q], i);
-		vp = mul_shift(mp, pow5_inv_split[q], i);
-		vm = mul_shift(mm, pow5_inv_split[q], i);
-		if (q != 0 && (vp - 1) / 10 <= vm / 10) {
-			int32_t l = POW5_INV_BITCOUNT + pow5bits((int32_t)q - 1) - 1;
-			last = (uint8_t)(mul_shift(mv, pow5_inv_split[q - 1],
-			                           -e2 + (int32_t)q - 1 + l) %
-			                 10);
-		}
-		if (q <= 9) {
-			if (mv % 5 == 0)
-				vr_zeros = multiple_of_pow5(mv, q);
-			else if (accept)
-				vm_zeros = multiple_of_pow5(mm, q);
-			else
-				vp -= (uint32_t)multiple_of_pow5(mp, q);
-		}
-	} else {
-		uint32_t q = log10_pow5(-e2);
-		int32_t i = -e2 - (int32_t)q, k = pow5bits(i) - POW5_BITCOUNT, j = (int32_t)q - k;
-		e10 = (int32_t)q + e2;
-		vr = mul_shift(mv, pow5_split[i], j);
-		vp = mul_shift(mp, pow5_split[i], j);
-		vm = mul_shift(mm, pow5_split[i], j);
-		if (q != 0 && (vp - 1) / 10 <= vm / 10) {
-			j = (int32_t)q - 1 - (pow5bits(i + 1) - POW5_BITCOUNT);
-			last = (uint8_t)(mul_shift(mv, pow5_split[i + 1], j) % 10);
-		}
-		if (q <= 1) {
-			vr_zeros = 1;
-			if (accept)
-				vm_zeros = mm_shift == 1;
-			else
-				vp--;
-		} else if (q < 31) {
-			vr_zeros = multiple_of_pow2(mv, q - 1);
-		}
-	}
-	if (vm_zeros || vr_zeros) {
-		while (vp / 10 > vm / 10) {
-			vm_zeros &= vm % 10 == 0;
-			vr_zeros &= last == 0;
-			last = (uint8_t)(vr % 10);
-			vr /= 10, vp /= 10, vm /= 10, removed++;
-		}
-		if (vm_zeros)
-			while (vm % 10 == 0) {
-				vr_zeros &= last == 0;
-				last = (uint8_t)(vr % 10);
-				vr /= 10, vp /= 10, vm /= 10, removed++;
-			}
-		if (vr_zeros && last == 5 && vr % 2 == 0)
-			last = 4; /* a tie: to even */
-		*digits = vr + ((vr == vm && (!accept || !vm_zeros)) || last >= 5);
-	} else {
-		while (vp / 10 > vm / 10) {
-			last = (uint8_t)(vr % 10);
-			vr /= 10, vp /= 10, vm /= 10, removed++;
-		}
-		*digits = vr + (vr == vm || last >= 5);
-	}
-	*exponent = e10 + (int32_t)removed;
 }
 
-/* Writes `d` (n significant digits) times 10^e10 like %g does, without its trailing zeros.
- * The digits are made in a register, eight at a time without division (each step splits
- * every lane of the word in two: by 10^4, 10^2, then 10, with multiply-and-shift quotients
- * exact below those bounds), and stored in wide pieces: out must hold 32 bytes, of which
- * those past the text are scratch. */
+/* The text of a decimal is made in a register: its nine digits (leading zeros included),
+ * eight of them at once without division (each step splits every lane of the word in two:
+ * by 10^4, 10^2, then 10, with multiply-and-shift quotients exact below those bounds), and
+ * stored in wide pieces: out must hold 32 bytes, of which those past the text are scratch. */
 static const char digit_pairs[201] = "00010203040506070809101112131415161718192021222324"
                                      "25262728293031323334353637383940414243444546474849"
                                      "50515253545556575859606162636465666768697071727374"
                                      "75767778798081828384858687888990919293949596979899";
 
-/* The n (1..9) digits of d < 10^9 as characters, the first in the lowest byte. */
-static u128 digit_chars(uint32_t d, int n)
+/* The eight digits of x < 10^8 as characters, the first in the lowest byte. */
+static uint64_t eight_digits(uint32_t x)
 {
-	uint32_t high = d / 100000000u, low = d % 100000000u;
-	uint64_t v = low / 10000u | (uint64_t)(low % 10000u) << 32; /* 2 lanes of 4 digits */
-	uint64_t q = ((v * 10486u) >> 20) & 0x0000007F0000007Full;  /* lane / 100 */
-	u128 s;
+	uint64_t v = x / 10000u | (uint64_t)(x % 10000u) << 32;    /* 2 lanes of 4 digits */
+	uint64_t q = ((v * 10486u) >> 20) & 0x0000007F0000007Full; /* lane / 100 */
 
 	v = q | (v - 100u * q) << 16;                   /* 4 lanes of 2 digits */
 	q = ((v * 103u) >> 10) & 0x000F000F000F000Full; /* lane / 10 */
 	v = q | (v - 10u * q) << 8;                     /* 8 lanes of 1 digit */
-	s = (u128)(v + 0x3030303030303030ull) << 8 | (uint8_t)('0' + high);
-	return s >> (8 * (9 - n));
+	return v + 0x3030303030303030ull;
 }
 
 /* Stores the 16 characters of s (the first in the lowest byte) at out. */
@@ -233,36 +188,68 @@ static void put_chars(char *out, u128 s)
 #endif
 }
 
-static size_t write_decimal(int negative, uint32_t d, int n, int e10, char *out)
+/* The count of decimal digits of d > 0, without a branch: from its bit length (log10(2) is
+ * about 1233 / 4096), less one where d is below the power of ten that length suggests. */
+static int decimal_digits(uint32_t d)
 {
-	char *o = out;
-	u128 s;
+	static const uint32_t powers[10] = {1,      10,      100,      1000,      10000,
+	                                    100000, 1000000, 10000000, 100000000, 1000000000};
+	int guess = (int)(((uint32_t)(32 - __builtin_clz(d)) * 1233u) >> 12);
 
-	while (n > 1 && d % 10 == 0)
-		d /= 10, n--;
-	s = digit_chars(d, n);
+	return guess + 1 - (d < powers[guess]);
+}
+
+size_t render_float_text(float f, struct float_decimal dec, char *out)
+{
+	uint32_t bits, high, d = dec.digits;
+	uint64_t low, zeros;
+	int lead, n, e10;
+	u128 sig;
+	char *o = out;
+
+	if (!isfinite(f)) {
+		memcpy(out, "null", 5);
+		return 4;
+	}
+	if (f == 0.0f) {
+		/* keep the sign of -0 out of JSON: both read back as 0 */
+		out[0] = '0';
+		out[1] = '\0';
+		return 1;
+	}
+	/* d < 10^9 as nine characters, leading zeros and all; the significant ones from the
+	 * first that is not a zero to the last (the zeros at the end found from the word) */
+	high = d / 100000000u;
+	low = eight_digits(d - high * 100000000u);
+	zeros = low ^ 0x3030303030303030ull;
+	lead = 9 - decimal_digits(d);
+	n = 9 - lead - (zeros ? __builtin_clzll(zeros) / 8 : 8);
+	e10 = dec.exponent + 8 - lead; /* of the first digit */
+	sig = ((u128)low << 8 | (uint8_t)('0' + high)) >> (8 * lead);
+	memcpy(&bits, &f, sizeof(bits));
 	*o = '-';
-	o += negative;
+	o += bits >> 31;
+	/* written like %g does, without its trailing zeros */
 	if (e10 >= -5 && e10 < 0) { /* 0.000ddd */
 		memcpy(o, "0.000000", 8);
 		o += 1 - e10;
-		put_chars(o, s);
+		put_chars(o, sig);
 		o += n;
 	} else if (e10 >= 0 && e10 + 1 >= n && e10 < 9) { /* ddd000 */
-		put_chars(o, s);
+		put_chars(o, sig);
 		memcpy(o + n, "00000000", 8);
 		o += e10 + 1;
 	} else if (e10 >= 0 && e10 < 9) { /* ddd.ddd */
-		put_chars(o, s);
+		put_chars(o, sig);
 		o[e10 + 1] = '.';
-		put_chars(o + e10 + 2, s >> (8 * (e10 + 1)));
+		put_chars(o + e10 + 2, sig >> (8 * (e10 + 1)));
 		o += n + 1;
 	} else { /* d.ddde-dd */
 		int e = e10 < 0 ? -e10 : e10;
-		*o++ = (char)(uint8_t)s;
+		*o++ = (char)(uint8_t)sig;
 		if (n > 1) {
 			*o++ = '.';
-			put_chars(o, s >> 8);
+			put_chars(o, sig >> 8);
 			o += n - 1;
 		}
 		*o++ = 'e';
@@ -279,38 +266,14 @@ static size_t write_decimal(int negative, uint32_t d, int n, int e10, char *out)
 	return (size_t)(o - out);
 }
 
-/* The count of decimal digits of d > 0, without a branch: from its bit length (log10(2) is
- * about 1233 / 4096), less one where d is below the power of ten that length suggests. */
-static int decimal_digits(uint32_t d)
-{
-	static const uint32_t powers[10] = {1,      10,      100,      1000,      10000,
-	                                    100000, 1000000, 10000000, 100000000, 1000000000};
-	int guess = (int)(((uint32_t)(32 - __builtin_clz(d)) * 1233u) >> 12);
-
-	return guess + 1 - (d < powers[guess]);
-}
-
 size_t render_float(float f, int digits, char *out)
 {
-	uint32_t d;
-	int32_t e;
-	int n;
+	struct float_decimal dec;
 
-	if (!isfinite(f)) {
-		memcpy(out, "null", 5);
-		return 4;
-	}
-	if (f == 0.0f) {
-		/* keep the sign of -0 out of JSON: both read back as 0 */
-		out[0] = '0';
-		out[1] = '\0';
-		return 1;
-	}
-	if (digits >= 1 && digits <= 9)
+	if (digits >= 1 && digits <= 9 && isfinite(f) && f != 0.0f)
 		return tidy_exponent(out, (size_t)snprintf(out, 32, "%.*g", digits, (double)f));
-	ryu_shortest(fabsf(f), &d, &e);
-	n = decimal_digits(d);
-	return write_decimal(f < 0, d, n, e + n - 1, out);
+	render_float_decimals(&f, 1, &dec);
+	return render_float_text(f, dec, out);
 }
 
 void render_handle(uint32_t crc32, char out[11])

@@ -10,7 +10,8 @@
 #include "model.h"
 #include "render.h"
 
-/* The obviously right and slow way: the shortest %.Ng that reads back. */
+/* The obviously right and slow way: the shortest %.Ng that reads back (glibc rounds the
+ * float's exact value, so of that length it is the closest to it). */
 static void slow(float f, char *out)
 {
 	for (int p = 1; p < 9; p++) {
@@ -55,6 +56,10 @@ START_TEST(random_floats_round_trip_with_the_fewest_digits)
 		              "%a: '%s' does not read back", (double)f, fast);
 		ck_assert_msg(significant(fast) <= significant(ref), "%a: '%s' is longer than '%s'",
 		              (double)f, fast, ref);
+		/* as short: the same decimal, the one of that length closest to f */
+		ck_assert_msg(significant(fast) < significant(ref) ||
+		                  strtod(fast, NULL) == strtod(ref, NULL),
+		              "%a: '%s' is not the closest, '%s' is", (double)f, fast, ref);
 		checked++;
 	}
 	ck_assert_int_gt(checked, 900000);
@@ -86,7 +91,15 @@ START_TEST(known_texts)
 	             {2.5e-6f, "2.5e-6"},
 	             {-3e21f, "-3e21"},
 	             {987654336.0f, "987654340"},
-	             {9.8765434e9f, "9.876543e9"}};
+	             {9.8765434e9f, "9.876543e9"},
+	             /* powers of two: the float below is closer than the one above */
+	             {0x1p-127f, "5.877472e-39"},
+	             {0x1p-20f, "9.536743e-7"},
+	             {0x1p30f, "1.0737418e9"},
+	             {0x1p67f, "1.4757395e20"},
+	             {0x1p100f, "1.2676506e30"},
+	             {0x1.fffffep99f, "1.2676505e30"},
+	             {0x1p127f, "1.7014118e38"}};
 	char out[32];
 
 	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
@@ -97,6 +110,37 @@ START_TEST(known_texts)
 	ck_assert_str_eq(out, "null");
 	render_float(0.123456f, 2, out);
 	ck_assert_str_eq(out, "0.12");
+}
+END_TEST
+
+/* The two steps, for runs of every length up to 64 of random bit patterns (zeros, infinities,
+ * NaNs and subnormals among them), give each float render_float's text. */
+START_TEST(runs_of_decimals_give_each_float_its_text)
+{
+	uint64_t state = 20261202;
+	float v[64];
+	struct float_decimal dec[64];
+	char one[32], run[32];
+
+	for (int r = 0; r < 20000; r++) {
+		size_t n = 1 + (size_t)(r % 64);
+		for (size_t i = 0; i < n; i++) {
+			uint32_t bits;
+			state = state * 6364136223846793005ull + 1442695040888963407ull;
+			bits = (uint32_t)(state >> 32);
+			if (i % 7 == 3) /* the edges: zeros, subnormals, infinities, NaNs */
+				bits = (bits & 0x807FFFFFu) | (bits & 1 ? 0x7F800000u : 0);
+			memcpy(&v[i], &bits, 4);
+		}
+		render_float_decimals(v, n, dec);
+		for (size_t i = 0; i < n; i++) {
+			size_t length = render_float_text(v[i], dec[i], run);
+			ck_assert_uint_eq(length, strlen(run));
+			render_float(v[i], 0, one);
+			ck_assert_msg(strcmp(one, run) == 0, "%a: '%s' in a run, '%s' alone",
+			              (double)v[i], run, one);
+		}
+	}
 }
 END_TEST
 
@@ -343,6 +387,7 @@ int main(void)
 	tcase_set_timeout(tc, 60);
 	tcase_add_test(tc, random_floats_round_trip_with_the_fewest_digits);
 	tcase_add_test(tc, known_texts);
+	tcase_add_test(tc, runs_of_decimals_give_each_float_its_text);
 	tcase_add_test(tc, stored_texts_are_what_jansson_writes);
 	tcase_add_test(tc, the_stored_structure_is_the_tree_written);
 	suite_add_tcase(s, tc);

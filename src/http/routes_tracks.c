@@ -177,16 +177,19 @@ static void write_value(struct buf *b, const struct sampler *s, const void *valu
 	if (kind == SCALAR_FLOAT && digits == 0 && components <= 64 &&
 	    buf_reserve(b, components * 17 + 32) == 0) {
 		/* the common case, written in place: at most 16 characters a number and its comma,
-		 * and render_float's 32 bytes of room for the last */
+		 * and render_float's 32 bytes of room for the last; the value's decimals made
+		 * together, then written (faster than number after number) */
+		float f[64];
+		struct float_decimal dec[64];
 		char *o = b->data + b->len;
+		memcpy(f, value, components * sizeof(float));
+		render_float_decimals(f, components, dec);
 		if (!csv)
 			*o++ = '[';
 		for (size_t i = 0; i < components; i++) {
-			float f;
 			if (i || csv)
 				*o++ = ',';
-			memcpy(&f, (const char *)value + 4 * i, 4);
-			o += render_float(f, 0, o);
+			o += render_float_text(f[i], dec[i], o);
 		}
 		if (!csv)
 			*o++ = ']';
