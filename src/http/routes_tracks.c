@@ -361,6 +361,19 @@ static float answer_time(struct track_answer *ta, size_t i)
 	return ta->time_block[i - ta->time_first];
 }
 
+/* Float sample i's value, in the block of samples (the block from i sampled when i is not in
+ * it: samples are produced in order). */
+static const float *block_value(struct track_answer *ta, size_t i)
+{
+	if (i < ta->block_first || i >= ta->block_first + ta->block_count) {
+		ta->block_first = i;
+		ta->block_count =
+		    ta->times.count - i < ta->block_cap ? ta->times.count - i : ta->block_cap;
+		sample_floats(ta, i, ta->block_count, ta->block);
+	}
+	return ta->block + (i - ta->block_first) * ta->m;
+}
+
 /* Sample i into ta->value (the cursor sweeps: samples are produced in order; float ones a
  * block at a time). */
 static void sample_value(struct track_answer *ta, size_t i)
@@ -369,13 +382,7 @@ static void sample_value(struct track_answer *ta, size_t i)
 	float t;
 
 	if (value_type_scalar(s->type) == SCALAR_FLOAT && ta->block) {
-		if (i < ta->block_first || i >= ta->block_first + ta->block_count) {
-			ta->block_first = i;
-			ta->block_count = ta->times.count - i < ta->block_cap ? ta->times.count - i
-			                                                      : ta->block_cap;
-			sample_floats(ta, i, ta->block_count, ta->block);
-		}
-		memcpy(ta->value, ta->block + (i - ta->block_first) * ta->m, ta->m * sizeof(float));
+		memcpy(ta->value, block_value(ta, i), ta->m * sizeof(float));
 		return;
 	}
 	t = answer_time(ta, i);
@@ -472,6 +479,46 @@ static void write_time_items(struct track_answer *ta, struct buf *b, size_t star
 	}
 }
 
+/* The values of the samples from ta->i on, as the items of a JSON array, while they fit in
+ * the piece begun at start: float values with the shortest texts straight from the block of
+ * samples (a value's decimals made together, then written in place: at most 16 characters a
+ * number and its comma, its brackets and comma, and render_float's 32 bytes of room for the
+ * last), others through write_value. */
+static void write_value_items(struct track_answer *ta, struct buf *b, size_t start)
+{
+	const struct sampler *s = &ta->track.sampler;
+	size_t n = ta->times.count, m = ta->m;
+	int in_place = ta->block && ta->digits == 0 && m <= 64;
+
+	for (; ta->i < n && item_fits(ta, b, start); ta->i++) {
+		struct float_decimal dec[64];
+		const float *v;
+		char *o;
+
+		if (!in_place || buf_reserve(b, m * 17 + 34) < 0) {
+			if (ta->i)
+				buf_putc(b, ',');
+			sample_value(ta, ta->i);
+			write_value(b, s, ta->value, m, ta->digits, 0);
+			continue;
+		}
+		v = block_value(ta, ta->i);
+		render_float_decimals(v, m, dec);
+		o = b->data + b->len;
+		if (ta->i)
+			*o++ = ',';
+		*o++ = '[';
+		for (size_t c = 0; c < m; c++) {
+			if (c)
+				*o++ = ',';
+			o += render_float_text(v[c], dec[c], o);
+		}
+		*o++ = ']';
+		*o = '\0';
+		b->len = (size_t)(o - b->data);
+	}
+}
+
 /* The parts of a samples answer, produced in order. */
 static int produce_samples(struct track_answer *ta, struct buf *b)
 {
@@ -517,12 +564,8 @@ static int produce_samples(struct track_answer *ta, struct buf *b)
 			buf_puts(b, "],\"values\":[");
 			ta->phase = 2, ta->i = 0;
 		}
-		for (; ta->phase == 2 && ta->i < n && item_fits(ta, b, start); ta->i++) {
-			if (ta->i)
-				buf_putc(b, ',');
-			sample_value(ta, ta->i);
-			write_value(b, s, ta->value, ta->m, ta->digits, 0);
-		}
+		if (ta->phase == 2)
+			write_value_items(ta, b, start);
 		if (ta->phase == 2 && ta->i == n) {
 			buf_puts(b, "]}\n");
 			return 0;
