@@ -167,6 +167,24 @@ static int load_track(struct request *req, struct response *resp, struct catalog
 	return 0;
 }
 
+/* The shortest texts of n <= 64 floats at o, a comma before each but the first (and before
+ * the first too with comma_first): their decimals made together, then written (faster than
+ * number after number). Room: 17 bytes a number and its comma, and render_float's 32 bytes
+ * for the last. Returns the end. */
+#define RUN_MAX 64
+static char *put_floats(char *o, const float *f, size_t n, int comma_first)
+{
+	struct float_decimal dec[RUN_MAX];
+
+	render_float_decimals(f, n, dec);
+	for (size_t i = 0; i < n; i++) {
+		if (i || comma_first)
+			*o++ = ',';
+		o += render_float_text(f[i], dec[i], o);
+	}
+	return o;
+}
+
 /* Writes one value (components numbers) as a JSON array or as CSV cells. */
 static void write_value(struct buf *b, const struct sampler *s, const void *value,
                         size_t components, int digits, int csv)
@@ -174,23 +192,15 @@ static void write_value(struct buf *b, const struct sampler *s, const void *valu
 	enum scalar_kind kind = value_type_scalar(s->type);
 	char text[32];
 
-	if (kind == SCALAR_FLOAT && digits == 0 && components <= 64 &&
+	if (kind == SCALAR_FLOAT && digits == 0 && components <= RUN_MAX &&
 	    buf_reserve(b, components * 17 + 32) == 0) {
-		/* the common case, written in place: at most 16 characters a number and its comma,
-		 * and render_float's 32 bytes of room for the last; the value's decimals made
-		 * together, then written (faster than number after number) */
-		float f[64];
-		struct float_decimal dec[64];
+		/* the common case, written in place */
+		float f[RUN_MAX];
 		char *o = b->data + b->len;
 		memcpy(f, value, components * sizeof(float));
-		render_float_decimals(f, components, dec);
 		if (!csv)
 			*o++ = '[';
-		for (size_t i = 0; i < components; i++) {
-			if (i || csv)
-				*o++ = ',';
-			o += render_float_text(f[i], dec[i], o);
-		}
+		o = put_floats(o, f, components, csv);
 		if (!csv)
 			*o++ = ']';
 		*o = '\0';
@@ -247,24 +257,17 @@ static void write_float(struct buf *b, float f, int digits)
 }
 
 /* A CSV line: the time, then the value's components; for float values with the shortest
- * texts, all its numbers' decimals made together, then written in place (at most 16
- * characters a number and its comma, and render_float's 32 bytes of room for the last). */
+ * texts, all its numbers written in place in one run. */
 static void write_csv_row(struct buf *b, const struct sampler *s, float time, const void *value,
                           size_t components, int digits)
 {
-	if (value_type_scalar(s->type) == SCALAR_FLOAT && digits == 0 && components < 64 &&
+	if (value_type_scalar(s->type) == SCALAR_FLOAT && digits == 0 && components < RUN_MAX &&
 	    buf_reserve(b, (components + 1) * 17 + 32) == 0) {
-		float f[64];
-		struct float_decimal dec[64];
+		float f[RUN_MAX];
 		char *o = b->data + b->len;
 		f[0] = time;
 		memcpy(f + 1, value, components * sizeof(float));
-		render_float_decimals(f, components + 1, dec);
-		for (size_t i = 0; i <= components; i++) {
-			if (i)
-				*o++ = ',';
-			o += render_float_text(f[i], dec[i], o);
-		}
+		o = put_floats(o, f, components + 1, 0);
 		*o++ = '\n';
 		*o = '\0';
 		b->len = (size_t)(o - b->data);
@@ -480,19 +483,16 @@ static void write_time_items(struct track_answer *ta, struct buf *b, size_t star
 }
 
 /* The values of the samples from ta->i on, as the items of a JSON array, while they fit in
- * the piece begun at start: float values with the shortest texts straight from the block of
- * samples (a value's decimals made together, then written in place: at most 16 characters a
- * number and its comma, its brackets and comma, and render_float's 32 bytes of room for the
- * last), others through write_value. */
+ * the piece begun at start: float values with the shortest texts written in place straight
+ * from the block of samples (its numbers, their brackets and the comma before), others
+ * through write_value. */
 static void write_value_items(struct track_answer *ta, struct buf *b, size_t start)
 {
 	const struct sampler *s = &ta->track.sampler;
 	size_t n = ta->times.count, m = ta->m;
-	int in_place = ta->block && ta->digits == 0 && m <= 64;
+	int in_place = ta->block && ta->digits == 0 && m <= RUN_MAX;
 
 	for (; ta->i < n && item_fits(ta, b, start); ta->i++) {
-		struct float_decimal dec[64];
-		const float *v;
 		char *o;
 
 		if (!in_place || buf_reserve(b, m * 17 + 34) < 0) {
@@ -502,17 +502,11 @@ static void write_value_items(struct track_answer *ta, struct buf *b, size_t sta
 			write_value(b, s, ta->value, m, ta->digits, 0);
 			continue;
 		}
-		v = block_value(ta, ta->i);
-		render_float_decimals(v, m, dec);
 		o = b->data + b->len;
 		if (ta->i)
 			*o++ = ',';
 		*o++ = '[';
-		for (size_t c = 0; c < m; c++) {
-			if (c)
-				*o++ = ',';
-			o += render_float_text(v[c], dec[c], o);
-		}
+		o = put_floats(o, block_value(ta, ta->i), m, 0);
 		*o++ = ']';
 		*o = '\0';
 		b->len = (size_t)(o - b->data);
