@@ -29,7 +29,18 @@ struct catalog_pool;
 /* Opens (creating if needed) and applies the migrations of schema/ not yet applied. `target`
  * is a file path or a PostgreSQL connection string. */
 struct catalog *catalog_open(const char *target, struct error *err);
+/* Opens for reading: never creates, migrates or writes (a SQLite file on a read-only file
+ * system is read as immutable). An old schema is refused with a message that says to serve
+ * it once; writes fail with ERROR_READ_ONLY. */
+struct catalog *catalog_open_read_only(const char *target, struct error *err);
 void catalog_close(struct catalog *cat);
+/* Which of a SQLite catalogue's files `path` names, as words for a message ("the catalogue",
+ * "the catalogue's write-ahead log"...): the file itself, its -wal, -shm or -journal, by inode
+ * or by canonical path (it need not exist). NULL when none, or for PostgreSQL. */
+const char *catalog_files_match(const char *target, const char *path);
+/* 0 when writes may be made; -1 with err set when not: ERROR_READ_ONLY (opened for reading
+ * only), ERROR_UNAVAILABLE (a SQLite file removed, moved or replaced since it was opened). */
+int catalog_writable(struct catalog *cat, struct error *err);
 /* The schema version of an open catalogue (the last migration applied). */
 int catalog_schema_version(struct catalog *cat);
 /* {"backend": ..., "sqlite_version" or "server_version": ...} for /api/health. */
@@ -40,7 +51,9 @@ void catalog_set_timeout(unsigned seconds);
 /* A --db for messages and logs: a path as it is, a connection string without its password. */
 void catalog_display_name(const char *target, char *out, size_t size);
 
-struct catalog_pool *catalog_pool_create(const char *target);
+/* read_only: its connections are opened with catalog_open_read_only. A pool on a SQLite
+ * file opens no connection once the path names another file than at its creation. */
+struct catalog_pool *catalog_pool_create(const char *target, int read_only);
 void catalog_pool_free(struct catalog_pool *pool);
 /* The calling thread's connection, opened on first use; NULL with err set on failure. */
 struct catalog *catalog_pool_get(struct catalog_pool *pool, struct error *err);
@@ -145,9 +158,19 @@ json_t *catalog_get(struct catalog *cat, int64_t id, struct error *err);
  * "tracks"}, each track {"n", "name", "kind", "target": {"schema", "object", "name"},
  * "property"}, without the rest (a lighter read). */
 json_t *catalog_get_export_entry(struct catalog *cat, int64_t id, struct error *err);
-/* The uploaded bytes of an entry, malloc'd; filename malloc'd or NULL. */
-int catalog_get_raw(struct catalog *cat, int64_t id, void **bytes, size_t *length, char **filename,
-                    struct error *err);
+/* Where an entry's uploaded bytes are, to be read a chunk at a time: stored under their
+ * SHA-256, they never change (a delete may remove them meanwhile). */
+struct catalog_raw {
+	char sha256[65];
+	int64_t size;
+	char *filename; /* malloc'd, or NULL */
+};
+int catalog_raw_open(struct catalog *cat, int64_t id, struct catalog_raw *out, struct error *err);
+/* Up to n bytes of those bytes from offset, each call a short read of its own (a slow reader
+ * holds no transaction and no more than its chunk); the count, 0 past the end, or -1 with err
+ * set (ERROR_NOT_FOUND when they were deleted meanwhile). */
+long catalog_raw_read(struct catalog *cat, const char *sha256, int64_t offset, void *out, size_t n,
+                      struct error *err);
 /* Removes an entry, its tracks and references, and its bytes when no other entry uses them. */
 int catalog_delete(struct catalog *cat, int64_t id, struct error *err);
 
@@ -255,7 +278,10 @@ enum copy_mode {
 };
 struct copy_report {
 	int64_t entries, entries_skipped, entries_renumbered;
-	int64_t blobs, tracks, refs, names, tokens, tokens_skipped;
+	int64_t blobs, blobs_skipped; /* copied; there already (--append) */
+	int64_t tracks, refs;
+	int64_t names, names_skipped;
+	int64_t tokens, tokens_skipped;
 	int64_t bytes_verified; /* blobs whose SHA-256 was checked in the target */
 };
 /* progress(done, total, arg) is called now and then (may be NULL). */

@@ -40,7 +40,8 @@ enum statement {
 	ST_GET_TRACKS,
 	ST_GET_TRACK_TARGETS, /* n, name, target_schema, target_object, target_name, property, kind
 	                       */
-	ST_GET_RAW,
+	ST_GET_RAW,           /* ?1 id: the blob's sha256, its size, the entry's file name */
+	ST_READ_BLOB,         /* ?1 sha256 (?2 first byte, from 1, ?3 count: PostgreSQL's chunk) */
 	ST_GET_BLOB_OF,
 	ST_DELETE_RESOURCE,
 	ST_DELETE_UNUSED_BLOB,
@@ -71,9 +72,9 @@ enum statement {
 	ST_BUMP_GENERATION, /* in the transaction that deletes or redecodes */
 	ST_COUNT_ROWS,      /* blobs, resources, tracks, refs, names, tokens */
 	/* animdexd copy: whole rows, every column, in the order of schema/001 */
-	ST_COPY_BLOB_LIST,  /* sha256 of every blob */
-	ST_COPY_BLOB_GET,   /* ?1 sha256 */
-	ST_COPY_BLOB_PUT,   /* nothing when the sha256 is there already */
+	ST_COPY_BLOB_LIST, /* sha256 of every blob */
+	ST_COPY_BLOB_GET,  /* ?1 sha256 */
+	ST_COPY_BLOB_PUT, /* nothing when the sha256 is there already; RETURNING a row when added */
 	ST_COPY_BLOB_CHECK, /* ?1 sha256: size and bytes, to verify */
 	ST_COPY_RESOURCE_GET,
 	ST_COPY_RESOURCE_PUT,     /* with its id */
@@ -85,7 +86,7 @@ enum statement {
 	ST_COPY_REFS_GET,
 	ST_COPY_REF_PUT,
 	ST_COPY_NAMES_GET,
-	ST_COPY_NAME_PUT, /* nothing when the name is there */
+	ST_COPY_NAME_PUT, /* nothing when the name is there; RETURNING a row when added */
 	ST_COPY_TOKENS_GET,
 	ST_COPY_TOKEN_PUT, /* nothing when the name is there; RETURNING a row when added */
 	ST_COPY_FINISH,    /* after copying in: ids continue after the largest */
@@ -167,15 +168,25 @@ struct db_ops {
 	/* This connection is a process's busy writer: the backend may move work its commits
 	 * would do after them (SQLite: checkpoints) to a thread of its own. NULL: nothing to. */
 	void (*busy_writer)(struct db *db);
+	/* 0 when a write transaction may begin; -1 with err set when it may not (opened for
+	 * reading only: ERROR_READ_ONLY; a file no longer at its path: ERROR_UNAVAILABLE). */
+	int (*writable)(struct db *db, struct error *err);
+	/* Up to `n` bytes of a blob from `offset` into out, in a short read of their own: the
+	 * count (0 past the end), or -1 with err set (ERROR_NOT_FOUND: no such blob now). NULL:
+	 * ST_READ_BLOB's chunk is read instead. */
+	long (*read_blob)(struct db *db, const char *sha256, int64_t offset, void *out, size_t n,
+	                  struct error *err);
 };
 
 /* The connection under a catalogue (for catalog_copy.c). */
 struct catalog;
 struct db *catalog_db(struct catalog *cat);
 
-/* Opens and migrates. `target` is a path for SQLite; a connection string for PostgreSQL. */
-struct db *db_sqlite_open(const char *path, struct error *err);
-struct db *db_postgres_open(const char *conninfo, struct error *err);
+/* Opens and migrates; or, read_only, opens for reading without creating or migrating (the
+ * schema must then be this animdexd's). `target` is a path for SQLite; a connection string
+ * for PostgreSQL. */
+struct db *db_sqlite_open(const char *path, int read_only, struct error *err);
+struct db *db_postgres_open(const char *conninfo, int read_only, struct error *err);
 /* Is this --db a PostgreSQL connection string rather than a file? */
 int db_is_postgres(const char *target);
 /* How long a PostgreSQL answer is waited for (the daemon's --timeout; default 30 s). */

@@ -49,9 +49,13 @@ enum error_code {
 	ERROR_SEMANTIC_INVALID,
 	ERROR_VALUE_OUT_OF_RANGE,
 	ERROR_GLTF_INVALID, /* the message starts with the glTF validator's code */
-	/* 500 and 503 */
+	/* 500, 503 and 507 */
 	ERROR_INTERNAL,
 	ERROR_UNAVAILABLE,
+	ERROR_STORAGE_FULL, /* the catalogue's disk is full: reads go on, writes wait for room */
+	ERROR_READ_ONLY,    /* 405: the catalogue is served for reading only (--read-only) */
+	/* 501: a request this server does not implement (an unknown transfer coding) */
+	ERROR_NOT_IMPLEMENTED,
 	ERROR_CODE_COUNT
 };
 

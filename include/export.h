@@ -20,6 +20,9 @@
 #define EXPORT_DEFAULT_BAKE_RATE   30.0         /* samples a second for Euler rotations */
 #define EXPORT_DEFAULT_MAX_ENTRIES 1000         /* entries in one bulk export */
 #define EXPORT_DEFAULT_MAX_BYTES   (256u << 20) /* bytes of one asset */
+/* Samples of one baked Euler rotation: a longer track is baked at fewer samples a second,
+ * and the asset's notes say so */
+#define EXPORT_MAX_BAKED_KEYS 100000
 
 struct export_options {
 	int glb;            /* 1: .glb; 0: .gltf, one file with a data URI */
@@ -45,6 +48,10 @@ size_t exporter_count(const struct exporter *ex);
  * "animations": n, "nodes": n, "channels": n, "in_extras": [{"entry", "track", "name",
  * "reason"}], "notes": [...]}. */
 uint8_t *exporter_finish(struct exporter *ex, size_t *length, json_t **summary, struct error *err);
+
+/* A bake rate as the command line and the API take it: decimal digits, with a fraction
+ * after a point if wanted, above 0 and at most 1000 samples a second; -1 otherwise. */
+int export_parse_bake_rate(const char *text, double *rate);
 
 /* A file name for the asset: the entry's name, or "animdex-export", with .glb or .gltf. */
 void export_file_name(const char *name, int glb, char *out, size_t size);

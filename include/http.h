@@ -36,6 +36,7 @@ struct server_config {
 	unsigned max_entries;     /* entries one upload may create */
 	int quiet;                /* no request log */
 	int private_reads;        /* reads need a token too (--private) */
+	int read_only;            /* the catalogue is served for reading only (--read-only) */
 };
 
 /* One uploaded file: a multipart part with a file name, or a raw body. */

@@ -11,6 +11,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <time.h>
 
 #include "buf.h"
@@ -92,7 +93,7 @@ void catalog_display_name(const char *target, char *out, size_t size)
 		snprintf(out, size, "%s", target);
 }
 
-struct catalog *catalog_open(const char *target, struct error *err)
+static struct catalog *catalog_open_as(const char *target, int read_only, struct error *err)
 {
 	struct catalog *cat = calloc(1, sizeof(*cat));
 
@@ -100,13 +101,23 @@ struct catalog *catalog_open(const char *target, struct error *err)
 		error_set(err, ERROR_INTERNAL, NULL, -1, "out of memory");
 		return NULL;
 	}
-	cat->db =
-	    db_is_postgres(target) ? db_postgres_open(target, err) : db_sqlite_open(target, err);
+	cat->db = db_is_postgres(target) ? db_postgres_open(target, read_only, err)
+	                                 : db_sqlite_open(target, read_only, err);
 	if (!cat->db) {
 		free(cat);
 		return NULL;
 	}
 	return cat;
+}
+
+struct catalog *catalog_open(const char *target, struct error *err)
+{
+	return catalog_open_as(target, 0, err);
+}
+
+struct catalog *catalog_open_read_only(const char *target, struct error *err)
+{
+	return catalog_open_as(target, 1, err);
 }
 
 void catalog_close(struct catalog *cat)
@@ -116,6 +127,11 @@ void catalog_close(struct catalog *cat)
 	cache_clear(cat);
 	cat->db->ops->close(cat->db);
 	free(cat);
+}
+
+int catalog_writable(struct catalog *cat, struct error *err)
+{
+	return cat->db->ops->writable(cat->db, err);
 }
 
 int catalog_schema_version(struct catalog *cat)
@@ -135,7 +151,10 @@ json_t *catalog_describe(struct catalog *cat)
 #define GROUP_MAX_JOBS 64
 
 struct catalog_pool {
-	char *target;                /* the database file or connection string */
+	char *target;     /* the database file or connection string */
+	int read_only;    /* connections for reading only */
+	struct stat file; /* a file's identity when the pool was made */
+	int file_known;
 	pthread_key_t key;           /* the calling thread's connection */
 	pthread_mutex_t lock;        /* guards all */
 	struct catalog *all;         /* every connection opened, closed by catalog_pool_free */
@@ -150,12 +169,14 @@ struct catalog_pool {
 	pthread_t group_thread;
 };
 
-struct catalog_pool *catalog_pool_create(const char *target)
+struct catalog_pool *catalog_pool_create(const char *target, int read_only)
 {
 	struct catalog_pool *pool = calloc(1, sizeof(*pool));
 
 	if (!pool)
 		return NULL;
+	pool->read_only = read_only;
+	pool->file_known = !db_is_postgres(target) && stat(target, &pool->file) == 0;
 	pool->target = strdup(target);
 	if (!pool->target || pthread_key_create(&pool->key, NULL) != 0) {
 		free(pool->target);
@@ -192,11 +213,23 @@ void catalog_pool_free(struct catalog_pool *pool)
 	free(pool);
 }
 
-/* A new connection of the pool's, closed with it. */
+/* A new connection of the pool's, closed with it; never to a file other than the one the
+ * pool was made on (a catalogue moved or replaced meanwhile: its old -wal and -shm would be
+ * read over the new file). */
 static struct catalog *pool_open(struct catalog_pool *pool, struct error *err)
 {
-	struct catalog *cat = catalog_open(pool->target, err);
+	struct catalog *cat;
+	struct stat now;
 
+	if (pool->file_known && (stat(pool->target, &now) != 0 || now.st_dev != pool->file.st_dev ||
+	                         now.st_ino != pool->file.st_ino)) {
+		error_set(err, ERROR_UNAVAILABLE, NULL, -1,
+		          "catalogue: the file %s is no longer the one animdexd opened (it was "
+		          "removed, moved or replaced while the daemon ran); restart animdexd",
+		          pool->target);
+		return NULL;
+	}
+	cat = catalog_open_as(pool->target, pool->read_only, err);
 	if (!cat)
 		return NULL;
 	pthread_mutex_lock(&pool->lock);
@@ -1106,26 +1139,54 @@ static char *column_text_copy(struct db_stmt *s, int c, int *failed)
 	return copy;
 }
 
-int catalog_get_raw(struct catalog *cat, int64_t id, void **bytes, size_t *length, char **filename,
-                    struct error *err)
+int catalog_raw_open(struct catalog *cat, int64_t id, struct catalog_raw *out, struct error *err)
 {
 	struct db_stmt *s = db_prepare(cat->db, ST_GET_RAW, err);
+	const char *sha256;
 	int failed = 0;
 
+	memset(out, 0, sizeof(*out));
 	if (!s)
 		return -1;
-	if (step_resource(s, id, "reading the uploaded bytes", err) < 0)
+	if (step_resource(s, id, "finding the uploaded bytes", err) < 0)
 		return -1;
-	*bytes = column_blob_copy(s, 0, length);
-	*filename = column_text_copy(s, 1, &failed);
+	sha256 = db_column_text(s, 0);
+	snprintf(out->sha256, sizeof(out->sha256), "%s", sha256 ? sha256 : "");
+	out->size = db_column_int64(s, 1);
+	out->filename = column_text_copy(s, 2, &failed);
 	db_reset(s);
-	if (!*bytes || failed) {
-		free(*bytes);
-		free(*filename);
+	if (failed) {
 		error_set(err, ERROR_INTERNAL, NULL, -1, "out of memory");
 		return -1;
 	}
 	return 0;
+}
+
+long catalog_raw_read(struct catalog *cat, const char *sha256, int64_t offset, void *out, size_t n,
+                      struct error *err)
+{
+	struct db_stmt *s;
+	const void *chunk;
+	size_t length = 0;
+	int rc;
+
+	if (cat->db->ops->read_blob)
+		return cat->db->ops->read_blob(cat->db, sha256, offset, out, n, err);
+	if (!(s = db_prepare(cat->db, ST_READ_BLOB, err)))
+		return -1;
+	db_bind_text(s, 1, sha256);
+	db_bind_int64(s, 2, offset + 1);
+	db_bind_int64(s, 3, (int64_t)n);
+	rc = db_step(s, "reading the uploaded bytes", err);
+	if (rc == 1) {
+		chunk = db_column_blob(s, 0, &length);
+		memcpy(out, chunk, length < n ? length : n);
+	}
+	db_reset(s);
+	if (rc == 0)
+		error_set(err, ERROR_NOT_FOUND, NULL, -1,
+		          "catalogue: the uploaded bytes %s are no longer stored", sha256);
+	return rc == 1 ? (long)(length < n ? length : n) : -1;
 }
 
 /* Bumps the stored generation inside a transaction that deletes or redecodes. */

@@ -121,11 +121,13 @@ static int copy_blob(struct db *from, struct db *to, const char *sha256, struct 
 		return -1;
 	db_bind_text(s, 1, sha256);
 	rc = db_step(s, "reading stored bytes", err);
-	if (rc == 1)
+	if (rc == 1) {
+		/* a row back: stored; none: the target had these bytes already */
 		rc = put_row(to, ST_COPY_BLOB_PUT, s, 0, 0, "storing bytes", NULL, err);
+		if (rc >= 0)
+			*(rc == 1 ? &report->blobs : &report->blobs_skipped) += 1;
+	}
 	db_reset(s);
-	if (rc >= 0)
-		report->blobs++;
 	return rc < 0 ? -1 : 0;
 }
 

@@ -74,7 +74,10 @@ static const char *const statement_sql[ST_COUNT] = {
                       "FROM tracks t WHERE resource_id = $1 ORDER BY n",
     [ST_GET_TRACK_TARGETS] = "SELECT n, name, target_schema, target_object, target_name, "
                              "property, kind FROM tracks WHERE resource_id = $1 ORDER BY n",
-    [ST_GET_RAW] = "SELECT b.bytes, r.filename" SUMMARY_FROM "WHERE r.id = $1",
+    [ST_GET_RAW] = "SELECT r.blob_sha256, b.size, r.filename" SUMMARY_FROM "WHERE r.id = $1",
+    /* a chunk: substring of a bytea reads only the pages it needs */
+    [ST_READ_BLOB] = "SELECT substring(bytes FROM $2::integer FOR $3::integer) FROM blobs "
+                     "WHERE sha256 = $1",
     [ST_GET_BLOB_OF] = "SELECT blob_sha256 FROM resources WHERE id = $1",
     [ST_DELETE_RESOURCE] = "DELETE FROM resources WHERE id = $1",
     [ST_DELETE_UNUSED_BLOB] = "DELETE FROM blobs WHERE sha256 = $1 AND NOT EXISTS "
@@ -130,7 +133,8 @@ static const char *const statement_sql[ST_COUNT] = {
     [ST_COPY_BLOB_GET] = "SELECT sha256, size, bytes, filename, uploaded_at, entry_count "
                          "FROM blobs WHERE sha256 = $1",
     [ST_COPY_BLOB_PUT] = "INSERT INTO blobs (sha256, size, bytes, filename, uploaded_at, "
-                         "entry_count) VALUES ($1, $2, $3, $4, $5, $6) ON CONFLICT DO NOTHING",
+                         "entry_count) VALUES ($1, $2, $3, $4, $5, $6) ON CONFLICT DO NOTHING "
+                         "RETURNING 1",
     [ST_COPY_BLOB_CHECK] = "SELECT size, bytes FROM blobs WHERE sha256 = $1",
     [ST_COPY_RESOURCE_GET] = "SELECT id, " RESOURCE_COLUMNS " FROM resources WHERE id = $1",
     [ST_COPY_RESOURCE_PUT] = "INSERT INTO resources (id, " RESOURCE_COLUMNS
@@ -154,7 +158,7 @@ static const char *const statement_sql[ST_COUNT] = {
                         "VALUES ($1, $2, $3, $4, $5)",
     [ST_COPY_NAMES_GET] = "SELECT name, asobo32, crc32 FROM names ORDER BY name",
     [ST_COPY_NAME_PUT] = "INSERT INTO names (name, asobo32, crc32) VALUES ($1, $2, $3) "
-                         "ON CONFLICT DO NOTHING",
+                         "ON CONFLICT DO NOTHING RETURNING 1",
     [ST_COPY_TOKENS_GET] = "SELECT name, hash, created_at, revoked_at FROM tokens ORDER BY name",
     [ST_COPY_TOKEN_PUT] = "INSERT INTO tokens (name, hash, created_at, revoked_at) "
                           "VALUES ($1, $2, $3, $4) ON CONFLICT DO NOTHING RETURNING 1",
@@ -206,6 +210,7 @@ struct pg_db {
 	const char *queued_what[MAX_QUEUED];
 	struct pg_stmt stmt[ST_COUNT];
 	struct pg_stmt list_stmt[FILTER_COMBINATIONS];
+	int read_only; /* opened for reading only: the server refuses writes too */
 };
 
 static const struct db_ops pg_ops;
@@ -233,6 +238,28 @@ static void one_line(const char *message, char *out, size_t size)
 	out[n] = '\0';
 }
 
+static int64_t clock_ms(void);
+
+/* At most one line every 10 s on stderr: a daemon whose server is down meets it at every
+ * request. */
+static int log_due(void)
+{
+	static int64_t last_ms;
+	int64_t now = clock_ms(), last = __atomic_load_n(&last_ms, __ATOMIC_RELAXED);
+
+	if (last && now - last < 10000)
+		return 0;
+	__atomic_store_n(&last_ms, now, __ATOMIC_RELAXED);
+	return 1;
+}
+
+static void log_unavailable(const char *what, const char *message)
+{
+	if (log_due())
+		fprintf(stderr, "animdexd: %s: the PostgreSQL server is unavailable: %s\n", what,
+		        message);
+}
+
 static int pg_fail(struct pg_db *db, const PGresult *res, struct error *err, const char *what)
 {
 	const char *state = res ? PQresultErrorField(res, PG_DIAG_SQLSTATE) : NULL;
@@ -246,13 +273,22 @@ static int pg_fail(struct pg_db *db, const PGresult *res, struct error *err, con
 		code = ERROR_UNAVAILABLE;
 	else if (state && strcmp(state, "23505") == 0)
 		code = ERROR_CONFLICT;
-	if (code == ERROR_UNAVAILABLE)
+	if (state && strcmp(state, "53100") == 0) { /* disk_full */
+		error_set(err, ERROR_STORAGE_FULL, NULL, -1,
+		          "catalogue: %s: the PostgreSQL server's disk is full; reads go on, and "
+		          "writes work again once there is room on it",
+		          what);
+	} else if (code == ERROR_UNAVAILABLE) {
+		/* libpq's words may name the server's host and port: the log has them */
+		log_unavailable(what, message[0] ? message : "no answer");
 		error_set(err, code, NULL, -1,
-		          "catalogue: %s: the PostgreSQL server is unavailable (%s); try again",
-		          what, message[0] ? message : "no answer");
-	else
+		          "catalogue: %s: the PostgreSQL server is unavailable; try again "
+		          "(animdexd's log says why)",
+		          what);
+	} else {
 		error_set(err, code, NULL, -1, "catalogue: %s: %s (PostgreSQL %s)", what, message,
 		          state ? state : "error");
+	}
 	return -1;
 }
 
@@ -945,6 +981,16 @@ static void pg_close(struct db *base)
 	free(db);
 }
 
+static int pg_writable(struct db *base, struct error *err)
+{
+	if (!((struct pg_db *)base)->read_only)
+		return 0;
+	error_set(err, ERROR_READ_ONLY, NULL, -1,
+	          "catalogue: the PostgreSQL database is served for reading only (--read-only): "
+	          "nothing can be written to it");
+	return -1;
+}
+
 static const struct db_ops pg_ops = {
     .name = "postgresql",
     .remote = 1,
@@ -968,6 +1014,7 @@ static const struct db_ops pg_ops = {
     .bulk = pg_bulk,
     .schema_version = pg_schema_version,
     .describe = pg_describe,
+    .writable = pg_writable,
 };
 
 static int pg_command(struct pg_db *db, const char *sql, const char *what, struct error *err)
@@ -1026,18 +1073,42 @@ fail:
 	return -1;
 }
 
+/* For reading only: nothing is created or migrated, and the server refuses writes. */
+static int pg_check_version(struct pg_db *db, struct error *err)
+{
+	unsigned latest = postgres_migrations[postgres_migration_count - 1].version;
+	int version;
+
+	if (pg_command(db, "SET default_transaction_read_only = on", "configuring the connection",
+	               err) < 0)
+		return -1;
+	version = pg_read_version(db->conn);
+	if (version < 0 || (unsigned)version != latest) {
+		error_set(err, ERROR_INTERNAL, NULL, -1,
+		          "catalogue: the PostgreSQL database has schema version %d, and this "
+		          "animdexd reads only version %u without changing it; run animdexd on it "
+		          "once (serving it brings it up to date), then try again",
+		          version < 0 ? 0 : version, latest);
+		return -1;
+	}
+	return 0;
+}
+
 void db_postgres_redact(const char *conninfo, char *out, size_t size)
 {
-	PQconninfoOption *options = PQconninfoParse(conninfo, NULL);
+	char *why = NULL;
+	PQconninfoOption *options = PQconninfoParse(conninfo, &why);
 	struct buf text;
 
+	PQfreemem(why); /* libpq's reason quotes the text, password and all */
 	if (!options) {
 		snprintf(out, size, "(a PostgreSQL connection string that cannot be read)");
 		return;
 	}
 	buf_init(&text, size > 0 ? size - 1 : 0);
 	for (PQconninfoOption *o = options; o->keyword; o++) {
-		if (!o->val || !o->val[0] || strcmp(o->keyword, "password") == 0)
+		/* every option libpq marks secret ('*': password, sslpassword...) is left out */
+		if (!o->val || !o->val[0] || (o->dispchar && o->dispchar[0] == '*'))
 			continue;
 		if (text.len)
 			buf_putc(&text, ' ');
@@ -1066,7 +1137,40 @@ static void ignore_notice(void *arg, const char *message)
 	(void)message;
 }
 
-struct db *db_postgres_open(const char *conninfo, struct error *err)
+/* Says on stderr why a connection failed, with the connection string redacted, at most once
+ * every 10 s (a daemon whose server is down tries again at every request). The answer to a
+ * client says none of it: user, host and database are not for anyone who can ask. */
+static void log_connect_failure(const char *conninfo, PGconn *conn)
+{
+	char shown[512], message[300];
+
+	if (!log_due())
+		return;
+	db_postgres_redact(conninfo, shown, sizeof(shown));
+	one_line(conn ? PQerrorMessage(conn) : "out of memory", message, sizeof(message));
+	fprintf(stderr, "animdexd: cannot connect to PostgreSQL (%s): %s\n", shown, message);
+}
+
+/* Libpq's keywords of the string, or NULL after saying it cannot be read. Libpq's own reason
+ * is not repeated: it quotes the string, password included. */
+static int conninfo_readable(const char *conninfo, struct error *err)
+{
+	char *why = NULL;
+	PQconninfoOption *options = PQconninfoParse(conninfo, &why);
+
+	PQfreemem(why);
+	if (options) {
+		PQconninfoFree(options);
+		return 1;
+	}
+	error_set(err, ERROR_BAD_PARAMETER, "db", -1,
+	          "catalogue: the PostgreSQL connection string cannot be read (a %% not followed "
+	          "by two hex digits, an unclosed [ or quote, an unknown keyword...); it is not "
+	          "shown here, since it may hold a password");
+	return 0;
+}
+
+struct db *db_postgres_open(const char *conninfo, int read_only, struct error *err)
 {
 	/* defaults first: the connection string's own settings override them */
 	static const char *const keywords[] = {
@@ -1076,9 +1180,11 @@ struct db *db_postgres_open(const char *conninfo, struct error *err)
 	char connect_timeout[16];
 	const char *values[] = {connect_timeout, "10",   "5",      "3", "15000",
 	                        "animdexd",      "UTF8", conninfo, NULL};
-	struct pg_db *db = calloc(1, sizeof(*db));
-	char shown[512], message[300];
+	struct pg_db *db;
 
+	if (!conninfo_readable(conninfo, err))
+		return NULL;
+	db = calloc(1, sizeof(*db));
 	/* a connection is not waited for longer than an answer (libpq counts 2 s at least) */
 	snprintf(connect_timeout, sizeof(connect_timeout), "%d",
 	         answer_timeout_ms / 1000 < 5 ? answer_timeout_ms / 1000 : 5);
@@ -1091,11 +1197,10 @@ struct db *db_postgres_open(const char *conninfo, struct error *err)
 	db->epoch = 1;
 	db->conn = PQconnectdbParams(keywords, values, 1);
 	if (!db->conn || PQstatus(db->conn) != CONNECTION_OK) {
-		db_postgres_redact(conninfo, shown, sizeof(shown));
-		one_line(db->conn ? PQerrorMessage(db->conn) : "out of memory", message,
-		         sizeof(message));
+		log_connect_failure(conninfo, db->conn);
 		error_set(err, ERROR_UNAVAILABLE, NULL, -1,
-		          "catalogue: cannot connect to PostgreSQL (%s): %s", shown, message);
+		          "catalogue: cannot connect to the PostgreSQL server (animdexd's log says "
+		          "why)");
 		goto fail;
 	}
 	PQsetNoticeProcessor(db->conn, ignore_notice, NULL);
@@ -1112,8 +1217,10 @@ struct db *db_postgres_open(const char *conninfo, struct error *err)
 		          PQparameterStatus(db->conn, "server_encoding"));
 		goto fail;
 	}
-	if (pg_command(db, "SET lock_timeout = '10s'", "configuring the connection", err) < 0 ||
-	    pg_migrate(db, err) < 0)
+	if (pg_command(db, "SET lock_timeout = '10s'", "configuring the connection", err) < 0)
+		goto fail;
+	db->read_only = read_only;
+	if (read_only ? pg_check_version(db, err) < 0 : pg_migrate(db, err) < 0)
 		goto fail;
 	return &db->base;
 fail:

@@ -1,16 +1,19 @@
 /* catalog_sqlite.c: the catalogue in a SQLite file (DESIGN section 5): its SQL, connections,
  * migrations and errors. catalog.c holds what does not depend on the database.
  *
- * WAL, synchronous=NORMAL (a power cut may lose the last transactions, never corrupt the file;
- * an application crash loses nothing), foreign keys, a short-stepped busy handler. Statements
+ * WAL, synchronous=FULL: every commit syncs the log before it returns, so what was answered
+ * 201 is on disk and survives a power cut (a group commit pays one sync for all its uploads),
+ * foreign keys, a short-stepped busy handler. Statements
  * are prepared once per connection. u64 fields are stored as decimal text, since SQLite
  * integers are signed 64-bit; CRC32 handles fit a SQLite integer as they are.
  */
+#include <errno.h>
 #include <pthread.h>
 #include <sqlite3.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <time.h>
 
 #include "buf.h"
@@ -55,7 +58,9 @@ static const char *const statement_sql[ST_COUNT] = {
                       "FROM tracks t WHERE resource_id = ?1 ORDER BY n",
     [ST_GET_TRACK_TARGETS] = "SELECT n, name, target_schema, target_object, target_name, "
                              "property, kind FROM tracks WHERE resource_id = ?1 ORDER BY n",
-    [ST_GET_RAW] = "SELECT b.bytes, r.filename" SUMMARY_FROM "WHERE r.id = ?1",
+    [ST_GET_RAW] = "SELECT r.blob_sha256, b.size, r.filename" SUMMARY_FROM "WHERE r.id = ?1",
+    /* read by sqlite_read_blob, a chunk at a time, with incremental blob I/O */
+    [ST_READ_BLOB] = "SELECT rowid, size FROM blobs WHERE sha256 = ?1",
     [ST_GET_BLOB_OF] = "SELECT blob_sha256 FROM resources WHERE id = ?1",
     [ST_DELETE_RESOURCE] = "DELETE FROM resources WHERE id = ?1",
     [ST_DELETE_UNUSED_BLOB] = "DELETE FROM blobs WHERE sha256 = ?1 AND NOT EXISTS "
@@ -109,7 +114,7 @@ static const char *const statement_sql[ST_COUNT] = {
     [ST_COPY_BLOB_GET] = "SELECT sha256, size, bytes, filename, uploaded_at, entry_count "
                          "FROM blobs WHERE sha256 = ?1",
     [ST_COPY_BLOB_PUT] = "INSERT OR IGNORE INTO blobs (sha256, size, bytes, filename, "
-                         "uploaded_at, entry_count) VALUES (?1, ?2, ?3, ?4, ?5, ?6)",
+                         "uploaded_at, entry_count) VALUES (?1, ?2, ?3, ?4, ?5, ?6) RETURNING 1",
     [ST_COPY_BLOB_CHECK] = "SELECT size, bytes FROM blobs WHERE sha256 = ?1",
     [ST_COPY_RESOURCE_GET] = "SELECT id, " RESOURCE_COLUMNS " FROM resources WHERE id = ?1",
     [ST_COPY_RESOURCE_PUT] = "INSERT INTO resources (id, " RESOURCE_COLUMNS
@@ -133,7 +138,7 @@ static const char *const statement_sql[ST_COUNT] = {
                         "VALUES (?1, ?2, ?3, ?4, ?5)",
     [ST_COPY_NAMES_GET] = "SELECT name, asobo32, crc32 FROM names ORDER BY name",
     [ST_COPY_NAME_PUT] = "INSERT OR IGNORE INTO names (name, asobo32, crc32) "
-                         "VALUES (?1, ?2, ?3)",
+                         "VALUES (?1, ?2, ?3) RETURNING 1",
     [ST_COPY_TOKENS_GET] = "SELECT name, hash, created_at, revoked_at FROM tokens ORDER BY name",
     [ST_COPY_TOKEN_PUT] = "INSERT OR IGNORE INTO tokens (name, hash, created_at, revoked_at) "
                           "VALUES (?1, ?2, ?3, ?4) RETURNING 1",
@@ -171,6 +176,10 @@ struct checkpointer {
 struct sqlite_db {
 	struct db base;
 	sqlite3 *conn;
+	int read_only; /* opened for reading only: no migration, no write */
+	char *path;    /* the database file's full path */
+	dev_t device;  /* ... and which file it named when opened */
+	ino_t inode;
 	struct checkpointer *checkpointer; /* or NULL: SQLite checkpoints after commits */
 	struct sqlite_stmt stmt[ST_COUNT]; /* prepared on first use */
 	struct sqlite_stmt list_stmt[FILTER_COMBINATIONS]; /* list queries by filter bits */
@@ -183,8 +192,17 @@ static int sqlite_fail(struct sqlite_db *db, struct error *err, const char *what
 	int code = sqlite3_extended_errcode(db->conn);
 	enum error_code ec = ERROR_INTERNAL;
 
+	if ((code & 0xFF) == SQLITE_FULL) {
+		error_set(err, ERROR_STORAGE_FULL, NULL, -1,
+		          "catalogue: %s: the disk that holds the catalogue (%s) is full; reads go "
+		          "on, and writes work again once there is room on it (SQLite code %d)",
+		          what, db->path ? db->path : "?", code);
+		return -1;
+	}
 	if ((code & 0xFF) == SQLITE_BUSY || (code & 0xFF) == SQLITE_LOCKED)
 		ec = ERROR_UNAVAILABLE;
+	else if ((code & 0xFF) == SQLITE_READONLY)
+		ec = ERROR_UNAVAILABLE; /* the file became read-only under the daemon */
 	else if (code == SQLITE_CONSTRAINT_UNIQUE || code == SQLITE_CONSTRAINT_PRIMARYKEY)
 		ec = ERROR_CONFLICT;
 	error_set(err, ec, NULL, -1, "catalogue: %s: %s (SQLite code %d)", what,
@@ -214,10 +232,101 @@ static struct db_stmt *sqlite_prepare_sql(struct sqlite_db *db, struct sqlite_st
 	return &s->base;
 }
 
+/* Before a write transaction: does the path still name the file this connection opened? A
+ * catalogue removed, moved or replaced under a running daemon would otherwise take writes
+ * that are lost at the next start, or have its old log replayed over another file. Once it
+ * has happened the log is emptied into the file that was opened (whatever path that file has
+ * now), so that no start replays it over the file now at the path, and every write is
+ * refused. One stat() a transaction. */
+static int sqlite_still_at_path(struct sqlite_db *db, struct error *err)
+{
+	static int said; /* the log hears of it once */
+	struct stat now;
+	int gone = stat(db->path, &now) != 0;
+
+	if (!gone && now.st_dev == db->device && now.st_ino == db->inode)
+		return 0;
+	sqlite3_wal_checkpoint_v2(db->conn, "main", SQLITE_CHECKPOINT_TRUNCATE, NULL, NULL);
+	if (!__atomic_exchange_n(&said, 1, __ATOMIC_SEQ_CST))
+		fprintf(
+		    stderr,
+		    "animdexd: ERROR: the catalogue %s was %s while animdexd had it open: every "
+		    "write is refused from now on (answered 503), since it would go into a file "
+		    "that is no longer the catalogue; restart animdexd on the file you mean\n",
+		    db->path, gone ? "removed or moved away" : "replaced by another file");
+	error_set(err, ERROR_UNAVAILABLE, NULL, -1,
+	          "catalogue: the file %s is no longer the one animdexd opened (it was %s while "
+	          "the daemon ran); writes are refused until animdexd is restarted",
+	          db->path, gone ? "removed or moved away" : "replaced");
+	return -1;
+}
+
+static int sqlite_writable(struct db *base, struct error *err)
+{
+	struct sqlite_db *db = (struct sqlite_db *)base;
+
+	if (db->read_only) {
+		error_set(err, ERROR_READ_ONLY, NULL, -1,
+		          "catalogue: %s is served for reading only (--read-only): nothing can be "
+		          "written to it",
+		          db->path);
+		return -1;
+	}
+	return sqlite_still_at_path(db, err);
+}
+
+/* A chunk of a blob by SQLite's incremental blob I/O, which reads only the pages that hold
+ * it (a column read would load the whole upload). The row is found and read while the finding
+ * statement holds the read transaction, so no delete comes between. */
+static long sqlite_read_blob(struct db *base, const char *sha256, int64_t offset, void *out,
+                             size_t n, struct error *err)
+{
+	struct sqlite_db *db = (struct sqlite_db *)base;
+	struct db_stmt *s =
+	    sqlite_prepare_sql(db, &db->stmt[ST_READ_BLOB], statement_sql[ST_READ_BLOB], err);
+	sqlite3_stmt *find;
+	sqlite3_blob *blob = NULL;
+	int64_t size;
+	long got = -1;
+	int rc;
+
+	if (!s)
+		return -1;
+	find = ((struct sqlite_stmt *)s)->stmt;
+	sqlite3_bind_text(find, 1, sha256, -1, SQLITE_STATIC);
+	rc = sqlite3_step(find);
+	if (rc == SQLITE_DONE) {
+		error_set(err, ERROR_NOT_FOUND, NULL, -1,
+		          "catalogue: the uploaded bytes %s are no longer stored", sha256);
+	} else if (rc != SQLITE_ROW) {
+		sqlite_fail(db, err, "finding the uploaded bytes");
+	} else {
+		size = sqlite3_column_int64(find, 1);
+		if (offset >= size) {
+			got = 0;
+		} else {
+			if ((int64_t)n > size - offset)
+				n = (size_t)(size - offset);
+			if (sqlite3_blob_open(db->conn, "main", "blobs", "bytes",
+			                      sqlite3_column_int64(find, 0), 0,
+			                      &blob) != SQLITE_OK ||
+			    sqlite3_blob_read(blob, out, (int)n, (int)offset) != SQLITE_OK)
+				sqlite_fail(db, err, "reading the uploaded bytes");
+			else
+				got = (long)n;
+			sqlite3_blob_close(blob);
+		}
+	}
+	sqlite3_reset(find);
+	return got;
+}
+
 static struct db_stmt *sqlite_prepare(struct db *base, enum statement st, struct error *err)
 {
 	struct sqlite_db *db = (struct sqlite_db *)base;
 
+	if (st == ST_BEGIN && sqlite_writable(base, err) < 0)
+		return NULL;
 	if (!statement_sql[st]) {
 		error_set(err, ERROR_INTERNAL, NULL, -1, "catalogue: statement %d has no SQL",
 		          (int)st);
@@ -480,6 +589,7 @@ static void sqlite_close(struct db *base)
 	for (int i = 0; i < FILTER_COMBINATIONS; i++)
 		sqlite3_finalize(db->list_stmt[i].stmt);
 	sqlite3_close(db->conn);
+	free(db->path);
 	free(db);
 }
 
@@ -507,7 +617,53 @@ static const struct db_ops sqlite_ops = {
     .schema_version = sqlite_schema_version,
     .describe = sqlite_describe,
     .busy_writer = sqlite_busy_writer,
+    .writable = sqlite_writable,
+    .read_blob = sqlite_read_blob,
 };
+
+/* Runs SQL, waiting while another process holds the file: two processes that start on a new
+ * file at once both ask for WAL mode, and SQLite answers one of them SQLITE_BUSY at once,
+ * without its busy handler, since each holds the read lock the other needs to give up. Up
+ * to 10 s in steps of 1 to 20 ms. */
+static int exec_waiting(struct sqlite_db *db, const char *sql, char **msg)
+{
+	int rc;
+
+	for (long waited_us = 0, step = 1000;;
+	     waited_us += step, step = step < 20000 ? 2 * step : step) {
+		struct timespec pause = {0, step * 1000};
+		sqlite3_free(*msg);
+		*msg = NULL;
+		rc = sqlite3_exec(db->conn, sql, NULL, NULL, msg);
+		if ((rc & 0xFF) != SQLITE_BUSY && (rc & 0xFF) != SQLITE_LOCKED)
+			return rc;
+		if (waited_us > 10L * 1000 * 1000)
+			return rc;
+		nanosleep(&pause, NULL);
+	}
+}
+
+/* The schema version of a catalogue opened for reading: it must be this animdexd's, since
+ * reading never migrates. */
+static int sqlite_check_version(struct sqlite_db *db, int version, unsigned latest,
+                                struct error *err)
+{
+	if ((unsigned)version == latest)
+		return 0;
+	if ((unsigned)version > latest)
+		error_set(err, ERROR_INTERNAL, NULL, -1,
+		          "catalogue: the database's schema version %d is newer than this "
+		          "animdexd knows (%u); use a newer animdexd",
+		          version, latest);
+	else
+		error_set(
+		    err, ERROR_INTERNAL, NULL, -1,
+		    "catalogue: %s has schema version %d, and this animdexd reads only version "
+		    "%u without changing it; run animdexd on it once (serving it brings it up "
+		    "to date), then try again",
+		    db->path, version, latest);
+	return -1;
+}
 
 static int sqlite_migrate(struct sqlite_db *db, struct error *err)
 {
@@ -517,17 +673,12 @@ static int sqlite_migrate(struct sqlite_db *db, struct error *err)
 
 	if (version < 0)
 		return sqlite_fail(db, err, "reading PRAGMA user_version");
-	if ((unsigned)version > latest) {
-		error_set(err, ERROR_INTERNAL, NULL, -1,
-		          "catalogue: the database's schema version %d is newer than this "
-		          "animdexd knows (%u); use a newer animdexd",
-		          version, latest);
-		return -1;
-	}
-	if ((unsigned)version == latest)
-		return 0;
-	if (sqlite3_exec(db->conn, "BEGIN IMMEDIATE", NULL, NULL, NULL) != SQLITE_OK)
+	if (db->read_only || (unsigned)version >= latest)
+		return sqlite_check_version(db, version, latest, err);
+	if (exec_waiting(db, "BEGIN IMMEDIATE", &msg) != SQLITE_OK) {
+		sqlite3_free(msg);
 		return sqlite_fail(db, err, "starting the migration");
+	}
 	/* Another connection may have migrated while this one waited for the lock. */
 	version = sqlite_schema_version(&db->base);
 	for (unsigned i = 0; i < schema_migration_count; i++) {
@@ -579,13 +730,88 @@ static void sqlite_configure(void)
 	sqlite3_config(SQLITE_CONFIG_MEMSTATUS, 0);
 }
 
-struct db *db_sqlite_open(const char *path, struct error *err)
+/* A file: URI for a path, every byte but unreserved ones and '/' percent-encoded, with the
+ * query given (sqlite3_malloc'd; NULL when out of memory). */
+static char *file_uri(const char *path, const char *query)
+{
+	static const char hex[] = "0123456789ABCDEF";
+	size_t length = strlen(path);
+	char *uri = sqlite3_malloc64(3 * length + strlen(query) + 8), *p = uri;
+
+	if (!uri)
+		return NULL;
+	p += sprintf(p, "file:");
+	for (const unsigned char *c = (const unsigned char *)path; *c; c++) {
+		if ((*c >= 'a' && *c <= 'z') || (*c >= 'A' && *c <= 'Z') ||
+		    (*c >= '0' && *c <= '9') || strchr("-._~/", *c)) {
+			*p++ = (char)*c;
+		} else {
+			*p++ = '%';
+			*p++ = hex[*c >> 4];
+			*p++ = hex[*c & 15];
+		}
+	}
+	sprintf(p, "?%s", query);
+	return uri;
+}
+
+/* Opens the connection. For reading only: a WAL database whose -shm cannot be made (a
+ * read-only file system, a folder animdexd cannot write) can only be read as immutable, which
+ * is what such a file is to every process. */
+static int sqlite_connect(struct sqlite_db *db, const char *path, struct error *err)
+{
+	int flags =
+	    db->read_only ? SQLITE_OPEN_READONLY : SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE;
+
+	if (sqlite3_open_v2(path, &db->conn, flags | SQLITE_OPEN_NOMUTEX, sqlite_wal_vfs()) ==
+	        SQLITE_OK &&
+	    db->read_only &&
+	    sqlite3_exec(db->conn, "SELECT count(*) FROM sqlite_schema", NULL, NULL, NULL) ==
+	        SQLITE_CANTOPEN) {
+		char *uri = file_uri(path, "immutable=1");
+		sqlite3_close(db->conn);
+		db->conn = NULL;
+		if (uri)
+			sqlite3_open_v2(uri, &db->conn,
+			                flags | SQLITE_OPEN_NOMUTEX | SQLITE_OPEN_URI,
+			                sqlite_wal_vfs());
+		sqlite3_free(uri);
+	}
+	if (!db->conn || sqlite3_errcode(db->conn) != SQLITE_OK) {
+		error_set(err, ERROR_INTERNAL, NULL, -1, "catalogue: cannot open %s%s: %s", path,
+		          db->read_only ? " for reading" : "",
+		          db->conn ? sqlite3_errmsg(db->conn) : "out of memory");
+		return -1;
+	}
+	return 0;
+}
+
+/* Which file the path names now, kept to notice it moving (sqlite_still_at_path). */
+static int sqlite_identify(struct sqlite_db *db, struct error *err)
+{
+	const char *full = sqlite3_db_filename(db->conn, "main");
+	struct stat st;
+
+	db->path = strdup(full && *full ? full : "");
+	if (!db->path || stat(db->path, &st) != 0) {
+		error_set(err, ERROR_INTERNAL, NULL, -1, "catalogue: cannot find %s again: %s",
+		          db->path ? db->path : "the file", strerror(errno));
+		return -1;
+	}
+	db->device = st.st_dev;
+	db->inode = st.st_ino;
+	return 0;
+}
+
+struct db *db_sqlite_open(const char *path, int read_only, struct error *err)
 {
 	/* SQLite's default page size (4 KiB) is kept: 8 KiB pages made imports about 8% faster
 	 * but uploads, a commit each, about 20% slower (each commit writes whole pages) */
 	static const char *const pragmas = "PRAGMA journal_mode = WAL;"
-	                                   "PRAGMA synchronous = NORMAL;"
+	                                   "PRAGMA synchronous = FULL;"
 	                                   "PRAGMA foreign_keys = ON;"
+	                                   "PRAGMA temp_store = MEMORY;";
+	static const char *const reading = "PRAGMA foreign_keys = ON;"
 	                                   "PRAGMA temp_store = MEMORY;";
 	struct sqlite_db *db = calloc(1, sizeof(*db));
 	char *msg = NULL;
@@ -598,22 +824,26 @@ struct db *db_sqlite_open(const char *path, struct error *err)
 		return NULL;
 	}
 	db->base.ops = &sqlite_ops;
-	if (sqlite3_open_v2(path, &db->conn,
-	                    SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX,
-	                    sqlite_wal_vfs()) != SQLITE_OK) {
-		error_set(err, ERROR_INTERNAL, NULL, -1, "catalogue: cannot open %s: %s", path,
-		          db->conn ? sqlite3_errmsg(db->conn) : "out of memory");
+	db->read_only = read_only;
+	if (sqlite_connect(db, path, err) < 0)
 		goto fail;
-	}
 	sqlite3_busy_handler(db->conn, sqlite_busy, NULL);
 	sqlite3_extended_result_codes(db->conn, 1);
-	if (sqlite3_exec(db->conn, pragmas, NULL, NULL, &msg) != SQLITE_OK) {
+	if (!read_only && sqlite3_db_readonly(db->conn, "main") == 1) {
+		error_set(
+		    err, ERROR_READ_ONLY, NULL, -1,
+		    "catalogue: %s cannot be written (a read-only file, folder or file system); "
+		    "start animdexd with --read-only to serve it for reading",
+		    path);
+		goto fail;
+	}
+	if (exec_waiting(db, read_only ? reading : pragmas, &msg) != SQLITE_OK) {
 		error_set(err, ERROR_INTERNAL, NULL, -1, "catalogue: %s: %s", path,
 		          msg ? msg : "cannot configure");
 		sqlite3_free(msg);
 		goto fail;
 	}
-	if (sqlite_migrate(db, err) < 0)
+	if (sqlite_identify(db, err) < 0 || sqlite_migrate(db, err) < 0)
 		goto fail;
 	return &db->base;
 fail:

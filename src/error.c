@@ -44,6 +44,9 @@ static const struct {
     [ERROR_GLTF_INVALID] = {"gltf_invalid", 422},
     [ERROR_INTERNAL] = {"internal", 500},
     [ERROR_UNAVAILABLE] = {"unavailable", 503},
+    [ERROR_STORAGE_FULL] = {"storage_full", 507},
+    [ERROR_READ_ONLY] = {"read_only", 405},
+    [ERROR_NOT_IMPLEMENTED] = {"not_implemented", 501},
 };
 
 void error_init(struct error *err)

@@ -439,11 +439,15 @@ static int float_order(const void *a, const void *b)
 }
 
 /* The Euler track sampled at every key and bake_rate times a second, from 0 when the track
- * holds a value before its first key, as LINEAR unit quaternions. */
-static int bake_euler(struct exporter *ex, const struct sampler *s, float **times_out,
-                      float **values_out, size_t *count_out)
+ * holds a value before its first key, as LINEAR unit quaternions. A track so long that the
+ * rate would make more than EXPORT_MAX_BAKED_KEYS samples is sampled as often as that many
+ * allow, and the asset says so (an 84-byte file with keys at 0 and 100,000 s would otherwise
+ * ask for three million). */
+static int bake_euler(struct exporter *ex, const struct sampler *s, int64_t id, unsigned track,
+                      float **times_out, float **values_out, size_t *count_out)
 {
 	float t0 = s->times[0] < 0 ? 0 : s->times[0], t1 = s->times[s->key_count - 1];
+	double rate = ex->opt.bake_rate, wanted;
 	size_t steps, n = 0;
 	float *times, *values;
 	struct curve c;
@@ -451,14 +455,24 @@ static int bake_euler(struct exporter *ex, const struct sampler *s, float **time
 
 	if ((s->rules & RULE_LAST_BEFORE_FIRST) && t0 > 0)
 		t0 = 0;
-	steps = t1 > t0 ? (size_t)ceil((double)(t1 - t0) * ex->opt.bake_rate) : 0;
-	if (steps > 1000000)
-		return -1;
+	wanted = t1 > t0 ? ceil((double)(t1 - t0) * rate) : 0;
+	if (wanted > EXPORT_MAX_BAKED_KEYS) {
+		rate = EXPORT_MAX_BAKED_KEYS / ((double)t1 - (double)t0);
+		json_array_append_new(
+		    ex->notes,
+		    json_sprintf("entry %" PRId64 " track %u: baked at %.6g samples a "
+		                 "second, not %g: its %.9g s would need %.0f samples, "
+		                 "past the limit of %d a track",
+		                 id, track, rate, ex->opt.bake_rate, (double)t1 - (double)t0,
+		                 wanted, EXPORT_MAX_BAKED_KEYS));
+		wanted = EXPORT_MAX_BAKED_KEYS;
+	}
+	steps = (size_t)wanted;
 	times = malloc((steps + s->key_count + 4) * sizeof(float));
 	if (!times)
 		return -1;
 	for (size_t i = 0; i <= steps; i++) {
-		double t = t0 + (double)i / ex->opt.bake_rate;
+		double t = t0 + (double)i / rate;
 		times[n++] = (float)(t < t1 ? t : t1);
 	}
 	for (uint32_t k = 0; k < s->key_count; k++)
@@ -891,7 +905,7 @@ static int exporter_add_entry(struct exporter *ex, struct export_entry *read, st
 				continue;
 			}
 		}
-		interp = euler ? (bake_euler(ex, &t.sampler, &times, &values, &count) < 0
+		interp = euler ? (bake_euler(ex, &t.sampler, id, t.n, &times, &values, &count) < 0
 		                      ? -1
 		                      : INTERP_LINEAR)
 		               : gltf_keys(ex, &t.sampler, path, &times, &values, &count);
@@ -1101,6 +1115,29 @@ uint8_t *exporter_finish(struct exporter *ex, size_t *length, json_t **summary, 
 	return out;
 }
 
+int export_parse_bake_rate(const char *text, double *rate)
+{
+	size_t whole = strspn(text, "0123456789"), fraction = 0;
+	double v;
+
+	/* digits, and a decimal point with digits after it: no sign, space, hex or exponent */
+	if (whole == 0)
+		return -1;
+	if (text[whole] == '.') {
+		fraction = strspn(text + whole + 1, "0123456789");
+		if (fraction == 0)
+			return -1;
+		fraction++;
+	}
+	if (text[whole + fraction] != '\0' || whole + fraction > 32)
+		return -1;
+	v = strtod(text, NULL);
+	if (!(v > 0) || v > 1000)
+		return -1;
+	*rate = v;
+	return 0;
+}
+
 void export_file_name(const char *name, int glb, char *out, size_t size)
 {
 	size_t n = 0;
@@ -1140,7 +1177,7 @@ static void export_entry_free(void *e)
 static void *read_ahead_main(void *arg)
 {
 	struct read_ahead *ra = arg;
-	struct catalog *cat = catalog_open(ra->db, &ra->err);
+	struct catalog *cat = catalog_open_read_only(ra->db, &ra->err);
 
 	for (size_t i = 0; cat && i < ra->count; i++) {
 		void *done[HANDOFF_SLOTS];

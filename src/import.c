@@ -18,6 +18,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <pthread.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -48,6 +49,7 @@ struct import {
 	struct timespec batch_started;          /* when the batch's first file was stored */
 	size_t batch_created, batch_duplicates; /* counted when the batch commits */
 	char **batch_paths;                     /* the files stored in this batch, for a replay */
+	size_t *batch_name_at;                  /* ... where their stored names begin */
 	size_t batch_cap;
 	int careful; /* replaying a batch: each file on its own savepoint, counted at once */
 	int tty;
@@ -85,10 +87,13 @@ static void show_progress(struct import *im, int final)
 		         im->skipped);
 	im->shown_at = im->files;
 	fprintf(stderr,
-	        "%s%zu files, %.1f MiB in %.2f s (%.0f files/s): %zu entries created, %zu "
-	        "duplicates, %zu not animation data, %zu failed%s\n",
-	        im->tty && final ? "\r" : "", im->files, (double)im->bytes / 1048576.0, s, rate,
-	        im->created, im->duplicates, im->not_animation, im->failed, skipped);
+	        "%s%zu %s, %.1f MiB in %.2f s (%.0f files/s): %zu %s created, %zu %s, %zu not "
+	        "animation data, %zu failed%s\n",
+	        im->tty && final ? "\r" : "", im->files, im->files == 1 ? "file" : "files",
+	        (double)im->bytes / 1048576.0, s, rate, im->created,
+	        im->created == 1 ? "entry" : "entries", im->duplicates,
+	        im->duplicates == 1 ? "duplicate" : "duplicates", im->not_animation, im->failed,
+	        skipped);
 }
 
 static void forget_batch(struct import *im)
@@ -99,19 +104,21 @@ static void forget_batch(struct import *im)
 	im->batch_created = im->batch_duplicates = 0;
 }
 
-static void import_file(struct import *im, const char *path, int again);
+static void import_file(struct import *im, const char *path, size_t name_at, int again);
 
 /* Rolls the batch back and stores its files again one by one (with `also`, the file that was
  * refused, when given), then commits them and starts a new batch. */
-static void replay_batch(struct import *im, const char *also)
+static void replay_batch(struct import *im, const char *also, size_t also_name_at)
 {
 	struct error err;
 	size_t count = im->batch_files;
 	char **paths = im->batch_paths;
+	size_t *name_at = im->batch_name_at;
 
 	error_init(&err);
 	catalog_rollback(im->cat);
 	im->batch_paths = NULL;
+	im->batch_name_at = NULL;
 	im->batch_cap = 0;
 	im->batch_files = im->batch_bytes = 0;
 	im->batch_created = im->batch_duplicates = 0;
@@ -122,9 +129,9 @@ static void replay_batch(struct import *im, const char *also)
 	} else {
 		size_t created = im->created, duplicates = im->duplicates;
 		for (size_t i = 0; i < count; i++)
-			import_file(im, paths[i], 1);
+			import_file(im, paths[i], name_at[i], 1);
 		if (also)
-			import_file(im, also, 1);
+			import_file(im, also, also_name_at, 1);
 		if (catalog_commit(im->cat, &err) < 0) {
 			fprintf(stderr, "%sanimdexd: %zu files could not be stored: %s\n",
 			        im->tty ? "\r" : "", count + (also != NULL), err.message);
@@ -136,6 +143,7 @@ static void replay_batch(struct import *im, const char *also)
 	for (size_t i = 0; i < count; i++)
 		free(paths[i]);
 	free(paths);
+	free(name_at);
 	im->careful = 0;
 	error_init(&err);
 	if (catalog_begin_bulk(im->cat, &err) < 0) {
@@ -152,7 +160,7 @@ static void flush_batch(struct import *im)
 	if (im->batch_files == 0)
 		return;
 	if (catalog_commit(im->cat, &err) < 0) {
-		replay_batch(im, NULL);
+		replay_batch(im, NULL, 0);
 		return;
 	}
 	im->created += im->batch_created;
@@ -165,16 +173,22 @@ static void flush_batch(struct import *im)
 }
 
 /* Remembers a file stored in the batch, for a replay. */
-static int remember(struct import *im, const char *path)
+static int remember(struct import *im, const char *path, size_t name_at)
 {
 	if (im->batch_files == im->batch_cap) {
 		size_t cap = im->batch_cap ? 2 * im->batch_cap : 64;
 		char **grown = realloc(im->batch_paths, cap * sizeof(*grown));
+		size_t *grown_at;
 		if (!grown)
 			return -1;
 		im->batch_paths = grown;
+		grown_at = realloc(im->batch_name_at, cap * sizeof(*grown_at));
+		if (!grown_at)
+			return -1;
+		im->batch_name_at = grown_at;
 		im->batch_cap = cap;
 	}
+	im->batch_name_at[im->batch_files] = name_at;
 	im->batch_paths[im->batch_files] = strdup(path);
 	if (!im->batch_paths[im->batch_files])
 		return -1;
@@ -265,9 +279,10 @@ struct siblings {
 /* Small (under 1 KiB: larger requests make malloc tidy its heap each time). */
 struct prepared {
 	enum prepared_kind kind;
-	char *path;
-	char *message; /* or NULL */
-	char *data;    /* as read */
+	char *path;     /* as the walk met it, for messages */
+	size_t name_at; /* the name stored: path + name_at, the path below the argument */
+	char *message;  /* or NULL */
+	char *data;     /* as read */
 	size_t length;
 	struct siblings *siblings; /* a .gltf's, or NULL */
 	struct upload up;
@@ -323,7 +338,8 @@ static struct prepared *prepared_new(enum prepared_kind kind, const char *path)
 
 /* Reads, decodes and hashes one file, and renders what the catalogue will store: all but
  * the writing, with nothing shared, so that it can run beside the writer. */
-static struct prepared *prepare_file(const struct import_options *opt, const char *path)
+static struct prepared *prepare_file(const struct import_options *opt, const char *path,
+                                     size_t name_at)
 {
 	struct prepared *p = prepared_new(PREPARED_FILE, path);
 	struct upload *up;
@@ -345,7 +361,8 @@ static struct prepared *prepare_file(const struct import_options *opt, const cha
 	}
 	up->data = (const uint8_t *)p->data;
 	up->length = p->length;
-	up->filename = p->path;
+	p->name_at = name_at;
+	up->filename = p->path + name_at;
 	up->class_name = opt->class_name;
 	up->family = opt->family;
 	up->max_inflate = opt->max_inflate;
@@ -400,11 +417,12 @@ static void store_prepared(struct import *im, struct prepared *p, int again)
 		im->failed++;
 		return;
 	}
-	cu = (struct catalog_upload){p->up.data, p->up.length, p->sha, p->path, NULL, NULL};
+	cu = (struct catalog_upload){p->up.data,           p->up.length, p->sha,
+	                             p->path + p->name_at, NULL,         NULL};
 	entries = catalog_put(im->cat, &cu, &p->result, &existed, &err);
 	if (!entries && !im->careful) {
 		/* which upload of the batch failed is only sure one by one */
-		replay_batch(im, p->path);
+		replay_batch(im, p->path, p->name_at);
 		return;
 	}
 	if (!entries) {
@@ -428,8 +446,8 @@ static void store_prepared(struct import *im, struct prepared *p, int again)
 	json_decref(entries);
 	if (im->careful)
 		return;
-	if (remember(im, p->path) < 0) {
-		replay_batch(im, NULL); /* out of memory: store what there is, carefully */
+	if (remember(im, p->path, p->name_at) < 0) {
+		replay_batch(im, NULL, 0); /* out of memory: store what there is, carefully */
 		return;
 	}
 	im->batch_bytes += p->up.length;
@@ -440,9 +458,9 @@ static void store_prepared(struct import *im, struct prepared *p, int again)
 		flush_batch(im);
 }
 
-static void import_file(struct import *im, const char *path, int again)
+static void import_file(struct import *im, const char *path, size_t name_at, int again)
 {
-	struct prepared *p = prepare_file(im->opt, path);
+	struct prepared *p = prepare_file(im->opt, path, name_at);
 
 	if (!p) {
 		fprintf(stderr, "%s%s: out of memory\n", im->tty ? "\r" : "", path);
@@ -558,9 +576,9 @@ static const char *file_kind(mode_t mode)
 }
 
 /* A regular file: read, decoded and handed over. */
-static void walk_file(struct walk *w, const char *path)
+static void walk_file(struct walk *w, const char *path, size_t name_at)
 {
-	struct prepared *p = prepare_file(w->opt, path);
+	struct prepared *p = prepare_file(w->opt, path, name_at);
 
 	if (p)
 		hand_over(w, p);
@@ -569,13 +587,21 @@ static void walk_file(struct walk *w, const char *path)
 }
 
 /* type: the entry's type as its folder listed it (DT_REG needs no stat: reading the file
- * checks it again), or DT_UNKNOWN. */
-static void walk_path(struct walk *w, const char *path, int depth, unsigned char type)
+ * checks it again), or DT_UNKNOWN. A file is stored under its path below the argument it was
+ * found under (`rips` finds `rips/sub/hero.Animation_Z`, stored as `sub/hero.Animation_Z`),
+ * or its own name when it was the argument: path + name_at; SIZE_MAX at the top, where it is
+ * not known yet. */
+static void walk_path(struct walk *w, const char *path, int depth, unsigned char type,
+                      size_t name_at)
 {
 	struct stat st;
 
+	if (name_at == SIZE_MAX) {
+		const char *slash = strrchr(path, '/');
+		name_at = slash && slash[1] ? (size_t)(slash + 1 - path) : 0;
+	}
 	if (type == DT_REG) {
-		walk_file(w, path);
+		walk_file(w, path, name_at);
 		return;
 	}
 	if (stat(path, &st) < 0) {
@@ -588,6 +614,8 @@ static void walk_path(struct walk *w, const char *path, int depth, unsigned char
 		/* each folder once, however many links lead to it */
 		if (depth > 64 || seen_before(w, &st))
 			return;
+		if (depth == 0)
+			name_at = strlen(path) + 1; /* the children: below the argument */
 		n = scandir(path, &names, NULL, alphasort);
 		for (int i = 0; i < n; i++) {
 			if (names[i]->d_name[0] != '.') {
@@ -595,7 +623,7 @@ static void walk_path(struct walk *w, const char *path, int depth, unsigned char
 				char *child = malloc(len);
 				if (child) {
 					snprintf(child, len, "%s/%s", path, names[i]->d_name);
-					walk_path(w, child, depth + 1, names[i]->d_type);
+					walk_path(w, child, depth + 1, names[i]->d_type, name_at);
 					free(child);
 				}
 			}
@@ -606,7 +634,7 @@ static void walk_path(struct walk *w, const char *path, int depth, unsigned char
 		return;
 	}
 	if (S_ISREG(st.st_mode)) {
-		walk_file(w, path);
+		walk_file(w, path, name_at);
 		return;
 	}
 	hand_over_message(w, PREPARED_SKIPPED, path, file_kind(st.st_mode));
@@ -617,7 +645,7 @@ static void *walk_main(void *arg)
 	struct walk *w = arg;
 
 	for (int i = 0; i < w->path_count; i++)
-		walk_path(w, w->paths[i], 0, DT_UNKNOWN);
+		walk_path(w, w->paths[i], 0, DT_UNKNOWN, SIZE_MAX);
 	handoff_close(&w->queue);
 	return NULL;
 }
@@ -662,17 +690,18 @@ int import_paths(const struct import_options *opt, char *const *paths, int count
 		free_given_back(&w);
 	} else {
 		for (int i = 0; i < count; i++)
-			walk_path(&w, paths[i], 0, DT_UNKNOWN);
+			walk_path(&w, paths[i], 0, DT_UNKNOWN, SIZE_MAX);
 	}
 	handoff_destroy(&w.queue);
 	free(w.folders);
 	if (catalog_commit(im.cat, &err) < 0)
-		replay_batch(&im, NULL);
+		replay_batch(&im, NULL, 0);
 	else
 		im.created += im.batch_created, im.duplicates += im.batch_duplicates;
 	catalog_rollback(im.cat); /* the empty batch a replay begins */
 	forget_batch(&im);
 	free(im.batch_paths);
+	free(im.batch_name_at);
 	catalog_close(im.cat);
 	show_progress(&im, 1);
 	return im.failed ? 1 : 0;

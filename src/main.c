@@ -64,6 +64,9 @@ static const char usage_text[] =
     "  --open-writes          allow listening on a non-loopback address without tokens\n"
     "  --private              reads of the API need a token too (writes always do, once\n"
     "                         any token exists)\n"
+    "  --read-only            serve the catalogue for reading only: it is never created,\n"
+    "                         migrated or written; uploads, deletes and names are\n"
+    "                         answered 405 (a published catalogue, a read-only disk)\n"
     "  --quiet                no request log\n"
     "\n"
     "Decode options (what an upload would store, printed as JSON; no database):\n"
@@ -85,6 +88,21 @@ static void usage_error(const char *fmt, const char *arg)
 	fprintf(stderr, fmt, arg);
 	fprintf(stderr, "\nTry 'animdexd --help'.\n");
 	exit(2);
+}
+
+/* A path or a name given on the command line: a word that starts with '-' is an option
+ * forgotten or misplaced, never a file to create (write ./-x for a file of that name). */
+static const char *operand(const char *text, const char *what)
+{
+	if (text[0] == '-' && text[1] != '\0') {
+		fprintf(
+		    stderr,
+		    "animdexd: %s: '%s' looks like an option, not a %s (for a file of that name "
+		    "write ./%s)\nTry 'animdexd --help'.\n",
+		    what, text, strstr(what, "NAME") ? "name" : "path", text);
+		exit(2);
+	}
+	return text;
 }
 
 static unsigned parse_unsigned(const char *text, const char *option, unsigned min, unsigned max)
@@ -162,7 +180,8 @@ static int cmd_serve(int argc, char **argv)
 		OPT_HEADER_TIMEOUT,
 		OPT_MIN_BODY_RATE,
 		OPT_ANSWER_MEMORY,
-		OPT_MAX_ENTRIES
+		OPT_MAX_ENTRIES,
+		OPT_READ_ONLY
 	};
 	static const struct option options[] = {
 	    {"listen", required_argument, NULL, OPT_LISTEN},
@@ -183,6 +202,7 @@ static int cmd_serve(int argc, char **argv)
 	    {"min-body-rate", required_argument, NULL, OPT_MIN_BODY_RATE},
 	    {"answer-memory", required_argument, NULL, OPT_ANSWER_MEMORY},
 	    {"max-entries", required_argument, NULL, OPT_MAX_ENTRIES},
+	    {"read-only", no_argument, NULL, OPT_READ_ONLY},
 	    {"quiet", no_argument, NULL, OPT_QUIET},
 	    {"help", no_argument, NULL, 'h'},
 	    {NULL, 0, NULL, 0},
@@ -217,7 +237,7 @@ static int cmd_serve(int argc, char **argv)
 	while ((opt = getopt_long(argc, argv, "h", options, NULL)) != -1) {
 		switch (opt) {
 		case OPT_LISTEN: cfg.listen = optarg; break;
-		case OPT_DB: cfg.db_path = optarg; break;
+		case OPT_DB: cfg.db_path = operand(optarg, "--db"); break;
 		case OPT_WWW: cfg.www_dir = optarg; break;
 		case OPT_CHARTJS: cfg.chartjs_dir = optarg; break;
 		case OPT_MAX_UPLOAD: cfg.max_upload = parse_size(optarg, "--max-upload"); break;
@@ -258,6 +278,7 @@ static int cmd_serve(int argc, char **argv)
 			cfg.max_entries = parse_unsigned(optarg, "--max-entries", 1, 1000000);
 			break;
 		case OPT_QUIET: cfg.quiet = 1; break;
+		case OPT_READ_ONLY: cfg.read_only = 1; break;
 		case 'h': fputs(usage_text, stdout); return 0;
 		default: usage_error("%s", "unknown option");
 		}
@@ -277,7 +298,9 @@ static int cmd_serve(int argc, char **argv)
 	error_init(&err);
 	catalog_display_name(cfg.db_path, shown, sizeof(shown));
 	catalog_set_timeout(cfg.timeout_seconds);
-	cat = catalog_open(cfg.db_path, &err); /* creates and migrates before serving */
+	/* creates and migrates before serving; or, read-only, checks it can be read as it is */
+	cat = cfg.read_only ? catalog_open_read_only(cfg.db_path, &err)
+	                    : catalog_open(cfg.db_path, &err);
 	if (!cat) {
 		fprintf(stderr, "animdexd: %s\n", err.message);
 		return 1;
@@ -293,7 +316,7 @@ static int cmd_serve(int argc, char **argv)
 			        (long long)outdated, shown, shown);
 	}
 	catalog_close(cat);
-	if (!is_loopback(cfg.listen) && tokens <= 0 && !open_writes) {
+	if (!is_loopback(cfg.listen) && tokens <= 0 && !open_writes && !cfg.read_only) {
 		fprintf(stderr,
 		        "animdexd: refusing to listen on %s without a write token: anyone who can "
 		        "reach it could upload and delete. Make one with 'animdexd token add NAME "
@@ -308,7 +331,7 @@ static int cmd_serve(int argc, char **argv)
 		        shown);
 		return 2;
 	}
-	pool = catalog_pool_create(cfg.db_path);
+	pool = catalog_pool_create(cfg.db_path, cfg.read_only);
 	if (!pool) {
 		fprintf(stderr, "animdexd: out of memory\n");
 		return 1;
@@ -319,9 +342,9 @@ static int cmd_serve(int argc, char **argv)
 		catalog_pool_free(pool);
 		return 1;
 	}
-	printf("animdexd %s listening on http://%.*s:%u (database %s, web page %s)\n",
+	printf("animdexd %s listening on http://%.*s:%u (database %s%s, web page %s)\n",
 	       PACKAGE_VERSION, (int)(strrchr(cfg.listen, ':') - cfg.listen), cfg.listen,
-	       server_port(srv), shown, cfg.www_dir);
+	       server_port(srv), shown, cfg.read_only ? ", read-only" : "", cfg.www_dir);
 	fflush(stdout);
 	sigwait(&stop, &sig);
 	fprintf(stderr, "animdexd: %s: finishing requests in flight, then stopping\n",
@@ -439,7 +462,7 @@ static int cmd_import(int argc, char **argv)
 
 	while ((c = getopt_long(argc, argv, "hq", options, NULL)) != -1) {
 		switch (c) {
-		case 'd': opt.db_path = optarg; break;
+		case 'd': opt.db_path = operand(optarg, "--db"); break;
 		case 'c': opt.class_name = optarg; break;
 		case 'f': opt.family = optarg; break;
 		case 'm': opt.max_inflate = parse_size(optarg, "--max-upload"); break;
@@ -481,7 +504,7 @@ static int cmd_redecode(int argc, char **argv)
 
 	while ((c = getopt_long(argc, argv, "hq", options, NULL)) != -1) {
 		switch (c) {
-		case 'd': opt.db_path = optarg; break;
+		case 'd': opt.db_path = operand(optarg, "--db"); break;
 		case 'f': opt.family = optarg; break;
 		case 'c': opt.class_name = optarg; break;
 		case 'i': opt.id = parse_unsigned(optarg, "--id", 1, 2147483647u); break;
@@ -512,6 +535,53 @@ static void show_export_progress(size_t done, size_t count)
 	fprintf(stderr, "\r%zu of %zu entries exported ", done, count);
 }
 
+/* Writes a file whole or not at all: into a new file beside it, synced, then renamed over
+ * it, so that a failed or interrupted write leaves no half file (and no old one changed). */
+static int write_whole_file(const char *path, const void *bytes, size_t length)
+{
+	size_t size = strlen(path) + 16;
+	char *temporary = malloc(size);
+	mode_t mask = umask(0);
+	int fd, saved;
+
+	umask(mask);
+	if (!temporary)
+		return -1;
+	snprintf(temporary, size, "%s.XXXXXX", path);
+	fd = mkstemp(temporary);
+	if (fd < 0) {
+		free(temporary);
+		return -1;
+	}
+	for (size_t done = 0; done < length;) {
+		ssize_t n = write(fd, (const char *)bytes + done, length - done);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			goto fail;
+		done += (size_t)n;
+	}
+	if (fchmod(fd, 0666 & ~mask) < 0 || fsync(fd) < 0)
+		goto fail;
+	if (close(fd) < 0) {
+		fd = -1;
+		goto fail;
+	}
+	fd = -1;
+	if (rename(temporary, path) < 0)
+		goto fail;
+	free(temporary);
+	return 0;
+fail:
+	saved = errno ? errno : EIO;
+	if (fd >= 0)
+		close(fd);
+	unlink(temporary);
+	free(temporary);
+	errno = saved;
+	return -1;
+}
+
 static int cmd_export(int argc, char **argv)
 {
 	static const struct option options[] = {{"db", required_argument, NULL, 'd'},
@@ -540,11 +610,11 @@ static int cmd_export(int argc, char **argv)
 	uint8_t *bytes = NULL;
 	size_t length;
 	int c, rc = 1, quiet = 0, tty = isatty(2);
-	FILE *f;
+	const char *own;
 
 	while ((c = getopt_long(argc, argv, "ho:", options, NULL)) != -1) {
 		switch (c) {
-		case 'd': db = optarg; break;
+		case 'd': db = operand(optarg, "--db"); break;
 		case 'i': {
 			int64_t *grown = realloc(chosen, (nchosen + 1) * sizeof(*chosen));
 			if (!grown)
@@ -565,17 +635,14 @@ static int cmd_export(int argc, char **argv)
 			break;
 		case 'q': q.q = optarg; break;
 		case 'F': format = optarg; break;
-		case 'b': {
-			char *end;
-			opt.bake_rate = strtod(optarg, &end);
-			if (*end || !(opt.bake_rate > 0) || opt.bake_rate > 1000)
+		case 'b':
+			if (export_parse_bake_rate(optarg, &opt.bake_rate) < 0)
 				usage_error(
-				    "--bake: '%s' is not a number of samples a second from 0 to "
-				    "1000",
+				    "--bake: '%s' is not a number of samples a second above 0 "
+				    "and at most 1000, in decimal digits (30, 29.97)",
 				    optarg);
 			break;
-		}
-		case 'o': output = optarg; break;
+		case 'o': output = operand(optarg, "-o"); break;
 		case 'm':
 			opt.max_entries = parse_unsigned(optarg, "--max-entries", 1, 10000000);
 			break;
@@ -605,8 +672,13 @@ static int cmd_export(int argc, char **argv)
 	if (strcmp(format, "glb") != 0 && strcmp(format, "gltf") != 0)
 		usage_error("--format: '%s' is not glb or gltf", format);
 	opt.glb = strcmp(format, "glb") == 0;
+	if ((own = catalog_files_match(db, output)) != NULL) {
+		fprintf(stderr, "animdexd: -o %s is %s (--db %s): refusing to write over it\n",
+		        output, own, db);
+		return 2;
+	}
 	error_init(&err);
-	cat = catalog_open(db, &err);
+	cat = catalog_open_read_only(db, &err); /* an export changes nothing */
 	if (!cat)
 		goto fail;
 	if (nchosen) {
@@ -630,9 +702,8 @@ static int cmd_export(int argc, char **argv)
 	bytes = exporter_finish(ex, &length, &summary, &err);
 	if (!bytes)
 		goto fail;
-	f = fopen(output, "wb");
-	if (!f || fwrite(bytes, 1, length, f) != length || fclose(f) != 0) {
-		fprintf(stderr, "animdexd: %s: %s\n", output, strerror(errno));
+	if (write_whole_file(output, bytes, length) < 0) {
+		fprintf(stderr, "animdexd: %s: %s (nothing written)\n", output, strerror(errno));
 		goto done;
 	}
 	if (!quiet)
@@ -671,7 +742,7 @@ static int cmd_token(int argc, char **argv)
 
 	while ((opt = getopt_long(argc, argv, "h", options, NULL)) != -1) {
 		if (opt == 'd')
-			db = optarg;
+			db = operand(optarg, "--db");
 		else if (opt == 'h') {
 			fputs("Usage: animdexd token add NAME | list | revoke NAME [--db PATH]\n"
 			      "add prints a new write token once; only its SHA-256 is stored.\n",
@@ -686,7 +757,7 @@ static int cmd_token(int argc, char **argv)
 	if (strcmp(verb, "list") != 0) {
 		if (optind != argc - 1)
 			usage_error("token %s needs a NAME", verb);
-		name = argv[optind];
+		name = operand(argv[optind], "token NAME");
 		if (strlen(name) > 64 || !*name ||
 		    strspn(name,
 		           "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789._@-") !=
@@ -802,12 +873,27 @@ static int cmd_copy(int argc, char **argv)
 	if (argc - optind != 2)
 		usage_error("copy takes two catalogues, FROM and TO%s",
 		            argc - optind < 2 ? ": one is missing" : ", and no more");
+	operand(argv[optind], "copy FROM");
+	operand(argv[optind + 1], "copy TO");
 	catalog_display_name(argv[optind], shown[0], sizeof(shown[0]));
 	catalog_display_name(argv[optind + 1], shown[1], sizeof(shown[1]));
 	if (strcmp(argv[optind], argv[optind + 1]) == 0)
 		usage_error("copy: FROM and TO are the same catalogue (%s)", shown[0]);
+	{
+		const char *own = catalog_files_match(argv[optind], argv[optind + 1]);
+		const char *theirs = catalog_files_match(argv[optind + 1], argv[optind]);
+		if (own || theirs) {
+			/* e.g. "TO src.db-wal is the catalogue's write-ahead log of src.db" */
+			fprintf(stderr,
+			        "animdexd: copy: %s %s is %s of %s: refusing to copy a catalogue "
+			        "onto itself\n",
+			        own ? "TO" : "FROM", own ? shown[1] : shown[0], own ? own : theirs,
+			        own ? shown[0] : shown[1]);
+			return 2;
+		}
+	}
 	error_init(&err);
-	from = catalog_open(argv[optind], &err);
+	from = catalog_open_read_only(argv[optind], &err); /* the source is only read */
 	if (from)
 		to = catalog_open(argv[optind + 1], &err);
 	if (!from || !to) {
@@ -822,13 +908,16 @@ static int cmd_copy(int argc, char **argv)
 	if (!quiet)
 		fprintf(stderr,
 		        "animdexd: copied %lld entries (%lld skipped, %lld renumbered), %lld "
-		        "blobs, %lld tracks, %lld references, %lld names, %lld tokens (%lld "
-		        "skipped) from %s to %s; %lld blobs verified by SHA-256\n",
+		        "blobs (%lld there already), %lld tracks, %lld references, %lld names "
+		        "(%lld there already), %lld tokens (%lld skipped) from %s to %s; %lld "
+		        "blobs verified by SHA-256\n",
 		        (long long)report.entries, (long long)report.entries_skipped,
 		        (long long)report.entries_renumbered, (long long)report.blobs,
-		        (long long)report.tracks, (long long)report.refs, (long long)report.names,
-		        (long long)report.tokens, (long long)report.tokens_skipped, shown[0],
-		        shown[1], (long long)report.bytes_verified);
+		        (long long)report.blobs_skipped, (long long)report.tracks,
+		        (long long)report.refs, (long long)report.names,
+		        (long long)report.names_skipped, (long long)report.tokens,
+		        (long long)report.tokens_skipped, shown[0], shown[1],
+		        (long long)report.bytes_verified);
 	rc = 0;
 done:
 	catalog_close(from);

@@ -465,7 +465,7 @@ static int64_t count_named(struct catalog *cat, const char *name)
 
 START_TEST(grouped_writes_keep_each_job_apart)
 {
-	struct catalog_pool *pool = catalog_pool_create(db_path);
+	struct catalog_pool *pool = catalog_pool_create(db_path, 0);
 	struct test_job jobs[] = {
 	    {.name = "blocker", .block = 1},
 	    {.name = "alpha"},
@@ -536,7 +536,7 @@ static long long file_size(const char *path)
  * only past 16,000 frames), and in WAL mode nothing but a checkpoint writes that file. */
 START_TEST(the_checkpointer_copies_the_wal_beside_the_writer)
 {
-	struct catalog_pool *pool = catalog_pool_create(db_path);
+	struct catalog_pool *pool = catalog_pool_create(db_path, 0);
 	struct catalog *writer;
 	struct error err;
 	char wal[600];

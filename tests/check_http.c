@@ -1376,7 +1376,7 @@ START_TEST(cli_import_loads_folders_and_reports_errors)
 	         getenv("ANIMDEXD"), db, tmp);
 	line = shell_line(cmd, &status);
 	ck_assert_msg(strstr(line, "6 files") && strstr(line, "3 entries created") &&
-	                  strstr(line, "1 duplicates") && strstr(line, "1 not animation data") &&
+	                  strstr(line, "1 duplicate,") && strstr(line, "1 not animation data") &&
 	                  strstr(line, "1 failed"),
 	              "%s", line);
 	free(line);

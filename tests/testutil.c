@@ -86,6 +86,22 @@ const char *testutil_fixtures(const char *what)
 	return NULL;
 }
 
+char *testutil_shell(const char *cmd, int *status)
+{
+	FILE *p = popen(cmd, "r");
+	char *text = calloc(1, 65536);
+	size_t n = 0;
+
+	while (p && text && n < 65535) {
+		size_t got = fread(text + n, 1, 65535 - n, p);
+		if (got == 0)
+			break;
+		n += got;
+	}
+	*status = p ? pclose(p) : -1;
+	return text;
+}
+
 char *testutil_temp_dir(void)
 {
 	char tmpl[] = "/tmp/animdex-test-XXXXXX";

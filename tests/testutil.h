@@ -16,6 +16,9 @@ struct Suite;
 /* Runs a Check suite (freeing it) and returns the process's exit status. */
 int testutil_run(struct Suite *suite);
 
+/* Runs a shell command; its standard output (up to 64 KiB, malloc'd, NUL-terminated) and
+ * its wait status. */
+char *testutil_shell(const char *cmd, int *status);
 /* Reads a whole file; NULL when it cannot. */
 char *testutil_read_file(const char *path, size_t *length);
 /* $ANIMDEX_SRCDIR/rel */

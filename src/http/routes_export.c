@@ -30,18 +30,13 @@ static int export_options_from(struct request *req, struct export_options *opt, 
 		return -1;
 	}
 	opt->glb = !format || strcmp(format, "glb") == 0;
-	if (bake) {
-		char *end;
-		double v = strtod(bake, &end);
-		if (!*bake || *end || !(v > 0) || v > 1000 || bake[0] == ' ') {
-			error_set(
-			    err, ERROR_BAD_PARAMETER, "bake", -1,
-			    "bake: '%s' is not a number of samples a second from 0 to 1000 (Euler "
-			    "rotations are baked at that rate)",
-			    bake);
-			return -1;
-		}
-		opt->bake_rate = v;
+	if (bake && export_parse_bake_rate(bake, &opt->bake_rate) < 0) {
+		error_set(
+		    err, ERROR_BAD_PARAMETER, "bake", -1,
+		    "bake: '%s' is not a number of samples a second above 0 and at most 1000, "
+		    "in decimal digits (30, 29.97; Euler rotations are baked at that rate)",
+		    bake);
+		return -1;
 	}
 	*summary = want_summary && strcmp(want_summary, "0") != 0 && strcmp(want_summary, "") != 0;
 	return 0;

@@ -110,6 +110,17 @@ void route_health(struct request *req, struct response *resp)
 	                PACKAGE_VERSION, "database", catalog_describe(cat), "counts", counts,
 	                "families", families, "decoder_versions", decoders, "outdated_entries",
 	                (json_int_t)outdated);
+	/* writes: "accepted", or why not ("read-only": --read-only; a file gone: 503) */
+	if (catalog_writable(cat, &err) < 0) {
+		if (err.code != ERROR_READ_ONLY) {
+			json_decref(out);
+			response_error(resp, &err);
+			return;
+		}
+		json_object_set_new(out, "writes", json_string("read-only"));
+	} else {
+		json_object_set_new(out, "writes", json_string("accepted"));
+	}
 	if (outdated > 0)
 		json_object_set_new(out, "outdated_hint",
 		                    json_sprintf("%lld entries were made by an older decoder; "

@@ -475,25 +475,71 @@ static char *content_disposition(const char *filename, int64_t id)
 	return out;
 }
 
+/* A raw download, streamed: each block is read from the catalogue as it is sent (on the
+ * connection's thread, with that thread's connection), so a client that reads slowly holds a
+ * block, not the upload. */
+struct raw_stream {
+	struct catalog_pool *pool;
+	char sha256[65];
+	int64_t size, sent;
+};
+
+static long raw_fill(void *state, char *out, size_t room)
+{
+	struct raw_stream *rs = state;
+	struct catalog *cat;
+	struct error err;
+	long n;
+
+	if (rs->sent >= rs->size)
+		return 0;
+	error_init(&err);
+	cat = catalog_pool_get(rs->pool, &err);
+	n = cat ? catalog_raw_read(cat, rs->sha256, rs->sent, out, room, &err) : -1;
+	if (n <= 0) {
+		/* the length is promised: a short body must end the connection */
+		fprintf(stderr,
+		        "animdexd: a raw download of %s stopped after %lld of %lld bytes: %s\n",
+		        rs->sha256, (long long)rs->sent, (long long)rs->size,
+		        n == 0 ? "the bytes ended early" : err.message);
+		return -1;
+	}
+	rs->sent += n;
+	return n;
+}
+
 void route_raw(struct request *req, struct response *resp)
 {
 	struct catalog *cat = route_catalog(req, resp);
 	struct error err;
+	struct catalog_raw raw;
+	struct raw_stream *rs;
 	int64_t id;
-	void *bytes;
-	size_t length;
-	char *filename;
 
 	error_init(&err);
 	if (!cat || route_id(req, resp, &id) < 0)
 		return;
-	if (catalog_get_raw(cat, id, &bytes, &length, &filename, &err) < 0) {
+	if (catalog_raw_open(cat, id, &raw, &err) < 0) {
 		response_error(resp, &err);
 		return;
 	}
-	response_take(resp, 200, "application/octet-stream", bytes, length);
-	resp->disposition = content_disposition(filename, id);
-	free(filename);
+	rs = calloc(1, sizeof(*rs));
+	if (!rs) {
+		free(raw.filename);
+		error_set(&err, ERROR_INTERNAL, NULL, -1, "out of memory");
+		response_error(resp, &err);
+		return;
+	}
+	rs->pool = req->pool;
+	memcpy(rs->sha256, raw.sha256, sizeof(rs->sha256));
+	rs->size = raw.size;
+	{
+		struct response_stream stream = {raw_fill, free, rs, sizeof(*rs),
+		                                 (uint64_t)raw.size};
+		response_stream(resp, 200, "application/octet-stream", &stream);
+	}
+	resp->disposition = content_disposition(raw.filename, id);
+	free(raw.filename);
 }
 
 void route_delete(struct request *req, struct response *resp)

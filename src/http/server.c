@@ -543,7 +543,7 @@ static enum MHD_Result server_send(struct request_state *st, struct MHD_Connecti
 	MHD_add_response_header(r, "X-Content-Type-Options", "nosniff");
 	if (resp->disposition)
 		MHD_add_response_header(r, MHD_HTTP_HEADER_CONTENT_DISPOSITION, resp->disposition);
-	if (st->retry_after || resp->status == 503)
+	if (st->retry_after || resp->status == 503 || resp->status == 507)
 		MHD_add_response_header(r, MHD_HTTP_HEADER_RETRY_AFTER, "2");
 	if (st->unauthorised)
 		MHD_add_response_header(r, MHD_HTTP_HEADER_WWW_AUTHENTICATE,
@@ -582,6 +582,30 @@ static enum MHD_Result server_send_error(struct request_state *st, struct MHD_Co
 	error_set(&err, code, NULL, -1, "%s", message);
 	response_error(&resp, &err);
 	return server_send(st, conn, &resp);
+}
+
+/* A body in a transfer coding other than chunked (identity, gzip...) has no framing this
+ * server can read: answered 501 and the connection closed (RFC 9112, 6.1), rather than the
+ * body waited for until the connection times out. */
+static int unknown_transfer_coding(struct request_state *st, struct MHD_Connection *conn,
+                                   enum MHD_Result *ret)
+{
+	const char *coding =
+	    MHD_lookup_connection_value(conn, MHD_HEADER_KIND, MHD_HTTP_HEADER_TRANSFER_ENCODING);
+	struct response resp = {0};
+	struct error err;
+
+	if (!coding || strcasecmp(coding, "chunked") == 0)
+		return 0;
+	error_init(&err);
+	error_set(&err, ERROR_NOT_IMPLEMENTED, "Transfer-Encoding", -1,
+	          "Transfer-Encoding: '%.60s' is not a coding this server reads; send the body "
+	          "with Content-Length, or chunked (RFC 9112, 6.1)",
+	          coding);
+	response_error(&resp, &err);
+	response_header(&resp, MHD_HTTP_HEADER_CONNECTION, "close");
+	*ret = server_send(st, conn, &resp);
+	return 1;
 }
 
 #define FIELD_MAX             4096 /* bytes of one form field's value */
@@ -932,7 +956,17 @@ static enum MHD_Result request_begin(struct server *srv, struct MHD_Connection *
 		                         "Content-Length: the request gives %u different lengths "
 		                         "(RFC 9112, 6.3: the framing is invalid)",
 		                         lengths.count);
+	if (unknown_transfer_coding(st, conn, &ret))
+		return ret;
 	st->route = routes_find(method, url, &st->req, &path_known);
+	if (st->route && srv->config.read_only && strcmp(st->route->method, "GET") != 0) {
+		st->allow = "GET, HEAD";
+		return server_send_error(
+		    st, conn, ERROR_READ_ONLY,
+		    "%s %s: this animdex serves its catalogue for reading only "
+		    "(--read-only): uploads, deletes and names are refused",
+		    method, url);
+	}
 	if (!st->route) {
 		st->allow = routes_allowed(url, st->allow_text, sizeof(st->allow_text));
 		if (path_known)
