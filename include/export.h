@@ -24,11 +24,18 @@
  * and the asset's notes say so */
 #define EXPORT_MAX_BAKED_KEYS 100000
 
+/* Bytes of an asset's buffer kept in memory while it is made: a larger buffer is not kept but
+ * made again from the catalogue, entry by entry, as the asset is sent */
+#define EXPORT_DEFAULT_HOLD_BYTES (16u << 20)
+
 struct export_options {
 	int glb;            /* 1: .glb; 0: .gltf, one file with a data URI */
 	double bake_rate;   /* Euler rotations: samples a second between keys (> 0) */
 	size_t max_bytes;   /* the most the asset's buffer may hold; past it, 413 */
 	size_t max_entries; /* the most entries one asset may hold; past it, 413 */
+	size_t hold_bytes;  /* the most of the buffer kept while it is made (0: the default) */
+	int plan_only;      /* keep none of it: the asset is described and measured, not sent
+	                     * (summary=1, HEAD) */
 };
 
 struct exporter;
@@ -44,10 +51,25 @@ int exporter_add_all(struct exporter *ex, const char *db, struct catalog *cat, c
                      size_t count, void (*progress)(size_t done, size_t count), struct error *err);
 /* How many entries were added. */
 size_t exporter_count(const struct exporter *ex);
-/* The asset's bytes (malloc'd), and a summary of what went where: {"entries": n,
- * "animations": n, "nodes": n, "channels": n, "in_extras": [{"entry", "track", "name",
- * "reason"}], "notes": [...]}. */
-uint8_t *exporter_finish(struct exporter *ex, size_t *length, json_t **summary, struct error *err);
+
+/* The asset as it is sent: its JSON text made, its buffer held (up to hold_bytes) or made
+ * again from the catalogue, one entry at a time, as it is read; so an export's memory is its
+ * JSON text and the largest entry's keys, not the asset. */
+struct export_asset;
+/* The asset, and a summary of what went where: {"entries": n, "animations": n, "nodes": n,
+ * "channels": n, "in_extras": [{"entry", "track", "name", "reason"}], "notes": [...]}. The
+ * exporter may be freed afterwards. */
+struct export_asset *exporter_finish(struct exporter *ex, json_t **summary, struct error *err);
+/* The asset's exact length in bytes. */
+uint64_t export_asset_length(const struct export_asset *a);
+/* What the asset holds while it is sent, for the answer budget. */
+size_t export_asset_memory(const struct export_asset *a);
+/* The asset's next bytes, up to `room`: the count, 0 at its end, -1 with err set (an entry
+ * that could not be read again, or that changed meanwhile). A buffer made again is read
+ * from cat (the calling thread's). Not for a plan_only asset. */
+long export_asset_read(struct export_asset *a, struct catalog *cat, char *out, size_t room,
+                       struct error *err);
+void export_asset_free(struct export_asset *a);
 
 /* A bake rate as the command line and the API take it: decimal digits, with a fraction
  * after a point if wanted, above 0 and at most 1000 samples a second; -1 otherwise. */

@@ -53,6 +53,18 @@ struct export_node {
 	int index;        /* in the asset's nodes */
 };
 
+/* Where an accessor's bytes come from, to make them again as the asset is sent. */
+enum recipe_part { PART_TIMES, PART_VALUES, PART_TRIANGLE, PART_STILL };
+struct export_recipe {
+	int64_t entry;
+	unsigned track;
+	uint8_t part; /* enum recipe_part */
+	uint8_t path; /* enum channel_path */
+	uint8_t euler;
+	uint64_t offset; /* in buffer 0 */
+	size_t bytes;
+};
+
 struct exporter {
 	struct export_options opt;
 	json_t *doc;                /* the asset being built */
@@ -62,7 +74,12 @@ struct exporter {
 	json_t *node_names;         /* a set: the node names taken */
 	json_t *node_of;            /* object (decimal text) -> index into nodes */
 	json_t *animation_names;    /* a set: the animation names taken */
-	struct buf bin;             /* buffer 0 */
+	struct buf bin;             /* buffer 0, while it is held (holding) */
+	uint64_t bin_length;        /* buffer 0's length so far, held or not */
+	int holding;                /* bin holds every byte of buffer 0 so far */
+	struct export_recipe *recipes; /* how to make each accessor's bytes again, in order */
+	size_t recipe_count, recipe_cap;
+	struct export_recipe source;   /* the next accessor's, set before add_accessor */
 	struct render_splices kept; /* the tracks kept in extras with their keys, as text */
 	struct export_node *nodes;  /* node_count of them */
 	size_t node_count;
@@ -95,7 +112,10 @@ struct exporter *exporter_create(const struct export_options *opt)
 	ex->node_names = json_object();
 	ex->node_of = json_object();
 	ex->animation_names = json_object();
-	buf_init(&ex->bin, ex->opt.max_bytes);
+	if (!ex->opt.hold_bytes)
+		ex->opt.hold_bytes = EXPORT_DEFAULT_HOLD_BYTES;
+	buf_init(&ex->bin, ex->opt.hold_bytes);
+	ex->holding = !ex->opt.plan_only;
 	if (!ex->doc || !ex->summary_extras || !ex->notes || !ex->entry_list || !ex->node_names ||
 	    !ex->node_of || !ex->animation_names) {
 		exporter_free(ex);
@@ -116,6 +136,7 @@ void exporter_free(struct exporter *ex)
 	json_decref(ex->node_of);
 	json_decref(ex->animation_names);
 	buf_cleanup(&ex->bin);
+	free(ex->recipes);
 	for (size_t i = 0; i < ex->kept.count; i++)
 		free((char *)ex->kept.items[i].text);
 	free(ex->kept.items);
@@ -139,20 +160,50 @@ static int too_large(struct exporter *ex, struct error *err)
 	return -1;
 }
 
+/* Buffer 0's next bytes: zeros up to a multiple of 4 (pad), then `data`. They are kept while
+ * the buffer fits hold_bytes (past that, nothing more is kept: the buffer is made again from
+ * the recipes as it is sent), or only counted (plan_only). -1 past max_bytes. */
+static int put_bin(struct exporter *ex, const void *data, size_t bytes, int pad)
+{
+	static const char zeros[4];
+	size_t padding = pad ? (size_t)((4 - ex->bin_length % 4) % 4) : 0;
+
+	if (ex->bin_length + padding + bytes > ex->opt.max_bytes)
+		return -1;
+	ex->bin_length += padding + bytes;
+	if (ex->holding && ((padding && buf_append(&ex->bin, zeros, padding) < 0) ||
+	                    (bytes && buf_append(&ex->bin, data, bytes) < 0))) {
+		ex->holding = 0; /* past hold_bytes: made again when sent */
+		buf_cleanup(&ex->bin);
+	}
+	return 0;
+}
+
 /* A buffer view and a float accessor over `count` elements of `type`; -1 past max_bytes. */
 static int add_accessor(struct exporter *ex, const float *data, size_t count, const char *type,
                         size_t components, int bounds, int target)
 {
-	size_t offset, bytes = count * components * sizeof(float);
+	size_t bytes = count * components * sizeof(float);
+	uint64_t offset;
 	json_t *views = json_object_get(ex->doc, "bufferViews");
 	json_t *accessors = json_object_get(ex->doc, "accessors"), *view, *acc;
 
-	while (ex->bin.len % 4)
-		if (buf_putc(&ex->bin, 0) < 0)
-			return -1;
-	offset = ex->bin.len;
-	if (buf_append(&ex->bin, data, bytes) < 0)
+	if (put_bin(ex, NULL, 0, 1) < 0)
 		return -1;
+	offset = ex->bin_length;
+	if (put_bin(ex, data, bytes, 0) < 0)
+		return -1;
+	if (ex->recipe_count == ex->recipe_cap) {
+		size_t cap = ex->recipe_cap ? 2 * ex->recipe_cap : 64;
+		struct export_recipe *grown = realloc(ex->recipes, cap * sizeof(*grown));
+		if (!grown)
+			return -1;
+		ex->recipes = grown;
+		ex->recipe_cap = cap;
+	}
+	ex->source.offset = offset;
+	ex->source.bytes = bytes;
+	ex->recipes[ex->recipe_count++] = ex->source;
 	view = json_pack("{s:i, s:I, s:I}", "buffer", 0, "byteOffset", (json_int_t)offset,
 	                 "byteLength", (json_int_t)bytes);
 	if (target)
@@ -222,7 +273,11 @@ static int give_morph_mesh(struct exporter *ex, struct export_node *n, unsigned 
 	static const float triangle[9] = {0, 0, 0, 1, 0, 0, 0, 1, 0};
 	static const float still[9] = {0};
 	json_t *meshes = json_object_get(ex->doc, "meshes"), *list = json_array(), *weights;
-	int position = add_accessor(ex, triangle, 3, "VEC3", 3, 1, 34962);
+	int position;
+
+	ex->source = (struct export_recipe){.part = PART_TRIANGLE};
+	position = add_accessor(ex, triangle, 3, "VEC3", 3, 1, 34962);
+	ex->source.part = PART_STILL;
 
 	if (position < 0) {
 		json_decref(list);
@@ -381,12 +436,12 @@ static void keep_in_extras(struct exporter *ex, json_t *kept, int64_t id, const 
                            const struct catalog_track *t, struct kept_text *made,
                            const char *reason)
 {
-	json_t *listed = json_object();
 	json_int_t n = json_integer_value(json_object_get(track, "n"));
 	const char *name = json_string_value(json_object_get(track, "name"));
 	struct render_splices *sp = &ex->kept;
-	json_t *placeholder;
+	json_t *placeholder, *listed;
 
+	listed = json_object();
 	if (made && made->text && made->reason == reason &&
 	    (sp->count < sp->cap || grow_splices(sp) == 0) && (placeholder = json_string(""))) {
 		sp->items[sp->count].value = placeholder;
@@ -648,7 +703,8 @@ struct export_entry {
 	struct catalog_track *tracks;
 	struct kept_text *kept; /* per track: the keys of one glTF cannot animate, made ahead */
 	size_t track_count;
-	size_t bytes; /* of the tracks' keys */
+	size_t bytes;         /* of the tracks' keys */
+	struct catalog *lazy; /* or tracks read one at a time from here, as they are added */
 };
 
 static void export_entry_cleanup(struct export_entry *e)
@@ -664,8 +720,23 @@ static void export_entry_cleanup(struct export_entry *e)
 	memset(e, 0, sizeof(*e));
 }
 
-/* Reads entry id from cat: nothing of the exporter, so any thread with its own catalogue. */
-static int export_entry_read(struct catalog *cat, int64_t id, struct export_entry *out,
+/* The texts of the entry's tracks kept in extras, made ahead: on the reading thread, when
+ * there is one. */
+static void make_kept_text(struct export_entry *e, size_t i)
+{
+	const json_t *track = json_array_get(json_object_get(e->entry, "tracks"), i);
+	const char *why = NULL;
+
+	if (path_of(track, &why) != PATH_NONE)
+		why = times_unfit(&e->tracks[i].sampler);
+	if (why) /* else (or when out of memory) made later, if kept */
+		kept_text_make(track, &e->tracks[i], why, &e->kept[i]);
+}
+
+/* Reads entry id from cat: nothing of the exporter, so any thread with its own catalogue.
+ * lazy: only its summary; its tracks are read one at a time as they are added (an export's
+ * memory is then one track's keys, not the entry's). */
+static int export_entry_read(struct catalog *cat, int64_t id, int lazy, struct export_entry *out,
                              struct error *err)
 {
 	size_t n;
@@ -683,6 +754,11 @@ static int export_entry_read(struct catalog *cat, int64_t id, struct export_entr
 		error_set(err, ERROR_INTERNAL, NULL, -1, "out of memory");
 		return -1;
 	}
+	if (lazy) {
+		out->lazy = cat;
+		out->track_count = n;
+		return 0;
+	}
 	for (; out->track_count < n; out->track_count++) {
 		const struct sampler *sp = &out->tracks[out->track_count].sampler;
 		if (catalog_read_track(cat, id, (unsigned)out->track_count,
@@ -692,16 +768,22 @@ static int export_entry_read(struct catalog *cat, int64_t id, struct export_entr
 		}
 		out->bytes += (size_t)sp->key_count * sizeof(float) + sp->value_bytes;
 	}
-	/* the keys of tracks glTF cannot animate, whatever else the asset holds, made here:
-	 * on the reading thread, when there is one */
-	for (size_t i = 0; i < n; i++) {
-		const json_t *track = json_array_get(json_object_get(out->entry, "tracks"), i);
-		const char *why = NULL;
-		if (path_of(track, &why) != PATH_NONE)
-			why = times_unfit(&out->tracks[i].sampler);
-		if (why) /* else (or when out of memory) made later, if kept */
-			kept_text_make(track, &out->tracks[i], why, &out->kept[i]);
+	for (size_t i = 0; i < n; i++)
+		make_kept_text(out, i);
+	return 0;
+}
+
+/* A lazy entry's track i read, the one before let go. */
+static int read_lazily(struct export_entry *e, size_t i, struct error *err)
+{
+	if (i > 0) {
+		catalog_track_cleanup(&e->tracks[i - 1]);
+		free(e->kept[i - 1].text);
+		e->kept[i - 1].text = NULL;
 	}
+	if (catalog_read_track(e->lazy, e->id, (unsigned)i, &e->tracks[i], err) < 0)
+		return -1;
+	make_kept_text(e, i);
 	return 0;
 }
 
@@ -723,7 +805,7 @@ int exporter_add(struct exporter *ex, struct catalog *cat, int64_t id, struct er
 
 	if (ex->entries >= ex->opt.max_entries) /* said before anything is read */
 		return too_many_entries(ex, err);
-	if (export_entry_read(cat, id, &e, err) < 0)
+	if (export_entry_read(cat, id, 1, &e, err) < 0) /* lazy: one track at a time */
 		return -1;
 	rc = exporter_add_entry(ex, &e, err);
 	export_entry_cleanup(&e);
@@ -854,6 +936,8 @@ static int exporter_add_entry(struct exporter *ex, struct export_entry *read, st
 			          "catalogue: entry %" PRId64 " lists more tracks than it has", id);
 			goto done;
 		}
+		if (read->lazy && read_lazily(read, i, err) < 0)
+			goto done;
 		t = read->tracks[i];
 		t.borrowed = 1; /* read's: cleaning t up leaves it */
 		if (path == PATH_NONE || (why = times_unfit(&t.sampler)) != NULL) {
@@ -915,7 +999,13 @@ static int exporter_add_entry(struct exporter *ex, struct export_entry *read, st
 			error_set(err, ERROR_INTERNAL, NULL, -1, "out of memory");
 			goto done;
 		}
+		ex->source = (struct export_recipe){.entry = id,
+		                                    .track = (unsigned)i,
+		                                    .part = PART_TIMES,
+		                                    .path = (uint8_t)path,
+		                                    .euler = (uint8_t)euler};
 		in = add_accessor(ex, times, count, "SCALAR", 1, 1, 0);
+		ex->source.part = PART_VALUES;
 		out = in < 0 ? -1
 		             : add_accessor(ex, values,
 		                            count * (interp == INTERP_CUBIC_SPLINE ? 3 : 1) *
@@ -996,14 +1086,11 @@ static void drop_if_empty(json_t *doc, const char *key)
 		json_object_del(doc, key);
 }
 
-uint8_t *exporter_finish(struct exporter *ex, size_t *length, json_t **summary, struct error *err)
+/* The asset's notes and the description of its entries, in the asset's extras. */
+static void describe_asset(struct exporter *ex)
 {
 	json_t *about;
-	char *text = NULL;
-	size_t text_len = 0;
-	uint8_t *out = NULL;
 
-	*summary = NULL;
 	if (ex->baked)
 		json_array_append_new(
 		    ex->notes,
@@ -1030,29 +1117,142 @@ uint8_t *exporter_finish(struct exporter *ex, size_t *length, json_t **summary, 
 		json_object_set(about, "assumed", ex->notes);
 	json_object_set_new(json_object_get(ex->doc, "asset"), "extras",
 	                    json_pack("{s:o}", "animdex", about));
-	while (ex->bin.len % 4)
-		buf_putc(&ex->bin, 0);
-	if (ex->bin.overflow) {
-		too_large(ex, err);
+}
+
+/* The data URI's place in a .gltf's text while it is made: the buffer is written there as
+ * it is sent. (Entries' names come before the buffers in the text: the last one is it.) */
+#define BUFFER_PLACE "animdex-buffer-0-goes-here-5f0c2a"
+
+/* The asset as it is sent: its text before the buffer (for a .glb with the chunk headers),
+ * buffer 0 (held, or made again entry by entry), and its text after the buffer (a .gltf's). */
+struct export_asset {
+	uint8_t glb_header[20]; /* a .glb's header and JSON chunk header, before head */
+	size_t glb_header_at;
+	char *text;       /* the asset's JSON text: head and tail are parts of it */
+	const char *head, *tail;
+	size_t head_length, tail_length, head_at, tail_at;
+	uint64_t length;     /* of the whole asset */
+	uint64_t bin_length; /* of buffer 0, padded to 4 */
+	uint64_t bin_at;     /* buffer 0's bytes given so far */
+	int base64;          /* buffer 0 goes out as base64 (a .gltf's data URI) */
+	struct buf held;     /* buffer 0 when it was held */
+	int made_again;      /* ... or made again, from the catalogue, as it is sent */
+	struct export_recipe *recipes; /* then: each accessor's, in buffer order */
+	size_t recipe_count, next;
+	struct exporter *scratch; /* for the conversions' options (its notes are not kept) */
+	/* the track being sent: its keys as the asset has them */
+	int64_t track_entry;
+	unsigned track_n;
+	float *times, *values;
+	size_t key_count, values_bytes;
+	const void *piece; /* the accessor being sent: its bytes, and how many are given */
+	size_t piece_length, piece_at;
+	char *encoded; /* base64: text made, not given yet */
+	size_t encoded_length, encoded_at;
+};
+
+void export_asset_free(struct export_asset *a)
+{
+	if (!a)
+		return;
+	free(a->text);
+	buf_cleanup(&a->held);
+	free(a->recipes);
+	exporter_free(a->scratch);
+	free(a->times);
+	free(a->values);
+	free(a->encoded);
+	free(a);
+}
+
+uint64_t export_asset_length(const struct export_asset *a)
+{
+	return a->length;
+}
+
+size_t export_asset_memory(const struct export_asset *a)
+{
+	return a->head_length + a->tail_length + 8 + a->held.cap +
+	       a->recipe_count * sizeof(*a->recipes);
+}
+
+static void put32(uint8_t *p, uint32_t v)
+{
+	p[0] = (uint8_t)v, p[1] = (uint8_t)(v >> 8), p[2] = (uint8_t)(v >> 16),
+	p[3] = (uint8_t)(v >> 24);
+}
+
+/* A .glb: the 12-byte header and the JSON chunk's header, then the text padded with spaces
+ * and the BIN chunk's header (appended to the text), then the buffer. */
+static int glb_parts(struct export_asset *a, char *text, size_t text_length)
+{
+	size_t json_length = (text_length + 3) & ~(size_t)3;
+	char *grown;
+
+	a->head_length = json_length + (a->bin_length ? 8 : 0);
+	a->length = 20 + a->head_length + a->bin_length;
+	if (a->length > UINT32_MAX || !(grown = realloc(text, json_length + 8)))
+		return -1;
+	a->text = grown;
+	a->head = grown;
+	memset(grown + text_length, ' ', json_length - text_length);
+	if (a->bin_length) {
+		put32((uint8_t *)grown + json_length, (uint32_t)a->bin_length);
+		put32((uint8_t *)grown + json_length + 4, GLB_CHUNK_BIN);
+	}
+	memcpy(a->glb_header, "glTF", 4);
+	put32(a->glb_header + 4, 2);
+	put32(a->glb_header + 8, (uint32_t)a->length);
+	put32(a->glb_header + 12, (uint32_t)json_length);
+	put32(a->glb_header + 16, GLB_CHUNK_JSON);
+	return 0;
+}
+
+/* A .gltf's text around its data URI: the buffer, in base64, goes between. */
+static int gltf_parts(struct export_asset *a, char *text, size_t text_length)
+{
+	const char *place = text + text_length;
+
+	a->text = text;
+	a->glb_header_at = sizeof(a->glb_header); /* none */
+	if (a->bin_length) {
+		place = NULL;
+		for (const char *p = text; (p = strstr(p, BUFFER_PLACE)) != NULL; p++)
+			place = p;
+		if (!place)
+			return -1;
+	}
+	a->head = text;
+	a->head_length = (size_t)(place - text);
+	a->tail_length = text_length - a->head_length - (a->bin_length ? strlen(BUFFER_PLACE) : 0);
+	a->tail = text + text_length - a->tail_length;
+	a->base64 = 1;
+	a->length = a->head_length + 4 * ((a->bin_length + 2) / 3) + a->tail_length;
+	return 0;
+}
+
+struct export_asset *exporter_finish(struct exporter *ex, json_t **summary, struct error *err)
+{
+	struct export_asset *a = calloc(1, sizeof(*a));
+	char *text = NULL;
+	size_t text_length = 0;
+
+	*summary = NULL;
+	if (!a) {
+		error_set(err, ERROR_INTERNAL, NULL, -1, "out of memory");
 		return NULL;
 	}
-	if (ex->bin.len) {
-		json_t *buffer = json_pack("{s:I}", "byteLength", (json_int_t)ex->bin.len);
-		if (!ex->opt.glb) {
-			size_t b64len;
-			char *b64 =
-			    base64_encode((const uint8_t *)ex->bin.data, ex->bin.len, &b64len);
-			json_t *uri =
-			    b64 ? json_sprintf("data:application/octet-stream;base64,%s", b64)
-			        : NULL;
-			free(b64);
-			if (!uri) {
-				json_decref(buffer);
-				error_set(err, ERROR_INTERNAL, NULL, -1, "out of memory");
-				return NULL;
-			}
-			json_object_set_new(buffer, "uri", uri);
-		}
+	describe_asset(ex);
+	if (put_bin(ex, NULL, 0, 1) < 0) { /* the buffer ends on a multiple of 4 */
+		too_large(ex, err);
+		goto fail;
+	}
+	a->bin_length = ex->bin_length;
+	if (ex->bin_length) {
+		json_t *buffer = json_pack("{s:I}", "byteLength", (json_int_t)ex->bin_length);
+		if (!ex->opt.glb)
+			json_object_set_new(buffer, "uri",
+			                    json_string("data:application/octet-stream;base64," BUFFER_PLACE));
 		json_object_set_new(ex->doc, "buffers", json_pack("[o]", buffer));
 	}
 	drop_if_empty(ex->doc, "animations");
@@ -1064,55 +1264,201 @@ uint8_t *exporter_finish(struct exporter *ex, size_t *length, json_t **summary, 
 		json_object_del(ex->doc, "scenes");
 		json_object_del(ex->doc, "scene");
 	}
-	text = render_json_spliced(ex->doc, &ex->kept, &text_len);
-	if (!text) {
-		error_set(err, ERROR_INTERNAL, NULL, -1, "out of memory");
-		return NULL;
+	text = render_json_spliced(ex->doc, &ex->kept, &text_length);
+	for (size_t i = 0; i < ex->kept.count; i++) { /* in the text now */
+		free((char *)ex->kept.items[i].text);
+		ex->kept.items[i].text = NULL;
 	}
-	if (!ex->opt.glb) {
-		out = (uint8_t *)text;
-		*length = text_len;
-	} else {
-		size_t json_len = (text_len + 3) & ~(size_t)3, bin_len = ex->bin.len;
-		size_t total = 12 + 8 + json_len + (bin_len ? 8 + bin_len : 0);
-		uint8_t *p;
-		out = malloc(total);
-		if (!out) {
-			free(text);
+	if (!text || (ex->opt.glb ? glb_parts(a, text, text_length)
+	                          : gltf_parts(a, text, text_length)) < 0) {
+		error_set(err, ERROR_INTERNAL, NULL, -1, "out of memory");
+		goto fail;
+	}
+	text = NULL; /* the asset's */
+	if (ex->holding) {
+		a->held = ex->bin; /* taken over */
+		buf_init(&ex->bin, 0);
+	} else if (a->bin_length && !ex->opt.plan_only) {
+		a->made_again = 1;
+		a->recipes = ex->recipes; /* taken over */
+		a->recipe_count = ex->recipe_count;
+		ex->recipes = NULL;
+		ex->recipe_count = ex->recipe_cap = 0;
+		a->scratch = exporter_create(&ex->opt);
+		if (!a->scratch) {
 			error_set(err, ERROR_INTERNAL, NULL, -1, "out of memory");
-			return NULL;
+			goto fail;
 		}
-		p = out;
-#define PUT32(v)                                                                           \
-	do {                                                                               \
-		uint32_t x_ = (uint32_t)(v);                                               \
-		p[0] = (uint8_t)x_, p[1] = (uint8_t)(x_ >> 8), p[2] = (uint8_t)(x_ >> 16), \
-		p[3] = (uint8_t)(x_ >> 24);                                                \
-		p += 4;                                                                    \
-	} while (0)
-		memcpy(p, "glTF", 4);
-		p += 4;
-		PUT32(2);
-		PUT32(total);
-		PUT32(json_len);
-		PUT32(GLB_CHUNK_JSON);
-		memcpy(p, text, text_len);
-		memset(p + text_len, ' ', json_len - text_len);
-		p += json_len;
-		if (bin_len) {
-			PUT32(bin_len);
-			PUT32(GLB_CHUNK_BIN);
-			memcpy(p, ex->bin.data, bin_len);
-		}
-#undef PUT32
-		free(text);
-		*length = total;
 	}
 	*summary = json_pack("{s:I, s:I, s:I, s:I, s:O, s:O}", "entries", (json_int_t)ex->entries,
 	                     "animations", (json_int_t)ex->animations, "nodes",
 	                     (json_int_t)ex->node_count, "channels", (json_int_t)ex->channels,
 	                     "in_extras", ex->summary_extras, "notes", ex->notes);
-	return out;
+	return a;
+fail:
+	if (text != a->text) /* not yet the asset's (a .glb's realloc failed: still ours) */
+		free(text);
+	export_asset_free(a);
+	return NULL;
+}
+
+/* The bytes of accessor r made again: a track read again and converted as the first time
+ * (kept while the next accessor is the same track's values), or a morph mesh's triangle. */
+static int make_piece(struct export_asset *a, const struct export_recipe *r, struct catalog *cat,
+                      struct error *err)
+{
+	static const float triangle[9] = {0, 0, 0, 1, 0, 0, 0, 1, 0};
+	static const float still[9] = {0};
+	struct catalog_track t;
+	int made;
+
+	if (r->part == PART_TRIANGLE || r->part == PART_STILL) {
+		a->piece = r->part == PART_TRIANGLE ? (const void *)triangle : (const void *)still;
+	} else {
+		if (!a->times || a->track_entry != r->entry || a->track_n != r->track ||
+		    r->part == PART_TIMES) {
+			free(a->times);
+			free(a->values);
+			a->times = a->values = NULL;
+			if (catalog_read_track(cat, r->entry, r->track, &t, err) < 0)
+				return -1;
+			made = r->euler ? bake_euler(a->scratch, &t.sampler, r->entry, r->track,
+			                             &a->times, &a->values, &a->key_count)
+			                : gltf_keys(a->scratch, &t.sampler, (enum channel_path)r->path,
+			                            &a->times, &a->values, &a->key_count);
+			a->values_bytes = a->key_count * sizeof(float) *
+			                  (r->euler ? 4
+			                            : sampler_components(&t.sampler) *
+			                                  (made == INTERP_CUBIC_SPLINE ? 3 : 1));
+			catalog_track_cleanup(&t);
+			if (made < 0) {
+				error_set(err, ERROR_INTERNAL, NULL, -1, "out of memory");
+				return -1;
+			}
+			a->track_entry = r->entry;
+			a->track_n = r->track;
+		}
+		if (r->part == PART_TIMES ? r->bytes != a->key_count * sizeof(float)
+		                          : r->bytes > a->values_bytes) {
+			error_set(err, ERROR_INTERNAL, NULL, -1,
+			          "export: track %u of entry %" PRId64 " changed while the asset was "
+			          "sent",
+			          r->track, r->entry);
+			return -1;
+		}
+		a->piece = r->part == PART_TIMES ? (const void *)a->times : (const void *)a->values;
+	}
+	a->piece_length = r->bytes;
+	a->piece_at = 0;
+	return 0;
+}
+
+/* Up to `room` bytes of buffer 0 from where the asset is: the count, 0 at its end. Made
+ * again, each accessor's bytes follow its padding; a track that no longer gives the bytes it
+ * gave (changed or deleted meanwhile) fails the read. */
+static long read_buffer(struct export_asset *a, struct catalog *cat, uint8_t *out, size_t room,
+                        struct error *err)
+{
+	size_t n = 0;
+
+	if (!a->made_again && !a->held.data && a->bin_length) {
+		error_set(err, ERROR_INTERNAL, NULL, -1, "export: a planned asset has no bytes");
+		return -1;
+	}
+	while (n < room && a->bin_at < a->bin_length) {
+		size_t take;
+		if (!a->made_again) {
+			take = (size_t)(a->bin_length - a->bin_at);
+			take = take < room - n ? take : room - n;
+			memcpy(out + n, a->held.data + a->bin_at, take);
+		} else if (a->piece && a->piece_at < a->piece_length) {
+			take = a->piece_length - a->piece_at;
+			take = take < room - n ? take : room - n;
+			memcpy(out + n, (const uint8_t *)a->piece + a->piece_at, take);
+			a->piece_at += take;
+		} else {
+			/* zeros up to the next accessor, or to the buffer's end */
+			uint64_t upto = a->next < a->recipe_count ? a->recipes[a->next].offset
+			                                          : a->bin_length;
+			if (a->bin_at < upto) {
+				take = (size_t)(upto - a->bin_at);
+				take = take < room - n ? take : room - n;
+				memset(out + n, 0, take);
+			} else if (a->next < a->recipe_count) {
+				if (make_piece(a, &a->recipes[a->next++], cat, err) < 0)
+					return -1;
+				continue;
+			} else {
+				break;
+			}
+		}
+		n += take;
+		a->bin_at += take;
+	}
+	return (long)n;
+}
+
+/* The next base64 text of buffer 0, in runs of whole groups of three bytes. */
+static int encode_next(struct export_asset *a, struct catalog *cat, struct error *err)
+{
+	uint8_t raw[48 * 1024];
+	long got = read_buffer(a, cat, raw, sizeof(raw), err);
+
+	free(a->encoded);
+	a->encoded = NULL;
+	a->encoded_length = a->encoded_at = 0;
+	if (got < 0)
+		return -1;
+	if (got > 0 && !(a->encoded = base64_encode(raw, (size_t)got, &a->encoded_length))) {
+		error_set(err, ERROR_INTERNAL, NULL, -1, "out of memory");
+		return -1;
+	}
+	return 0;
+}
+
+long export_asset_read(struct export_asset *a, struct catalog *cat, char *out, size_t room,
+                       struct error *err)
+{
+	size_t n = 0;
+
+	while (n < room) {
+		size_t take;
+		if (a->glb_header_at < sizeof(a->glb_header)) {
+			take = sizeof(a->glb_header) - a->glb_header_at;
+			take = take < room - n ? take : room - n;
+			memcpy(out + n, a->glb_header + a->glb_header_at, take);
+			a->glb_header_at += take;
+		} else if (a->head_at < a->head_length) {
+			take = a->head_length - a->head_at;
+			take = take < room - n ? take : room - n;
+			memcpy(out + n, a->head + a->head_at, take);
+			a->head_at += take;
+		} else if (a->bin_at < a->bin_length && !a->base64) {
+			long got = read_buffer(a, cat, (uint8_t *)out + n, room - n, err);
+			if (got < 0)
+				return -1;
+			take = (size_t)got;
+		} else if (a->base64 && (a->encoded_at < a->encoded_length || a->bin_at < a->bin_length)) {
+			if (a->encoded_at == a->encoded_length) {
+				if (encode_next(a, cat, err) < 0)
+					return -1;
+				continue;
+			}
+			take = a->encoded_length - a->encoded_at;
+			take = take < room - n ? take : room - n;
+			memcpy(out + n, a->encoded + a->encoded_at, take);
+			a->encoded_at += take;
+		} else if (a->tail_at < a->tail_length) {
+			take = a->tail_length - a->tail_at;
+			take = take < room - n ? take : room - n;
+			memcpy(out + n, a->tail + a->tail_at, take);
+			a->tail_at += take;
+		} else {
+			break;
+		}
+		n += take;
+	}
+	return (long)n;
 }
 
 int export_parse_bake_rate(const char *text, double *rate)
@@ -1196,7 +1542,7 @@ static void *read_ahead_main(void *arg)
 			error_set(&ra->err, ERROR_INTERNAL, NULL, -1, "out of memory");
 			break;
 		}
-		if (export_entry_read(cat, ra->ids[i], e, &ra->err) < 0) {
+		if (export_entry_read(cat, ra->ids[i], 0, e, &ra->err) < 0) {
 			free(e);
 			break;
 		}

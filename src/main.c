@@ -536,8 +536,11 @@ static void show_export_progress(size_t done, size_t count)
 }
 
 /* Writes a file whole or not at all: into a new file beside it, synced, then renamed over
- * it, so that a failed or interrupted write leaves no half file (and no old one changed). */
-static int write_whole_file(const char *path, const void *bytes, size_t length)
+ * it, so that a failed or interrupted write leaves no half file (and no old one changed).
+ * The bytes come from next(arg, ...) a block at a time (0 at their end, -1: failed, errno
+ * set or 0). */
+static int write_whole_file(const char *path, long (*next)(void *arg, char *out, size_t room),
+                            void *arg)
 {
 	size_t size = strlen(path) + 16;
 	char *temporary = malloc(size);
@@ -553,13 +556,23 @@ static int write_whole_file(const char *path, const void *bytes, size_t length)
 		free(temporary);
 		return -1;
 	}
-	for (size_t done = 0; done < length;) {
-		ssize_t n = write(fd, (const char *)bytes + done, length - done);
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n <= 0)
+	for (;;) {
+		static char block[1 << 20];
+		long got;
+		errno = 0;
+		got = next(arg, block, sizeof(block));
+		if (got < 0)
 			goto fail;
-		done += (size_t)n;
+		if (got == 0)
+			break;
+		for (size_t done = 0; done < (size_t)got;) {
+			ssize_t n = write(fd, block + done, (size_t)got - done);
+			if (n < 0 && errno == EINTR)
+				continue;
+			if (n <= 0)
+				goto fail;
+			done += (size_t)n;
+		}
 	}
 	if (fchmod(fd, 0666 & ~mask) < 0 || fsync(fd) < 0)
 		goto fail;
@@ -582,6 +595,20 @@ fail:
 	return -1;
 }
 
+/* The asset's blocks, for write_whole_file. */
+struct asset_reader {
+	struct export_asset *asset;
+	struct catalog *cat;
+	struct error err;
+};
+
+static long next_asset_block(void *arg, char *out, size_t room)
+{
+	struct asset_reader *r = arg;
+
+	return export_asset_read(r->asset, r->cat, out, room, &r->err);
+}
+
 static int cmd_export(int argc, char **argv)
 {
 	static const struct option options[] = {{"db", required_argument, NULL, 'd'},
@@ -599,7 +626,8 @@ static int cmd_export(int argc, char **argv)
 	                                        {"max-entries", required_argument, NULL, 'm'},
 	                                        {NULL, 0, NULL, 0}};
 	const char *db = "./animdex.db", *output = NULL, *format = "glb";
-	struct export_options opt = {1, EXPORT_DEFAULT_BAKE_RATE, 0, EXPORT_DEFAULT_MAX_ENTRIES};
+	struct export_options opt = {
+	    .glb = 1, .bake_rate = EXPORT_DEFAULT_BAKE_RATE, .max_entries = EXPORT_DEFAULT_MAX_ENTRIES};
 	struct catalog_query q = {0};
 	int64_t *ids = NULL, *chosen = NULL;
 	size_t count = 0, nchosen = 0;
@@ -607,8 +635,7 @@ static int cmd_export(int argc, char **argv)
 	struct catalog *cat = NULL;
 	struct error err;
 	json_t *summary = NULL;
-	uint8_t *bytes = NULL;
-	size_t length;
+	struct asset_reader reader = {0};
 	int c, rc = 1, quiet = 0, tty = isatty(2);
 	const char *own;
 
@@ -699,11 +726,16 @@ static int cmd_export(int argc, char **argv)
 	if (exporter_add_all(ex, db, cat, ids, count, tty && !quiet ? show_export_progress : NULL,
 	                     &err) < 0)
 		goto fail;
-	bytes = exporter_finish(ex, &length, &summary, &err);
-	if (!bytes)
+	reader.asset = exporter_finish(ex, &summary, &err);
+	if (!reader.asset)
 		goto fail;
-	if (write_whole_file(output, bytes, length) < 0) {
-		fprintf(stderr, "animdexd: %s: %s (nothing written)\n", output, strerror(errno));
+	exporter_free(ex); /* the asset holds what it needs */
+	ex = NULL;
+	reader.cat = cat;
+	error_init(&reader.err);
+	if (write_whole_file(output, next_asset_block, &reader) < 0) {
+		fprintf(stderr, "animdexd: %s: %s (nothing written)\n", output,
+		        error_is_set(&reader.err) ? reader.err.message : strerror(errno));
 		goto done;
 	}
 	if (!quiet)
@@ -714,13 +746,14 @@ static int cmd_export(int argc, char **argv)
 		    tty ? "\r" : "", output, count,
 		    (long long)json_integer_value(json_object_get(summary, "animations")),
 		    (long long)json_integer_value(json_object_get(summary, "channels")),
-		    json_array_size(json_object_get(summary, "in_extras")), length);
+		    json_array_size(json_object_get(summary, "in_extras")),
+		    (size_t)export_asset_length(reader.asset));
 	rc = 0;
 	goto done;
 fail:
 	fprintf(stderr, "%sanimdexd: %s\n", tty ? "\r" : "", err.message);
 done:
-	free(bytes);
+	export_asset_free(reader.asset);
 	json_decref(summary);
 	exporter_free(ex);
 	catalog_close(cat);

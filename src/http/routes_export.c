@@ -42,32 +42,80 @@ static int export_options_from(struct request *req, struct export_options *opt, 
 	return 0;
 }
 
-static void answer_export(struct response *resp, struct exporter *ex, const char *name, int glb,
-                          int summary)
+/* An asset on its way out: read as it is sent, from the connection's thread. */
+struct export_stream {
+	struct export_asset *asset;
+	struct catalog_pool *pool;
+};
+
+static long export_fill(void *state, char *out, size_t room)
+{
+	struct export_stream *es = state;
+	struct catalog *cat;
+	struct error err;
+	long n;
+
+	error_init(&err);
+	cat = catalog_pool_get(es->pool, &err);
+	n = cat ? export_asset_read(es->asset, cat, out, room, &err) : -1;
+	if (n < 0) /* the length is promised: the connection ends short */
+		fprintf(stderr, "animdexd: an export stopped while it was sent: %s\n", err.message);
+	return n;
+}
+
+static void export_release(void *state)
+{
+	struct export_stream *es = state;
+
+	export_asset_free(es->asset);
+	free(es);
+}
+
+/* HEAD and summary=1 need what the asset holds and how long it is, not its buffer. */
+static int plan_only(const struct request *req, int summary)
+{
+	return summary || strcmp(req->method, "HEAD") == 0;
+}
+
+static void answer_export(struct request *req, struct response *resp, struct exporter *ex,
+                          const char *name, int glb, int summary)
 {
 	struct error err;
 	json_t *about = NULL;
-	size_t length;
-	uint8_t *bytes;
+	struct export_asset *asset;
+	struct export_stream *es;
 	char file[160], header[24];
 
 	error_init(&err);
-	bytes = exporter_finish(ex, &length, &about, &err);
-	if (!bytes) {
+	asset = exporter_finish(ex, &about, &err);
+	if (!asset) {
 		response_error(resp, &err);
 		return;
 	}
 	snprintf(header, sizeof(header), "%zu",
 	         json_array_size(json_object_get(about, "in_extras")));
 	if (summary) {
-		free(bytes);
+		export_asset_free(asset);
 		response_json(resp, 200, about);
 		response_header(resp, "X-Animdex-Extras", header);
 		return;
 	}
 	json_decref(about);
-	response_take(resp, 200, glb ? "model/gltf-binary" : "model/gltf+json", (char *)bytes,
-	              length);
+	es = calloc(1, sizeof(*es));
+	if (!es) {
+		export_asset_free(asset);
+		error_set(&err, ERROR_INTERNAL, NULL, -1, "out of memory");
+		response_error(resp, &err);
+		return;
+	}
+	es->asset = asset;
+	es->pool = req->pool;
+	{
+		struct response_stream stream = {export_fill, export_release, es,
+		                                 sizeof(*es) + export_asset_memory(asset),
+		                                 export_asset_length(asset)};
+		response_stream(resp, 200, glb ? "model/gltf-binary" : "model/gltf+json", &stream);
+	}
 	export_file_name(name, glb, file, sizeof(file));
 	resp->disposition = malloc(strlen(file) + 32);
 	if (resp->disposition)
@@ -97,14 +145,15 @@ void route_export_one(struct request *req, struct response *resp)
 		response_error(resp, &err);
 		return;
 	}
+	opt.plan_only = plan_only(req, summary);
 	ex = exporter_create(&opt);
 	if (!ex || exporter_add(ex, cat, id, &err) < 0) {
 		if (!ex)
 			error_set(&err, ERROR_INTERNAL, NULL, -1, "out of memory");
 		response_error(resp, &err);
 	} else {
-		answer_export(resp, ex, json_string_value(json_object_get(entry, "name")), opt.glb,
-		              summary);
+		answer_export(req, resp, ex, json_string_value(json_object_get(entry, "name")),
+		              opt.glb, summary);
 	}
 	exporter_free(ex);
 	json_decref(entry);
@@ -147,7 +196,15 @@ static int parse_ids(const char *text, int64_t **ids, size_t *count, size_t max,
 		p += strcspn(p, ",");
 		p += *p == ',';
 	}
-	*count = n;
+	/* an entry given twice is exported once, where it first came */
+	*count = 0;
+	for (size_t i = 0; i < n; i++) {
+		size_t k = 0;
+		while (k < *count && (*ids)[k] != (*ids)[i])
+			k++;
+		if (k == *count)
+			(*ids)[(*count)++] = (*ids)[i];
+	}
 	return 0;
 }
 
@@ -191,6 +248,7 @@ void route_export_many(struct request *req, struct response *resp)
 		if (catalog_select_matching(cat, &q, opt.max_entries, &ids, &count, &err) < 0)
 			goto fail;
 	}
+	opt.plan_only = plan_only(req, summary);
 	ex = exporter_create(&opt);
 	if (!ex) {
 		error_set(&err, ERROR_INTERNAL, NULL, -1, "out of memory");
@@ -199,7 +257,7 @@ void route_export_many(struct request *req, struct response *resp)
 	for (size_t i = 0; i < count; i++)
 		if (exporter_add(ex, cat, ids[i], &err) < 0)
 			goto fail;
-	answer_export(resp, ex, count == 1 ? NULL : "animdex-export", opt.glb, summary);
+	answer_export(req, resp, ex, count == 1 ? NULL : "animdex-export", opt.glb, summary);
 	exporter_free(ex);
 	free(ids);
 	return;
