@@ -67,21 +67,21 @@ struct export_recipe {
 
 struct exporter {
 	struct export_options opt;
-	json_t *doc;                /* the asset being built */
-	json_t *summary_extras;     /* [{"entry", "track", "name", "reason"}] */
-	json_t *notes;              /* what the asset says was assumed or changed */
-	json_t *entry_list;         /* [{"entry", "class", "handle", "filename", "name"}] */
-	json_t *node_names;         /* a set: the node names taken */
-	json_t *node_of;            /* object (decimal text) -> index into nodes */
-	json_t *animation_names;    /* a set: the animation names taken */
-	struct buf bin;             /* buffer 0, while it is held (holding) */
-	uint64_t bin_length;        /* buffer 0's length so far, held or not */
-	int holding;                /* bin holds every byte of buffer 0 so far */
+	json_t *doc;                   /* the asset being built */
+	json_t *summary_extras;        /* [{"entry", "track", "name", "reason"}] */
+	json_t *notes;                 /* what the asset says was assumed or changed */
+	json_t *entry_list;            /* [{"entry", "class", "handle", "filename", "name"}] */
+	json_t *node_names;            /* a set: the node names taken */
+	json_t *node_of;               /* object (decimal text) -> index into nodes */
+	json_t *animation_names;       /* a set: the animation names taken */
+	struct buf bin;                /* buffer 0, while it is held (holding) */
+	uint64_t bin_length;           /* buffer 0's length so far, held or not */
+	int holding;                   /* bin holds every byte of buffer 0 so far */
 	struct export_recipe *recipes; /* how to make each accessor's bytes again, in order */
 	size_t recipe_count, recipe_cap;
-	struct export_recipe source;   /* the next accessor's, set before add_accessor */
-	struct render_splices kept; /* the tracks kept in extras with their keys, as text */
-	struct export_node *nodes;  /* node_count of them */
+	struct export_recipe source; /* the next accessor's, set before add_accessor */
+	struct render_splices kept;  /* the tracks kept in extras with their keys, as text */
+	struct export_node *nodes;   /* node_count of them */
 	size_t node_count;
 	size_t entries, animations, channels;
 	int normalised; /* some rotation keys were normalised */
@@ -1128,15 +1128,15 @@ static void describe_asset(struct exporter *ex)
 struct export_asset {
 	uint8_t glb_header[20]; /* a .glb's header and JSON chunk header, before head */
 	size_t glb_header_at;
-	char *text;       /* the asset's JSON text: head and tail are parts of it */
+	char *text; /* the asset's JSON text: head and tail are parts of it */
 	const char *head, *tail;
 	size_t head_length, tail_length, head_at, tail_at;
-	uint64_t length;     /* of the whole asset */
-	uint64_t bin_length; /* of buffer 0, padded to 4 */
-	uint64_t bin_at;     /* buffer 0's bytes given so far */
-	int base64;          /* buffer 0 goes out as base64 (a .gltf's data URI) */
-	struct buf held;     /* buffer 0 when it was held */
-	int made_again;      /* ... or made again, from the catalogue, as it is sent */
+	uint64_t length;               /* of the whole asset */
+	uint64_t bin_length;           /* of buffer 0, padded to 4 */
+	uint64_t bin_at;               /* buffer 0's bytes given so far */
+	int base64;                    /* buffer 0 goes out as base64 (a .gltf's data URI) */
+	struct buf held;               /* buffer 0 when it was held */
+	int made_again;                /* ... or made again, from the catalogue, as it is sent */
 	struct export_recipe *recipes; /* then: each accessor's, in buffer order */
 	size_t recipe_count, next;
 	struct exporter *scratch; /* for the conversions' options (its notes are not kept) */
@@ -1251,8 +1251,9 @@ struct export_asset *exporter_finish(struct exporter *ex, json_t **summary, stru
 	if (ex->bin_length) {
 		json_t *buffer = json_pack("{s:I}", "byteLength", (json_int_t)ex->bin_length);
 		if (!ex->opt.glb)
-			json_object_set_new(buffer, "uri",
-			                    json_string("data:application/octet-stream;base64," BUFFER_PLACE));
+			json_object_set_new(
+			    buffer, "uri",
+			    json_string("data:application/octet-stream;base64," BUFFER_PLACE));
 		json_object_set_new(ex->doc, "buffers", json_pack("[o]", buffer));
 	}
 	drop_if_empty(ex->doc, "animations");
@@ -1322,10 +1323,11 @@ static int make_piece(struct export_asset *a, const struct export_recipe *r, str
 			a->times = a->values = NULL;
 			if (catalog_read_track(cat, r->entry, r->track, &t, err) < 0)
 				return -1;
-			made = r->euler ? bake_euler(a->scratch, &t.sampler, r->entry, r->track,
-			                             &a->times, &a->values, &a->key_count)
-			                : gltf_keys(a->scratch, &t.sampler, (enum channel_path)r->path,
-			                            &a->times, &a->values, &a->key_count);
+			made = r->euler
+			           ? bake_euler(a->scratch, &t.sampler, r->entry, r->track,
+			                        &a->times, &a->values, &a->key_count)
+			           : gltf_keys(a->scratch, &t.sampler, (enum channel_path)r->path,
+			                       &a->times, &a->values, &a->key_count);
 			a->values_bytes = a->key_count * sizeof(float) *
 			                  (r->euler ? 4
 			                            : sampler_components(&t.sampler) *
@@ -1341,7 +1343,8 @@ static int make_piece(struct export_asset *a, const struct export_recipe *r, str
 		if (r->part == PART_TIMES ? r->bytes != a->key_count * sizeof(float)
 		                          : r->bytes > a->values_bytes) {
 			error_set(err, ERROR_INTERNAL, NULL, -1,
-			          "export: track %u of entry %" PRId64 " changed while the asset was "
+			          "export: track %u of entry %" PRId64
+			          " changed while the asset was "
 			          "sent",
 			          r->track, r->entry);
 			return -1;
@@ -1378,8 +1381,8 @@ static long read_buffer(struct export_asset *a, struct catalog *cat, uint8_t *ou
 			a->piece_at += take;
 		} else {
 			/* zeros up to the next accessor, or to the buffer's end */
-			uint64_t upto = a->next < a->recipe_count ? a->recipes[a->next].offset
-			                                          : a->bin_length;
+			uint64_t upto =
+			    a->next < a->recipe_count ? a->recipes[a->next].offset : a->bin_length;
 			if (a->bin_at < upto) {
 				take = (size_t)(upto - a->bin_at);
 				take = take < room - n ? take : room - n;
@@ -1438,7 +1441,8 @@ long export_asset_read(struct export_asset *a, struct catalog *cat, char *out, s
 			if (got < 0)
 				return -1;
 			take = (size_t)got;
-		} else if (a->base64 && (a->encoded_at < a->encoded_length || a->bin_at < a->bin_length)) {
+		} else if (a->base64 &&
+		           (a->encoded_at < a->encoded_length || a->bin_at < a->bin_length)) {
 			if (a->encoded_at == a->encoded_length) {
 				if (encode_next(a, cat, err) < 0)
 					return -1;

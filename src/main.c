@@ -626,8 +626,9 @@ static int cmd_export(int argc, char **argv)
 	                                        {"max-entries", required_argument, NULL, 'm'},
 	                                        {NULL, 0, NULL, 0}};
 	const char *db = "./animdex.db", *output = NULL, *format = "glb";
-	struct export_options opt = {
-	    .glb = 1, .bake_rate = EXPORT_DEFAULT_BAKE_RATE, .max_entries = EXPORT_DEFAULT_MAX_ENTRIES};
+	struct export_options opt = {.glb = 1,
+	                             .bake_rate = EXPORT_DEFAULT_BAKE_RATE,
+	                             .max_entries = EXPORT_DEFAULT_MAX_ENTRIES};
 	struct catalog_query q = {0};
 	int64_t *ids = NULL, *chosen = NULL;
 	size_t count = 0, nchosen = 0;

@@ -854,8 +854,8 @@ START_TEST(an_asset_made_again_is_the_asset_held)
 			size_t block = blocks[(i + (size_t)glb) % 4];
 			char *held = asset_bytes(cat, these, how_many, glb, 0, 131072, &held_length,
 			                         &held_plan);
-			char *again = asset_bytes(cat, these, how_many, glb, 1, block, &again_length,
-			                          &again_plan);
+			char *again = asset_bytes(cat, these, how_many, glb, 1, block,
+			                          &again_length, &again_plan);
 			ck_assert_uint_eq(held_length, held_plan);
 			ck_assert_uint_eq(again_length, again_plan);
 			ck_assert_uint_eq(held_length, again_length);

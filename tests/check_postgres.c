@@ -399,6 +399,60 @@ START_TEST(a_password_appears_nowhere)
 }
 END_TEST
 
+/* Every option libpq marks secret is left out wherever the connection string is shown; a
+ * string libpq cannot read is never echoed (its reason quotes it); and a client's answers
+ * while the server is away say nothing of user, host or database. */
+START_TEST(secrets_and_connection_details_stay_out_of_sight)
+{
+	struct daemon_proc d;
+	struct http_reply r;
+	char with_secrets[800], cmd[4000], host[300] = "", name[64] = "", *out;
+	const char *at;
+	int status;
+
+	/* strings libpq cannot read */
+	snprintf(cmd, sizeof(cmd),
+	         "'%s' token list --db 'postgresql://animdex:pa%%zzhunter2@127.0.0.1/db' 2>&1; "
+	         "'%s' token list --db 'postgresql://animdex:hunter2@[::1' 2>&1; "
+	         "'%s' --listen 127.0.0.1:0 --db 'postgresql://animdex:hunter2@[::1' 2>&1",
+	         getenv("ANIMDEXD"), getenv("ANIMDEXD"), getenv("ANIMDEXD"));
+	out = testutil_shell(cmd, &status);
+	ck_assert_msg(strstr(out, "hunter2") == NULL, "%s", out);
+	ck_assert_msg(strstr(out, "cannot be read"), "%s", out);
+	free(out);
+	/* sslpassword, like password */
+	snprintf(with_secrets, sizeof(with_secrets), "%s sslpassword=hunter2ssl", db);
+	snprintf(cmd, sizeof(cmd),
+	         "'%s' --listen 0.0.0.0:0 --db '%s' 2>&1; '%s' token list --db 'host=/nonexistent "
+	         "sslpassword=hunter2ssl password=hunter2pw' 2>&1",
+	         getenv("ANIMDEXD"), with_secrets, getenv("ANIMDEXD"));
+	out = testutil_shell(cmd, &status);
+	ck_assert_msg(strstr(out, "hunter2") == NULL, "%s", out);
+	free(out);
+	/* 503 bodies while the server is away */
+	if ((at = strstr(db, "host=")) != NULL)
+		sscanf(at + 5, "%299s", host);
+	if ((at = strstr(db, "dbname=")) != NULL)
+		sscanf(at + 7, "%63s", name);
+	ck_assert_int_eq(daemon_start(&d, with_secrets, "--timeout 5"), 0);
+	ck_assert_int_eq(get_status(&d, "/api/health"), 200);
+	ck_assert_int_eq(testutil_postgres_control("stop"), 0);
+	for (int i = 0; i < 4; i++) { /* threads with a connection, and without */
+		ck_assert_int_eq(http_request(&d, "GET", i % 2 ? "/api/resources" : "/api/health",
+		                              NULL, 0, NULL, &r),
+		                 0);
+		ck_assert_msg(r.status == 503, "%ld: %s", r.status, r.body);
+		ck_assert_msg(!strstr(r.body, "hunter2") && (!*host || !strstr(r.body, host)) &&
+		                  (!*name || !strstr(r.body, name)) && !strstr(r.body, "port"),
+		              "%s", r.body);
+		http_reply_cleanup(&r);
+	}
+	ck_assert_int_eq(testutil_postgres_control("start"), 0);
+	ck_assert_int_eq(get_status(&d, "/api/health"), 200);
+	ck_assert_int_eq(daemon_stop(&d), 0);
+}
+END_TEST
+
 /* animdexd copy: SQLite to PostgreSQL to a new SQLite file gives the same entries, bytes,
  * samples and tokens; a non-empty target is refused unless --append. */
 START_TEST(copy_round_trip_keeps_everything)
@@ -580,6 +634,7 @@ int main(void)
 		tcase_add_test(tc, a_frozen_server_is_503_within_the_timeout);
 		tcase_add_test(tc, two_daemons_survive_sigkills_and_a_server_restart);
 		tcase_add_test(tc, a_password_appears_nowhere);
+		tcase_add_test(tc, secrets_and_connection_details_stay_out_of_sight);
 		tcase_add_test(tc, copy_round_trip_keeps_everything);
 		tcase_add_test(tc, copy_append_renumbers_what_collides);
 		suite_add_tcase(s, tc);

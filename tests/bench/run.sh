@@ -191,6 +191,33 @@ t=$(for _ in 1 2 3 4 5; do curl -s -o /dev/null -w '%{time_total}\n' "$base/api/
 row "GET export of 100 tracks of 1,000 keys (.glb over HTTP)" "$(awk -v t="$t" -v b="$(stat -c %s "$dir/large.glb")" 'BEGIN {printf "%.1f", b / t / 1048576}')" "MiB/s of output ($(stat -c %s "$dir/large.glb") bytes in $t s)"
 kill "$daemon"
 wait "$daemon" 2>/dev/null
+# the memory of exporting one large upload: 32 and 64 MB Radient clips (node tracks, so the
+# asset is mostly buffer), each export on a daemon started for it, its peak RSS
+for mb in 32 64; do
+	python3 - "$dir/huge.json" "$mb" <<'PY'
+import json, math, sys
+target, tracks = int(sys.argv[2]) * 1000000, 50
+n = target // (tracks * 36)  # about 36 bytes of JSON a key (a time and three values)
+times = [round(i * 0.01, 2) for i in range(n)]
+doc = {"name": "huge", "duration": round(n * 0.01, 2), "targets": [], "samplers": [], "channels": []}
+for t in range(tracks):
+    doc["targets"].append({"schema": "E4ADD320-EECA-439F-A6C3-1D8A25AEFBC3", "object": t, "name": "n%d" % t})
+    doc["samplers"].append({"value": {"type": "FLOAT3"}, "interpolation": "LINEAR", "times": times,
+                            "values": [round(math.sin(i * 0.01 + t + c), 5) for i in range(n) for c in range(3)]})
+    doc["channels"].append({"target": t, "property": 1, "sampler": t})
+json.dump(doc, open(sys.argv[1], "w"))
+PY
+	rm -f "$dir/huge.db"*
+	start_daemon "$dir/huge.db" --max-upload 128M
+	curl -s -o /dev/null --data-binary @"$dir/huge.json" "$base/api/resources?filename=huge.json"
+	kill "$daemon"
+	wait "$daemon" 2>/dev/null
+	start_daemon "$dir/huge.db"
+	size=$(curl -s -o /dev/null -w '%{size_download}' "$base/api/resources/1/export")
+	row "peak RSS of animdexd exporting a $(($(stat -c %s "$dir/huge.json") / 1000000)) MB upload" "$(peak_rss "$daemon")" "MiB (a $((size / 1048576)) MiB .glb; the daemon at rest: 9)"
+	kill "$daemon"
+	wait "$daemon" 2>/dev/null
+done
 start_daemon "$dir/upload.db"
 for rep in 1 2 3; do
 	# new bytes in every run: a run that sent the last one's again would time duplicates
