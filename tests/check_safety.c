@@ -613,6 +613,87 @@ START_TEST(slow_raw_downloads_hold_a_block_not_the_upload)
 }
 END_TEST
 
+/* A Radient clip of `tracks` node translations of `keys` LINEAR keys each (malloc'd). */
+static char *large_clip(int tracks, int keys, size_t *length)
+{
+	size_t cap = (size_t)tracks * (size_t)keys * 48 + 4096, n = 0;
+	char *doc = malloc(cap);
+
+	ck_assert_ptr_nonnull(doc);
+	n += (size_t)sprintf(doc + n, "{\"name\": \"large\", \"duration\": %d, \"targets\": [",
+	                     keys);
+	for (int t = 0; t < tracks; t++)
+		n += (size_t)sprintf(doc + n,
+		                     "%s{\"schema\": \"E4ADD320-EECA-439F-A6C3-1D8A25AEFBC3\", "
+		                     "\"object\": %d, \"name\": \"n%d\"}",
+		                     t ? ", " : "", t, t);
+	n += (size_t)sprintf(doc + n, "], \"samplers\": [");
+	for (int t = 0; t < tracks; t++) {
+		n += (size_t)sprintf(doc + n,
+		                     "%s{\"value\": {\"type\": \"FLOAT3\"}, \"interpolation\": "
+		                     "\"LINEAR\", \"times\": [",
+		                     t ? ", " : "");
+		for (int k = 0; k < keys; k++)
+			n += (size_t)sprintf(doc + n, "%s%d", k ? "," : "", k);
+		n += (size_t)sprintf(doc + n, "], \"values\": [");
+		for (int k = 0; k < keys; k++)
+			n += (size_t)sprintf(doc + n, "%s%d.5,%d,-%d", k ? "," : "", k % 1000, t,
+			                     k % 7);
+		n += (size_t)sprintf(doc + n, "]}");
+	}
+	n += (size_t)sprintf(doc + n, "], \"channels\": [");
+	for (int t = 0; t < tracks; t++)
+		n +=
+		    (size_t)sprintf(doc + n, "%s{\"target\": %d, \"property\": 1, \"sampler\": %d}",
+		                    t ? ", " : "", t, t);
+	n += (size_t)sprintf(doc + n, "]}");
+	ck_assert_uint_lt(n, cap);
+	*length = n;
+	return doc;
+}
+
+/* Three exports of one large entry at once, under --answer-memory 64M, hold a fraction of
+ * the asset each: its buffer is made again from the catalogue as it is sent. */
+START_TEST(exports_side_by_side_stay_in_bounded_memory)
+{
+	char *dir = testutil_temp_dir(), db[600], cmd[3000], *doc, *out;
+	struct daemon_proc d;
+	struct http_reply r;
+	size_t length;
+	long rest, peak;
+	int status;
+
+	snprintf(db, sizeof(db), "%s/animdex.db", dir);
+	doc = large_clip(20, 50000, &length);
+	ck_assert_int_eq(daemon_start(&d, db, NULL), 0);
+	ck_assert_int_eq(http_request(&d, "POST", "/api/resources?filename=large.json", doc, length,
+	                              "application/json", &r),
+	                 0);
+	ck_assert_msg(r.status == 201, "%ld %s", r.status, r.body);
+	http_reply_cleanup(&r);
+	free(doc);
+	ck_assert_int_eq(daemon_stop(&d), 0);
+	ck_assert_int_eq(daemon_start(&d, db, "--answer-memory 64M"), 0);
+	rest = process_rss_kib(d.pid, "VmRSS");
+	snprintf(cmd, sizeof(cmd),
+	         "cd '%s' && for i in 1 2 3; do curl -s -o e$i.glb -w '%%{http_code} "
+	         "%%{size_download}\n' '%s/api/resources/1/export' & done; wait; cmp e1.glb e2.glb "
+	         "&& cmp e1.glb e3.glb && echo same",
+	         dir, d.base);
+	out = testutil_shell(cmd, &status);
+	peak = process_rss_kib(d.pid, "VmHWM");
+	printf("note: three exports of a %zu MB upload at once (16 MB of keys, --answer-memory "
+	       "64M): the daemon's peak RSS %ld KiB, at rest %ld KiB\n%s",
+	       length / 1000000, peak, rest, out);
+	ck_assert_msg(strstr(out, "same") && !strstr(out, "503"), "%s", out);
+	ck_assert_msg(peak - rest < 40 * 1024, "peak %ld KiB, at rest %ld KiB", peak, rest);
+	free(out);
+	ck_assert_int_eq(daemon_stop(&d), 0);
+	testutil_remove_tree(dir);
+	free(dir);
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("safety");
@@ -631,6 +712,7 @@ int main(void)
 	tcase_add_test(tc, import_stores_paths_below_its_argument);
 	tcase_add_test(tc, a_very_long_euler_track_exports);
 	tcase_add_test(tc, slow_raw_downloads_hold_a_block_not_the_upload);
+	tcase_add_test(tc, exports_side_by_side_stay_in_bounded_memory);
 	suite_add_tcase(s, tc);
 	return testutil_run(s);
 }

@@ -23,6 +23,11 @@ static int export_options_from(struct request *req, struct export_options *opt, 
 	memset(opt, 0, sizeof(*opt));
 	opt->glb = 1;
 	opt->bake_rate = EXPORT_DEFAULT_BAKE_RATE;
+	/* the buffer held while an asset is made: an eighth of the answer memory at most, so
+	 * that exports side by side keep within it (a larger one is made again as it is sent) */
+	opt->hold_bytes = req->config->answer_memory / 8 < EXPORT_DEFAULT_HOLD_BYTES
+	                      ? req->config->answer_memory / 8 + 1
+	                      : EXPORT_DEFAULT_HOLD_BYTES;
 	if (format && strcmp(format, "glb") != 0 && strcmp(format, "gltf") != 0) {
 		error_set(err, ERROR_BAD_PARAMETER, "format", -1,
 		          "format: '%s' is not glb or gltf (the glTF 2.0 binary or JSON file)",
