@@ -223,10 +223,11 @@ static struct catalog *pool_open(struct catalog_pool *pool, struct error *err)
 
 	if (pool->file_known && (stat(pool->target, &now) != 0 || now.st_dev != pool->file.st_dev ||
 	                         now.st_ino != pool->file.st_ino)) {
-		error_set(err, ERROR_UNAVAILABLE, NULL, -1,
-		          "catalogue: the file %s is no longer the one animdexd opened (it was "
-		          "removed, moved or replaced while the daemon ran); restart animdexd",
-		          pool->target);
+		error_set(
+		    err, ERROR_UNAVAILABLE, NULL, -1,
+		    "catalogue: its file is no longer the one animdexd opened (it was removed, "
+		    "moved or replaced while the daemon ran); restart animdexd on the file you "
+		    "mean");
 		return NULL;
 	}
 	cat = catalog_open_as(pool->target, pool->read_only, err);

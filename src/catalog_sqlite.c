@@ -194,9 +194,9 @@ static int sqlite_fail(struct sqlite_db *db, struct error *err, const char *what
 
 	if ((code & 0xFF) == SQLITE_FULL) {
 		error_set(err, ERROR_STORAGE_FULL, NULL, -1,
-		          "catalogue: %s: the disk that holds the catalogue (%s) is full; reads go "
-		          "on, and writes work again once there is room on it (SQLite code %d)",
-		          what, db->path ? db->path : "?", code);
+		          "catalogue: %s: the disk that holds the catalogue is full; reads go on, "
+		          "and writes work again once there is room on it (SQLite code %d)",
+		          what, code);
 		return -1;
 	}
 	if ((code & 0xFF) == SQLITE_BUSY || (code & 0xFF) == SQLITE_LOCKED)
@@ -254,10 +254,11 @@ static int sqlite_still_at_path(struct sqlite_db *db, struct error *err)
 		    "write is refused from now on (answered 503), since it would go into a file "
 		    "that is no longer the catalogue; restart animdexd on the file you mean\n",
 		    db->path, gone ? "removed or moved away" : "replaced by another file");
+	/* the path is the log's, not a client's to know */
 	error_set(err, ERROR_UNAVAILABLE, NULL, -1,
-	          "catalogue: the file %s is no longer the one animdexd opened (it was %s while "
-	          "the daemon ran); writes are refused until animdexd is restarted",
-	          db->path, gone ? "removed or moved away" : "replaced");
+	          "catalogue: its file is no longer the one animdexd opened (it was %s while the "
+	          "daemon ran); writes are refused until animdexd is restarted",
+	          gone ? "removed or moved away" : "replaced");
 	return -1;
 }
 
@@ -267,9 +268,8 @@ static int sqlite_writable(struct db *base, struct error *err)
 
 	if (db->read_only) {
 		error_set(err, ERROR_READ_ONLY, NULL, -1,
-		          "catalogue: %s is served for reading only (--read-only): nothing can be "
-		          "written to it",
-		          db->path);
+		          "catalogue: it is served for reading only (--read-only): nothing can be "
+		          "written to it");
 		return -1;
 	}
 	return sqlite_still_at_path(db, err);
@@ -768,9 +768,23 @@ static int sqlite_connect(struct sqlite_db *db, const char *path, struct error *
 	    db->read_only &&
 	    sqlite3_exec(db->conn, "SELECT count(*) FROM sqlite_schema", NULL, NULL, NULL) ==
 	        SQLITE_CANTOPEN) {
-		char *uri = file_uri(path, "immutable=1");
+		char *uri = file_uri(path, "immutable=1"), wal[4096];
+		struct stat st;
 		sqlite3_close(db->conn);
 		db->conn = NULL;
+		/* immutable reads the file alone: a log with commits in it would be passed over */
+		snprintf(wal, sizeof(wal), "%s-wal", path);
+		if (stat(wal, &st) == 0 && st.st_size > 0) {
+			sqlite3_free(uri);
+			error_set(
+			    err, ERROR_INTERNAL, NULL, -1,
+			    "catalogue: %s cannot be read here: its write-ahead log %s holds "
+			    "commits, and without its -shm file on this read-only file system "
+			    "they cannot be read; open it once where it can be written (animdexd "
+			    "serving it and stopping moves them into the file)",
+			    path, wal);
+			return -1;
+		}
 		if (uri)
 			sqlite3_open_v2(uri, &db->conn,
 			                flags | SQLITE_OPEN_NOMUTEX | SQLITE_OPEN_URI,
