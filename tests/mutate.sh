@@ -10,7 +10,7 @@ build=$(pwd)
 list=${MUTANTS:-$src/tests/mutants.txt}
 programs="check_reader check_hash check_curve check_render check_radient check_zouna check_gltf \
 check_sqlite_wal check_burnout check_catalog check_regressions check_upgrade check_answers check_http check_crash \
-check_export check_hostile"
+check_export check_hostile check_safety powercut/check_powercut"
 export ANIMDEXD="$build/animdexd" ANIMDEX_SRCDIR="$src" CK_VERBOSITY=silent CK_DEFAULT_TIMEOUT=120
 export ANIMDEX_FIXTURES=${ANIMDEX_FIXTURES:-$src/../shared/fixtures}
 caught=0 survived=0 broken=0 n=0
