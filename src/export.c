@@ -1419,6 +1419,16 @@ static int encode_next(struct export_asset *a, struct catalog *cat, struct error
 	return 0;
 }
 
+/* The next bytes of one of the asset's parts (from[*at...length)) into out; how many. */
+static size_t give(const void *from, size_t length, size_t *at, char *out, size_t room)
+{
+	size_t take = length - *at < room ? length - *at : room;
+
+	memcpy(out, (const char *)from + *at, take);
+	*at += take;
+	return take;
+}
+
 long export_asset_read(struct export_asset *a, struct catalog *cat, char *out, size_t room,
                        struct error *err)
 {
@@ -1427,15 +1437,10 @@ long export_asset_read(struct export_asset *a, struct catalog *cat, char *out, s
 	while (n < room) {
 		size_t take;
 		if (a->glb_header_at < sizeof(a->glb_header)) {
-			take = sizeof(a->glb_header) - a->glb_header_at;
-			take = take < room - n ? take : room - n;
-			memcpy(out + n, a->glb_header + a->glb_header_at, take);
-			a->glb_header_at += take;
+			take = give(a->glb_header, sizeof(a->glb_header), &a->glb_header_at,
+			            out + n, room - n);
 		} else if (a->head_at < a->head_length) {
-			take = a->head_length - a->head_at;
-			take = take < room - n ? take : room - n;
-			memcpy(out + n, a->head + a->head_at, take);
-			a->head_at += take;
+			take = give(a->head, a->head_length, &a->head_at, out + n, room - n);
 		} else if (a->bin_at < a->bin_length && !a->base64) {
 			long got = read_buffer(a, cat, (uint8_t *)out + n, room - n, err);
 			if (got < 0)
@@ -1448,15 +1453,10 @@ long export_asset_read(struct export_asset *a, struct catalog *cat, char *out, s
 					return -1;
 				continue;
 			}
-			take = a->encoded_length - a->encoded_at;
-			take = take < room - n ? take : room - n;
-			memcpy(out + n, a->encoded + a->encoded_at, take);
-			a->encoded_at += take;
+			take =
+			    give(a->encoded, a->encoded_length, &a->encoded_at, out + n, room - n);
 		} else if (a->tail_at < a->tail_length) {
-			take = a->tail_length - a->tail_at;
-			take = take < room - n ? take : room - n;
-			memcpy(out + n, a->tail + a->tail_at, take);
-			a->tail_at += take;
+			take = give(a->tail, a->tail_length, &a->tail_at, out + n, room - n);
 		} else {
 			break;
 		}
