@@ -686,7 +686,11 @@ START_TEST(exports_side_by_side_stay_in_bounded_memory)
 	       "64M): the daemon's peak RSS %ld KiB, at rest %ld KiB\n%s",
 	       length / 1000000, peak, rest, out);
 	ck_assert_msg(strstr(out, "same") && !strstr(out, "503"), "%s", out);
-	ck_assert_msg(peak - rest < 40 * 1024, "peak %ld KiB, at rest %ld KiB", peak, rest);
+	snprintf(cmd, sizeof(cmd), "ldd '%s' | grep -q libasan", animdexd());
+	if (system(cmd) == 0) /* AddressSanitizer keeps what is freed for a while */
+		printf("note: the memory bound is not checked on a sanitizer build\n");
+	else
+		ck_assert_msg(peak - rest < 40 * 1024, "peak %ld KiB, at rest %ld KiB", peak, rest);
 	free(out);
 	ck_assert_int_eq(daemon_stop(&d), 0);
 	testutil_remove_tree(dir);
