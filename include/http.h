@@ -166,6 +166,11 @@ int route_decimal(const char *text, uint64_t max, uint64_t *out);
 int route_index(const char *text, const char *field, const char *what, uint64_t max, unsigned *out,
                 struct error *err);
 
+/* Gives a catalogue entry (or each of a list of them) its API address, "url", after its
+ * "part": the catalogue knows no URLs. */
+void route_link_entry(json_t *entry);
+void route_link_entries(json_t *entries);
+
 /* Sample output shared by the routes and `animdexd decode`. */
 struct server;
 struct server *server_start(const struct server_config *cfg, struct catalog_pool *pool,

@@ -13,7 +13,7 @@
 #include <string.h>
 
 #include "catalog.h"
-#include "catalog_backend.h"
+#include "catalog_internal.h"
 #include "hash.h"
 
 /* Binds column `col` of the source's current row as parameter `param` of the target's

@@ -9,7 +9,7 @@
 #include <sys/stat.h>
 
 #include "catalog.h"
-#include "catalog_backend.h"
+#include "catalog_internal.h"
 
 /* The path with its folder made absolute and its links resolved (the file itself need not
  * exist); 0 when the folder cannot be found. */

@@ -168,3 +168,34 @@ int route_id(struct request *req, struct response *resp, int64_t *id)
 	*id = (int64_t)v;
 	return 0;
 }
+
+void route_link_entry(json_t *entry)
+{
+	json_t *ordered = json_object(), *value;
+	const char *key;
+	char url[48];
+
+	if (!json_is_object(entry) || !ordered) {
+		json_decref(ordered);
+		return;
+	}
+	snprintf(url, sizeof(url), "/api/resources/%" PRId64,
+	         (int64_t)json_integer_value(json_object_get(entry, "id")));
+	json_object_foreach(entry, key, value)
+	{
+		json_object_set(ordered, key, value);
+		if (strcmp(key, "part") == 0)
+			json_object_set_new(ordered, "url", json_string(url));
+	}
+	json_object_clear(entry);
+	json_object_update(entry, ordered);
+	json_decref(ordered);
+}
+
+void route_link_entries(json_t *entries)
+{
+	size_t i;
+	json_t *entry;
+
+	json_array_foreach(entries, i, entry) route_link_entry(entry);
+}

@@ -36,6 +36,7 @@ void route_handle(struct request *req, struct response *resp)
 		return;
 	}
 	out = catalog_handle(cat, crc, &err);
+	route_link_entries(json_object_get(out, "resources"));
 	response_result(resp, out, &err);
 }
 

@@ -189,6 +189,7 @@ static void upload_answer(struct upload_job *u, struct response *resp, const str
 		response_error(resp, err);
 		return;
 	}
+	route_link_entries(u->resources);
 	response_json(resp, u->created_any ? 201 : 200,
 	              json_pack("{s:O, s:O}", "resources", u->resources, "skipped", u->skipped));
 }
@@ -416,6 +417,7 @@ void route_list(struct request *req, struct response *resp)
 	out = catalog_list(cat, &q, &err);
 	if (!out)
 		goto fail;
+	route_link_entries(json_object_get(out, "resources"));
 	response_json(resp, 200, out);
 	return;
 fail:
@@ -433,6 +435,7 @@ void route_get(struct request *req, struct response *resp)
 	if (!cat || route_id(req, resp, &id) < 0)
 		return;
 	entry = catalog_get(cat, id, &err);
+	route_link_entry(entry);
 	response_result(resp, entry, &err);
 }
 

@@ -1,0 +1,89 @@
+/* catalog_internal.h: what the catalogue's files share and nobody else sees (as SQLite's
+ * sqliteInt.h is to its delete.c, insert.c, select.c ...).
+ *
+ * The catalogue is one public interface (catalog.h) written in one file per job:
+ *   catalog.c          opening and closing, transactions, the helpers below
+ *   catalog_pool.c     the connection pool and the thread that commits uploads in groups
+ *   catalog_store.c    storing an upload (deduplicated) and deleting an entry
+ *   catalog_query.c    listing, search, one entry, raw bytes, handles, classes, counts
+ *   catalog_tracks.c   reading a track, and the per-connection cache of recent tracks
+ *   catalog_names.c    the handle names users add
+ *   catalog_tokens.c   upload tokens
+ *   catalog_redecode.c entries made again by a newer decoder
+ *   catalog_copy.c     copying a whole catalogue to another
+ *   catalog_files.c    which files on disk belong to a catalogue
+ *   catalog_sql.c      the SQL both databases run; catalog_sqlite.c and catalog_postgres.c
+ *                      answer catalog_backend.h with it
+ */
+#ifndef ANIMDEX_CATALOG_INTERNAL_H
+#define ANIMDEX_CATALOG_INTERNAL_H
+
+#include <jansson.h>
+#include <stdint.h>
+
+#include "catalog.h"
+#include "catalog_backend.h"
+
+#if __BYTE_ORDER__ != __ORDER_LITTLE_ENDIAN__
+#error "tracks store native little-endian arrays; a big-endian host needs byte swapping here"
+#endif
+
+
+/* A few recently sampled tracks per connection: entries never change once stored, so a cached
+ * track stays right until a delete or a redecode, which bumps the generation and empties every
+ * cache: at once in this process, and within GENERATION_CHECK_MS in any other process sharing
+ * the database (each process reads the stored generation that often while it samples). */
+#define TRACK_CACHE_SIZE      16
+
+struct cached_track {
+	struct catalog_track track; /* owns its arrays; track.name "" when the slot is empty */
+	uint64_t used;              /* for least-recently-used eviction */
+};
+
+struct catalog {
+	struct db *db;                               /* the connection */
+	struct cached_track cache[TRACK_CACHE_SIZE]; /* recent tracks */
+	uint64_t cache_generation;                   /* catalog_generation when last filled */
+	uint64_t cache_clock;
+	int bulk;             /* in catalog_begin_bulk's transaction */
+	struct catalog *next; /* in its pool's list */
+};
+
+/* Opens a connection, for reading only or not (catalog_open, catalog_open_read_only). */
+struct catalog *catalog_open_as(const char *target, int read_only, struct error *err);
+
+/* Runs a statement that returns no rows (or whose rows do not matter): 0, or -1 with err set. */
+int catalog_exec(struct catalog *cat, enum statement st, const char *what, struct error *err);
+/* Steps a statement whose ?1 is a resource id: 0 with a row ready, -1 (reset, err set to
+ * not_found or the database's failure) otherwise. */
+int catalog_step_resource(struct db_stmt *s, int64_t id, const char *what, struct error *err);
+/* Milliseconds since 1970 (the clock stored in uploaded_at, created_at ...). */
+int64_t catalog_now_ms(void);
+
+/* Columns as JSON: a string or null; an integer or null. */
+json_t *catalog_json_text(struct db_stmt *s, int c);
+json_t *catalog_json_int(struct db_stmt *s, int c);
+/* A malloc'd copy of a blob column (never NULL when it succeeds, even when empty). */
+void *catalog_blob_copy(struct db_stmt *s, int c, size_t *length);
+/* A strdup of a text column; NULL for NULL, and *failed set when out of memory. */
+char *catalog_text_copy(struct db_stmt *s, int c, int *failed);
+
+/* The rows of a decoded resource, written inside the caller's transaction (catalog_store.c;
+ * a redecode writes them too). A track's info_text is its info as JSON made ahead, or NULL to
+ * make it here. */
+int catalog_insert_track(struct catalog *cat, int64_t id, const struct resource *res, unsigned n,
+                         const char *info_text, struct error *err);
+int catalog_insert_refs(struct catalog *cat, int64_t id, const struct resource *res,
+                        struct error *err);
+/* A resource's structure and assumptions as JSON text, as they are stored; -1 when out of
+ * memory. */
+int catalog_stored_texts(const struct resource *res, char **structure_text, char **assumed_text);
+
+/* Bumps the stored generation, inside the transaction that deletes or redecodes. */
+int catalog_bump_generation(struct catalog *cat, struct error *err);
+/* After such a commit: every connection's track cache in this process drops what it holds. */
+void catalog_cache_invalidate(void);
+/* Empties one connection's track cache (when it closes). */
+void catalog_cache_clear(struct catalog *cat);
+
+#endif
