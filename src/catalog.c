@@ -195,4 +195,3 @@ char *catalog_text_copy(struct db_stmt *s, int c, int *failed)
 		*failed = 1;
 	return copy;
 }
-

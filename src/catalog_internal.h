@@ -28,12 +28,11 @@
 #error "tracks store native little-endian arrays; a big-endian host needs byte swapping here"
 #endif
 
-
 /* A few recently sampled tracks per connection: entries never change once stored, so a cached
  * track stays right until a delete or a redecode, which bumps the generation and empties every
  * cache: at once in this process, and within GENERATION_CHECK_MS in any other process sharing
  * the database (each process reads the stored generation that often while it samples). */
-#define TRACK_CACHE_SIZE      16
+#define TRACK_CACHE_SIZE 16
 
 struct cached_track {
 	struct catalog_track track; /* owns its arrays; track.name "" when the slot is empty */

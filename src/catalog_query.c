@@ -409,11 +409,11 @@ json_t *catalog_handle(struct catalog *cat, uint32_t crc32, struct error *err)
 	db_bind_int64(s, 1, crc32);
 	while ((rc = db_step(s, "reading references", err)) == 1)
 		json_array_append_new(
-		    refs, json_pack("{s:I, s:o, s:o, s:o, s:o, s:o}", "resource_id",
-		                    (json_int_t)db_column_int64(s, 0), "kind",
-		                    catalog_json_text(s, 1), "track", catalog_json_int(s, 2),
-		                    "key", catalog_json_int(s, 3), "class",
-		                    catalog_json_text(s, 4), "name", catalog_json_text(s, 5)));
+		    refs,
+		    json_pack("{s:I, s:o, s:o, s:o, s:o, s:o}", "resource_id",
+		              (json_int_t)db_column_int64(s, 0), "kind", catalog_json_text(s, 1),
+		              "track", catalog_json_int(s, 2), "key", catalog_json_int(s, 3),
+		              "class", catalog_json_text(s, 4), "name", catalog_json_text(s, 5)));
 	db_reset(s);
 	if (rc < 0)
 		goto fail;
@@ -427,9 +427,8 @@ json_t *catalog_handle(struct catalog *cat, uint32_t crc32, struct error *err)
 			json_array_append_new(hashes, json_string("asobo32"));
 		if (db_column_int64(s, 2))
 			json_array_append_new(hashes, json_string("crc32"));
-		json_array_append_new(
-		    names,
-		    json_pack("{s:o, s:o}", "name", catalog_json_text(s, 0), "hashes", hashes));
+		json_array_append_new(names, json_pack("{s:o, s:o}", "name",
+		                                       catalog_json_text(s, 0), "hashes", hashes));
 	}
 	db_reset(s);
 	if (rc < 0)
@@ -456,10 +455,10 @@ json_t *catalog_classes(struct catalog *cat, struct error *err)
 		return NULL;
 	list = json_array();
 	while ((rc = db_step(s, "counting classes", err)) == 1)
-		json_array_append_new(list, json_pack("{s:o, s:o, s:I}", "class",
-		                                      catalog_json_text(s, 0), "family",
-		                                      catalog_json_text(s, 1), "count",
-		                                      (json_int_t)db_column_int64(s, 2)));
+		json_array_append_new(list,
+		                      json_pack("{s:o, s:o, s:I}", "class", catalog_json_text(s, 0),
+		                                "family", catalog_json_text(s, 1), "count",
+		                                (json_int_t)db_column_int64(s, 2)));
 	db_reset(s);
 	if (rc < 0) {
 		json_decref(list);

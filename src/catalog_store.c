@@ -12,7 +12,7 @@
 
 /* info_text: the track's info as JSON made ahead, or NULL to make it here */
 int catalog_insert_track(struct catalog *cat, int64_t id, const struct resource *res, unsigned n,
-                        const char *info_text, struct error *err)
+                         const char *info_text, struct error *err)
 {
 	const struct channel *ch = &res->clip.channels[n];
 	const struct target *tg = &res->clip.targets[ch->target];
@@ -148,7 +148,7 @@ static int insert_resource(struct catalog *cat, const struct catalog_upload *up,
 }
 
 int catalog_insert_refs(struct catalog *cat, int64_t id, const struct resource *res,
-                       struct error *err)
+                        struct error *err)
 {
 	for (size_t i = 0; i < res->ref_count; i++) {
 		const struct reference *ref = &res->refs[i];
@@ -287,7 +287,7 @@ json_t *catalog_put(struct catalog *cat, const struct catalog_upload *up,
 			goto fail;
 		for (size_t n = 0; n < res->clip.channel_count; n++)
 			if (catalog_insert_track(cat, id, res, (unsigned)n,
-			                 texts ? texts->track_infos[n] : NULL, err) < 0)
+			                         texts ? texts->track_infos[n] : NULL, err) < 0)
 				goto fail;
 		created_ids[created_count++] = id;
 	}
