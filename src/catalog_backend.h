@@ -5,9 +5,10 @@
  * its connections, its migrations and its error mapping: catalog_sqlite.c for a file,
  * catalog_postgres.c for a PostgreSQL server. Only catalog*.c include this header.
  *
- * Statements are named by `enum statement`, and each backend gives every one its SQL with the
- * same parameters (1-based) and the same result columns in the same order, so that catalog.c
- * reads a row the same way from either. A value bound to a statement must stay valid until
+ * Statements are named by `enum statement`; their SQL is written once in catalog_sql.c, and a
+ * backend gives its own text only where its dialect must differ, with the same parameters
+ * (1-based) and the same result columns in the same order, so that catalog.c reads a row the
+ * same way from either. A value bound to a statement must stay valid until
  * the statement is stepped for the first time.
  */
 #ifndef ANIMDEX_CATALOG_BACKEND_H
@@ -177,6 +178,10 @@ struct db_ops {
 	long (*read_blob)(struct db *db, const char *sha256, int64_t offset, void *out, size_t n,
 	                  struct error *err);
 };
+
+/* A statement's SQL: the backend's own text in `dialect` where it has one, else the text
+ * both backends share (catalog_sql.c); NULL for a statement neither has. */
+const char *catalog_sql(const char *const dialect[ST_COUNT], enum statement st);
 
 /* The connection under a catalogue (for catalog_copy.c). */
 struct catalog;

@@ -1,5 +1,5 @@
 /* catalog_postgres.c: the catalogue in a PostgreSQL database shared by several daemons: its
- * SQL, connections, migrations and errors. catalog.c holds what does not depend on the
+ * own SQL, connections, migrations and errors. catalog.c holds what does not depend on the
  * database.
  *
  * Every statement is prepared once per connection and answers in binary, so that keys and
@@ -38,130 +38,26 @@
 /* the migration lock: any number, the same in every animdexd ("anim" in ASCII) */
 #define MIGRATION_LOCK "1634625901"
 
-static const char *const statement_sql[ST_COUNT] = {
+/* PostgreSQL's own text for what catalog_sql.c's shared statements cannot say the same way
+ * (written with ?N too: pg_prepare_sql rewrites every placeholder as $N). */
+static const char *const postgres_sql[ST_COUNT] = {
     [ST_BEGIN] = "BEGIN",
+    /* one snapshot for the reads of an answer, as SQLite's read transaction gives */
     [ST_BEGIN_READ] = "BEGIN ISOLATION LEVEL REPEATABLE READ, READ ONLY",
-    [ST_COMMIT] = "COMMIT",
-    [ST_ROLLBACK] = "ROLLBACK",
-    [ST_LOCK_UPLOAD] = "SELECT pg_advisory_xact_lock(hashtextextended($1::text, 0))",
-    [ST_SAVEPOINT] = "SAVEPOINT upload",
-    [ST_RELEASE] = "RELEASE SAVEPOINT upload",
-    [ST_ROLLBACK_TO] = "ROLLBACK TO SAVEPOINT upload",
+    /* several daemons: the same bytes are stored by one of them at a time */
+    [ST_LOCK_UPLOAD] = "SELECT pg_advisory_xact_lock(hashtextextended(?1::text, 0))",
+    /* a bulk transaction's ids, taken from the sequence 256 at a time */
     [ST_RESERVE_IDS] = "SELECT nextval(pg_get_serial_sequence('resources', 'id')) FROM "
                        "generate_series(1, 256)",
-    [ST_FIND_BY_SHA256] =
-        "SELECT " SUMMARY_COLUMNS SUMMARY_FROM "WHERE r.blob_sha256 = $1 ORDER BY r.part",
-    [ST_INSERT_BLOB] = "INSERT INTO blobs (sha256, size, bytes, filename, uploaded_at, "
-                       "entry_count) VALUES ($1, $2, $3, $4, $5, $6)",
-    [ST_BLOB_ENTRY_COUNT] = "SELECT entry_count FROM blobs WHERE sha256 = $1",
-    [ST_SET_BLOB_ENTRY_COUNT] = "UPDATE blobs SET entry_count = $2 WHERE sha256 = $1",
-    [ST_INSERT_RESOURCE] = "INSERT INTO resources (" RESOURCE_COLUMNS
-                           ") VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, "
-                           "$14, $15, $16) RETURNING id",
-    [ST_INSERT_TRACK] = "INSERT INTO tracks (" TRACK_COLUMNS
-                        ") VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, "
-                        "$15, $16, $17, $18, $19, $20, $21)",
-    [ST_INSERT_REF] = "INSERT INTO refs (resource_id, crc32, kind, track, key) "
-                      "VALUES ($1, $2, $3, $4, $5)",
-    [ST_GET_RESOURCE] =
-        "SELECT " SUMMARY_COLUMNS ", r.structure, r.assumed" SUMMARY_FROM "WHERE r.id = $1",
-    [ST_GET_ENTRY_NAMES] = "SELECT id, class, family, name, crc32, filename FROM resources "
-                           "WHERE id = $1",
-    [ST_GET_TRACKS] = "SELECT n, name, target_schema, target_object, target_name, property, "
-                      "first_element, value_type, array_size, interpolation, semantic, "
-                      "key_count, time_first, time_last, kind, info, handle, (SELECT n.name FROM "
-                      "names n WHERE n.asobo32 = t.handle ORDER BY n.name LIMIT 1), rules "
-                      "FROM tracks t WHERE resource_id = $1 ORDER BY n",
-    [ST_GET_TRACK_TARGETS] = "SELECT n, name, target_schema, target_object, target_name, "
-                             "property, kind FROM tracks WHERE resource_id = $1 ORDER BY n",
-    [ST_GET_RAW] = "SELECT r.blob_sha256, b.size, r.filename" SUMMARY_FROM "WHERE r.id = $1",
     /* a chunk: substring of a bytea reads only the pages it needs */
-    [ST_READ_BLOB] = "SELECT substring(bytes FROM $2::integer FOR $3::integer) FROM blobs "
-                     "WHERE sha256 = $1",
-    [ST_GET_BLOB_OF] = "SELECT blob_sha256 FROM resources WHERE id = $1",
-    [ST_DELETE_RESOURCE] = "DELETE FROM resources WHERE id = $1",
-    [ST_DELETE_UNUSED_BLOB] = "DELETE FROM blobs WHERE sha256 = $1 AND NOT EXISTS "
-                              "(SELECT 1 FROM resources WHERE blob_sha256 = $1)",
-    [ST_LOAD_TRACK] = "SELECT name, value_type, array_size, interpolation, semantic, "
-                      "key_count, times, key_values, kind, rules FROM tracks WHERE resource_id = "
-                      "$1 AND n = $2",
-    [ST_HANDLE_RESOURCES] =
-        "SELECT " SUMMARY_COLUMNS SUMMARY_FROM "WHERE r.crc32 = $1 ORDER BY r.id DESC LIMIT 1000",
-    [ST_HANDLE_REFS] = "SELECT f.resource_id, f.kind, f.track, f.key, r.class, r.name "
-                       "FROM refs f JOIN resources r ON r.id = f.resource_id "
-                       "WHERE f.crc32 = $1 ORDER BY f.resource_id DESC, f.track NULLS FIRST, "
-                       "f.key NULLS FIRST LIMIT 1000",
-    [ST_HANDLE_NAMES] = "SELECT name, asobo32 = $1, crc32 = $1 FROM names "
-                        "WHERE asobo32 = $1 OR crc32 = $1 ORDER BY name LIMIT 1000",
-    [ST_CLASSES] = "SELECT class, family, count(*) FROM resources GROUP BY class, family "
-                   "ORDER BY class, family",
-    [ST_ADD_NAME] = "INSERT INTO names (name, asobo32, crc32) VALUES ($1, $2, $3) "
-                    "ON CONFLICT DO NOTHING RETURNING 1",
-    [ST_NAME_BY_ASOBO32] = "SELECT name FROM names WHERE asobo32 = $1 ORDER BY name LIMIT 1",
-    [ST_NAME_BY_CRC32] = "SELECT name FROM names WHERE crc32 = $1 ORDER BY name LIMIT 1",
-    [ST_TOKEN_ADD] = "INSERT INTO tokens (name, hash, created_at) VALUES ($1, $2, $3)",
-    [ST_TOKEN_REVOKE] = "UPDATE tokens SET revoked_at = $2 WHERE name = $1 AND revoked_at IS "
-                        "NULL RETURNING 1",
-    [ST_TOKEN_LIST] = "SELECT name, created_at, revoked_at FROM tokens ORDER BY name",
-    [ST_TOKEN_ALL] = "SELECT name, hash, revoked_at IS NOT NULL FROM tokens",
-    [ST_OUTDATED] = "SELECT count(*) FROM resources WHERE family = $1 AND decoder_version < $2",
-    [ST_GET_STORED] = "SELECT r.part, r.family, r.class, r.decoder_version, r.crc32_source, "
-                      "r.structure, r.filename, b.bytes" SUMMARY_FROM "WHERE r.id = $1",
-    [ST_TRACK_DIGESTS] = "SELECT n, name, target_schema, target_object, target_name, property, "
-                         "first_element, value_type, array_size, interpolation, semantic, "
-                         "key_count, times, key_values, kind, info, handle, rules FROM tracks "
-                         "WHERE resource_id = $1 ORDER BY n",
-    [ST_REF_DIGESTS] = "SELECT crc32, kind, track, key FROM refs WHERE resource_id = $1 "
+    [ST_READ_BLOB] = "SELECT substring(bytes FROM ?2::integer FOR ?3::integer) FROM blobs "
+                     "WHERE sha256 = ?1",
+    /* refs keep the order they were stored in by a seq column here, by rowid in SQLite */
+    [ST_REF_DIGESTS] = "SELECT crc32, kind, track, key FROM refs WHERE resource_id = ?1 "
                        "ORDER BY seq",
-    [ST_DELETE_TRACKS] = "DELETE FROM tracks WHERE resource_id = $1",
-    [ST_DELETE_REFS] = "DELETE FROM refs WHERE resource_id = $1",
-    [ST_UPDATE_DECODED] = "UPDATE resources SET duration = $2, track_count = $3, structure = $4, "
-                          "assumed = $5, decoder_version = $6, crc32 = $7, crc32_source = $8 "
-                          "WHERE id = $1",
-    [ST_STATS] = "SELECT (SELECT count(*) FROM resources), (SELECT count(*) FROM tracks), "
-                 "(SELECT count(*) FROM blobs), (SELECT coalesce(sum(size), 0)::bigint FROM "
-                 "blobs)",
-    [ST_SELECT_IDS] = "SELECT id FROM resources WHERE ($1::text IS NULL OR family = $1) AND "
-                      "($2::text IS NULL OR class = $2) AND ($3::bigint = 0 OR id = $3) "
-                      "ORDER BY id",
-    [ST_GENERATION] = "SELECT generation FROM catalog_state",
-    [ST_BUMP_GENERATION] = "UPDATE catalog_state SET generation = generation + 1",
-    [ST_COUNT_ROWS] = "SELECT (SELECT count(*) FROM blobs), (SELECT count(*) FROM resources), "
-                      "(SELECT count(*) FROM tracks), (SELECT count(*) FROM refs), "
-                      "(SELECT count(*) FROM names), (SELECT count(*) FROM tokens)",
-    [ST_COPY_BLOB_LIST] = "SELECT sha256 FROM blobs ORDER BY sha256",
-    [ST_COPY_BLOB_GET] = "SELECT sha256, size, bytes, filename, uploaded_at, entry_count "
-                         "FROM blobs WHERE sha256 = $1",
-    [ST_COPY_BLOB_PUT] = "INSERT INTO blobs (sha256, size, bytes, filename, uploaded_at, "
-                         "entry_count) VALUES ($1, $2, $3, $4, $5, $6) ON CONFLICT DO NOTHING "
-                         "RETURNING 1",
-    [ST_COPY_BLOB_CHECK] = "SELECT size, bytes FROM blobs WHERE sha256 = $1",
-    [ST_COPY_RESOURCE_GET] = "SELECT id, " RESOURCE_COLUMNS " FROM resources WHERE id = $1",
-    [ST_COPY_RESOURCE_PUT] = "INSERT INTO resources (id, " RESOURCE_COLUMNS
-                             ") VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, "
-                             "$14, $15, $16, $17)",
-    [ST_COPY_RESOURCE_PUT_NEW] = "INSERT INTO resources (" RESOURCE_COLUMNS
-                                 ") VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, "
-                                 "$13, $14, $15, $16) RETURNING id",
-    [ST_COPY_RESOURCE_ID_FREE] = "SELECT 1 WHERE NOT EXISTS (SELECT 1 FROM resources WHERE "
-                                 "id = $1)",
-    [ST_COPY_RESOURCE_OF_PART] = "SELECT id FROM resources WHERE blob_sha256 = $1 AND "
-                                 "part = $2",
-    [ST_COPY_TRACKS_GET] = "SELECT " TRACK_COLUMNS " FROM tracks WHERE resource_id = $1 "
-                           "ORDER BY n",
-    [ST_COPY_TRACK_PUT] = "INSERT INTO tracks (" TRACK_COLUMNS
-                          ") VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, "
-                          "$14, $15, $16, $17, $18, $19, $20, $21)",
     [ST_COPY_REFS_GET] = "SELECT resource_id, crc32, kind, track, key FROM refs WHERE "
-                         "resource_id = $1 ORDER BY seq",
-    [ST_COPY_REF_PUT] = "INSERT INTO refs (resource_id, crc32, kind, track, key) "
-                        "VALUES ($1, $2, $3, $4, $5)",
-    [ST_COPY_NAMES_GET] = "SELECT name, asobo32, crc32 FROM names ORDER BY name",
-    [ST_COPY_NAME_PUT] = "INSERT INTO names (name, asobo32, crc32) VALUES ($1, $2, $3) "
-                         "ON CONFLICT DO NOTHING RETURNING 1",
-    [ST_COPY_TOKENS_GET] = "SELECT name, hash, created_at, revoked_at FROM tokens ORDER BY name",
-    [ST_COPY_TOKEN_PUT] = "INSERT INTO tokens (name, hash, created_at, revoked_at) "
-                          "VALUES ($1, $2, $3, $4) ON CONFLICT DO NOTHING RETURNING 1",
+                         "resource_id = ?1 ORDER BY seq",
+    /* ids copied in with their values: the sequence continues after the largest */
     [ST_COPY_FINISH] = "SELECT setval(pg_get_serial_sequence('resources', 'id'), "
                        "(SELECT coalesce(max(id), 0) + 1 FROM resources), false)",
 };
@@ -397,6 +293,19 @@ static int count_params(const char *sql)
 	return most;
 }
 
+/* A copy of the SQL with SQLite's placeholders (?N, as catalog_sql.c writes them) as
+ * PostgreSQL's ($N); no statement has a '?' of its own before a digit. NULL when out of
+ * memory. */
+static char *pg_placeholders(const char *sql)
+{
+	char *copy = strdup(sql);
+
+	for (char *p = copy; p && *p; p++)
+		if (p[0] == '?' && p[1] >= '0' && p[1] <= '9')
+			p[0] = '$';
+	return copy;
+}
+
 static struct db_stmt *pg_prepare_sql(struct pg_db *db, struct pg_stmt *s, const char *name,
                                       const char *sql, struct error *err)
 {
@@ -404,11 +313,12 @@ static struct db_stmt *pg_prepare_sql(struct pg_db *db, struct pg_stmt *s, const
 		s->base.ops = &pg_ops;
 		s->db = db;
 		snprintf(s->name, sizeof(s->name), "%s", name);
-		s->sql = strdup(sql);
+		s->sql = pg_placeholders(sql);
 		if (!s->sql) {
 			error_set(err, ERROR_INTERNAL, NULL, -1, "out of memory");
 			return NULL;
 		}
+		sql = s->sql;
 		s->nparams = count_params(sql);
 		s->read_only = strncmp(sql, "SELECT", 6) == 0;
 		s->deferrable =
@@ -431,13 +341,13 @@ static struct db_stmt *pg_prepare(struct db *base, enum statement st, struct err
 	struct pg_db *db = (struct pg_db *)base;
 	char name[8];
 
-	if (!statement_sql[st]) {
+	if (!catalog_sql(postgres_sql, st)) {
 		error_set(err, ERROR_INTERNAL, NULL, -1, "catalogue: statement %d has no SQL",
 		          (int)st);
 		return NULL;
 	}
 	snprintf(name, sizeof(name), "s%d", (int)st);
-	return pg_prepare_sql(db, &db->stmt[st], name, statement_sql[st], err);
+	return pg_prepare_sql(db, &db->stmt[st], name, catalog_sql(postgres_sql, st), err);
 }
 
 static struct db_stmt *pg_prepare_list(struct db *base, unsigned bits, struct error *err)
