@@ -124,13 +124,20 @@ json_t *catalog_find_by_sha256(struct catalog *cat, const char *sha256, struct e
  * or not stored), -2 on failure. */
 int64_t catalog_blob_entry_count(struct catalog *cat, const char *sha256, struct error *err);
 
+/* What catalog_put did with the entries of one upload. */
+struct catalog_put_counts {
+	size_t created;  /* entries made now */
+	size_t existing; /* entries of these bytes that were there already */
+};
+
 /* Stores the bytes and every decoded resource in one transaction, and returns the summaries
  * of every entry of these bytes, each with "status": "created" or "existing"; NULL with err
  * set (and nothing stored) on failure. When the bytes are already catalogued, only the
  * entries missing among them (parts deleted since) are created; when none is missing,
- * nothing is stored and *existed is set. */
+ * nothing is stored (counts->created is 0). */
 json_t *catalog_put(struct catalog *cat, const struct catalog_upload *up,
-                    const struct decode_result *decoded, int *existed, struct error *err);
+                    const struct decode_result *decoded, struct catalog_put_counts *counts,
+                    struct error *err);
 /* Makes ahead, in decoded->texts, the JSON texts catalog_put stores for each entry, so that
  * a writer need not (any thread; no catalogue needed). -1 when out of memory. */
 int catalog_render_texts(struct decode_result *decoded);

@@ -233,7 +233,8 @@ static int put_blob(struct catalog *cat, const struct catalog_upload *up, size_t
 }
 
 json_t *catalog_put(struct catalog *cat, const struct catalog_upload *up,
-                    const struct decode_result *decoded, int *existed, struct error *err)
+                    const struct decode_result *decoded, struct catalog_put_counts *counts,
+                    struct error *err)
 {
 	int64_t when = catalog_now_ms(), *created_ids = NULL;
 	size_t created_count = 0;
@@ -244,7 +245,7 @@ json_t *catalog_put(struct catalog *cat, const struct catalog_upload *up,
 	int rc;
 	size_t i;
 
-	*existed = 0;
+	*counts = (struct catalog_put_counts){0, 0};
 	/* alone, a transaction; inside a longer one, a savepoint, so that a failed upload leaves
 	 * nothing of itself there either; in a bulk one, nothing (its writer replays the whole
 	 * transaction carefully when one upload fails) */
@@ -291,8 +292,9 @@ json_t *catalog_put(struct catalog *cat, const struct catalog_upload *up,
 				goto fail;
 		created_ids[created_count++] = id;
 	}
+	counts->created = created_count;
+	counts->existing = json_array_size(stored);
 	if (created_count == 0) {
-		*existed = 1;
 		if (own || isolated)
 			catalog_exec(cat, own ? ST_ROLLBACK : ST_ROLLBACK_TO, "rolling back", NULL);
 		if (isolated)

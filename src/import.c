@@ -30,7 +30,7 @@
 #include "catalog.h"
 #include "format.h"
 #include "handoff.h"
-#include "hash.h"
+#include "ingest.h"
 
 /* A batch commits after this many files, bytes or seconds, whichever comes first: larger
  * batches rewrite the indexes' pages less often; the time bounds how long a daemon on the
@@ -285,9 +285,7 @@ struct prepared {
 	char *data;     /* as read */
 	size_t length;
 	struct siblings *siblings; /* a .gltf's, or NULL */
-	struct upload up;
-	struct decode_result result;
-	char sha[SHA256_HEX_SIZE];
+	struct ingest in;
 	size_t bytes; /* prepared_bytes, once handed over */
 };
 
@@ -298,7 +296,7 @@ static void prepared_free(struct prepared *p)
 	for (size_t i = 0; p->siblings && i < p->siblings->count; i++)
 		free(p->siblings->names[i]), free(p->siblings->datas[i]);
 	free(p->siblings);
-	decode_result_cleanup(&p->result);
+	ingest_cleanup(&p->in);
 	free(p->data);
 	free(p->message);
 	free(p->path);
@@ -309,10 +307,10 @@ static void prepared_free(struct prepared *p)
  * decode to much more than it is). */
 static size_t prepared_bytes(const struct prepared *p)
 {
-	size_t bytes = p->length + p->result.stored_length;
+	size_t bytes = p->length + p->in.decoded.stored_length;
 
-	for (size_t i = 0; i < p->result.count; i++) {
-		const struct clip *clip = &p->result.resources[i]->clip;
+	for (size_t i = 0; i < p->in.decoded.count; i++) {
+		const struct clip *clip = &p->in.decoded.resources[i]->clip;
 		for (size_t k = 0; k < clip->sampler_count; k++)
 			bytes += (size_t)clip->samplers[k].key_count * sizeof(float) +
 			         clip->samplers[k].value_bytes;
@@ -327,7 +325,7 @@ static struct prepared *prepared_new(enum prepared_kind kind, const char *path)
 	if (p) {
 		p->kind = kind;
 		p->path = strdup(path ? path : "");
-		decode_result_init(&p->result);
+		ingest_init(&p->in);
 		if (!p->path) {
 			free(p);
 			return NULL;
@@ -347,7 +345,7 @@ static struct prepared *prepare_file(const struct import_options *opt, const cha
 
 	if (!p)
 		return NULL;
-	up = &p->up;
+	up = &p->in.up;
 	error_init(&err);
 	p->data = import_read_file(path, &p->length);
 	if (!p->data) {
@@ -373,19 +371,14 @@ static struct prepared *prepare_file(const struct import_options *opt, const cha
 		up->siblings = p->siblings->files;
 		up->sibling_count = p->siblings->count;
 	}
-	if (format_decode(up, &p->result, &err) < 0) {
+	/* no catalogue here: a walker's thread, beside the writer; duplicates are found when
+	 * stored */
+	if (ingest_prepare(&p->in, NULL, &err) != INGEST_READY) {
 		p->kind = err.code == ERROR_UNSUPPORTED_FORMAT && !opt->class_name
 		              ? PREPARED_NOT_ANIMATION
 		              : PREPARED_REFUSED;
 		p->message = strdup(err.message);
-		return p;
 	}
-	if (p->result.stored) {
-		up->data = p->result.stored;
-		up->length = p->result.stored_length;
-	}
-	sha256_hex(up->data, up->length, p->sha);
-	catalog_render_texts(&p->result); /* when out of memory, the writer renders them */
 	return p;
 }
 
@@ -393,10 +386,9 @@ static struct prepared *prepare_file(const struct import_options *opt, const cha
  * among the files read. */
 static void store_prepared(struct import *im, struct prepared *p, int again)
 {
-	struct catalog_upload cu;
+	struct ingest_counts counts = {0, 0, 0};
 	struct error err;
 	json_t *entries;
-	int existed = 0;
 
 	im->files += !again;
 	error_init(&err);
@@ -417,9 +409,7 @@ static void store_prepared(struct import *im, struct prepared *p, int again)
 		im->failed++;
 		return;
 	}
-	cu = (struct catalog_upload){p->up.data,           p->up.length, p->sha,
-	                             p->path + p->name_at, NULL,         NULL};
-	entries = catalog_put(im->cat, &cu, &p->result, &existed, &err);
+	entries = ingest_store(im->cat, &p->in, NULL, NULL, &counts, &err);
 	if (!entries && !im->careful) {
 		/* which upload of the batch failed is only sure one by one */
 		replay_batch(im, p->path, p->name_at);
@@ -430,27 +420,21 @@ static void store_prepared(struct import *im, struct prepared *p, int again)
 		im->failed++;
 		return;
 	}
-	{
-		size_t i, created = 0;
-		json_t *e;
-		json_array_foreach(entries, i, e) created +=
-		    strcmp(json_string_value(json_object_get(e, "status")), "created") == 0;
-		if (im->careful) {
-			im->duplicates += existed;
-			im->created += created;
-		} else {
-			im->batch_duplicates += existed;
-			im->batch_created += created;
-		}
-	}
 	json_decref(entries);
+	if (im->careful) {
+		im->duplicates += counts.created == 0;
+		im->created += counts.created;
+	} else {
+		im->batch_duplicates += counts.created == 0;
+		im->batch_created += counts.created;
+	}
 	if (im->careful)
 		return;
 	if (remember(im, p->path, p->name_at) < 0) {
 		replay_batch(im, NULL, 0); /* out of memory: store what there is, carefully */
 		return;
 	}
-	im->batch_bytes += p->up.length;
+	im->batch_bytes += p->in.up.length;
 	if (im->batch_files == 1)
 		clock_gettime(CLOCK_MONOTONIC, &im->batch_started);
 	if (im->batch_files >= BATCH_FILES || im->batch_bytes >= BATCH_BYTES ||

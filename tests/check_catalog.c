@@ -51,7 +51,7 @@ static int64_t put_clip(struct catalog *cat, const char *name, float scale)
 	struct catalog_upload cu;
 	struct error err;
 	json_t *created;
-	int existed;
+	struct catalog_put_counts counts;
 	int64_t id;
 
 	snprintf(doc, sizeof(doc),
@@ -68,15 +68,17 @@ static int64_t put_clip(struct catalog *cat, const char *name, float scale)
 	ck_assert_msg(format_decode(&up, &result, &err) == 0, "%s", err.message);
 	sha256_hex(doc, strlen(doc), sha);
 	cu = (struct catalog_upload){doc, strlen(doc), sha, "clip.json", "a note", NULL};
-	created = catalog_put(cat, &cu, &result, &existed, &err);
+	created = catalog_put(cat, &cu, &result, &counts, &err);
 	ck_assert_msg(created != NULL, "%s", err.message);
-	ck_assert_int_eq(existed, 0);
+	ck_assert_uint_eq(counts.created, 1);
+	ck_assert_uint_eq(counts.existing, 0);
 	ck_assert_uint_eq(json_array_size(created), 1);
 	id = json_integer_value(json_object_get(json_array_get(created, 0), "id"));
 	/* the same bytes again: nothing new, the existing entry */
 	json_decref(created);
-	created = catalog_put(cat, &cu, &result, &existed, &err);
-	ck_assert_int_eq(existed, 1);
+	created = catalog_put(cat, &cu, &result, &counts, &err);
+	ck_assert_uint_eq(counts.created, 0);
+	ck_assert_uint_eq(counts.existing, 1);
 	ck_assert_int_eq(json_integer_value(json_object_get(json_array_get(created, 0), "id")), id);
 	json_decref(created);
 	decode_result_cleanup(&result);
@@ -401,6 +403,7 @@ static int test_job_store(struct catalog_job *job, struct catalog *cat, struct e
 	struct upload up = {0};
 	struct decode_result result;
 	struct catalog_upload cu;
+	struct catalog_put_counts counts;
 	json_t *stored;
 
 	if (t->block) {
@@ -420,7 +423,8 @@ static int test_job_store(struct catalog_job *job, struct catalog *cat, struct e
 		return -1;
 	sha256_hex(doc, strlen(doc), sha);
 	cu = (struct catalog_upload){doc, strlen(doc), sha, "clip.json", NULL, NULL};
-	stored = catalog_put(cat, &cu, &result, &t->existed, err);
+	stored = catalog_put(cat, &cu, &result, &counts, err);
+	t->existed = stored && counts.created == 0;
 	decode_result_cleanup(&result);
 	if (!stored)
 		return -1;

@@ -7,18 +7,15 @@
 #include <string.h>
 
 #include "format.h"
-#include "hash.h"
 #include "http.h"
+#include "ingest.h"
 
 #define LIST_DEFAULT_LIMIT 50
 #define LIST_MAX_LIMIT     500
 
 /* One file of an upload on its way into the catalogue. */
 struct pending {
-	struct upload up;
-	char sha256[SHA256_HEX_SIZE];
-	json_t *existing; /* entries already stored for these bytes, or NULL */
-	struct decode_result decoded;
+	struct ingest in;
 	int gltf; /* a glTF: decoded first, with the other files as buffers */
 };
 
@@ -36,14 +33,6 @@ static void name_the_file(struct error *err, size_t count, const char *filename,
 	memcpy(err->message, message, sizeof(message));
 }
 
-static void mark_status(json_t *entries, const char *status)
-{
-	size_t i;
-	json_t *e;
-
-	json_array_foreach(entries, i, e) json_object_set_new(e, "status", json_string(status));
-}
-
 /* Decodes file i of the request into p. Returns 0, 1 when the file is to be skipped (an
  * unrelated file beside a glTF), or -1 with err set. */
 static int decode_one(struct request *req, struct pending *files, size_t count, size_t i,
@@ -54,43 +43,23 @@ static int decode_one(struct request *req, struct pending *files, size_t count, 
 
 	if (!cat)
 		return -1;
-	sha256_hex(p->up.data, p->up.length, p->sha256);
-	p->existing = catalog_find_by_sha256(cat, p->sha256, err);
-	if (!p->existing)
-		return -1;
-	if (json_array_size(p->existing) > 0) {
-		/* stored: unless some of its entries were deleted since, nothing to decode */
-		int64_t whole = catalog_blob_entry_count(cat, p->sha256, err);
-		if (whole < -1)
-			return -1;
-		if (whole >= 0 && json_array_size(p->existing) >= (size_t)whole)
-			return 0;
-		json_decref(p->existing);
-		p->existing = NULL; /* decode, and let catalog_put recreate what is missing */
+	switch (ingest_prepare(&p->in, cat, err)) {
+	case INGEST_READY:
+	case INGEST_STORED: return 0;
+	case INGEST_FAILED: return -1;
+	case INGEST_REFUSED: break;
 	}
-	if (format_decode(&p->up, &p->decoded, err) < 0) {
-		if (has_gltf && err->code == ERROR_UNSUPPORTED_FORMAT) {
-			json_array_append_new(
-			    skipped, json_pack("{s:s?, s:s, s:s}", "name", p->up.filename, "type",
-			                       "file", "reason",
-			                       "no glTF of this request uses it, and no decoder "
-			                       "reads it: ignored"));
-			error_init(err);
-			return 1;
-		}
-		name_the_file(err, count, p->up.filename, i);
-		return -1;
+	if (has_gltf && err->code == ERROR_UNSUPPORTED_FORMAT) {
+		json_array_append_new(skipped,
+		                      json_pack("{s:s?, s:s, s:s}", "name", p->in.up.filename,
+		                                "type", "file", "reason",
+		                                "no glTF of this request uses it, and no decoder "
+		                                "reads it: ignored"));
+		error_init(err);
+		return 1;
 	}
-	if (p->decoded.stored) {
-		/* keep the self-contained form; its hash decides what is a duplicate */
-		p->up.data = p->decoded.stored;
-		p->up.length = p->decoded.stored_length;
-		sha256_hex(p->up.data, p->up.length, p->sha256);
-	}
-	/* what will be stored as text, made before the write lock is taken (when out of
-	 * memory, catalog_put makes it itself) */
-	catalog_render_texts(&p->decoded);
-	return 0;
+	name_the_file(err, count, p->in.up.filename, i);
+	return -1;
 }
 
 /* After a COMMIT whose answer was lost with the connection: did it commit? Every file's bytes
@@ -102,13 +71,13 @@ static int upload_was_stored(struct catalog *cat, const struct pending *files, s
 		struct error err;
 		json_t *stored;
 		size_t n;
-		if (skip[i] || json_array_size(files[i].existing) > 0)
+		if (skip[i] || json_array_size(files[i].in.existing) > 0)
 			continue;
 		error_init(&err);
-		stored = catalog_find_by_sha256(cat, files[i].sha256, &err);
+		stored = catalog_find_by_sha256(cat, files[i].in.sha256, &err);
 		n = json_array_size(stored);
 		json_decref(stored);
-		if (!stored || n < files[i].decoded.count)
+		if (!stored || n < files[i].in.decoded.count)
 			return 0;
 	}
 	return 1;
@@ -126,17 +95,15 @@ struct upload_job {
 	unsigned char *skip; /* files not stored: a glTF's buffers, unrelated files beside it */
 	size_t count;
 	json_t *resources, *skipped;
-	int created_any;
+	struct ingest_counts counts;
 };
 
 static void upload_job_free(struct upload_job *u)
 {
 	json_decref(u->resources);
 	json_decref(u->skipped);
-	for (size_t i = 0; u->files && i < u->count; i++) {
-		json_decref(u->files[i].existing);
-		decode_result_cleanup(&u->files[i].decoded);
-	}
+	for (size_t i = 0; u->files && i < u->count; i++)
+		ingest_cleanup(&u->files[i].in);
 	free(u->files);
 	free(u->siblings);
 	free(u->skip);
@@ -149,35 +116,23 @@ static void upload_job_free(struct upload_job *u)
 static int store_files(struct upload_job *u, struct catalog *cat, struct error *err)
 {
 	const struct request *req = u->req;
+	const char *note = request_arg(req, "note"), *user = req->user[0] ? req->user : NULL;
 
 	for (size_t i = 0; i < u->count; i++) {
-		struct pending *p = &u->files[i];
-		struct catalog_upload cu = {p->up.data,
-		                            p->up.length,
-		                            p->sha256,
-		                            p->up.filename,
-		                            request_arg(req, "note"),
-		                            req->user[0] ? req->user : NULL};
+		const struct ingest *in = &u->files[i].in;
 		json_t *entries;
-		int existed = 0;
 
 		if (u->skip[i])
 			continue;
-		if (json_array_size(p->existing) > 0) {
-			mark_status(p->existing, "existing");
-			json_array_extend(u->resources, p->existing);
-			continue;
-		}
-		entries = catalog_put(cat, &cu, &p->decoded, &existed, err);
+		entries = ingest_store(cat, in, note, user, &u->counts, err);
 		if (!entries) {
-			name_the_file(err, u->count, p->up.filename, i);
+			name_the_file(err, u->count, in->up.filename, i);
 			return -1;
 		}
-		u->created_any |= !existed;
 		json_array_extend(u->resources, entries);
 		json_decref(entries);
-		if (p->decoded.skipped)
-			json_array_extend(u->skipped, p->decoded.skipped);
+		if (in->decoded.skipped)
+			json_array_extend(u->skipped, in->decoded.skipped);
 	}
 	return 0;
 }
@@ -190,7 +145,7 @@ static void upload_answer(struct upload_job *u, struct response *resp, const str
 		return;
 	}
 	route_link_entries(u->resources);
-	response_json(resp, u->created_any ? 201 : 200,
+	response_json(resp, u->counts.created > 0 ? 201 : 200,
 	              json_pack("{s:O, s:O}", "resources", u->resources, "skipped", u->skipped));
 }
 
@@ -284,34 +239,34 @@ void route_upload(struct request *req, struct response *resp)
 	files = u->files;
 	siblings = u->siblings;
 	for (size_t i = 0; i < count; i++) {
-		struct pending *p = &files[i];
+		struct upload *up = &files[i].in.up;
 		const struct upload_file *f = &req->files[i];
 
-		decode_result_init(&p->decoded);
-		p->up.data = (const uint8_t *)f->data.data;
-		p->up.length = f->data.len;
-		p->up.filename = f->filename ? f->filename : request_arg(req, "filename");
-		p->up.class_name = request_arg(req, "class");
-		p->up.family = request_arg(req, "family");
-		p->up.name = request_arg(req, "name");
-		p->up.crc32 = request_arg(req, "crc32");
-		p->up.layout = request_arg(req, "layout");
-		p->up.endian = request_arg(req, "endian");
-		p->up.max_inflate = req->config->max_upload;
-		p->up.max_entries = req->config->max_entries;
-		p->up.siblings = siblings;
-		p->up.sibling_count = count;
-		siblings[i] = (struct upload_sibling){p->up.filename, p->up.data, p->up.length, 0};
-		if (p->up.length == 0) {
+		ingest_init(&files[i].in);
+		up->data = (const uint8_t *)f->data.data;
+		up->length = f->data.len;
+		up->filename = f->filename ? f->filename : request_arg(req, "filename");
+		up->class_name = request_arg(req, "class");
+		up->family = request_arg(req, "family");
+		up->name = request_arg(req, "name");
+		up->crc32 = request_arg(req, "crc32");
+		up->layout = request_arg(req, "layout");
+		up->endian = request_arg(req, "endian");
+		up->max_inflate = req->config->max_upload;
+		up->max_entries = req->config->max_entries;
+		up->siblings = siblings;
+		up->sibling_count = count;
+		siblings[i] = (struct upload_sibling){up->filename, up->data, up->length, 0};
+		if (up->length == 0) {
 			error_set(&err, ERROR_MALFORMED, "file", -1, "file: the upload is empty");
-			name_the_file(&err, count, p->up.filename, i);
+			name_the_file(&err, count, up->filename, i);
 			goto fail;
 		}
 	}
 	/* Decode everything first (glTF files first: they claim their .bin files), so that a
 	 * request with one bad file stores nothing. */
 	for (size_t i = 0; i < count; i++) {
-		files[i].gltf = format_detect(&files[i].up) == &format_gltf;
+		files[i].gltf = format_detect(&files[i].in.up) == &format_gltf;
 		if (!files[i].gltf)
 			continue;
 		has_gltf = 1;
