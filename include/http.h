@@ -1,8 +1,9 @@
 /* http.h: what a route handler sees of a request and gives back as a response.
  *
- * server.c is the only file that includes microhttpd.h: it collects each request (its query
- * arguments, and its body: raw, or multipart parts and fields), finds the route, calls the
- * handler once the whole body is in, and sends the response. Handlers are plain functions of
+ * server.c collects each request (its query arguments, and its body: raw, or multipart parts
+ * and fields), finds the route, calls the handler once the whole body is in, and sends the
+ * response; request.c and response.c are what a handler calls. Only server.c and request.c
+ * include microhttpd.h, and no route calls the server. Handlers are plain functions of
  * (request, response), so the route table reads like the API's documentation.
  */
 #ifndef ANIMDEX_HTTP_H

@@ -1,4 +1,6 @@
-/* server.c: the libmicrohttpd daemon. The only file that includes microhttpd.h.
+/* server.c: the libmicrohttpd daemon: requests in, answers out, the request log. With
+ * request.c, the only file that includes microhttpd.h; the watchdog, the budgets,
+ * authorisation and the response functions are files of their own (server_internal.h).
  *
  * Per-request state is created on the first callback of a request and freed in the
  * request-completed callback, which also writes the request's log line. Bodies are collected
@@ -11,15 +13,8 @@
  * holds its bytes (a buffered body, or a streamed body's state and block) against
  * --answer-memory while it is sent. Large answers are streamed (struct response_stream).
  *
- * Time is bounded too. A watchdog thread sees every open connection: one that has not sent a
- * complete request header --header-timeout seconds after it opened (or after its last
- * answer), or whose body falls below --min-body-rate after that grace, or whose client closed
- * its side before the declared body came, is shut down. When every slot is taken, a new
- * connection takes the slot of the one that has waited longest for its headers, so slow
- * clients cannot keep new ones out. Shutting a socket down from the watchdog is safe: the
- * list is guarded by one mutex, and libmicrohttpd reports a connection closed (and we drop it
- * from the list) before it closes the socket. A request's thread changes its connection's
- * phase with atomic stores, without that mutex.
+ * Time is bounded too: the watchdog (watchdog.c) sees every open connection and shuts down
+ * the slow ones.
  */
 #include <arpa/inet.h>
 #include <ctype.h>
@@ -36,33 +31,11 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "http.h"
 #include "render.h"
+#include "server_internal.h"
 
 #define STREAM_BLOCK       (128u * 1024) /* bytes a streamed answer is produced in */
 #define CONNECTION_RESERVE 16            /* slots beyond --max-connections for newcomers */
-#define WATCHDOG_PERIOD_MS 250
-
-/* One open connection, as the watchdog sees it. */
-enum watch_phase {
-	PHASE_HEADERS, /* waiting for a request's headers (new, or kept alive) */
-	PHASE_BODY,    /* receiving a request body */
-	PHASE_ANSWER,  /* the request is complete: answering it */
-};
-struct conn_watch {
-	int fd;
-	/* the phase (2 bits) and when it began (milliseconds of the monotonic clock, above
-	 * them), in one word that the request's thread stores and the watchdog loads without a
-	 * lock, so that it always sees a phase with its own start */
-	uint64_t stamp;
-	uint64_t body_bytes;    /* received in PHASE_BODY (atomic) */
-	uint64_t body_declared; /* Content-Length, or 0 (atomic) */
-	int closing;            /* shut down by the watchdog; still open until reported */
-	struct conn_watch *prev, *next;
-	/* the state of the connection's last request, kept for its next one: a state is too
-	 * large for malloc's quick paths (only the connection's thread touches it) */
-	struct request_state *spare;
-};
 
 struct server {
 	struct MHD_Daemon *daemon;
@@ -73,15 +46,7 @@ struct server {
 	int draining;                /* stopping: new requests get 503 (atomic) */
 	size_t buffered;             /* body bytes held or promised to uploads (atomic) */
 	size_t answering;            /* bytes held by answers being sent (atomic) */
-	pthread_mutex_t watch_lock;  /* guards the fields below */
-	struct conn_watch *watching; /* every open connection */
-	unsigned live;               /* open connections not being shut down */
-	unsigned long closed_slow;   /* shut down for slowness since the last log line */
-	unsigned long closed_room;   /* shut down to make room since the last log line */
-	int stopping;                /* the watchdog ends */
-	pthread_cond_t wake;         /* wakes the watchdog to end */
-	pthread_t watchdog;
-	int watchdog_started;
+	struct watchdog watchdog;    /* over every open connection */
 };
 
 /* One request's state, from its first callback to its completion. */
@@ -130,296 +95,6 @@ static void log_escaped(FILE *f, const char *text)
 		else
 			fputc(*p, f);
 	}
-}
-
-/* Takes `bytes` of a server-wide budget, or fails without taking anything. */
-static int budget_take(size_t *used, size_t limit, size_t bytes)
-{
-	size_t now = __atomic_load_n(used, __ATOMIC_ACQUIRE);
-
-	do {
-		if (bytes > limit || now > limit - bytes)
-			return -1;
-	} while (!__atomic_compare_exchange_n(used, &now, now + bytes, 1, __ATOMIC_ACQ_REL,
-	                                      __ATOMIC_ACQUIRE));
-	return 0;
-}
-
-static void budget_give(size_t *used, size_t bytes)
-{
-	__atomic_sub_fetch(used, bytes, __ATOMIC_ACQ_REL);
-}
-
-static uint64_t monotonic_ms(void)
-{
-	struct timespec t;
-	clock_gettime(CLOCK_MONOTONIC_COARSE, &t);
-	return (uint64_t)t.tv_sec * 1000 + (uint64_t)t.tv_nsec / 1000000;
-}
-
-static uint64_t watch_stamp(enum watch_phase phase)
-{
-	return monotonic_ms() << 2 | (uint64_t)phase;
-}
-
-static enum watch_phase stamp_phase(uint64_t stamp)
-{
-	return (enum watch_phase)(stamp & 3);
-}
-
-/* Seconds since the stamp's phase began. */
-static double stamp_age(uint64_t stamp, uint64_t now_ms)
-{
-	uint64_t since = stamp >> 2;
-	return now_ms > since ? (double)(now_ms - since) / 1000.0 : 0.0;
-}
-
-static void watch_phase(struct server *srv, struct conn_watch *w, enum watch_phase phase,
-                        uint64_t declared)
-{
-	(void)srv;
-	if (!w)
-		return;
-	__atomic_store_n(&w->body_bytes, 0, __ATOMIC_RELAXED);
-	__atomic_store_n(&w->body_declared, declared, __ATOMIC_RELAXED);
-	__atomic_store_n(&w->stamp, watch_stamp(phase), __ATOMIC_RELEASE);
-}
-
-static void watch_shut(struct server *srv, struct conn_watch *w)
-{
-	w->closing = 1;
-	srv->live--;
-	shutdown(w->fd, SHUT_RDWR); /* libmicrohttpd sees it and closes the connection */
-}
-
-/* Has the client closed its side (EOF waiting in the socket)? */
-static int peer_closed(int fd)
-{
-	char c;
-	ssize_t n = recv(fd, &c, 1, MSG_PEEK | MSG_DONTWAIT);
-	return n == 0;
-}
-
-static void notify_connection(void *cls, struct MHD_Connection *conn, void **socket_context,
-                              enum MHD_ConnectionNotificationCode toe)
-{
-	struct server *srv = cls;
-	struct conn_watch *w = *socket_context;
-
-	if (toe == MHD_CONNECTION_NOTIFY_STARTED) {
-		const union MHD_ConnectionInfo *info =
-		    MHD_get_connection_info(conn, MHD_CONNECTION_INFO_CONNECTION_FD);
-		w = calloc(1, sizeof(*w));
-		if (!w || !info)
-			return;
-		w->fd = info->connect_fd;
-		w->stamp = watch_stamp(PHASE_HEADERS);
-		pthread_mutex_lock(&srv->watch_lock);
-		w->next = srv->watching;
-		if (srv->watching)
-			srv->watching->prev = w;
-		srv->watching = w;
-		srv->live++;
-		if (srv->live > srv->config.max_connections) {
-			/* full: the connection waiting longest for its headers makes room */
-			struct conn_watch *oldest = NULL;
-			for (struct conn_watch *o = srv->watching; o; o = o->next) {
-				uint64_t os = __atomic_load_n(&o->stamp, __ATOMIC_ACQUIRE);
-				if (o != w && !o->closing && stamp_phase(os) == PHASE_HEADERS &&
-				    (!oldest || os >> 2 < oldest->stamp >> 2))
-					oldest = o;
-			}
-			watch_shut(srv, oldest ? oldest : w);
-			srv->closed_room++;
-		}
-		pthread_mutex_unlock(&srv->watch_lock);
-		*socket_context = w;
-		return;
-	}
-	if (!w)
-		return;
-	pthread_mutex_lock(&srv->watch_lock);
-	if (w->prev)
-		w->prev->next = w->next;
-	else
-		srv->watching = w->next;
-	if (w->next)
-		w->next->prev = w->prev;
-	if (!w->closing)
-		srv->live--;
-	pthread_mutex_unlock(&srv->watch_lock);
-	free(w->spare);
-	free(w);
-	*socket_context = NULL;
-}
-
-static void *watchdog_main(void *arg)
-{
-	struct server *srv = arg;
-	const double grace = srv->config.header_timeout;
-	struct timespec last_log;
-	uint64_t now_ms;
-
-	timespec_now(&last_log);
-	pthread_mutex_lock(&srv->watch_lock);
-	while (!srv->stopping) {
-		struct timespec now, until;
-		clock_gettime(CLOCK_REALTIME, &until);
-		until.tv_nsec += WATCHDOG_PERIOD_MS * 1000000L;
-		if (until.tv_nsec >= 1000000000L)
-			until.tv_sec++, until.tv_nsec -= 1000000000L;
-		pthread_cond_timedwait(&srv->wake, &srv->watch_lock, &until);
-		if (srv->stopping)
-			break;
-		timespec_now(&now);
-		now_ms = monotonic_ms();
-		for (struct conn_watch *w = srv->watching; w; w = w->next) {
-			uint64_t stamp = __atomic_load_n(&w->stamp, __ATOMIC_ACQUIRE);
-			uint64_t bytes = __atomic_load_n(&w->body_bytes, __ATOMIC_RELAXED);
-			uint64_t declared = __atomic_load_n(&w->body_declared, __ATOMIC_RELAXED);
-			double age = stamp_age(stamp, now_ms);
-			int slow = 0;
-			if (w->closing)
-				continue;
-			if (stamp_phase(stamp) == PHASE_HEADERS)
-				slow = age > grace;
-			else if (stamp_phase(stamp) == PHASE_BODY)
-				slow = (age > grace &&
-				        (double)bytes < (double)srv->config.min_body_rate * age) ||
-				       (bytes < declared && peer_closed(w->fd));
-			if (slow) {
-				watch_shut(srv, w);
-				srv->closed_slow++;
-			}
-		}
-		if ((srv->closed_slow || srv->closed_room) && !srv->config.quiet &&
-		    seconds_between(&last_log, &now) >= 10) {
-			fprintf(
-			    stderr,
-			    "animdexd: closed %lu slow connections (no complete request header "
-			    "within %u s, an upload body under %zu bytes/s, or a body cut short) "
-			    "and %lu waiting ones to make room for new clients\n",
-			    srv->closed_slow, srv->config.header_timeout, srv->config.min_body_rate,
-			    srv->closed_room);
-			srv->closed_slow = srv->closed_room = 0;
-			last_log = now;
-		}
-	}
-	pthread_mutex_unlock(&srv->watch_lock);
-	return NULL;
-}
-
-static const char *server_connection_value(const struct request *req, enum MHD_ValueKind kind,
-                                           const char *name)
-{
-	return MHD_lookup_connection_value((struct MHD_Connection *)req->connection, kind, name);
-}
-
-const char *request_arg(const struct request *req, const char *name)
-{
-	for (size_t i = 0; i < req->field_count; i++)
-		if (strcmp(req->fields[i].key, name) == 0)
-			return req->fields[i].value.data ? req->fields[i].value.data : "";
-	return server_connection_value(req, MHD_GET_ARGUMENT_KIND, name);
-}
-
-const char *request_header(const struct request *req, const char *name)
-{
-	return server_connection_value(req, MHD_HEADER_KIND, name);
-}
-
-void response_take(struct response *resp, unsigned status, const char *type, char *body,
-                   size_t length)
-{
-	free(resp->body);
-	resp->status = status;
-	text_copy(resp->content_type, sizeof(resp->content_type), type);
-	resp->body = body;
-	resp->length = length;
-}
-
-void response_json(struct response *resp, unsigned status, json_t *json)
-{
-	size_t length;
-	char *text = json ? render_json(json, 0, &length) : NULL;
-
-	json_decref(json);
-	if (!text) {
-		struct error err;
-		error_init(&err);
-		error_set(&err, ERROR_INTERNAL, NULL, -1, "out of memory rendering the answer");
-		response_error(resp, &err);
-		return;
-	}
-	response_take(resp, status, "application/json", text, length);
-}
-
-void response_error(struct response *resp, const struct error *err)
-{
-	enum error_code code = err && err->code != ERROR_NONE ? err->code : ERROR_INTERNAL;
-	/* what an error quotes came from the client: bytes that are not UTF-8 are shown
-	 * escaped (\xFF), so the answer stays JSON with its own status and code */
-	char message[sizeof(err->message) * 4], path[sizeof(err->path) * 4];
-	json_t *body, *wrapper;
-	size_t length = 0;
-	char *text;
-
-	utf8_escape(err && err->message[0] ? err->message : "internal error", message,
-	            sizeof(message));
-	utf8_escape(err ? err->path : "", path, sizeof(path));
-	body = json_pack("{s:s, s:s}", "code", error_code_name(code), "message", message);
-	if (body && path[0])
-		json_object_set_new(body, "path", json_string(path));
-	if (body && err && err->offset >= 0)
-		json_object_set_new(body, "offset", json_integer(err->offset));
-	wrapper = body ? json_pack("{s:o}", "error", body) : NULL;
-	text = wrapper ? render_json(wrapper, 0, &length) : NULL;
-	json_decref(wrapper);
-	if (!text) {
-		static const char fallback[] =
-		    "{\"error\":{\"code\":\"internal\",\"message\":\"out of memory\"}}\n";
-		text = strdup(fallback);
-		length = text ? strlen(text) : 0;
-	}
-	response_take(resp, error_http_status(code), "application/json", text, length);
-}
-
-void response_result(struct response *resp, json_t *json, const struct error *err)
-{
-	if (json)
-		response_json(resp, 200, json);
-	else
-		response_error(resp, err);
-}
-
-void response_header(struct response *resp, const char *name, const char *value)
-{
-	for (int i = 0; i < 2; i++)
-		if (!resp->extra_name[i][0]) {
-			text_copy(resp->extra_name[i], sizeof(resp->extra_name[i]), name);
-			text_copy(resp->extra_value[i], sizeof(resp->extra_value[i]), value);
-			return;
-		}
-}
-
-void response_stream(struct response *resp, unsigned status, const char *type,
-                     const struct response_stream *stream)
-{
-	free(resp->body);
-	resp->body = NULL;
-	resp->length = 0;
-	resp->status = status;
-	text_copy(resp->content_type, sizeof(resp->content_type), type);
-	resp->stream = *stream;
-}
-
-static void response_discard(struct response *resp)
-{
-	free(resp->body);
-	resp->body = NULL;
-	if (resp->stream.fill && resp->stream.release)
-		resp->stream.release(resp->stream.state);
-	memset(&resp->stream, 0, sizeof(resp->stream));
 }
 
 /* What an answer holds while it is sent, given back when libmicrohttpd lets go of it. */
@@ -501,10 +176,10 @@ static enum MHD_Result server_send(struct request_state *st, struct MHD_Connecti
 	}
 	/* an error answer is small and always goes out; others wait for room */
 	if (budget_take(&st->srv->answering, st->srv->config.answer_memory, bytes) < 0) {
-		free(hold);
 		if (resp->status >= 400) {
 			bytes = 0;
 		} else {
+			free(hold);
 			response_discard(resp);
 			free(resp->disposition);
 			return server_send_busy(st, conn, bytes);
@@ -738,7 +413,7 @@ static void request_completed(void *cls, struct MHD_Connection *conn, void **con
 		return;
 	__atomic_sub_fetch(&srv->in_flight, 1, __ATOMIC_ACQ_REL);
 	budget_give(&srv->buffered, st->reserved);
-	watch_phase(srv, st->watch, PHASE_HEADERS, 0); /* kept alive: the next request's turn */
+	watchdog_phase(st->watch, PHASE_HEADERS, 0); /* kept alive: the next request's turn */
 	if (!srv->config.quiet) {
 		char when[32];
 		struct timespec wall;
@@ -757,52 +432,6 @@ static void request_completed(void *cls, struct MHD_Connection *conn, void **con
 	}
 	state_free(st);
 	*con_cls = NULL;
-}
-
-/* Writes need a valid token once any token exists; with --private, API reads do too. Returns
- * 0 to go on, or -1 after answering 401 or 403. */
-static int authorise(struct request_state *st, struct MHD_Connection *conn, enum MHD_Result *ret)
-{
-	const struct server *srv = st->srv;
-	int write = strcmp(st->req.method, "POST") == 0 || strcmp(st->req.method, "DELETE") == 0;
-	const char *auth, *token = NULL;
-	struct catalog *cat;
-	struct error err;
-
-	if (!write && !(srv->config.private_reads && strncmp(st->req.path, "/api/", 5) == 0))
-		return 0;
-	error_init(&err);
-	cat = catalog_pool_get(srv->pool, &err);
-	if (!cat) {
-		*ret = server_send_error(st, conn, err.code, "%s", err.message);
-		return -1;
-	}
-	auth = MHD_lookup_connection_value(conn, MHD_HEADER_KIND, MHD_HTTP_HEADER_AUTHORIZATION);
-	if (auth && strncasecmp(auth, "Bearer ", 7) == 0)
-		token = auth + 7;
-	switch (catalog_token_check(cat, token, st->req.user, sizeof(st->req.user))) {
-	case TOKEN_NONE_EXIST: return 0;
-	case TOKEN_VALID: return 0;
-	case TOKEN_MISSING:
-		st->unauthorised = 1;
-		*ret = server_send_error(
-		    st, conn, ERROR_UNAUTHORIZED,
-		    "%s needs a token: send Authorization: Bearer TOKEN (animdexd "
-		    "token add NAME makes one)",
-		    write ? "writing" : "reading this catalogue");
-		return -1;
-	case TOKEN_REVOKED:
-		*ret = server_send_error(st, conn, ERROR_FORBIDDEN, "this token was revoked");
-		return -1;
-	case TOKEN_UNKNOWN:
-		*ret = server_send_error(st, conn, ERROR_UNAVAILABLE,
-		                         "tokens cannot be checked now: the catalogue's database "
-		                         "does not answer; try again");
-		return -1;
-	default:
-		*ret = server_send_error(st, conn, ERROR_FORBIDDEN, "this token is not valid here");
-		return -1;
-	}
 }
 
 static int is_multipart(const char *type)
@@ -925,6 +554,7 @@ static enum MHD_Result request_begin(struct server *srv, struct MHD_Connection *
 	struct length_headers lengths = {0};
 	unsigned long long declared = 0;
 	int path_known = 0;
+	struct error refused;
 	enum MHD_Result ret;
 
 	if (watch && watch->spare) {
@@ -976,8 +606,14 @@ static enum MHD_Result request_begin(struct server *srv, struct MHD_Connection *
 		return server_send_error(st, conn, ERROR_NOT_FOUND, "no route for %s %s", method,
 		                         url);
 	}
-	if (authorise(st, conn, &ret) < 0)
-		return ret;
+	error_init(&refused);
+	if (authorise(
+	        &srv->config, srv->pool, method, url,
+	        MHD_lookup_connection_value(conn, MHD_HEADER_KIND, MHD_HTTP_HEADER_AUTHORIZATION),
+	        st->req.user, sizeof(st->req.user), &refused) < 0) {
+		st->unauthorised = refused.code == ERROR_UNAUTHORIZED; /* say how to authenticate */
+		return server_send_error(st, conn, refused.code, "%s", refused.message);
+	}
 	error_init(&st->field_error);
 	MHD_get_connection_values(conn, MHD_GET_ARGUMENT_KIND, check_argument, st);
 	if (error_is_set(&st->field_error)) {
@@ -1019,7 +655,7 @@ static enum MHD_Result request_begin(struct server *srv, struct MHD_Connection *
 			    "Content-Type: the multipart/form-data body has no "
 			    "usable boundary");
 	}
-	watch_phase(srv, st->watch, st->route->takes_body ? PHASE_BODY : PHASE_ANSWER, declared);
+	watchdog_phase(st->watch, st->route->takes_body ? PHASE_BODY : PHASE_ANSWER, declared);
 	return MHD_YES;
 }
 
@@ -1029,8 +665,7 @@ static void request_body(struct request_state *st, const char *data, size_t size
 	struct server *srv = st->srv;
 
 	st->body_seen += size;
-	if (st->watch)
-		__atomic_add_fetch(&st->watch->body_bytes, size, __ATOMIC_RELAXED);
+	watchdog_body(st->watch, size);
 	if (st->route->takes_body && !st->too_large && !st->too_busy && !st->declared) {
 		/* no declared length: every byte kept counts against the budget as it comes */
 		if (budget_take(&srv->buffered, srv->config.upload_memory, size) < 0)
@@ -1122,7 +757,7 @@ static enum MHD_Result access_handler(void *cls, struct MHD_Connection *conn, co
 		                         "the multipart/form-data body ends before its closing "
 		                         "boundary (--BOUNDARY--): the upload is incomplete, and "
 		                         "nothing was stored");
-	watch_phase(srv, st->watch, PHASE_ANSWER, 0);
+	watchdog_phase(st->watch, PHASE_ANSWER, 0);
 	st->route->handler(&st->req, &resp);
 	if (resp.deferred) {
 		/* suspended before the work is handed over, so that its answer cannot come first */
@@ -1135,9 +770,20 @@ static enum MHD_Result access_handler(void *cls, struct MHD_Connection *conn, co
 	return send_route_answer(st, conn, &resp);
 }
 
-void deferred_answer(struct deferred *d)
+/* libmicrohttpd's word that a connection opened or closed, for the watchdog. */
+static void notify_connection(void *cls, struct MHD_Connection *conn, void **socket_context,
+                              enum MHD_ConnectionNotificationCode toe)
 {
-	MHD_resume_connection(d->connection);
+	struct server *srv = cls;
+
+	if (toe == MHD_CONNECTION_NOTIFY_STARTED) {
+		const union MHD_ConnectionInfo *info =
+		    MHD_get_connection_info(conn, MHD_CONNECTION_INFO_CONNECTION_FD);
+		*socket_context = info ? watchdog_opened(&srv->watchdog, info->connect_fd) : NULL;
+	} else if (*socket_context) {
+		watchdog_closed(&srv->watchdog, *socket_context);
+		*socket_context = NULL;
+	}
 }
 
 /* Decodes %XX in a URL in place, except %00: a NUL would cut the path short ("/a.html%00.txt"
@@ -1260,8 +906,7 @@ struct server *server_start(const struct server_config *cfg, struct catalog_pool
 	}
 	if (ipv6)
 		flags |= MHD_USE_IPv6;
-	pthread_mutex_init(&srv->watch_lock, NULL);
-	pthread_cond_init(&srv->wake, NULL);
+	watchdog_init(&srv->watchdog, &srv->config);
 	/* libmicrohttpd's own limit leaves room for newcomers to take a waiting one's slot */
 	srv->daemon = MHD_start_daemon(
 	    flags, 0, NULL, NULL, access_handler, srv, MHD_OPTION_EXTERNAL_LOGGER, server_log, NULL,
@@ -1277,12 +922,11 @@ struct server *server_start(const struct server_config *cfg, struct catalog_pool
 		error_set(err, ERROR_INTERNAL, NULL, -1,
 		          "cannot listen on %s: %s (is the port in use?)", cfg->listen,
 		          strerror(errno));
-		pthread_mutex_destroy(&srv->watch_lock);
-		pthread_cond_destroy(&srv->wake);
+		watchdog_stop(&srv->watchdog);
 		free(srv);
 		return NULL;
 	}
-	srv->watchdog_started = pthread_create(&srv->watchdog, NULL, watchdog_main, srv) == 0;
+	watchdog_start(&srv->watchdog);
 	info = MHD_get_daemon_info(srv->daemon, MHD_DAEMON_INFO_BIND_PORT);
 	srv->port = info ? info->port : 0;
 	return srv;
@@ -1310,14 +954,6 @@ void server_stop(struct server *srv)
 	 * when it is stopped with a connection still suspended */
 	catalog_pool_stop_writes(srv->pool);
 	MHD_stop_daemon(srv->daemon);
-	if (srv->watchdog_started) {
-		pthread_mutex_lock(&srv->watch_lock);
-		srv->stopping = 1;
-		pthread_cond_signal(&srv->wake);
-		pthread_mutex_unlock(&srv->watch_lock);
-		pthread_join(srv->watchdog, NULL);
-	}
-	pthread_mutex_destroy(&srv->watch_lock);
-	pthread_cond_destroy(&srv->wake);
+	watchdog_stop(&srv->watchdog);
 	free(srv);
 }

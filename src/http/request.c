@@ -1,0 +1,31 @@
+/* request.c: what a route reads of its request besides what the server collected (query
+ * arguments, headers), and the resumption of a request answered from another thread. With
+ * server.c, the only files that include microhttpd.h. */
+#include <microhttpd.h>
+#include <string.h>
+
+#include "http.h"
+
+static const char *connection_value(const struct request *req, enum MHD_ValueKind kind,
+                                    const char *name)
+{
+	return MHD_lookup_connection_value((struct MHD_Connection *)req->connection, kind, name);
+}
+
+const char *request_arg(const struct request *req, const char *name)
+{
+	for (size_t i = 0; i < req->field_count; i++)
+		if (strcmp(req->fields[i].key, name) == 0)
+			return req->fields[i].value.data ? req->fields[i].value.data : "";
+	return connection_value(req, MHD_GET_ARGUMENT_KIND, name);
+}
+
+const char *request_header(const struct request *req, const char *name)
+{
+	return connection_value(req, MHD_HEADER_KIND, name);
+}
+
+void deferred_answer(struct deferred *d)
+{
+	MHD_resume_connection(d->connection);
+}
