@@ -1,5 +1,6 @@
-/* render.h: the model as JSON and JSON as text; fast float formatting; UTF-8 checks. Below
- * both the catalogue and the HTTP layer. */
+/* render.h: the model as JSON (render.c), JSON as text (render_json.c), and with them float32
+ * as text (render_float.h) and UTF-8 checks (utf8.h). Below both the catalogue and the HTTP
+ * layer. */
 #ifndef ANIMDEX_RENDER_H
 #define ANIMDEX_RENDER_H
 
@@ -9,24 +10,8 @@
 
 #include "buf.h"
 #include "model.h"
-
-/* Writes the shortest decimal text that reads back as exactly f (float32 round trip), or,
- * with digits in 1..9, f rounded to that many significant digits. Non-finite values are
- * written as null. Returns the length; out must hold 32 bytes. */
-size_t render_float(float f, int digits, char *out);
-
-/* A float32's shortest decimal, digits x 10^exponent (digits may end in zeros). */
-struct float_decimal {
-	uint32_t digits;
-	int32_t exponent;
-};
-
-/* render_float(f, 0, ...) in two steps, for runs of floats: the decimals of n floats (any
- * values; those of zeros and non-finite ones are not used), then each one's text (what
- * render_float writes, 32 bytes of room). A run of decimals made together, then written,
- * goes faster than float after float: the processor overlaps the runs' steps. */
-void render_float_decimals(const float *v, size_t n, struct float_decimal *out);
-size_t render_float_text(float f, struct float_decimal dec, char *out);
+#include "render_float.h"
+#include "utf8.h"
 
 /* "0x1A2B3C4D" */
 void render_handle(uint32_t crc32, char out[11]);
@@ -76,10 +61,4 @@ char *render_json_spliced(const json_t *json, struct render_splices *sp, size_t 
 
 /* A JSON string of text appended to b ("null" for NULL or text that is not UTF-8). */
 void render_string_append(struct buf *b, const char *text);
-/* Is this valid UTF-8 (no overlong forms, surrogates or code points past U+10FFFF)? */
-int utf8_valid(const char *text, size_t length);
-/* Copies text with every byte that is not part of valid UTF-8 written as \xFF; returns the
- * length (cut short, on a whole character, when out is too small). */
-size_t utf8_escape(const char *text, char *out, size_t size);
-
 #endif
