@@ -1,0 +1,82 @@
+/* cmd.c: what animdexd's subcommands share: their usage, and the parsing of operands, numbers
+ * and sizes, each refusal naming the option, the value and the rule. */
+#include "cmd.h"
+
+#include <errno.h>
+#include <stdarg.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+int cmd_help(const struct cmd_entry *entry)
+{
+	fputs("Usage: ", stdout);
+	fputs(entry->synopsis, stdout);
+	fputs(entry->help, stdout);
+	return 0;
+}
+
+void cmd_usage_error(const char *fmt, ...)
+{
+	va_list ap;
+
+	fprintf(stderr, "animdexd: ");
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fprintf(stderr, "\nTry 'animdexd --help'.\n");
+	exit(2);
+}
+
+const char *cmd_operand(const char *text, const char *what)
+{
+	if (text[0] == '-' && text[1] != '\0') {
+		fprintf(
+		    stderr,
+		    "animdexd: %s: '%s' looks like an option, not a %s (for a file of that name "
+		    "write ./%s)\nTry 'animdexd --help'.\n",
+		    what, text, strstr(what, "NAME") ? "name" : "path", text);
+		exit(2);
+	}
+	return text;
+}
+
+unsigned cmd_parse_unsigned(const char *text, const char *option, unsigned min, unsigned max)
+{
+	char *end;
+	unsigned long v;
+
+	errno = 0;
+	v = strtoul(text, &end, 10);
+	if (errno || *end || end == text || text[0] == '-' || v < min || v > max) {
+		fprintf(stderr, "animdexd: %s: '%s' is not a whole number from %u to %u\n", option,
+		        text, min, max);
+		exit(2);
+	}
+	return (unsigned)v;
+}
+
+size_t cmd_parse_size(const char *text, const char *option)
+{
+	char *end;
+	unsigned long long v;
+	unsigned long long unit = 1;
+
+	errno = 0;
+	v = strtoull(text, &end, 10);
+	if (*end == 'k' || *end == 'K')
+		unit = 1024, end++;
+	else if (*end == 'm' || *end == 'M')
+		unit = 1024 * 1024, end++;
+	else if (*end == 'g' || *end == 'G')
+		unit = 1024ull * 1024 * 1024, end++;
+	if (errno || *end || end == text || text[0] == '-' || v == 0 ||
+	    v > (unsigned long long)SIZE_MAX / unit || v * unit > (1ull << 32)) {
+		fprintf(stderr,
+		        "animdexd: %s: '%s' is not a size from 1 byte to 4G (e.g. 512K, 64M)\n",
+		        option, text);
+		exit(2);
+	}
+	return (size_t)(v * unit);
+}
