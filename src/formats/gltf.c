@@ -602,73 +602,73 @@ static int check_structure(struct gltf *g, const json_t *anims)
 }
 
 /* One glTF animation -> one resource (or none, when every channel is skipped). */
-static int decode_animation(struct gltf *g, const json_t *anim, size_t ai,
-                            struct decode_result *out)
+/* One animation's samplers once checked: their accessors and interpolation. */
+struct anim_samplers {
+	size_t count;
+	struct accessor *inputs, *outputs;
+	int *interp; /* enum interpolation */
+};
+
+/* The samplers' references, interpolation, input format and bounds, strides. */
+static int check_samplers(struct gltf *g, const json_t *samplers, size_t ai,
+                          struct anim_samplers *as)
 {
-	const json_t *channels = json_object_get(anim, "channels");
-	const json_t *samplers = json_object_get(anim, "samplers");
-	size_t nch = json_array_size(channels), nsm = json_array_size(samplers);
-	struct accessor *inputs = calloc(nsm + 1, sizeof(*inputs));
-	struct accessor *outputs = calloc(nsm + 1, sizeof(*outputs));
-	int *interp = calloc(nsm + 1, sizeof(int));
-	struct resource *res = NULL;
-	char ptr[160], name[64];
-	const char *anim_name = json_string_value(json_object_get(anim, "name"));
-	int rc = -1;
+	char ptr[160];
 	size_t i;
 	const json_t *x;
 
-	if (!inputs || !outputs || !interp) {
-		error_set(g->err, ERROR_INTERNAL, NULL, -1, "out of memory");
-		goto done;
-	}
-	/* samplers: references, interpolation, input format and bounds, strides */
 	json_array_foreach(samplers, i, x)
 	{
 		const char *ip = json_string_value(json_object_get(x, "interpolation"));
+		struct accessor *in = &as->inputs[i], *out = &as->outputs[i];
 		snprintf(ptr, sizeof(ptr), "/animations/%zu/samplers/%zu/input", ai, i);
-		if (accessor_info(g, int_or(x, "input", -1), ptr, &inputs[i]) < 0)
-			goto done;
+		if (accessor_info(g, int_or(x, "input", -1), ptr, in) < 0)
+			return -1;
 		snprintf(ptr, sizeof(ptr), "/animations/%zu/samplers/%zu/output", ai, i);
-		if (accessor_info(g, int_or(x, "output", -1), ptr, &outputs[i]) < 0)
-			goto done;
-		interp[i] = !ip || strcmp(ip, "LINEAR") == 0 ? INTERP_LINEAR
-		            : strcmp(ip, "STEP") == 0        ? INTERP_STEP
-		            : strcmp(ip, "CUBICSPLINE") == 0 ? INTERP_CUBIC_SPLINE
-		                                             : -1;
-		snprintf(ptr, sizeof(ptr), "/animations/%zu/samplers/%zu/interpolation", ai, i);
-		if (interp[i] < 0)
-			goto bad_interp;
+		if (accessor_info(g, int_or(x, "output", -1), ptr, out) < 0)
+			return -1;
+		as->interp[i] = !ip || strcmp(ip, "LINEAR") == 0 ? INTERP_LINEAR
+		                : strcmp(ip, "STEP") == 0        ? INTERP_STEP
+		                : strcmp(ip, "CUBICSPLINE") == 0 ? INTERP_CUBIC_SPLINE
+		                                                 : -1;
+		if (as->interp[i] < 0) {
+			snprintf(ptr, sizeof(ptr), "/animations/%zu/samplers/%zu/interpolation", ai,
+			         i);
+			return fail(g, "VALUE_NOT_IN_LIST", ptr,
+			            "interpolation must be LINEAR, STEP or CUBICSPLINE");
+		}
 		snprintf(ptr, sizeof(ptr), "/animations/%zu/samplers/%zu/input", ai, i);
-		if (inputs[i].component_type != COMPONENT_FLOAT || inputs[i].components != 1) {
-			fail(g, "ANIMATION_SAMPLER_INPUT_ACCESSOR_INVALID_FORMAT", ptr,
-			     "input must be a SCALAR FLOAT accessor");
-			goto done;
-		}
-		if (!inputs[i].has_bounds) {
-			fail(g, "ANIMATION_SAMPLER_INPUT_ACCESSOR_WITHOUT_BOUNDS", ptr,
-			     "the input accessor must have min and max");
-			goto done;
-		}
-		if (inputs[i].has_stride) {
-			fail(g, "ANIMATION_SAMPLER_ACCESSOR_WITH_BYTESTRIDE", ptr,
-			     "a sampler's accessors must not use a buffer view with byteStride");
-			goto done;
-		}
+		if (in->component_type != COMPONENT_FLOAT || in->components != 1)
+			return fail(g, "ANIMATION_SAMPLER_INPUT_ACCESSOR_INVALID_FORMAT", ptr,
+			            "input must be a SCALAR FLOAT accessor");
+		if (!in->has_bounds)
+			return fail(g, "ANIMATION_SAMPLER_INPUT_ACCESSOR_WITHOUT_BOUNDS", ptr,
+			            "the input accessor must have min and max");
+		if (in->has_stride)
+			return fail(
+			    g, "ANIMATION_SAMPLER_ACCESSOR_WITH_BYTESTRIDE", ptr,
+			    "a sampler's accessors must not use a buffer view with byteStride");
 		snprintf(ptr, sizeof(ptr), "/animations/%zu/samplers/%zu/output", ai, i);
-		if (outputs[i].has_stride) {
-			fail(g, "ANIMATION_SAMPLER_ACCESSOR_WITH_BYTESTRIDE", ptr,
-			     "a sampler's accessors must not use a buffer view with byteStride");
-			goto done;
-		}
+		if (out->has_stride)
+			return fail(
+			    g, "ANIMATION_SAMPLER_ACCESSOR_WITH_BYTESTRIDE", ptr,
+			    "a sampler's accessors must not use a buffer view with byteStride");
 		snprintf(ptr, sizeof(ptr), "/animations/%zu/samplers/%zu/input", ai, i);
-		if (interp[i] == INTERP_CUBIC_SPLINE && inputs[i].count < 2) {
-			fail(g, "ANIMATION_SAMPLER_INPUT_ACCESSOR_TOO_FEW_ELEMENTS", ptr,
-			     "CUBICSPLINE needs at least 2 keys, not %zu", inputs[i].count);
-			goto done;
-		}
+		if (as->interp[i] == INTERP_CUBIC_SPLINE && in->count < 2)
+			return fail(g, "ANIMATION_SAMPLER_INPUT_ACCESSOR_TOO_FEW_ELEMENTS", ptr,
+			            "CUBICSPLINE needs at least 2 keys, not %zu", in->count);
 	}
-	/* channels: sampler and node references, formats, counts, duplicate targets */
+	return 0;
+}
+
+/* The channels' sampler and node references, formats, counts, duplicate targets. */
+static int check_channels(struct gltf *g, const json_t *channels, size_t ai,
+                          const struct anim_samplers *as)
+{
+	char ptr[160];
+	size_t i;
+	const json_t *x;
+
 	json_array_foreach(channels, i, x)
 	{
 		const json_t *target = json_object_get(x, "target"), *node;
@@ -676,211 +676,266 @@ static int decode_animation(struct gltf *g, const json_t *anim, size_t ai,
 		enum path p = path_of(json_string_value(json_object_get(target, "path")));
 		size_t want;
 		snprintf(ptr, sizeof(ptr), "/animations/%zu/channels/%zu/sampler", ai, i);
-		if (s < 0 || (size_t)s >= nsm) {
-			fail(g, "UNRESOLVED_REFERENCE", ptr, "sampler %lld does not exist",
-			     (long long)s);
-			goto done;
-		}
+		if (s < 0 || (size_t)s >= as->count)
+			return fail(g, "UNRESOLVED_REFERENCE", ptr, "sampler %lld does not exist",
+			            (long long)s);
 		if (p == PATH_OTHER || !json_object_get(target, "node"))
-			continue; /* skipped below, with the reason */
+			continue; /* skipped when read, with the reason */
 		snprintf(ptr, sizeof(ptr), "/animations/%zu/channels/%zu/target/node", ai, i);
 		node = array_item(g->doc, "nodes", n);
-		if (!node) {
-			fail(g, "UNRESOLVED_REFERENCE", ptr, "node %lld does not exist",
-			     (long long)n);
-			goto done;
-		}
+		if (!node)
+			return fail(g, "UNRESOLVED_REFERENCE", ptr, "node %lld does not exist",
+			            (long long)n);
 		snprintf(ptr, sizeof(ptr), "/animations/%zu/channels/%zu/target", ai, i);
-		if (json_object_get(node, "matrix")) {
-			fail(g, "ANIMATION_CHANNEL_TARGET_NODE_MATRIX", ptr,
-			     "node %lld has a matrix and cannot be animated", (long long)n);
-			goto done;
-		}
-		if (p == PATH_WEIGHTS && morph_targets(g, node) == 0) {
-			fail(g, "ANIMATION_CHANNEL_TARGET_NODE_WEIGHTS_NO_MORPHS", ptr,
-			     "node %lld has no morph targets to weigh", (long long)n);
-			goto done;
-		}
+		if (json_object_get(node, "matrix"))
+			return fail(g, "ANIMATION_CHANNEL_TARGET_NODE_MATRIX", ptr,
+			            "node %lld has a matrix and cannot be animated", (long long)n);
+		if (p == PATH_WEIGHTS && morph_targets(g, node) == 0)
+			return fail(g, "ANIMATION_CHANNEL_TARGET_NODE_WEIGHTS_NO_MORPHS", ptr,
+			            "node %lld has no morph targets to weigh", (long long)n);
 		for (size_t j = 0; j < i; j++) {
 			const json_t *t2 = json_object_get(json_array_get(channels, j), "target");
 			if (int_or(t2, "node", -2) == n &&
-			    path_of(json_string_value(json_object_get(t2, "path"))) == p) {
-				fail(g, "ANIMATION_DUPLICATE_TARGETS", ptr,
-				     "channel %zu already animates node %lld's %s", j, (long long)n,
-				     path_names[p]);
-				goto done;
-			}
+			    path_of(json_string_value(json_object_get(t2, "path"))) == p)
+				return fail(g, "ANIMATION_DUPLICATE_TARGETS", ptr,
+				            "channel %zu already animates node %lld's %s", j,
+				            (long long)n, path_names[p]);
 		}
 		snprintf(ptr, sizeof(ptr), "/animations/%zu/channels/%zu/sampler", ai, i);
-		if (!output_format_ok(p, &outputs[s])) {
-			fail(g, "ANIMATION_SAMPLER_OUTPUT_ACCESSOR_INVALID_FORMAT", ptr,
-			     "the output accessor's format does not fit %s", path_names[p]);
-			goto done;
-		}
-		want = inputs[s].count * (interp[s] == INTERP_CUBIC_SPLINE ? 3 : 1) *
+		if (!output_format_ok(p, &as->outputs[s]))
+			return fail(g, "ANIMATION_SAMPLER_OUTPUT_ACCESSOR_INVALID_FORMAT", ptr,
+			            "the output accessor's format does not fit %s", path_names[p]);
+		want = as->inputs[s].count * (as->interp[s] == INTERP_CUBIC_SPLINE ? 3 : 1) *
 		       (p == PATH_WEIGHTS ? morph_targets(g, node) : 1);
-		if (outputs[s].count != want) {
-			fail(g, "ANIMATION_SAMPLER_OUTPUT_ACCESSOR_INVALID_COUNT", ptr,
-			     "the output has %zu elements; %s needs %zu", outputs[s].count,
-			     path_names[p], want);
-			goto done;
+		if (as->outputs[s].count != want)
+			return fail(g, "ANIMATION_SAMPLER_OUTPUT_ACCESSOR_INVALID_COUNT", ptr,
+			            "the output has %zu elements; %s needs %zu",
+			            as->outputs[s].count, path_names[p], want);
+	}
+	return 0;
+}
+
+/* Sampler s's key times, checked (finite, not negative, increasing), or NULL with the error
+ * set. An input without data is all zeros, as glTF allows: noted in res's assumptions. */
+static float *read_times(struct gltf *g, const json_t *sm, size_t ai, json_int_t s,
+                         const struct accessor *in, struct resource *res)
+{
+	char ptr[160], note[256];
+	float *times;
+
+	snprintf(ptr, sizeof(ptr), "/animations/%zu/samplers/%lld/input", ai, (long long)s);
+	times = accessor_read(g, int_or(sm, "input", -1), ptr, in);
+	if (!times)
+		return NULL;
+	if (!has_data(g, int_or(sm, "input", -1))) {
+		/* the validator does not check such data, and neither does animdex */
+		snprintf(
+		    note, sizeof(note),
+		    "animations[%zu].samplers[%lld].input has no data: glTF reads it as zeros, "
+		    "so its keys all sit at time 0",
+		    ai, (long long)s);
+		resource_assume(res, note);
+		return times;
+	}
+	for (size_t k = 0; k < in->count; k++) {
+		if (!isfinite(times[k]))
+			fail(g, "ACCESSOR_INVALID_FLOAT", ptr, "time %zu is not finite", k);
+		else if (times[k] < 0)
+			fail(g, "ACCESSOR_ANIMATION_INPUT_NEGATIVE", ptr, "time %zu is %g", k,
+			     (double)times[k]);
+		else if (k > 0 && !(times[k] > times[k - 1]))
+			fail(g, "ACCESSOR_ANIMATION_INPUT_NON_INCREASING", ptr,
+			     "time %zu (%.9g) is not greater than time %zu (%.9g)", k,
+			     (double)times[k], k - 1, (double)times[k - 1]);
+		else
+			continue;
+		free(times);
+		return NULL;
+	}
+	return times;
+}
+
+/* Sampler s's values (comps floats each), checked (finite; rotations unit quaternions), or
+ * NULL with the error set. Channel i is named when a quaternion is refused. */
+static float *read_values(struct gltf *g, const json_t *sm, size_t ai, size_t i, json_int_t s,
+                          enum path p, size_t comps, const struct anim_samplers *as)
+{
+	char ptr[160];
+	float *values;
+
+	snprintf(ptr, sizeof(ptr), "/animations/%zu/samplers/%lld/output", ai, (long long)s);
+	values = accessor_read(g, int_or(sm, "output", -1), ptr, &as->outputs[s]);
+	if (!values)
+		return NULL;
+	for (size_t k = 0; k < as->outputs[s].count * comps; k++)
+		if (!isfinite(values[k])) {
+			free(values);
+			fail(g, "ACCESSOR_INVALID_FLOAT", ptr, "component %zu is not finite", k);
+			return NULL;
+		}
+	if (p != PATH_ROTATION || !has_data(g, int_or(sm, "output", -1)))
+		return values;
+	for (size_t k = 0; k < as->inputs[s].count; k++) {
+		const float *q =
+		    values + (as->interp[s] == INTERP_CUBIC_SPLINE ? k * 3 + 1 : k) * 4;
+		float len = sqrtf(q[0] * q[0] + q[1] * q[1] + q[2] * q[2] + q[3] * q[3]);
+		if (fabsf(len - 1.0f) > QUATERNION_TOLERANCE) {
+			free(values);
+			snprintf(ptr, sizeof(ptr), "/animations/%zu/channels/%zu/sampler", ai, i);
+			fail(g, "ACCESSOR_ANIMATION_SAMPLER_OUTPUT_NON_NORMALIZED_QUATERNION", ptr,
+			     "key %zu's quaternion has length %.6g (tolerance %g)", k, (double)len,
+			     (double)QUATERNION_TOLERANCE);
+			return NULL;
 		}
 	}
-	/* the data */
-	res = resource_create("gltf", "RadientAnimationClip");
-	if (!res) {
-		error_set(g->err, ERROR_INTERNAL, NULL, -1, "out of memory");
-		goto done;
-	}
-	res->track_names = calloc(nch + 1, sizeof(char *));
-	res->clip.targets = calloc(nch * 2 + 1, sizeof(struct target));
-	res->clip.samplers = calloc(nch + 1, sizeof(struct sampler));
-	res->clip.channels = calloc(nch + 1, sizeof(struct channel));
-	if (!res->track_names || !res->clip.targets || !res->clip.samplers || !res->clip.channels) {
-		error_set(g->err, ERROR_INTERNAL, NULL, -1, "out of memory");
-		goto done;
-	}
-	json_array_foreach(channels, i, x)
-	{
-		const json_t *target = json_object_get(x, "target");
-		json_int_t s = int_or(x, "sampler", -1), n = int_or(target, "node", -1);
-		const char *path = json_string_value(json_object_get(target, "path"));
-		enum path p = path_of(path);
-		const json_t *node = array_item(g->doc, "nodes", n),
-		             *sm = json_array_get(samplers, (size_t)s);
-		const char *node_name = json_string_value(json_object_get(node, "name"));
-		const char *schema = p == PATH_WEIGHTS ? SCHEMA_MORPH : SCHEMA_NODE;
-		struct sampler *out_s;
-		struct channel *ch;
-		size_t t, m = p == PATH_WEIGHTS ? morph_targets(g, node) : 1;
-		size_t comps = p == PATH_ROTATION ? 4 : p == PATH_WEIGHTS ? 1 : 3;
-		float *times, *values;
-		char label[256];
-		if (p == PATH_OTHER) {
-			snprintf(label, sizeof(label), "animations[%zu].channels[%zu]", ai, i);
+	return values;
+}
+
+/* The index of node n's target of this schema in the clip, made when it is new. */
+static uint32_t node_target(struct clip *clip, json_int_t n, const char *schema,
+                            const char *node_name)
+{
+	size_t t;
+	struct target *tg;
+
+	for (t = 0; t < clip->target_count; t++)
+		if (clip->targets[t].object == (uint64_t)n &&
+		    strcmp(clip->targets[t].schema, schema) == 0)
+			return (uint32_t)t;
+	tg = &clip->targets[clip->target_count++];
+	snprintf(tg->schema, sizeof(tg->schema), "%s", schema);
+	tg->object = (uint64_t)n;
+	tg->name = node_name ? strdup(node_name) : NULL;
+	return (uint32_t)t;
+}
+
+/* Channel i of the animation into res: its target, sampler and track name. 0 (added, or
+ * skipped with the reason in out), or -1 with the error set. */
+static int read_channel(struct gltf *g, const json_t *x, const json_t *samplers, size_t ai,
+                        size_t i, const struct anim_samplers *as, struct resource *res,
+                        struct decode_result *out)
+{
+	const json_t *target = json_object_get(x, "target");
+	json_int_t s = int_or(x, "sampler", -1), n = int_or(target, "node", -1);
+	const char *path = json_string_value(json_object_get(target, "path"));
+	enum path p = path_of(path);
+	const json_t *node = array_item(g->doc, "nodes", n),
+	             *sm = json_array_get(samplers, (size_t)s);
+	const char *node_name = json_string_value(json_object_get(node, "name"));
+	struct clip *clip = &res->clip;
+	struct sampler *out_s;
+	struct channel *ch;
+	size_t m = p == PATH_WEIGHTS ? morph_targets(g, node) : 1;
+	size_t comps = p == PATH_ROTATION ? 4 : p == PATH_WEIGHTS ? 1 : 3;
+	float *times, *values;
+	char label[256];
+
+	if (p == PATH_OTHER || !json_object_get(target, "node")) {
+		snprintf(label, sizeof(label), "animations[%zu].channels[%zu]", ai, i);
+		if (p == PATH_OTHER)
 			skip(out, label, path ? path : "(no path)",
 			     path && strcmp(path, "pointer") == 0
 			         ? "KHR_animation_pointer channels are not imported (yet)"
 			         : "not a glTF 2.0 target path (translation, rotation, scale, "
 			           "weights)");
-			continue;
-		}
-		if (!json_object_get(target, "node")) {
-			snprintf(label, sizeof(label), "animations[%zu].channels[%zu]", ai, i);
+		else
 			skip(out, label, path,
 			     "the channel has no target node: glTF allows that (an extension may "
 			     "name the target), and there is nothing it animates here");
-			continue;
-		}
-		snprintf(ptr, sizeof(ptr), "/animations/%zu/samplers/%lld/input", ai, (long long)s);
-		times = accessor_read(g, int_or(sm, "input", -1), ptr, &inputs[s]);
-		if (!times)
+		return 0;
+	}
+	times = read_times(g, sm, ai, s, &as->inputs[s], res);
+	if (!times)
+		return -1;
+	values = read_values(g, sm, ai, i, s, p, comps, as);
+	if (!values) {
+		free(times);
+		return -1;
+	}
+	out_s = &clip->samplers[clip->sampler_count];
+	out_s->type = p == PATH_ROTATION  ? VALUE_FLOAT4
+	              : p == PATH_WEIGHTS ? VALUE_FLOAT
+	                                  : VALUE_FLOAT3;
+	out_s->array_size = (uint32_t)m;
+	out_s->interp = (enum interpolation)as->interp[s];
+	out_s->semantic =
+	    p == PATH_ROTATION ? SEMANTIC_NORMALIZED_QUATERNION : SEMANTIC_COMPONENT_WISE;
+	out_s->key_count = (uint32_t)as->inputs[s].count;
+	out_s->times = times;
+	out_s->values = values;
+	out_s->value_bytes = as->outputs[s].count * comps * sizeof(float);
+	if (clip->duration < times[as->inputs[s].count - 1])
+		clip->duration = times[as->inputs[s].count - 1];
+	ch = &clip->channels[clip->channel_count];
+	ch->target =
+	    node_target(clip, n, p == PATH_WEIGHTS ? SCHEMA_MORPH : SCHEMA_NODE, node_name);
+	ch->property = p == PATH_WEIGHTS    ? MORPH_WEIGHTS
+	               : p == PATH_ROTATION ? NODE_ROTATION
+	               : p == PATH_SCALE    ? NODE_SCALE
+	                                    : NODE_TRANSLATION;
+	ch->sampler = (uint32_t)clip->sampler_count++;
+	if (node_name)
+		snprintf(label, sizeof(label), "node %lld \"%.80s\" %s", (long long)n, node_name,
+		         path_names[p]);
+	else
+		snprintf(label, sizeof(label), "node %lld %s", (long long)n, path_names[p]);
+	res->track_names[clip->channel_count++] = strdup(label);
+	return 0;
+}
+
+/* A resource for an animation of nch channels, with room for them; NULL (error set) when out
+ * of memory. */
+static struct resource *animation_resource(struct gltf *g, size_t nch)
+{
+	struct resource *res = resource_create("gltf", "RadientAnimationClip");
+
+	if (res) {
+		res->track_names = calloc(nch + 1, sizeof(char *));
+		res->clip.targets = calloc(nch * 2 + 1, sizeof(struct target));
+		res->clip.samplers = calloc(nch + 1, sizeof(struct sampler));
+		res->clip.channels = calloc(nch + 1, sizeof(struct channel));
+	}
+	if (!res || !res->track_names || !res->clip.targets || !res->clip.samplers ||
+	    !res->clip.channels) {
+		resource_free(res);
+		error_set(g->err, ERROR_INTERNAL, NULL, -1, "out of memory");
+		return NULL;
+	}
+	return res;
+}
+
+/* Animation ai of the document: checked whole first (samplers, then channels), then read
+ * channel by channel into one entry; an animation none of whose channels can be read is
+ * skipped with the reason. */
+static int decode_animation(struct gltf *g, const json_t *anim, size_t ai,
+                            struct decode_result *out)
+{
+	const json_t *channels = json_object_get(anim, "channels");
+	const json_t *samplers = json_object_get(anim, "samplers");
+	size_t nch = json_array_size(channels), nsm = json_array_size(samplers);
+	struct anim_samplers as = {nsm, calloc(nsm + 1, sizeof(struct accessor)),
+	                           calloc(nsm + 1, sizeof(struct accessor)),
+	                           calloc(nsm + 1, sizeof(int))};
+	struct resource *res = NULL;
+	const char *anim_name = json_string_value(json_object_get(anim, "name"));
+	char name[64];
+	int rc = -1;
+	size_t i;
+	const json_t *x;
+
+	if (!as.inputs || !as.outputs || !as.interp) {
+		error_set(g->err, ERROR_INTERNAL, NULL, -1, "out of memory");
+		goto done;
+	}
+	if (check_samplers(g, samplers, ai, &as) < 0 || check_channels(g, channels, ai, &as) < 0)
+		goto done;
+	res = animation_resource(g, nch);
+	if (!res)
+		goto done;
+	json_array_foreach(channels, i, x)
+	{
+		if (read_channel(g, x, samplers, ai, i, &as, res, out) < 0)
 			goto done;
-		if (!has_data(g, int_or(sm, "input", -1))) {
-			/* no buffer view and no sparse: all zeros, as glTF allows; the validator
-			 * does not check such data, and neither does animdex */
-			snprintf(
-			    label, sizeof(label),
-			    "animations[%zu].samplers[%lld].input has no data: glTF reads it as "
-			    "zeros, so its keys all sit at time 0",
-			    ai, (long long)s);
-			resource_assume(res, label);
-		} else
-			for (size_t k = 0; k < inputs[s].count; k++) {
-				if (!isfinite(times[k])) {
-					free(times);
-					fail(g, "ACCESSOR_INVALID_FLOAT", ptr,
-					     "time %zu is not finite", k);
-					goto done;
-				}
-				if (times[k] < 0) {
-					fail(g, "ACCESSOR_ANIMATION_INPUT_NEGATIVE", ptr,
-					     "time %zu is %g", k, (double)times[k]);
-					free(times);
-					goto done;
-				}
-				if (k > 0 && !(times[k] > times[k - 1])) {
-					fail(g, "ACCESSOR_ANIMATION_INPUT_NON_INCREASING", ptr,
-					     "time %zu (%.9g) is not greater than time %zu (%.9g)",
-					     k, (double)times[k], k - 1, (double)times[k - 1]);
-					free(times);
-					goto done;
-				}
-			}
-		snprintf(ptr, sizeof(ptr), "/animations/%zu/samplers/%lld/output", ai,
-		         (long long)s);
-		values = accessor_read(g, int_or(sm, "output", -1), ptr, &outputs[s]);
-		if (!values) {
-			free(times);
-			goto done;
-		}
-		for (size_t k = 0; k < outputs[s].count * comps; k++)
-			if (!isfinite(values[k])) {
-				free(times);
-				free(values);
-				fail(g, "ACCESSOR_INVALID_FLOAT", ptr,
-				     "component %zu is not finite", k);
-				goto done;
-			}
-		if (p == PATH_ROTATION && has_data(g, int_or(sm, "output", -1))) {
-			for (size_t k = 0; k < inputs[s].count; k++) {
-				const float *q =
-				    values + (interp[s] == INTERP_CUBIC_SPLINE ? k * 3 + 1 : k) * 4;
-				float len =
-				    sqrtf(q[0] * q[0] + q[1] * q[1] + q[2] * q[2] + q[3] * q[3]);
-				if (fabsf(len - 1.0f) > QUATERNION_TOLERANCE) {
-					free(times);
-					free(values);
-					snprintf(ptr, sizeof(ptr),
-					         "/animations/%zu/channels/%zu/sampler", ai, i);
-					fail(g,
-					     "ACCESSOR_ANIMATION_SAMPLER_OUTPUT_NON_NORMALIZED_"
-					     "QUATERNION",
-					     ptr,
-					     "key %zu's quaternion has length %.6g (tolerance %g)",
-					     k, (double)len, (double)QUATERNION_TOLERANCE);
-					goto done;
-				}
-			}
-		}
-		/* the target: one per node and schema */
-		for (t = 0; t < res->clip.target_count; t++)
-			if (res->clip.targets[t].object == (uint64_t)n &&
-			    strcmp(res->clip.targets[t].schema, schema) == 0)
-				break;
-		if (t == res->clip.target_count) {
-			struct target *tg = &res->clip.targets[res->clip.target_count++];
-			snprintf(tg->schema, sizeof(tg->schema), "%s", schema);
-			tg->object = (uint64_t)n;
-			tg->name = node_name ? strdup(node_name) : NULL;
-		}
-		out_s = &res->clip.samplers[res->clip.sampler_count];
-		out_s->type = p == PATH_ROTATION  ? VALUE_FLOAT4
-		              : p == PATH_WEIGHTS ? VALUE_FLOAT
-		                                  : VALUE_FLOAT3;
-		out_s->array_size = (uint32_t)m;
-		out_s->interp = (enum interpolation)interp[s];
-		out_s->semantic =
-		    p == PATH_ROTATION ? SEMANTIC_NORMALIZED_QUATERNION : SEMANTIC_COMPONENT_WISE;
-		out_s->key_count = (uint32_t)inputs[s].count;
-		out_s->times = times;
-		out_s->values = values;
-		out_s->value_bytes = outputs[s].count * comps * sizeof(float);
-		if (res->clip.duration < times[inputs[s].count - 1])
-			res->clip.duration = times[inputs[s].count - 1];
-		ch = &res->clip.channels[res->clip.channel_count];
-		ch->target = (uint32_t)t;
-		ch->property = p == PATH_WEIGHTS    ? MORPH_WEIGHTS
-		               : p == PATH_ROTATION ? NODE_ROTATION
-		               : p == PATH_SCALE    ? NODE_SCALE
-		                                    : NODE_TRANSLATION;
-		ch->sampler = (uint32_t)res->clip.sampler_count++;
-		if (node_name)
-			snprintf(label, sizeof(label), "node %lld \"%.80s\" %s", (long long)n,
-			         node_name, path_names[p]);
-		else
-			snprintf(label, sizeof(label), "node %lld %s", (long long)n, path_names[p]);
-		res->track_names[res->clip.channel_count++] = strdup(label);
 	}
 	if (res->clip.channel_count == 0) {
 		snprintf(name, sizeof(name), "animations[%zu]", ai);
@@ -888,9 +943,9 @@ static int decode_animation(struct gltf *g, const json_t *anim, size_t ai,
 		rc = 0;
 		goto done;
 	}
-	if (anim_name && *anim_name)
+	if (anim_name && *anim_name) {
 		res->name = strdup(anim_name);
-	else {
+	} else {
 		snprintf(name, sizeof(name), "animation_%zu", ai);
 		res->name = strdup(name);
 	}
@@ -900,14 +955,11 @@ static int decode_animation(struct gltf *g, const json_t *anim, size_t ai,
 	              (json_int_t)ai, "asset", json_object_get(g->doc, "asset"));
 	rc = decode_result_add(out, res);
 	res = NULL;
-	goto done;
-bad_interp:
-	fail(g, "VALUE_NOT_IN_LIST", ptr, "interpolation must be LINEAR, STEP or CUBICSPLINE");
 done:
 	resource_free(res);
-	free(inputs);
-	free(outputs);
-	free(interp);
+	free(as.inputs);
+	free(as.outputs);
+	free(as.interp);
 	return rc;
 }
 
