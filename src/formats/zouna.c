@@ -970,302 +970,362 @@ static int check_signed_slice(const struct zouna_keys *k, int16_t start, int16_t
 	return check_slice(k, (uint32_t)start, (uint32_t)count, path, err);
 }
 
-static int decode_animation(const struct upload *up, struct decode_result *out, struct error *err)
-{
-	struct zouna_keys keys[KF_KEYFRAMER_COUNT] = {0};
-	struct object_header h;
-	enum byte_order forced[2];
-	int nforced = byte_orders(up, forced, err);
-	struct resource *res = NULL;
-	struct reader r;
-	const char *cls;
-	json_t *nodes = json_array(), *materials = json_array(), *meshes = json_array();
-	json_t *morphs = json_array(), *link = json_array(), *keyframers = json_object();
-	float max_time, smooth;
-	uint16_t flag, node_flag = 0;
-	size_t body_start;
-	char path[96];
-	int rc = -1;
+/* An Animation_Z being read: its keyframers, the entry it becomes, and its records as the
+ * structure shows them. */
+struct animation_read {
+	struct zouna_keys keys[KF_KEYFRAMER_COUNT];
+	struct resource *res;
+	json_t *nodes, *materials, *meshes, *morphs, *link, *keyframers;
+	struct error *err;
+};
 
-	if (nforced < 0 || find_object_header(up, &h, forced[0], nforced == 1, err) < 0)
-		goto done;
-	cls = class_of_crc(h.class_crc);
+/* The object header names Animation_Z (or a keyframer class, read by the bare keyframer path)
+ * and an uncompressed body; -1 with err set otherwise. */
+static int check_animation_header(const struct object_header *h, struct error *err)
+{
+	const char *cls = class_of_crc(h->class_crc);
+
 	if (!cls || !is_animation_class(cls)) {
 		if (cls)
 			error_set(
-			    err, ERROR_UNSUPPORTED_FORMAT, "class", (long long)h.start + 16,
+			    err, ERROR_UNSUPPORTED_FORMAT, "class", (long long)h->start + 16,
 			    "class: this is a %s resource; animdex decodes Animation_Z resources "
 			    "and bare keyframers, not %s (yet)",
 			    cls, cls);
 		else
-			error_set(err, ERROR_UNSUPPORTED_FORMAT, "class", (long long)h.start + 16,
+			error_set(err, ERROR_UNSUPPORTED_FORMAT, "class", (long long)h->start + 16,
 			          "class: the object header's class CRC 0x%08X (%u) is not "
 			          "Animation_Z (0x%08X)",
-			          h.class_crc, h.class_crc, ANIMATION_Z_CRC);
-		goto done;
+			          h->class_crc, h->class_crc, ANIMATION_Z_CRC);
+		return -1;
 	}
-	if (h.compressed_size != 0) {
-		error_set(err, ERROR_INVALID, "compressedSize", (long long)h.start + 12,
+	if (h->compressed_size != 0) {
+		error_set(err, ERROR_INVALID, "compressedSize", (long long)h->start + 12,
 		          "compressedSize: %u: the body is compressed with Asobo's LZ variant, "
 		          "which animdex does not decompress; extract the resource decompressed "
 		          "(bff and dpc do by default)",
-		          h.compressed_size);
-		goto done;
+		          h->compressed_size);
+		return -1;
 	}
-	res = resource_create("zouna", "Animation_Z");
-	if (!res) {
+	return 0;
+}
+
+/* The link header, read as handles (its layout is not documented): references of the entry,
+ * and the first 4096 listed in the structure. */
+static void read_link_header(const struct upload *up, const struct object_header *h,
+                             struct animation_read *an)
+{
+	struct reader r;
+
+	reader_init(&r, up->data, up->length, h->order, an->err);
+	reader_seek(&r, h->start + OBJECT_HEADER_SIZE, "link header");
+	for (uint32_t i = 0; i + 4 <= h->link_size; i += 4) {
+		uint32_t w = reader_u32(&r, "link header");
+		char handle[11];
+		if (w && json_array_size(an->link) < 4096) {
+			snprintf(handle, sizeof(handle), "0x%08" PRIX32, w);
+			json_array_append_new(an->link, json_string(handle));
+		}
+		if (w)
+			resource_add_reference(an->res, w, "link_header", -1, -1);
+	}
+}
+
+/* Node records (28 bytes): a bone each, with its tracks' slices of the node keyframers. */
+static int read_nodes(struct reader *r, struct animation_read *an)
+{
+	static const struct {
+		int keyframer, start;
+		uint64_t property;
+		int node_schema;
+	} parts[] = {{KF_NODE_TRANS, 0, NODE_TRANSLATION, 1},
+	             {KF_NODE_ROT, 2, NODE_ROTATION, 1},
+	             {KF_NODE_BEZIER, 4, ZOUNA_EULER_ROTATION, 0},
+	             {KF_NODE_SCALE, 6, NODE_SCALE, 1},
+	             {KF_NODE_MSG, 8, ZOUNA_MESSAGES, 0}};
+	uint32_t count = reader_u32(r, "nodes");
+	char path[96];
+
+	if (reader_check_count(r, count, 28, "nodes") < 0)
+		return -1;
+	for (uint32_t i = 0; i < count; i++) {
+		uint32_t crc = reader_u32(r, "nodes");
+		int16_t id = reader_i16(r, "nodes"), nflag = reader_i16(r, "nodes");
+		uint16_t v[10];
+		char bone[32];
+		json_t *flags = json_array();
+		for (int j = 0; j < 10; j++)
+			v[j] = reader_u16(r, "nodes");
+		snprintf(bone, sizeof(bone), "0x%08" PRIX32, crc);
+		if (nflag & 1)
+			json_array_append_new(flags, json_string("reset translation"));
+		if (nflag & 2)
+			json_array_append_new(flags, json_string("reset rotation"));
+		if (nflag & 4)
+			json_array_append_new(flags, json_string("reset scale"));
+		json_array_append_new(
+		    an->nodes,
+		    json_pack("{s:s, s:i, s:i, s:o, s:[i,i], s:[i,i], s:[i,i], s:[i,i], s:[i,i]}",
+		              "bone_crc32", bone, "bone_id", id, "flag", nflag, "flags_named",
+		              flags, "trans", v[0], v[1], "rot", v[2], v[3], "bezier_rot", v[4],
+		              v[5], "scale", v[6], v[7], "msg", v[8], v[9]));
+		snprintf(bone, sizeof(bone), "bone 0x%08" PRIX32, crc);
+		for (size_t p = 0; p < sizeof(parts) / sizeof(parts[0]); p++) {
+			int kf = parts[p].keyframer;
+			struct track_target tt = {parts[p].node_schema ? SCHEMA_NODE : SCHEMA_ZOUNA,
+			                          crc,
+			                          bone,
+			                          parts[p].property,
+			                          1,
+			                          crc};
+			uint16_t start = v[parts[p].start], n = v[parts[p].start + 1];
+			/* a bone uses rot when it has rot keys, else bezierRot */
+			if (kf == KF_NODE_BEZIER && v[3] > 0)
+				continue;
+			snprintf(path, sizeof(path), "nodes[%" PRIu32 "].%s", i,
+			         animation_keyframers[kf].field + 5);
+			if (check_slice(&an->keys[kf], start, n, path, an->err) < 0 ||
+			    add_track(an->res, &an->keys[kf], start, n, &tt,
+			              animation_keyframers[kf].field, an->err) == -1)
+				return -1;
+		}
+		resource_add_reference(an->res, crc, "bone", -1, (int32_t)i);
+	}
+	return 0;
+}
+
+/* Material records (28 bytes): their (start, count) pairs in the engine's order, which is
+ * not the order the keyframers are stored in (doc/formats.md, Animation_Z). */
+static int read_materials(struct reader *r, struct animation_read *an)
+{
+	/* tracks in the keyframers' order; `pair` is where the record holds each one's (start,
+	 * count) */
+	static const struct {
+		int keyframer, pair;
+		uint64_t property;
+		const char *field;
+	} parts[] = {{KF_MAT_TRANS_U, 0, ZOUNA_MATERIAL_TRANS_U, "transU"},
+	             {KF_MAT_TRANS_V, 4, ZOUNA_MATERIAL_TRANS_V, "transV"},
+	             {KF_MAT_DIFFUSE, 2, ZOUNA_MATERIAL_DIFFUSE, "diffuse"},
+	             {KF_MAT_EMISSIVE, 1, ZOUNA_MATERIAL_EMISSIVE, "emissive"},
+	             {KF_MAT_ROT, 3, ZOUNA_MATERIAL_ROTATION, "rot"}};
+	uint32_t count = reader_u32(r, "materials");
+	char path[96];
+
+	if (reader_check_count(r, count, 28, "materials") < 0)
+		return -1;
+	for (uint32_t i = 0; i < count; i++) {
+		uint32_t crc = reader_u32(r, "materials");
+		int16_t id = reader_i16(r, "materials"), mflag = reader_i16(r, "materials");
+		int16_t v[10];
+		char name[32];
+		for (int j = 0; j < 10; j++)
+			v[j] = reader_i16(r, "materials");
+		snprintf(name, sizeof(name), "0x%08" PRIX32, crc);
+		json_array_append_new(
+		    an->materials,
+		    json_pack("{s:s, s:i, s:i, s:[i,i], s:[i,i], s:[i,i], s:[i,i], s:[i,i]}",
+		              "material_crc32", name, "id", id, "flag", mflag, "trans_u", v[0],
+		              v[1], "emissive", v[2], v[3], "diffuse", v[4], v[5], "rot", v[6],
+		              v[7], "trans_v", v[8], v[9]));
+		snprintf(name, sizeof(name), "material 0x%08" PRIX32, crc);
+		for (size_t p = 0; p < 5; p++) {
+			int kf = parts[p].keyframer;
+			struct track_target tt = {SCHEMA_ZOUNA,      crc, name,
+			                          parts[p].property, 1,   crc};
+			int16_t start = v[2 * parts[p].pair], n = v[2 * parts[p].pair + 1];
+			snprintf(path, sizeof(path), "materials[%" PRIu32 "].%s", i,
+			         parts[p].field);
+			if (check_signed_slice(&an->keys[kf], start, n, path, an->err) < 0 ||
+			    add_track(an->res, &an->keys[kf], (uint32_t)start, (uint32_t)n, &tt,
+			              animation_keyframers[kf].field, an->err) == -1)
+				return -1;
+		}
+		resource_add_reference(an->res, crc, "material", -1, (int32_t)i);
+	}
+	return 0;
+}
+
+/* Mesh (which 0) or morph (which 1) records: 12 bytes, signed starts and counts. */
+static int read_objects(struct reader *r, int which, struct animation_read *an)
+{
+	const char *field = which ? "morphs" : "meshes";
+	int keyframer = which ? KF_MORPH : KF_MESH;
+	uint32_t count = reader_u32(r, field);
+	char path[96];
+
+	if (reader_check_count(r, count, 12, field) < 0)
+		return -1;
+	for (uint32_t i = 0; i < count; i++) {
+		uint32_t crc = reader_u32(r, field);
+		int16_t id = reader_i16(r, field), mflag = reader_i16(r, field);
+		int16_t start = reader_i16(r, field), n = reader_i16(r, field);
+		char name[40];
+		struct track_target tt = {
+		    SCHEMA_ZOUNA, crc, name, which ? ZOUNA_MORPH : ZOUNA_MESH, 1, crc};
+		snprintf(name, sizeof(name), "0x%08" PRIX32, crc);
+		json_array_append_new(which ? an->morphs : an->meshes,
+		                      json_pack("{s:s, s:i, s:i, s:[i,i]}", "object_crc32", name,
+		                                "id", id, "flag", mflag, "keys", start, n));
+		snprintf(name, sizeof(name), "%s 0x%08" PRIX32, which ? "morph" : "mesh", crc);
+		snprintf(path, sizeof(path), "%s[%" PRIu32 "].keys", field, i);
+		if (check_signed_slice(&an->keys[keyframer], start, n, path, an->err) < 0 ||
+		    add_track(an->res, &an->keys[keyframer], (uint32_t)start, (uint32_t)n, &tt,
+		              animation_keyframers[keyframer].field, an->err) == -1)
+			return -1;
+		resource_add_reference(an->res, crc, which ? "morph" : "mesh", -1, (int32_t)i);
+	}
+	return 0;
+}
+
+/* The body's scalars and keyframers, the animation part of the metadata. */
+struct animation_body {
+	float max_time, smooth;
+	uint16_t flag, node_flag;
+};
+
+/* What the entry's structure shows of the file: its container and the animation's records
+ * (the records move into the metadata). */
+static json_t *animation_metadata(const struct upload *up, const struct object_header *h,
+                                  const struct animation_body *body, size_t trailing,
+                                  struct animation_read *an)
+{
+	char class_crc[11], name_crc[11];
+	json_t *container, *metadata;
+
+	snprintf(class_crc, sizeof(class_crc), "0x%08" PRIX32, h->class_crc);
+	snprintf(name_crc, sizeof(name_crc), "0x%08" PRIX32, h->name_crc);
+	container = json_pack("{s:s, s:s, s:{s:I, s:I, s:I, s:I, s:s, s:s, s:s}, s:o}", "kind",
+	                      h->bff_size ? "bff" : "object", "byte_order", order_name(h->order),
+	                      "object_header", "data_size", (json_int_t)h->data_size,
+	                      "link_header_size", (json_int_t)h->link_size, "decompressed_size",
+	                      (json_int_t)h->decompressed_size, "compressed_size",
+	                      (json_int_t)h->compressed_size, "class_crc32", class_crc, "class",
+	                      "Animation_Z", "name_crc32", name_crc, "link_header", an->link);
+	an->link = NULL;
+	if (container && h->bff_size) {
+		unsigned platform = up->data[6];
+		json_object_set_new(container, "bff_header_size",
+		                    json_integer((json_int_t)h->bff_size));
+		json_object_set_new(container, "platform",
+		                    platform < 16 ? json_string(bff_platforms[platform])
+		                                  : json_sprintf("unknown (%u)", platform));
+	}
+	metadata =
+	    json_pack("{s:o, s:o, s:{s:f, s:f, s:i, s:i, s:o, s:o, s:o, s:o, s:o, s:I}}",
+	              "container", container, "sampling", sampling_metadata(), "animation",
+	              "max_time", (double)body->max_time, "smooth_ratio", (double)body->smooth,
+	              "flag", body->flag, "node_flag", body->node_flag, "keyframers",
+	              an->keyframers, "nodes", an->nodes, "materials", an->materials, "meshes",
+	              an->meshes, "morphs", an->morphs, "trailing_bytes", (json_int_t)trailing);
+	an->keyframers = an->nodes = an->materials = an->meshes = an->morphs = NULL;
+	return metadata;
+}
+
+/* A name from the file name, when it is not just the CRC printed in decimal. */
+static void name_from_file(const struct upload *up, struct resource *res)
+{
+	const char *base;
+	size_t len;
+	uint32_t parsed;
+	char stem[256];
+
+	if (!up->filename)
+		return;
+	base = strrchr(up->filename, '/');
+	base = base ? base + 1 : up->filename;
+	len = strcspn(base, ".");
+	snprintf(stem, sizeof(stem), "%.*s", (int)(len < 255 ? len : 255), base);
+	if (len > 0 && hash_parse_handle(stem, &parsed) < 0)
+		res->name = strdup(stem);
+}
+
+/* The body: maxTime, smoothRatio, flag, the keyframers, then the node, material, mesh and
+ * morph records that slice them into tracks. */
+static int read_animation_body(struct reader *r, size_t body_start, struct animation_body *body,
+                               struct animation_read *an)
+{
+	body->max_time = reader_f32(r, "maxTime");
+	body->smooth = reader_f32(r, "smoothRatio");
+	body->flag = reader_u16(r, "flag");
+	for (int i = 0; i < KF_KEYFRAMER_COUNT && !reader_failed(r); i++) {
+		if (i == KF_NODE_ROT)
+			body->node_flag = reader_u16(r, "node.flag");
+		if (read_keyframer(r, zouna_class_named(animation_keyframers[i].class_name),
+		                   animation_keyframers[i].field, 0, &an->keys[i], an->err) < 0)
+			return -1;
+		json_object_set_new(an->keyframers, animation_keyframers[i].field,
+		                    keyframer_info(&an->keys[i]));
+	}
+	if (reader_failed(r))
+		return -1;
+	if (!isfinite(body->max_time) || body->max_time < 0) {
+		error_set(an->err, ERROR_DURATION_INVALID, "maxTime", (long long)body_start,
+		          "maxTime: %g is not a duration (finite, >= 0)", (double)body->max_time);
+		return -1;
+	}
+	an->res->clip.duration = body->max_time;
+	if (read_nodes(r, an) < 0 || read_materials(r, an) < 0 || read_objects(r, 0, an) < 0 ||
+	    read_objects(r, 1, an) < 0 || reader_failed(r))
+		return -1;
+	return 0;
+}
+
+static int decode_animation(const struct upload *up, struct decode_result *out, struct error *err)
+{
+	struct animation_read an = {.nodes = json_array(),
+	                            .materials = json_array(),
+	                            .meshes = json_array(),
+	                            .morphs = json_array(),
+	                            .link = json_array(),
+	                            .keyframers = json_object(),
+	                            .err = err};
+	struct animation_body body = {0, 0, 0, 0};
+	struct object_header h;
+	enum byte_order forced[2];
+	int nforced = byte_orders(up, forced, err);
+	struct reader r;
+	size_t body_start;
+	int rc = -1;
+
+	if (nforced < 0 || find_object_header(up, &h, forced[0], nforced == 1, err) < 0 ||
+	    check_animation_header(&h, err) < 0)
+		goto done;
+	an.res = resource_create("zouna", "Animation_Z");
+	if (!an.res) {
 		oom(err);
 		goto done;
 	}
-	res->crc32 = h.name_crc;
-	snprintf(res->crc32_source, sizeof(res->crc32_source), "header");
-	/* The link header: read as handles (its layout is not documented). */
-	reader_init(&r, up->data, up->length, h.order, err);
-	reader_seek(&r, h.start + OBJECT_HEADER_SIZE, "link header");
-	for (uint32_t i = 0; i + 4 <= h.link_size; i += 4) {
-		uint32_t w = reader_u32(&r, "link header");
-		char handle[11];
-		if (w && json_array_size(link) < 4096) {
-			snprintf(handle, sizeof(handle), "0x%08" PRIX32, w);
-			json_array_append_new(link, json_string(handle));
-		}
-		if (w)
-			resource_add_reference(res, w, "link_header", -1, -1);
-	}
+	an.res->crc32 = h.name_crc;
+	snprintf(an.res->crc32_source, sizeof(an.res->crc32_source), "header");
+	read_link_header(up, &h, &an);
 	body_start = h.start + OBJECT_HEADER_SIZE + h.link_size;
 	reader_init(&r, up->data, up->length, h.order, err);
 	reader_seek(&r, body_start, "body");
-	max_time = reader_f32(&r, "maxTime");
-	smooth = reader_f32(&r, "smoothRatio");
-	flag = reader_u16(&r, "flag");
-	for (int i = 0; i < KF_KEYFRAMER_COUNT && !reader_failed(&r); i++) {
-		if (i == KF_NODE_ROT)
-			node_flag = reader_u16(&r, "node.flag");
-		if (read_keyframer(&r, zouna_class_named(animation_keyframers[i].class_name),
-		                   animation_keyframers[i].field, 0, &keys[i], err) < 0)
-			goto done;
-		json_object_set_new(keyframers, animation_keyframers[i].field,
-		                    keyframer_info(&keys[i]));
-	}
-	if (reader_failed(&r))
+	if (read_animation_body(&r, body_start, &body, &an) < 0)
 		goto done;
-	if (!isfinite(max_time) || max_time < 0) {
-		error_set(err, ERROR_DURATION_INVALID, "maxTime", (long long)body_start,
-		          "maxTime: %g is not a duration (finite, >= 0)", (double)max_time);
-		goto done;
-	}
-	res->clip.duration = max_time;
-
-	/* node records: 28 bytes */
-	{
-		uint32_t count = reader_u32(&r, "nodes");
-		if (reader_check_count(&r, count, 28, "nodes") < 0)
-			goto done;
-		for (uint32_t i = 0; i < count; i++) {
-			uint32_t crc = reader_u32(&r, "nodes");
-			int16_t id = reader_i16(&r, "nodes"), nflag = reader_i16(&r, "nodes");
-			uint16_t v[10];
-			char bone[32];
-			json_t *flags = json_array();
-			for (int j = 0; j < 10; j++)
-				v[j] = reader_u16(&r, "nodes");
-			snprintf(bone, sizeof(bone), "0x%08" PRIX32, crc);
-			if (nflag & 1)
-				json_array_append_new(flags, json_string("reset translation"));
-			if (nflag & 2)
-				json_array_append_new(flags, json_string("reset rotation"));
-			if (nflag & 4)
-				json_array_append_new(flags, json_string("reset scale"));
-			json_array_append_new(
-			    nodes,
-			    json_pack("{s:s, s:i, s:i, s:o, s:[i,i], s:[i,i], s:[i,i], s:[i,i], "
-			              "s:[i,i]}",
-			              "bone_crc32", bone, "bone_id", id, "flag", nflag,
-			              "flags_named", flags, "trans", v[0], v[1], "rot", v[2], v[3],
-			              "bezier_rot", v[4], v[5], "scale", v[6], v[7], "msg", v[8],
-			              v[9]));
-			{
-				static const struct {
-					int keyframer, start;
-					uint64_t property;
-					int node_schema;
-				} parts[] = {{KF_NODE_TRANS, 0, NODE_TRANSLATION, 1},
-				             {KF_NODE_ROT, 2, NODE_ROTATION, 1},
-				             {KF_NODE_BEZIER, 4, ZOUNA_EULER_ROTATION, 0},
-				             {KF_NODE_SCALE, 6, NODE_SCALE, 1},
-				             {KF_NODE_MSG, 8, ZOUNA_MESSAGES, 0}};
-				snprintf(bone, sizeof(bone), "bone 0x%08" PRIX32, crc);
-				for (size_t p = 0; p < sizeof(parts) / sizeof(parts[0]); p++) {
-					struct track_target tt = {
-					    parts[p].node_schema ? SCHEMA_NODE : SCHEMA_ZOUNA,
-					    crc,
-					    bone,
-					    parts[p].property,
-					    1,
-					    crc};
-					uint16_t start = v[parts[p].start],
-					         n = v[parts[p].start + 1];
-					/* a bone uses rot when it has rot keys, else bezierRot */
-					if (parts[p].keyframer == KF_NODE_BEZIER && v[3] > 0)
-						continue;
-					snprintf(path, sizeof(path), "nodes[%" PRIu32 "].%s", i,
-					         animation_keyframers[parts[p].keyframer].field +
-					             5);
-					if (check_slice(&keys[parts[p].keyframer], start, n, path,
-					                err) < 0 ||
-					    add_track(
-					        res, &keys[parts[p].keyframer], start, n, &tt,
-					        animation_keyframers[parts[p].keyframer].field,
-					        err) == -1)
-						goto done;
-				}
-			}
-			resource_add_reference(res, crc, "bone", -1, (int32_t)i);
-		}
-	}
-	/* material records: 28 bytes, their (start, count) pairs in the engine's order, which
-	 * is not the order the keyframers are stored in (FORMATS 1.5) */
-	{
-		uint32_t count = reader_u32(&r, "materials");
-		if (reader_check_count(&r, count, 28, "materials") < 0)
-			goto done;
-		for (uint32_t i = 0; i < count; i++) {
-			uint32_t crc = reader_u32(&r, "materials");
-			int16_t id = reader_i16(&r, "materials"),
-			        mflag = reader_i16(&r, "materials");
-			int16_t v[10];
-			char name[32];
-			/* tracks in the keyframers' order; `pair` is where the record holds
-			 * each one's (start, count) */
-			static const struct {
-				int keyframer, pair;
-				uint64_t property;
-				const char *field;
-			} parts[] = {{KF_MAT_TRANS_U, 0, ZOUNA_MATERIAL_TRANS_U, "transU"},
-			             {KF_MAT_TRANS_V, 4, ZOUNA_MATERIAL_TRANS_V, "transV"},
-			             {KF_MAT_DIFFUSE, 2, ZOUNA_MATERIAL_DIFFUSE, "diffuse"},
-			             {KF_MAT_EMISSIVE, 1, ZOUNA_MATERIAL_EMISSIVE, "emissive"},
-			             {KF_MAT_ROT, 3, ZOUNA_MATERIAL_ROTATION, "rot"}};
-			for (int j = 0; j < 10; j++)
-				v[j] = reader_i16(&r, "materials");
-			snprintf(name, sizeof(name), "0x%08" PRIX32, crc);
-			json_array_append_new(
-			    materials,
-			    json_pack(
-			        "{s:s, s:i, s:i, s:[i,i], s:[i,i], s:[i,i], s:[i,i], s:[i,i]}",
-			        "material_crc32", name, "id", id, "flag", mflag, "trans_u", v[0],
-			        v[1], "emissive", v[2], v[3], "diffuse", v[4], v[5], "rot", v[6],
-			        v[7], "trans_v", v[8], v[9]));
-			snprintf(name, sizeof(name), "material 0x%08" PRIX32, crc);
-			for (size_t p = 0; p < 5; p++) {
-				struct track_target tt = {SCHEMA_ZOUNA,      crc, name,
-				                          parts[p].property, 1,   crc};
-				snprintf(path, sizeof(path), "materials[%" PRIu32 "].%s", i,
-				         parts[p].field);
-				int16_t start = v[2 * parts[p].pair], n = v[2 * parts[p].pair + 1];
-				if (check_signed_slice(&keys[parts[p].keyframer], start, n, path,
-				                       err) < 0 ||
-				    add_track(res, &keys[parts[p].keyframer], (uint32_t)start,
-				              (uint32_t)n, &tt,
-				              animation_keyframers[parts[p].keyframer].field,
-				              err) == -1)
-					goto done;
-			}
-			resource_add_reference(res, crc, "material", -1, (int32_t)i);
-		}
-	}
-	/* mesh and morph records: 12 bytes, signed starts and counts */
-	for (int which = 0; which < 2; which++) {
-		const char *field = which ? "morphs" : "meshes";
-		int keyframer = which ? KF_MORPH : KF_MESH;
-		uint32_t count = reader_u32(&r, field);
-		if (reader_check_count(&r, count, 12, field) < 0)
-			goto done;
-		for (uint32_t i = 0; i < count; i++) {
-			uint32_t crc = reader_u32(&r, field);
-			int16_t id = reader_i16(&r, field), mflag = reader_i16(&r, field);
-			int16_t start = reader_i16(&r, field), n = reader_i16(&r, field);
-			char name[40];
-			struct track_target tt = {
-			    SCHEMA_ZOUNA, crc, name, which ? ZOUNA_MORPH : ZOUNA_MESH, 1, crc};
-			snprintf(name, sizeof(name), "0x%08" PRIX32, crc);
-			json_array_append_new(which ? morphs : meshes,
-			                      json_pack("{s:s, s:i, s:i, s:[i,i]}", "object_crc32",
-			                                name, "id", id, "flag", mflag, "keys",
-			                                start, n));
-			snprintf(name, sizeof(name), "%s 0x%08" PRIX32, which ? "morph" : "mesh",
-			         crc);
-			snprintf(path, sizeof(path), "%s[%" PRIu32 "].keys", field, i);
-			if (check_signed_slice(&keys[keyframer], start, n, path, err) < 0 ||
-			    add_track(res, &keys[keyframer], (uint32_t)start, (uint32_t)n, &tt,
-			              animation_keyframers[keyframer].field, err) == -1)
-				goto done;
-			resource_add_reference(res, crc, which ? "morph" : "mesh", -1, (int32_t)i);
-		}
-	}
-	if (reader_failed(&r))
-		goto done;
-	resource_assume(res, "KeyframerRot_Z: quaternions (x, y, z, w) normalised and "
-	                     "interpolated by shortest-path slerp; the engine's interpolation "
-	                     "code is not public");
-	if (keys[KF_NODE_BEZIER].count)
-		resource_assume(res,
+	resource_assume(an.res, "KeyframerRot_Z: quaternions (x, y, z, w) normalised and "
+	                        "interpolated by shortest-path slerp; the engine's interpolation "
+	                        "code is not public");
+	if (an.keys[KF_NODE_BEZIER].count)
+		resource_assume(an.res,
 		                "KeyframerBezierRot_Z: values read as Euler angles (axis order "
 		                "unknown), interpolated component-wise; their conversion to a "
 		                "rotation is unknown");
-	{
-		char class_crc[11], name_crc[11];
-		snprintf(class_crc, sizeof(class_crc), "0x%08" PRIX32, h.class_crc);
-		snprintf(name_crc, sizeof(name_crc), "0x%08" PRIX32, h.name_crc);
-		json_t *container = json_pack(
-		    "{s:s, s:s, s:{s:I, s:I, s:I, s:I, s:s, s:s, s:s}, s:o}", "kind",
-		    h.bff_size ? "bff" : "object", "byte_order", order_name(h.order),
-		    "object_header", "data_size", (json_int_t)h.data_size, "link_header_size",
-		    (json_int_t)h.link_size, "decompressed_size", (json_int_t)h.decompressed_size,
-		    "compressed_size", (json_int_t)h.compressed_size, "class_crc32", class_crc,
-		    "class", "Animation_Z", "name_crc32", name_crc, "link_header", link);
-		link = NULL;
-		if (h.bff_size) {
-			unsigned platform = up->data[6];
-			json_object_set_new(container, "bff_header_size",
-			                    json_integer((json_int_t)h.bff_size));
-			json_object_set_new(container, "platform",
-			                    platform < 16 ? json_string(bff_platforms[platform])
-			                                  : json_sprintf("unknown (%u)", platform));
-		}
-		res->metadata =
-		    json_pack("{s:o, s:o, s:{s:f, s:f, s:i, s:i, s:o, s:o, s:o, s:o, s:o, s:I}}",
-		              "container", container, "sampling", sampling_metadata(), "animation",
-		              "max_time", (double)max_time, "smooth_ratio", (double)smooth, "flag",
-		              flag, "node_flag", node_flag, "keyframers", keyframers, "nodes",
-		              nodes, "materials", materials, "meshes", meshes, "morphs", morphs,
-		              "trailing_bytes", (json_int_t)reader_remaining(&r));
-		keyframers = nodes = materials = meshes = morphs = NULL;
-	}
-	/* a name from the file name, when it is not just the CRC printed in decimal */
-	if (up->filename) {
-		const char *base = strrchr(up->filename, '/');
-		size_t len;
-		uint32_t parsed;
-		char stem[256];
-		base = base ? base + 1 : up->filename;
-		len = strcspn(base, ".");
-		snprintf(stem, sizeof(stem), "%.*s", (int)(len < 255 ? len : 255), base);
-		if (len > 0 && hash_parse_handle(stem, &parsed) < 0)
-			res->name = strdup(stem);
-	}
-	rc = decode_result_add(out, res);
-	res = NULL;
+	an.res->metadata = animation_metadata(up, &h, &body, reader_remaining(&r), &an);
+	name_from_file(up, an.res);
+	rc = decode_result_add(out, an.res);
+	an.res = NULL;
 done:
 	for (int i = 0; i < KF_KEYFRAMER_COUNT; i++)
-		zouna_keys_cleanup(&keys[i]);
-	resource_free(res);
-	json_decref(nodes);
-	json_decref(materials);
-	json_decref(meshes);
-	json_decref(morphs);
-	json_decref(link);
-	json_decref(keyframers);
+		zouna_keys_cleanup(&an.keys[i]);
+	resource_free(an.res);
+	json_decref(an.nodes);
+	json_decref(an.materials);
+	json_decref(an.meshes);
+	json_decref(an.morphs);
+	json_decref(an.link);
+	json_decref(an.keyframers);
 	return rc;
 }
 
