@@ -203,99 +203,215 @@ static const char *order_name(enum byte_order o)
 }
 
 /* Decodes one Vehicle Animation resource into a new resource. */
-static struct resource *decode_vehicle_animation(const uint8_t *data, size_t length,
-                                                 const char *layout_arg, struct error *err)
+/* The byte order from the version (1) at 0x04; -1 with err set when neither reads 1. */
+static int vehicle_byte_order(const uint8_t *data, size_t length, enum byte_order *order,
+                              struct error *err)
 {
-	struct layout layouts[2];
-	const struct layout *l = NULL;
-	enum byte_order order;
-	struct resource *res;
-	struct reader r;
-	json_t *parts = NULL, *animations = NULL, *states = NULL, *wheels = NULL;
-	int forced = 0;
-
 	if (length < 8) {
 		error_set(err, ERROR_MALFORMED, "header", 0,
 		          "the Vehicle Animation resource is %zu bytes; its header alone is 0x130",
 		          length);
-		return NULL;
+		return -1;
 	}
-	if (data[4] == 1 && !data[5] && !data[6] && !data[7])
-		order = BYTE_ORDER_LITTLE;
-	else if (data[7] == 1 && !data[4] && !data[5] && !data[6])
-		order = BYTE_ORDER_BIG;
-	else {
+	if (data[4] == 1 && !data[5] && !data[6] && !data[7]) {
+		*order = BYTE_ORDER_LITTLE;
+	} else if (data[7] == 1 && !data[4] && !data[5] && !data[6]) {
+		*order = BYTE_ORDER_BIG;
+	} else {
 		error_set(err, ERROR_INVALID, "version", 4,
 		          "version: bytes %02x %02x %02x %02x at 0x04 are not version 1 in either "
 		          "byte order",
 		          data[4], data[5], data[6], data[7]);
-		return NULL;
+		return -1;
 	}
+	return 0;
+}
+
+/* The layout the data is in: the one given (layout=32 or 64), or the 32-bit one for
+ * big-endian data, or the only one of the two whose checks hold. NULL with err set
+ * otherwise. *forced: 32 or 64 when given, else 0. */
+static const struct layout *vehicle_layout(const uint8_t *data, size_t length,
+                                           enum byte_order order, const char *layout_arg,
+                                           struct layout layouts[2], int *forced, struct error *err)
+{
+	const struct layout *l;
+
+	*forced = 0;
 	if (layout_arg && *layout_arg) {
 		if (strcmp(layout_arg, "32") != 0 && strcmp(layout_arg, "64") != 0) {
 			error_set(err, ERROR_BAD_PARAMETER, "layout", -1,
 			          "layout: '%s' is not 32 or 64", layout_arg);
 			return NULL;
 		}
-		forced = strcmp(layout_arg, "64") == 0 ? 64 : 32;
+		*forced = strcmp(layout_arg, "64") == 0 ? 64 : 32;
 	}
 	read_layout(data, length, order, 0, &layouts[0]);
 	read_layout(data, length, order, 1, &layouts[1]);
-	if (forced) {
-		l = &layouts[forced == 64];
+	if (*forced) {
+		l = &layouts[*forced == 64];
 		if (l->failed[0]) {
-			error_set(err, ERROR_INVALID, "layout", -1, "layout=%d: %s", forced,
+			error_set(err, ERROR_INVALID, "layout", -1, "layout=%d: %s", *forced,
 			          l->failed);
 			return NULL;
 		}
-	} else if (order == BYTE_ORDER_BIG) {
-		/* big-endian data is always 32-bit */
-		l = &layouts[0];
-		if (l->failed[0]) {
-			error_set(err, ERROR_INVALID, "layout", -1, "32-bit big-endian layout: %s",
-			          l->failed);
-			return NULL;
-		}
-	} else if (!layouts[0].failed[0] && layouts[1].failed[0]) {
-		l = &layouts[0];
-	} else if (layouts[0].failed[0] && !layouts[1].failed[0]) {
-		l = &layouts[1];
-	} else {
-		error_set(err, ERROR_INVALID, "layout", -1,
-		          "%s: 32-bit: %.250s; 64-bit: %.250s (give layout=32 or layout=64)",
-		          layouts[0].failed[0] ? "neither layout fits" : "both layouts fit",
-		          layouts[0].failed[0] ? layouts[0].failed : "every check holds",
-		          layouts[1].failed[0] ? layouts[1].failed : "every check holds");
-		return NULL;
+		return l;
 	}
+	if (order == BYTE_ORDER_BIG) { /* big-endian data is always 32-bit */
+		if (layouts[0].failed[0]) {
+			error_set(err, ERROR_INVALID, "layout", -1, "32-bit big-endian layout: %s",
+			          layouts[0].failed);
+			return NULL;
+		}
+		return &layouts[0];
+	}
+	if (!layouts[0].failed[0] && layouts[1].failed[0])
+		return &layouts[0];
+	if (layouts[0].failed[0] && !layouts[1].failed[0])
+		return &layouts[1];
+	error_set(err, ERROR_INVALID, "layout", -1,
+	          "%s: 32-bit: %.250s; 64-bit: %.250s (give layout=32 or layout=64)",
+	          layouts[0].failed[0] ? "neither layout fits" : "both layouts fit",
+	          layouts[0].failed[0] ? layouts[0].failed : "every check holds",
+	          layouts[1].failed[0] ? layouts[1].failed : "every check holds");
+	return NULL;
+}
+
+/* The part records (3 signed bytes each) and the animation records, as the structure shows
+ * them. */
+static json_t *vehicle_parts(struct reader *r, const struct layout *l)
+{
+	json_t *parts = json_array();
+
+	reader_seek(r, l->start[0], "parts");
+	for (uint64_t i = 0; i < l->count[0]; i++) {
+		int8_t a = (int8_t)reader_u8(r, "parts"), b = (int8_t)reader_u8(r, "parts");
+		int8_t c = (int8_t)reader_u8(r, "parts");
+		json_array_append_new(parts, json_pack("[i, i, i]", a, b, c));
+	}
+	return parts;
+}
+
+static json_t *vehicle_animations(struct reader *r, const struct layout *l)
+{
+	json_t *animations = json_array();
+
+	for (uint64_t i = 0; i < l->count[1]; i++) {
+		int8_t part, type, state_part;
+		reader_seek(r, l->start[1] + i * ANIMATION_SIZE, "animations");
+		part = (int8_t)reader_u8(r, "animations");
+		type = (int8_t)reader_u8(r, "animations");
+		state_part = (int8_t)reader_u8(r, "animations");
+		reader_skip(r, 13, "animations");
+		json_array_append_new(
+		    animations,
+		    json_pack(
+		        "{s:i, s:o, s:i, s:o}", "part", part, "type",
+		        named_number(type, type >= 0 && type < 6 ? animation_types[type] : NULL),
+		        "state_part", state_part, "matrix33", rows(r, 3)));
+	}
+	return animations;
+}
+
+/* State animation i: its two vectors as a FLOAT4 track from trigger input 0 to 1, its
+ * record appended to states. -1 with err set. */
+static int vehicle_state(struct reader *r, const struct layout *l, uint64_t i, struct resource *res,
+                         json_t *states, struct error *err)
+{
+	int8_t part, trigger;
+	uint8_t loop;
+	float v[8];
+	struct sampler *s = &res->clip.samplers[i];
+	struct target *t = &res->clip.targets[i];
+	char name[96];
+	const char *tname;
+
+	reader_seek(r, l->start[2] + i * STATE_SIZE, "states");
+	part = (int8_t)reader_u8(r, "states");
+	trigger = (int8_t)reader_u8(r, "states");
+	loop = reader_u8(r, "states");
+	reader_skip(r, 13, "states");
+	for (int k = 0; k < 8; k++)
+		v[k] = reader_f32(r, "states");
+	tname = trigger_name(trigger);
+	json_array_append_new(
+	    states, json_pack("{s:i, s:o, s:b, s:[[f,f,f,f],[f,f,f,f]]}", "part", part, "trigger",
+	                      named_number(trigger, tname), "loop", loop != 0, "vectors",
+	                      (double)v[0], (double)v[1], (double)v[2], (double)v[3], (double)v[4],
+	                      (double)v[5], (double)v[6], (double)v[7]));
+	for (int k = 0; k < 8; k++)
+		if (!isfinite(v[k])) {
+			error_set(err, ERROR_VALUE_NOT_FINITE, "states", (long long)r->pos,
+			          "states[%" PRIu64 "].vectors: component %d is not finite", i, k);
+			return -1;
+		}
+	s->type = VALUE_FLOAT4;
+	s->array_size = 1;
+	s->interp = INTERP_LINEAR;
+	s->key_count = 2;
+	s->times = malloc(2 * sizeof(float));
+	s->values = malloc(sizeof(v));
+	s->value_bytes = sizeof(v);
+	if (!s->times || !s->values) {
+		error_set(err, ERROR_INTERNAL, NULL, -1, "out of memory");
+		return -1;
+	}
+	s->times[0] = 0, s->times[1] = 1;
+	memcpy(s->values, v, sizeof(v));
+	snprintf(t->schema, sizeof(t->schema), "%s", SCHEMA_BURNOUT);
+	t->object = i;
+	if (tname)
+		snprintf(name, sizeof(name), "state %" PRIu64 " (part %d, %s)", i, part, tname);
+	else
+		snprintf(name, sizeof(name), "state %" PRIu64 " (part %d, trigger %d)", i, part,
+		         trigger);
+	t->name = strdup(name);
+	res->clip.channels[i] =
+	    (struct channel){(uint32_t)i, BURNOUT_STATE_VECTORS, 0, (uint32_t)i};
+	snprintf(name + strlen(name), sizeof(name) - strlen(name), " vectors");
+	res->track_names[i] = strdup(name);
+	res->clip.target_count = res->clip.sampler_count = res->clip.channel_count = i + 1;
+	return 0;
+}
+
+/* The four wheels: their part indexes and matrices. */
+static json_t *vehicle_wheels(struct reader *r, const struct layout *l)
+{
+	static const char *const corner[4] = {"front left", "front right", "rear left",
+	                                      "rear right"};
+	json_t *wheels = json_array();
+
+	reader_seek(r, l->wheel_matrices, "wheel matrices");
+	for (int i = 0; i < 4; i++)
+		json_array_append_new(wheels,
+		                      json_pack("{s:s, s:i, s:o}", "wheel", corner[i], "part_index",
+		                                l->wheels[i], "matrix44", rows(r, 4)));
+	return wheels;
+}
+
+static struct resource *decode_vehicle_animation(const uint8_t *data, size_t length,
+                                                 const char *layout_arg, struct error *err)
+{
+	struct layout layouts[2];
+	const struct layout *l;
+	enum byte_order order;
+	struct resource *res;
+	struct reader r;
+	json_t *parts, *animations, *states = NULL, *wheels = NULL;
+	int forced;
+
+	if (vehicle_byte_order(data, length, &order, err) < 0)
+		return NULL;
+	l = vehicle_layout(data, length, order, layout_arg, layouts, &forced, err);
+	if (!l)
+		return NULL;
 	res = resource_create("burnout", "VehicleAnimation");
 	if (!res) {
 		error_set(err, ERROR_INTERNAL, NULL, -1, "out of memory");
 		return NULL;
 	}
 	reader_init(&r, data, length, order, err);
-	parts = json_array();
-	reader_seek(&r, l->start[0], "parts");
-	for (uint64_t i = 0; i < l->count[0]; i++) {
-		int8_t a = (int8_t)reader_u8(&r, "parts"), b = (int8_t)reader_u8(&r, "parts");
-		int8_t c = (int8_t)reader_u8(&r, "parts");
-		json_array_append_new(parts, json_pack("[i, i, i]", a, b, c));
-	}
-	animations = json_array();
-	for (uint64_t i = 0; i < l->count[1]; i++) {
-		int8_t part, type, state_part;
-		reader_seek(&r, l->start[1] + i * ANIMATION_SIZE, "animations");
-		part = (int8_t)reader_u8(&r, "animations");
-		type = (int8_t)reader_u8(&r, "animations");
-		state_part = (int8_t)reader_u8(&r, "animations");
-		reader_skip(&r, 13, "animations");
-		json_array_append_new(
-		    animations,
-		    json_pack(
-		        "{s:i, s:o, s:i, s:o}", "part", part, "type",
-		        named_number(type, type >= 0 && type < 6 ? animation_types[type] : NULL),
-		        "state_part", state_part, "matrix33", rows(&r, 3)));
-	}
+	parts = vehicle_parts(&r, l);
+	animations = vehicle_animations(&r, l);
 	states = json_array();
 	res->clip.targets = calloc(l->count[2] + 1, sizeof(struct target));
 	res->clip.samplers = calloc(l->count[2] + 1, sizeof(struct sampler));
@@ -305,74 +421,10 @@ static struct resource *decode_vehicle_animation(const uint8_t *data, size_t len
 		error_set(err, ERROR_INTERNAL, NULL, -1, "out of memory");
 		goto fail;
 	}
-	for (uint64_t i = 0; i < l->count[2]; i++) {
-		int8_t part, trigger;
-		uint8_t loop;
-		float v[8];
-		struct sampler *s = &res->clip.samplers[i];
-		struct target *t = &res->clip.targets[i];
-		char name[96];
-		const char *tname;
-
-		reader_seek(&r, l->start[2] + i * STATE_SIZE, "states");
-		part = (int8_t)reader_u8(&r, "states");
-		trigger = (int8_t)reader_u8(&r, "states");
-		loop = reader_u8(&r, "states");
-		reader_skip(&r, 13, "states");
-		for (int k = 0; k < 8; k++)
-			v[k] = reader_f32(&r, "states");
-		tname = trigger_name(trigger);
-		json_array_append_new(
-		    states,
-		    json_pack("{s:i, s:o, s:b, s:[[f,f,f,f],[f,f,f,f]]}", "part", part, "trigger",
-		              named_number(trigger, tname), "loop", loop != 0, "vectors",
-		              (double)v[0], (double)v[1], (double)v[2], (double)v[3], (double)v[4],
-		              (double)v[5], (double)v[6], (double)v[7]));
-		for (int k = 0; k < 8; k++)
-			if (!isfinite(v[k])) {
-				error_set(err, ERROR_VALUE_NOT_FINITE, "states", (long long)r.pos,
-				          "states[%" PRIu64 "].vectors: component %d is not finite",
-				          i, k);
-				goto fail;
-			}
-		/* the two vectors as keys at trigger input 0 and 1 */
-		s->type = VALUE_FLOAT4;
-		s->array_size = 1;
-		s->interp = INTERP_LINEAR;
-		s->key_count = 2;
-		s->times = malloc(2 * sizeof(float));
-		s->values = malloc(sizeof(v));
-		s->value_bytes = sizeof(v);
-		if (!s->times || !s->values) {
-			error_set(err, ERROR_INTERNAL, NULL, -1, "out of memory");
+	for (uint64_t i = 0; i < l->count[2]; i++)
+		if (vehicle_state(&r, l, i, res, states, err) < 0)
 			goto fail;
-		}
-		s->times[0] = 0, s->times[1] = 1;
-		memcpy(s->values, v, sizeof(v));
-		snprintf(t->schema, sizeof(t->schema), "%s", SCHEMA_BURNOUT);
-		t->object = i;
-		if (tname)
-			snprintf(name, sizeof(name), "state %" PRIu64 " (part %d, %s)", i, part,
-			         tname);
-		else
-			snprintf(name, sizeof(name), "state %" PRIu64 " (part %d, trigger %d)", i,
-			         part, trigger);
-		t->name = strdup(name);
-		res->clip.channels[i] =
-		    (struct channel){(uint32_t)i, BURNOUT_STATE_VECTORS, 0, (uint32_t)i};
-		snprintf(name + strlen(name), sizeof(name) - strlen(name), " vectors");
-		res->track_names[i] = strdup(name);
-		res->clip.target_count = res->clip.sampler_count = res->clip.channel_count = i + 1;
-	}
-	wheels = json_array();
-	reader_seek(&r, l->wheel_matrices, "wheel matrices");
-	for (int i = 0; i < 4; i++) {
-		static const char *const corner[4] = {"front left", "front right", "rear left",
-		                                      "rear right"};
-		json_array_append_new(wheels,
-		                      json_pack("{s:s, s:i, s:o}", "wheel", corner[i], "part_index",
-		                                l->wheels[i], "matrix44", rows(&r, 4)));
-	}
+	wheels = vehicle_wheels(&r, l);
 	if (reader_failed(&r))
 		goto fail;
 	res->clip.duration = l->count[2] ? 1.0 : 0.0;
