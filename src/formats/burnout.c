@@ -722,80 +722,181 @@ static char *debug_name(struct debug_names *names, const char *xml, size_t lengt
 	return name;
 }
 
-static int decode_bundle_named(const struct upload *up, struct decode_result *out,
-                               struct debug_names *names, struct error *err)
-{
-	enum byte_order order = BYTE_ORDER_LITTLE;
-	struct reader r;
-	uint32_t version, platform, debug_offset, entry_count, entries_offset, data_offset[3],
-	    flags;
-	size_t max = up->max_inflate ? up->max_inflate : DEFAULT_MAX_INFLATE, inflated = 0;
-	const char *xml = NULL;
-	size_t xml_length = 0;
+/* A bnd2 bundle's header. */
+struct bundle_header {
+	enum byte_order order; /* version 2 in either byte order decides it */
+	uint32_t version, platform, debug_offset, entry_count, entries_offset, data_offset[3];
+	uint32_t flags;
+	const char *xml; /* the debug data (resource names), or NULL */
+	size_t xml_length;
+};
 
-	/* version 2 in either byte order decides it */
-	reader_init(&r, up->data, up->length, BYTE_ORDER_LITTLE, err);
-	reader_skip(&r, 4, "magic");
-	version = reader_u32(&r, "version");
-	if (version != 2) {
-		order = BYTE_ORDER_BIG;
-		reader_init(&r, up->data, up->length, order, err);
-		reader_skip(&r, 4, "magic");
-		version = reader_u32(&r, "version");
+static int read_bundle_header(const struct upload *up, struct bundle_header *h, struct reader *r,
+                              struct error *err)
+{
+	h->order = BYTE_ORDER_LITTLE;
+	reader_init(r, up->data, up->length, BYTE_ORDER_LITTLE, err);
+	reader_skip(r, 4, "magic");
+	h->version = reader_u32(r, "version");
+	if (h->version != 2) {
+		h->order = BYTE_ORDER_BIG;
+		reader_init(r, up->data, up->length, h->order, err);
+		reader_skip(r, 4, "magic");
+		h->version = reader_u32(r, "version");
 	}
-	platform = reader_u32(&r, "platform");
-	debug_offset = reader_u32(&r, "debugDataOffset");
-	entry_count = reader_u32(&r, "entryCount");
-	entries_offset = reader_u32(&r, "entriesOffset");
+	h->platform = reader_u32(r, "platform");
+	h->debug_offset = reader_u32(r, "debugDataOffset");
+	h->entry_count = reader_u32(r, "entryCount");
+	h->entries_offset = reader_u32(r, "entriesOffset");
 	for (int i = 0; i < 3; i++)
-		data_offset[i] = reader_u32(&r, "dataOffset");
-	flags = reader_u32(&r, "flags");
-	if (reader_failed(&r))
+		h->data_offset[i] = reader_u32(r, "dataOffset");
+	h->flags = reader_u32(r, "flags");
+	if (reader_failed(r))
 		return -1;
-	if (version != 2) {
+	if (h->version != 2) {
 		error_set(err, ERROR_UNSUPPORTED_FORMAT, "version", 4,
 		          "version: this bnd2 bundle is not version 2 in either byte order");
 		return -1;
 	}
-	if (reader_seek(&r, entries_offset, "entriesOffset") < 0 ||
-	    reader_check_count(&r, entry_count, 0x40, "entryCount") < 0)
+	if (reader_seek(r, h->entries_offset, "entriesOffset") < 0 ||
+	    reader_check_count(r, h->entry_count, 0x40, "entryCount") < 0)
 		return -1;
-	if ((flags & 8) && debug_offset < up->length) {
-		xml = (const char *)up->data + debug_offset;
-		xml_length = up->length - debug_offset;
+	h->xml = NULL;
+	h->xml_length = 0;
+	if ((h->flags & 8) && h->debug_offset < up->length) {
+		h->xml = (const char *)up->data + h->debug_offset;
+		h->xml_length = up->length - h->debug_offset;
 	}
-	for (uint32_t i = 0; i < entry_count; i++) {
-		struct bundle_entry e;
-		struct resource *res = NULL;
-		uint8_t *block;
-		size_t block_length;
-		char idtext[24];
+	return 0;
+}
 
-		reader_seek(&r, (size_t)entries_offset + (size_t)i * 0x40, "entries");
-		e.id = reader_u64(&r, "entries");
-		reader_u64(&r, "entries"); /* imports hash */
-		for (int k = 0; k < 3; k++)
-			e.uncompressed[k] = reader_u32(&r, "entries");
-		for (int k = 0; k < 3; k++)
-			e.compressed[k] = reader_u32(&r, "entries");
-		for (int k = 0; k < 3; k++)
-			e.offset[k] = reader_u32(&r, "entries");
-		e.imports_offset = reader_u32(&r, "entries");
-		e.type = reader_u32(&r, "entries");
-		e.import_count = reader_u16(&r, "entries");
-		if (reader_failed(&r))
+/* Entry i's record (0x40 bytes). */
+static int read_bundle_entry(struct reader *r, const struct bundle_header *h, uint32_t i,
+                             struct bundle_entry *e)
+{
+	reader_seek(r, (size_t)h->entries_offset + (size_t)i * 0x40, "entries");
+	e->id = reader_u64(r, "entries");
+	reader_u64(r, "entries"); /* imports hash */
+	for (int k = 0; k < 3; k++)
+		e->uncompressed[k] = reader_u32(r, "entries");
+	for (int k = 0; k < 3; k++)
+		e->compressed[k] = reader_u32(r, "entries");
+	for (int k = 0; k < 3; k++)
+		e->offset[k] = reader_u32(r, "entries");
+	e->imports_offset = reader_u32(r, "entries");
+	e->type = reader_u32(r, "entries");
+	e->import_count = reader_u16(r, "entries");
+	return reader_failed(r) ? -1 : 0;
+}
+
+/* The imports at the end of an entry's primary block: references of res. */
+static int read_imports(const uint8_t *block, size_t block_length, enum byte_order order,
+                        const struct bundle_entry *e, struct resource *res, struct error *err)
+{
+	struct reader ir;
+
+	reader_init(&ir, block, block_length, order, err);
+	if (reader_seek(&ir, e->imports_offset, "importsOffset") < 0 ||
+	    reader_check_count(&ir, e->import_count, 16, "imports") < 0)
+		return -1;
+	for (uint16_t k = 0; k < e->import_count; k++) {
+		uint64_t id = reader_u64(&ir, "imports");
+		reader_u64(&ir, "imports");
+		resource_add_reference(res, (uint32_t)id, "import", -1, k);
+	}
+	return 0;
+}
+
+/* Entry i, one of the types animdex reads: its block inflated and decoded, its imports and
+ * name, into out. -1 with err set (naming the entry). */
+static int decode_bundle_entry(const struct upload *up, const struct bundle_header *h,
+                               const struct bundle_entry *e, uint32_t i, size_t max,
+                               struct debug_names *names, struct decode_result *out,
+                               struct error *err)
+{
+	struct resource *res;
+	uint8_t *block;
+	size_t block_length, resource_length;
+	char idtext[24];
+
+	snprintf(idtext, sizeof(idtext), "0x%08" PRIX64, e->id & 0xFFFFFFFFu);
+	block = entry_block(up->data, up->length, h->data_offset[0], h->flags & 1, e, i, max,
+	                    &block_length, err);
+	if (!block)
+		return -1;
+	if (e->import_count && e->imports_offset > block_length) {
+		error_set(err, ERROR_INVALID, "importsOffset", -1,
+		          "entries[%" PRIu32 "]: importsOffset 0x%" PRIX32
+		          " is past its %zu-byte block",
+		          i, e->imports_offset, block_length);
+		free(block);
+		return -1;
+	}
+	/* the resource ends where its imports begin */
+	resource_length = e->import_count ? e->imports_offset : block_length;
+	res = e->type == TYPE_VEHICLE_ANIMATION
+	          ? decode_vehicle_animation(block, resource_length, up->layout, err)
+	          : decode_body_part_remap(block, resource_length, err);
+	if (!res) {
+		char message[sizeof(err->message)];
+		snprintf(message, sizeof(message), "entries[%" PRIu32 "] (%s): %.400s", i, idtext,
+		         err->message);
+		memcpy(err->message, message, sizeof(message));
+		free(block);
+		return -1;
+	}
+	if (e->import_count && read_imports(block, block_length, h->order, e, res, err) < 0) {
+		free(block);
+		resource_free(res);
+		return -1;
+	}
+	free(block);
+	res->crc32 = (uint32_t)e->id;
+	snprintf(res->crc32_source, sizeof(res->crc32_source), "bundle entry");
+	res->name = debug_name(names, h->xml, h->xml_length, e->id);
+	json_object_set_new(res->metadata, "bundle",
+	                    json_pack("{s:I, s:s, s:i, s:b, s:I}", "entry", (json_int_t)i,
+	                              "resource_id", idtext, "platform", (int)h->platform,
+	                              "compressed", (h->flags & 1) != 0, "import_count",
+	                              (json_int_t)e->import_count));
+	if (decode_result_add(out, res) < 0) {
+		error_set(err, ERROR_INTERNAL, NULL, -1, "out of memory");
+		return -1;
+	}
+	return 0;
+}
+
+/* An entry of a type animdex does not read, listed in out->skipped with its name. */
+static void skip_bundle_entry(const struct bundle_header *h, const struct bundle_entry *e,
+                              struct debug_names *names, struct decode_result *out)
+{
+	char idtext[24], type[16], *name = debug_name(names, h->xml, h->xml_length, e->id);
+
+	snprintf(idtext, sizeof(idtext), "0x%08" PRIX64, e->id & 0xFFFFFFFFu);
+	snprintf(type, sizeof(type), "0x%05" PRIX32, e->type);
+	json_array_append_new(out->skipped,
+	                      json_pack("{s:s, s:s, s:s, s:s}", "name", name ? name : idtext, "id",
+	                                idtext, "type", type, "reason",
+	                                "animdex reads Vehicle Animation (0x10023) and Body "
+	                                "Part Remap Data (0x10024) resources"));
+	free(name);
+}
+
+static int decode_bundle_named(const struct upload *up, struct decode_result *out,
+                               struct debug_names *names, struct error *err)
+{
+	struct bundle_header h;
+	struct reader r;
+	size_t max = up->max_inflate ? up->max_inflate : DEFAULT_MAX_INFLATE, inflated = 0;
+
+	if (read_bundle_header(up, &h, &r, err) < 0)
+		return -1;
+	for (uint32_t i = 0; i < h.entry_count; i++) {
+		struct bundle_entry e;
+		if (read_bundle_entry(&r, &h, i, &e) < 0)
 			return -1;
-		snprintf(idtext, sizeof(idtext), "0x%08" PRIX64, e.id & 0xFFFFFFFFu);
 		if (e.type != TYPE_VEHICLE_ANIMATION && e.type != TYPE_BODY_PART_REMAP) {
-			char type[16], *name = debug_name(names, xml, xml_length, e.id);
-			snprintf(type, sizeof(type), "0x%05" PRIX32, e.type);
-			json_array_append_new(
-			    out->skipped,
-			    json_pack("{s:s, s:s, s:s, s:s}", "name", name ? name : idtext, "id",
-			              idtext, "type", type, "reason",
-			              "animdex reads Vehicle Animation (0x10023) and Body "
-			              "Part Remap Data (0x10024) resources"));
-			free(name);
+			skip_bundle_entry(&h, &e, names, out);
 			continue;
 		}
 		if (format_room_for_entry(up, out, err) < 0)
@@ -804,74 +905,18 @@ static int decode_bundle_named(const struct upload *up, struct decode_result *ou
 		if (inflated > max) {
 			error_set(err, ERROR_TOO_LARGE, "entries", -1,
 			          "the bundle's resources declare more than the upload limit of "
-			          "%zu bytes "
-			          "uncompressed",
+			          "%zu bytes uncompressed",
 			          max);
 			return -1;
 		}
-		block = entry_block(up->data, up->length, data_offset[0], flags & 1, &e, i, max,
-		                    &block_length, err);
-		if (!block)
+		if (decode_bundle_entry(up, &h, &e, i, max, names, out, err) < 0)
 			return -1;
-		if (e.import_count && e.imports_offset > block_length) {
-			error_set(err, ERROR_INVALID, "importsOffset", -1,
-			          "entries[%" PRIu32 "]: importsOffset 0x%" PRIX32
-			          " is past its %zu-byte block",
-			          i, e.imports_offset, block_length);
-			free(block);
-			return -1;
-		}
-		/* the resource ends where its imports begin */
-		{
-			size_t resource_length = e.import_count ? e.imports_offset : block_length;
-			res =
-			    e.type == TYPE_VEHICLE_ANIMATION
-			        ? decode_vehicle_animation(block, resource_length, up->layout, err)
-			        : decode_body_part_remap(block, resource_length, err);
-		}
-		if (!res) {
-			char message[sizeof(err->message)];
-			snprintf(message, sizeof(message), "entries[%" PRIu32 "] (%s): %.400s", i,
-			         idtext, err->message);
-			memcpy(err->message, message, sizeof(message));
-			free(block);
-			return -1;
-		}
-		/* imports: inside the primary block */
-		if (e.import_count) {
-			struct reader ir;
-			reader_init(&ir, block, block_length, order, err);
-			if (reader_seek(&ir, e.imports_offset, "importsOffset") < 0 ||
-			    reader_check_count(&ir, e.import_count, 16, "imports") < 0) {
-				free(block);
-				resource_free(res);
-				return -1;
-			}
-			for (uint16_t k = 0; k < e.import_count; k++) {
-				uint64_t id = reader_u64(&ir, "imports");
-				reader_u64(&ir, "imports");
-				resource_add_reference(res, (uint32_t)id, "import", -1, k);
-			}
-		}
-		free(block);
-		res->crc32 = (uint32_t)e.id;
-		snprintf(res->crc32_source, sizeof(res->crc32_source), "bundle entry");
-		res->name = debug_name(names, xml, xml_length, e.id);
-		json_object_set_new(res->metadata, "bundle",
-		                    json_pack("{s:I, s:s, s:i, s:b, s:I}", "entry", (json_int_t)i,
-		                              "resource_id", idtext, "platform", (int)platform,
-		                              "compressed", (flags & 1) != 0, "import_count",
-		                              (json_int_t)e.import_count));
-		if (decode_result_add(out, res) < 0) {
-			error_set(err, ERROR_INTERNAL, NULL, -1, "out of memory");
-			return -1;
-		}
 	}
 	if (out->count == 0) {
 		error_set(err, ERROR_UNSUPPORTED_FORMAT, NULL, -1,
 		          "the bundle holds no Vehicle Animation (0x10023) or Body Part Remap Data "
 		          "(0x10024) resource among its %" PRIu32 " resources",
-		          entry_count);
+		          h.entry_count);
 		return -1;
 	}
 	return 0;
