@@ -526,6 +526,114 @@ static int find_or_add_target(struct clip *clip, const struct track_target *tt)
 	return (int)clip->target_count++;
 }
 
+/* A message keyframer's slice as an event track: every message its keys hold, each at its
+ * key's time. 0, -2 when the slice holds no message, -1 when out of memory. */
+static int message_sampler(const struct zouna_keys *k, uint32_t start, uint32_t count,
+                           struct sampler *s)
+{
+	uint32_t first = k->first[start], last = k->first[start + count];
+
+	if (first == last)
+		return -2;
+	s->type = VALUE_UINT;
+	s->array_size = EVENT_WORDS;
+	s->interp = INTERP_STEP;
+	s->key_count = last - first;
+	s->times = malloc(s->key_count * sizeof(float));
+	s->value_bytes = (size_t)s->key_count * EVENT_WORDS * 4;
+	s->values = malloc(s->value_bytes);
+	if (!s->times || !s->values)
+		return -1;
+	for (uint32_t key = start, e = 0; key < start + count; key++)
+		for (uint32_t m = k->first[key]; m < k->first[key + 1]; m++, e++)
+			s->times[e] = k->times[key];
+	memcpy(s->values, k->events + (size_t)first * EVENT_WORDS, s->value_bytes);
+	return 0;
+}
+
+/* A handle or flag keyframer's slice: one word a key, stepped. */
+static int word_sampler(const struct zouna_keys *k, uint32_t start, uint32_t count,
+                        struct sampler *s)
+{
+	s->type = VALUE_UINT;
+	s->interp = INTERP_STEP;
+	s->key_count = count;
+	s->times = malloc(count * sizeof(float));
+	s->value_bytes = (size_t)count * 4;
+	s->values = malloc(s->value_bytes);
+	if (!s->times || !s->values)
+		return -1;
+	memcpy(s->times, k->times + start, count * sizeof(float));
+	memcpy(s->values, k->words + start, s->value_bytes);
+	return 0;
+}
+
+/* A float keyframer's slice: stepped (the step flag), Hermite as glTF's cubic spline with
+ * tangents per second, or linear. */
+static int float_sampler(const struct zouna_keys *k, uint32_t start, uint32_t count, int step,
+                         struct sampler *s)
+{
+	const struct zouna_class *c = k->cls;
+	uint32_t n = c->n;
+	int cubic = c->kind == KIND_HERMITE && !step;
+	float *v;
+
+	s->type = (enum value_type)(VALUE_FLOAT + n - 1);
+	s->interp = step ? INTERP_STEP : cubic ? INTERP_CUBIC_SPLINE : INTERP_LINEAR;
+	s->semantic =
+	    c->kind == KIND_ROT ? SEMANTIC_NORMALIZED_QUATERNION : SEMANTIC_COMPONENT_WISE;
+	s->key_count = count;
+	s->times = malloc(count * sizeof(float));
+	s->value_bytes = (size_t)count * n * sizeof(float) * (cubic ? 3 : 1);
+	s->values = malloc(s->value_bytes);
+	if (!s->times || !s->values)
+		return -1;
+	memcpy(s->times, k->times + start, count * sizeof(float));
+	v = s->values;
+	for (uint32_t i = 0; i < count; i++) {
+		uint32_t key = start + i;
+		const float *value = k->values + (size_t)key * n;
+		if (!cubic) {
+			memcpy(v + (size_t)i * n, value, n * sizeof(float));
+			continue;
+		}
+		/* [in | value | out]: tangents per second. A tangent shapes the segment before
+		 * (in) or after (out) its key; one that shapes none is kept. */
+		float d_in = i > 0 ? s->times[i] - s->times[i - 1] : 0;
+		float d_out = i + 1 < count ? s->times[i + 1] - s->times[i] : 0;
+		float *dst = v + (size_t)i * 3 * n;
+		for (uint32_t j = 0; j < n; j++) {
+			float a = k->tin[(size_t)key * n + j], b = k->tout[(size_t)key * n + j];
+			dst[j] = d_in > 0 ? a / d_in : a;
+			dst[n + j] = value[j];
+			dst[2 * n + j] = d_out > 0 ? b / d_out : b;
+		}
+	}
+	return 0;
+}
+
+/* The handles track `n`'s keys name (handle keys; a message's receiver and id), as
+ * references of the resource. */
+static void add_key_references(struct resource *res, const struct zouna_keys *k, uint32_t start,
+                               uint32_t count, const struct sampler *s, uint32_t n)
+{
+	if (k->cls->kind == KIND_HANDLE)
+		for (uint32_t i = 0; i < count; i++)
+			if (k->words[start + i])
+				resource_add_reference(res, k->words[start + i], "handle_key",
+				                       (int32_t)n, (int32_t)i);
+	if (k->cls->kind == KIND_MESSAGE)
+		for (uint32_t e = 0; e < s->key_count; e++) {
+			const uint32_t *w = (const uint32_t *)s->values + (size_t)e * EVENT_WORDS;
+			if (w[EVENT_RECEIVER])
+				resource_add_reference(res, w[EVENT_RECEIVER], "message_receiver",
+				                       (int32_t)n, (int32_t)e);
+			if (w[EVENT_MESSAGE_ID])
+				resource_add_reference(res, w[EVENT_MESSAGE_ID], "message_id",
+				                       (int32_t)n, (int32_t)e);
+		}
+}
+
 static int add_track(struct resource *res, const struct zouna_keys *k, uint32_t start,
                      uint32_t count, const struct track_target *tt, const char *what,
                      struct error *err)
@@ -536,8 +644,7 @@ static int add_track(struct resource *res, const struct zouna_keys *k, uint32_t 
 	struct channel *channels;
 	struct sampler *samplers;
 	struct track_extra *extras;
-	int target;
-	uint32_t n = c->n;
+	int target, made;
 	int step = c->has_flags && (k->flags & FLAG_STEP);
 
 	if (count == 0)
@@ -546,71 +653,16 @@ static int add_track(struct resource *res, const struct zouna_keys *k, uint32_t 
 	    check_times(k->times + start, count, 1, tt->name ? tt->name : what, k->offset, err) < 0)
 		return -1;
 	s.array_size = 1;
-	if (c->kind == KIND_MESSAGE) {
-		uint32_t first = k->first[start], last = k->first[start + count];
-		if (first == last)
-			return -2;
-		s.type = VALUE_UINT;
-		s.array_size = EVENT_WORDS;
-		s.interp = INTERP_STEP;
-		s.key_count = last - first;
-		s.times = malloc(s.key_count * sizeof(float));
-		s.value_bytes = (size_t)s.key_count * EVENT_WORDS * 4;
-		s.values = malloc(s.value_bytes);
-		if (!s.times || !s.values)
-			goto fail_oom;
-		for (uint32_t key = start, e = 0; key < start + count; key++)
-			for (uint32_t m = k->first[key]; m < k->first[key + 1]; m++, e++)
-				s.times[e] = k->times[key];
-		memcpy(s.values, k->events + (size_t)first * EVENT_WORDS, s.value_bytes);
-	} else if (c->kind == KIND_HANDLE || c->kind == KIND_FLAG) {
-		s.type = VALUE_UINT;
-		s.interp = INTERP_STEP;
-		s.key_count = count;
-		s.times = malloc(count * sizeof(float));
-		s.value_bytes = (size_t)count * 4;
-		s.values = malloc(s.value_bytes);
-		if (!s.times || !s.values)
-			goto fail_oom;
-		memcpy(s.times, k->times + start, count * sizeof(float));
-		memcpy(s.values, k->words + start, s.value_bytes);
-	} else {
-		int cubic = c->kind == KIND_HERMITE && !step;
-		float *v;
-		s.type = (enum value_type)(VALUE_FLOAT + n - 1);
-		s.interp = step ? INTERP_STEP : cubic ? INTERP_CUBIC_SPLINE : INTERP_LINEAR;
-		s.semantic =
-		    c->kind == KIND_ROT ? SEMANTIC_NORMALIZED_QUATERNION : SEMANTIC_COMPONENT_WISE;
-		s.key_count = count;
-		s.times = malloc(count * sizeof(float));
-		s.value_bytes = (size_t)count * n * sizeof(float) * (cubic ? 3 : 1);
-		s.values = malloc(s.value_bytes);
-		if (!s.times || !s.values)
-			goto fail_oom;
-		memcpy(s.times, k->times + start, count * sizeof(float));
-		v = s.values;
-		for (uint32_t i = 0; i < count; i++) {
-			uint32_t key = start + i;
-			const float *value = k->values + (size_t)key * n;
-			if (!cubic) {
-				memcpy(v + (size_t)i * n, value, n * sizeof(float));
-				continue;
-			}
-			/* [in | value | out]: tangents per second. A tangent shapes the segment
-			 * before (in) or after (out) its key; one that shapes none is kept. */
-			float d_in = i > 0 ? s.times[i] - s.times[i - 1] : 0;
-			float d_out = i + 1 < count ? s.times[i + 1] - s.times[i] : 0;
-			float *dst = v + (size_t)i * 3 * n;
-			for (uint32_t j = 0; j < n; j++) {
-				float a = k->tin[(size_t)key * n + j],
-				      b = k->tout[(size_t)key * n + j];
-				dst[j] = d_in > 0 ? a / d_in : a;
-				dst[n + j] = value[j];
-				dst[2 * n + j] = d_out > 0 ? b / d_out : b;
-			}
-		}
-	}
-	/* the engine's lookup before the first key, and Vec4fLinear's w (FORMATS 1.3) */
+	made = c->kind == KIND_MESSAGE ? message_sampler(k, start, count, &s)
+	       : c->kind == KIND_HANDLE || c->kind == KIND_FLAG
+	           ? word_sampler(k, start, count, &s)
+	           : float_sampler(k, start, count, step, &s);
+	if (made == -2)
+		return -2;
+	if (made < 0)
+		goto fail_oom;
+	/* the engine's lookup before the first key, and Vec4fLinear's w (doc/formats.md,
+	 * Zouna keyframers) */
 	if (c->kind != KIND_MESSAGE)
 		s.rules = RULE_LAST_BEFORE_FIRST;
 	if (strcmp(c->name, "KeyframerVec4fLinear_Z") == 0 && s.interp == INTERP_LINEAR)
@@ -639,22 +691,7 @@ static int add_track(struct resource *res, const struct zouna_keys *k, uint32_t 
 	                    "segment's length)"
 	                  : "none")};
 	clip->sampler_count++;
-	/* references the keys make */
-	if (c->kind == KIND_HANDLE)
-		for (uint32_t i = 0; i < count; i++)
-			if (k->words[start + i])
-				resource_add_reference(res, k->words[start + i], "handle_key",
-				                       (int32_t)clip->channel_count, (int32_t)i);
-	if (c->kind == KIND_MESSAGE)
-		for (uint32_t e = 0; e < s.key_count; e++) {
-			const uint32_t *w = (const uint32_t *)s.values + (size_t)e * EVENT_WORDS;
-			if (w[EVENT_RECEIVER])
-				resource_add_reference(res, w[EVENT_RECEIVER], "message_receiver",
-				                       (int32_t)clip->channel_count, (int32_t)e);
-			if (w[EVENT_MESSAGE_ID])
-				resource_add_reference(res, w[EVENT_MESSAGE_ID], "message_id",
-				                       (int32_t)clip->channel_count, (int32_t)e);
-		}
+	add_key_references(res, k, start, count, &s, (uint32_t)clip->channel_count);
 	return (int)clip->channel_count++;
 fail_oom:
 	free(s.times);
