@@ -900,183 +900,212 @@ static int add_entry_node(struct exporter *ex, const json_t *entry, const char *
 	return 0;
 }
 
+/* One entry's animation while it is made: its channels and samplers, the tracks it keeps in
+ * extras, and per node index the paths it animates already (bits). */
+struct entry_animation {
+	json_t *channels, *samplers, *kept;
+	uint8_t *used;
+	size_t used_len;
+};
+
+/* The bits of node index `index` (grown as needed); NULL when out of memory. */
+static uint8_t *node_paths(struct entry_animation *ea, int index)
+{
+	if ((size_t)index >= ea->used_len) {
+		uint8_t *grown = realloc(ea->used, (size_t)index + 1);
+		if (!grown)
+			return NULL;
+		memset(grown + ea->used_len, 0, (size_t)index + 1 - ea->used_len);
+		ea->used = grown;
+		ea->used_len = (size_t)index + 1;
+	}
+	return &ea->used[index];
+}
+
+/* A sampler over accessors in and out, and the channel that drives the node's path with it. */
+static void add_channel(struct entry_animation *ea, int in, int out, int interp,
+                        const struct export_node *node, enum channel_path path)
+{
+	json_t *sampler = json_object(), *channel = json_object(), *channel_target = json_object();
+
+	json_object_set_new_nocheck(sampler, "input", json_integer(in));
+	json_object_set_new_nocheck(sampler, "output", json_integer(out));
+	json_object_set_new_nocheck(sampler, "interpolation",
+	                            json_string(interp == INTERP_STEP     ? "STEP"
+	                                        : interp == INTERP_LINEAR ? "LINEAR"
+	                                                                  : "CUBICSPLINE"));
+	json_array_append_new(ea->samplers, sampler);
+	json_object_set_new_nocheck(channel, "sampler",
+	                            json_integer((json_int_t)json_array_size(ea->samplers) - 1));
+	json_object_set_new_nocheck(channel_target, "node", json_integer(node->index));
+	json_object_set_new_nocheck(channel_target, "path", json_string(path_names[path]));
+	json_object_set_new_nocheck(channel, "target", channel_target);
+	json_array_append_new(ea->channels, channel);
+}
+
+/* The keys of track t (of a node's path) as accessors and a channel: baked when Euler, as
+ * glTF takes them otherwise. -1 with err set. */
+static int add_track_channel(struct exporter *ex, struct entry_animation *ea, int64_t id, size_t i,
+                             struct catalog_track *t, struct export_node *node,
+                             enum channel_path path, int euler, struct error *err)
+{
+	float *times = NULL, *values = NULL;
+	size_t count = 0, m;
+	int interp, in, out;
+
+	interp = euler ? (bake_euler(ex, &t->sampler, id, t->n, &times, &values, &count) < 0
+	                      ? -1
+	                      : INTERP_LINEAR)
+	               : gltf_keys(ex, &t->sampler, path, &times, &values, &count);
+	m = euler ? 4 : sampler_components(&t->sampler);
+	catalog_track_cleanup(t);
+	if (interp < 0) {
+		error_set(err, ERROR_INTERNAL, NULL, -1, "out of memory");
+		return -1;
+	}
+	ex->source = (struct export_recipe){.entry = id,
+	                                    .track = (unsigned)i,
+	                                    .part = PART_TIMES,
+	                                    .path = (uint8_t)path,
+	                                    .euler = (uint8_t)euler};
+	in = add_accessor(ex, times, count, "SCALAR", 1, 1, 0);
+	ex->source.part = PART_VALUES;
+	out = in < 0 ? -1
+	             : add_accessor(ex, values,
+	                            count * (interp == INTERP_CUBIC_SPLINE ? 3 : 1) *
+	                                (path == PATH_WEIGHTS ? m : 1),
+	                            path == PATH_WEIGHTS ? "SCALAR"
+	                            : m == 4             ? "VEC4"
+	                                                 : "VEC3",
+	                            path == PATH_WEIGHTS ? 1 : m, 0, 0);
+	free(times);
+	free(values);
+	if (out < 0)
+		return too_large(ex, err);
+	add_channel(ea, in, out, interp, node, path);
+	*node_paths(ea, node->index) |= (uint8_t)(1u << path);
+	ex->channels++;
+	return 0;
+}
+
+/* Track i of the entry: a channel on its node, or kept in extras with the reason glTF cannot
+ * animate it. -1 with err set. */
+static int export_track(struct exporter *ex, struct export_entry *read, size_t i,
+                        const json_t *track, struct entry_animation *ea, struct error *err)
+{
+	const int64_t id = read->id;
+	const char *why = NULL;
+	enum channel_path path = path_of(track, &why);
+	const json_t *target = json_object_get(track, "target");
+	const char *schema = json_string_value(json_object_get(target, "schema"));
+	struct catalog_track t;
+	struct export_node *node;
+	uint8_t *paths;
+
+	if (i >= read->track_count) {
+		error_set(err, ERROR_INTERNAL, NULL, -1,
+		          "catalogue: entry %" PRId64 " lists more tracks than it has", id);
+		return -1;
+	}
+	if (read->lazy && read_lazily(read, i, err) < 0)
+		return -1;
+	t = read->tracks[i];
+	t.borrowed = 1; /* read's: cleaning t up leaves it */
+	if (path == PATH_NONE || (why = times_unfit(&t.sampler)) != NULL) {
+		keep_in_extras(ex, ea->kept, id, track, &t, &read->kept[i], why);
+		catalog_track_cleanup(&t);
+		return 0;
+	}
+	node = node_for(ex, (uint64_t)json_integer_value(json_object_get(target, "object")),
+	                json_string_value(json_object_get(target, "name")));
+	paths = node ? node_paths(ea, node->index) : NULL;
+	if (!paths) {
+		catalog_track_cleanup(&t);
+		error_set(err, ERROR_INTERNAL, NULL, -1, "out of memory");
+		return -1;
+	}
+	if (*paths & (1u << path)) {
+		keep_in_extras(ex, ea->kept, id, track, &t, NULL,
+		               "its node's property is already animated by another track of this "
+		               "entry, and glTF allows one channel per node and property");
+		catalog_track_cleanup(&t);
+		return 0;
+	}
+	if (path == PATH_WEIGHTS) {
+		unsigned targets = t.sampler.array_size;
+		if (node->weights == NODE_UNSET_WEIGHTS && give_morph_mesh(ex, node, targets) < 0) {
+			catalog_track_cleanup(&t);
+			return too_large(ex, err);
+		}
+		if (node->weights != targets) {
+			keep_in_extras(ex, ea->kept, id, track, &t, NULL,
+			               "its node already has a mesh with another number of morph "
+			               "targets");
+			catalog_track_cleanup(&t);
+			return 0;
+		}
+	}
+	return add_track_channel(ex, ea, id, i, &t, node, path, strcmp(schema, SCHEMA_ZOUNA) == 0,
+	                         err);
+}
+
+/* The entry's animation in the asset, or, when glTF animates nothing of it, a node that
+ * carries the entry and its tracks. -1 with err set. */
+static int finish_entry(struct exporter *ex, const json_t *entry, int64_t id,
+                        struct entry_animation *ea, size_t first_kept, struct error *err)
+{
+	const char *name = json_string_value(json_object_get(entry, "name"));
+	char fallback[48], unique[256];
+	json_t *about, *anim;
+
+	snprintf(fallback, sizeof(fallback), "entry %" PRId64, id);
+	if (json_array_size(ea->channels) == 0) {
+		if (add_entry_node(ex, entry, name ? name : fallback, ea->kept, first_kept) < 0) {
+			error_set(err, ERROR_INTERNAL, NULL, -1, "out of memory");
+			return -1;
+		}
+		return 0;
+	}
+	about = entry_fields(entry, about_fields);
+	if (json_array_size(ea->kept))
+		json_object_set(about, "not_animated", ea->kept);
+	unique_animation_name(ex, name ? name : fallback, unique, sizeof(unique));
+	anim = json_pack("{s:s, s:O, s:O, s:{s:o}}", "name", unique, "channels", ea->channels,
+	                 "samplers", ea->samplers, "extras", "animdex", about);
+	json_array_append_new(json_object_get(ex->doc, "animations"), anim);
+	ex->animations++;
+	return 0;
+}
+
 /* Adds a read entry (which stays the caller's). */
 static int exporter_add_entry(struct exporter *ex, struct export_entry *read, struct error *err)
 {
-	const int64_t id = read->id;
-	json_t *entry, *tracks, *track, *channels, *samplers, *kept, *anim;
+	struct entry_animation ea = {json_array(), json_array(), json_array(), NULL, 0};
+	const size_t first_kept = ex->kept.count; /* this entry's kept tracks: the splices after */
+	json_t *tracks, *track;
 	size_t i;
 	int rc = -1;
-	uint8_t *used = NULL; /* per node index: the paths this animation animates (bits) */
-	size_t used_len = 0;
 
-	const size_t first_kept = ex->kept.count; /* this entry's kept tracks: the splices after */
-
-	if (ex->entries >= ex->opt.max_entries)
-		return too_many_entries(ex, err);
-	entry = read->entry;
-	tracks = json_object_get(entry, "tracks");
-	channels = json_array();
-	samplers = json_array();
-	kept = json_array();
+	if (ex->entries >= ex->opt.max_entries) {
+		rc = too_many_entries(ex, err);
+		goto done;
+	}
+	tracks = json_object_get(read->entry, "tracks");
 	json_array_foreach(tracks, i, track)
 	{
-		const char *why = NULL;
-		enum channel_path path = path_of(track, &why);
-		const json_t *target = json_object_get(track, "target");
-		const char *schema = json_string_value(json_object_get(target, "schema"));
-		struct catalog_track t;
-		struct export_node *node;
-		float *times = NULL, *values = NULL;
-		size_t count = 0, m;
-		int interp, in, out, euler;
-
-		if (i >= read->track_count) {
-			error_set(err, ERROR_INTERNAL, NULL, -1,
-			          "catalogue: entry %" PRId64 " lists more tracks than it has", id);
+		if (export_track(ex, read, i, track, &ea, err) < 0)
 			goto done;
-		}
-		if (read->lazy && read_lazily(read, i, err) < 0)
-			goto done;
-		t = read->tracks[i];
-		t.borrowed = 1; /* read's: cleaning t up leaves it */
-		if (path == PATH_NONE || (why = times_unfit(&t.sampler)) != NULL) {
-			keep_in_extras(ex, kept, id, track, &t, &read->kept[i], why);
-			catalog_track_cleanup(&t);
-			continue;
-		}
-		euler = strcmp(schema, SCHEMA_ZOUNA) == 0;
-		node = node_for(ex, (uint64_t)json_integer_value(json_object_get(target, "object")),
-		                json_string_value(json_object_get(target, "name")));
-		if (!node) {
-			catalog_track_cleanup(&t);
-			error_set(err, ERROR_INTERNAL, NULL, -1, "out of memory");
-			goto done;
-		}
-		if ((size_t)node->index >= used_len) {
-			uint8_t *grown = realloc(used, (size_t)node->index + 1);
-			if (!grown) {
-				catalog_track_cleanup(&t);
-				error_set(err, ERROR_INTERNAL, NULL, -1, "out of memory");
-				goto done;
-			}
-			memset(grown + used_len, 0, (size_t)node->index + 1 - used_len);
-			used = grown;
-			used_len = (size_t)node->index + 1;
-		}
-		if (used[node->index] & (1u << path)) {
-			keep_in_extras(
-			    ex, kept, id, track, &t, NULL,
-			    "its node's property is already animated by another track of this "
-			    "entry, and glTF allows one channel per node and property");
-			catalog_track_cleanup(&t);
-			continue;
-		}
-		if (path == PATH_WEIGHTS) {
-			unsigned targets = t.sampler.array_size;
-			if (node->weights == NODE_UNSET_WEIGHTS &&
-			    give_morph_mesh(ex, node, targets) < 0) {
-				catalog_track_cleanup(&t);
-				rc = too_large(ex, err);
-				goto done;
-			}
-			if (node->weights != targets) {
-				keep_in_extras(
-				    ex, kept, id, track, &t, NULL,
-				    "its node already has a mesh with another number of morph "
-				    "targets");
-				catalog_track_cleanup(&t);
-				continue;
-			}
-		}
-		interp = euler ? (bake_euler(ex, &t.sampler, id, t.n, &times, &values, &count) < 0
-		                      ? -1
-		                      : INTERP_LINEAR)
-		               : gltf_keys(ex, &t.sampler, path, &times, &values, &count);
-		m = euler ? 4 : sampler_components(&t.sampler);
-		catalog_track_cleanup(&t);
-		if (interp < 0) {
-			error_set(err, ERROR_INTERNAL, NULL, -1, "out of memory");
-			goto done;
-		}
-		ex->source = (struct export_recipe){.entry = id,
-		                                    .track = (unsigned)i,
-		                                    .part = PART_TIMES,
-		                                    .path = (uint8_t)path,
-		                                    .euler = (uint8_t)euler};
-		in = add_accessor(ex, times, count, "SCALAR", 1, 1, 0);
-		ex->source.part = PART_VALUES;
-		out = in < 0 ? -1
-		             : add_accessor(ex, values,
-		                            count * (interp == INTERP_CUBIC_SPLINE ? 3 : 1) *
-		                                (path == PATH_WEIGHTS ? m : 1),
-		                            path == PATH_WEIGHTS ? "SCALAR"
-		                            : m == 4             ? "VEC4"
-		                                                 : "VEC3",
-		                            path == PATH_WEIGHTS ? 1 : m, 0, 0);
-		free(times);
-		free(values);
-		if (out < 0) {
-			rc = too_large(ex, err);
-			goto done;
-		}
-		{
-			json_t *sampler = json_object(), *channel = json_object(),
-			       *channel_target = json_object();
-			json_object_set_new_nocheck(sampler, "input", json_integer(in));
-			json_object_set_new_nocheck(sampler, "output", json_integer(out));
-			json_object_set_new_nocheck(sampler, "interpolation",
-			                            json_string(interp == INTERP_STEP ? "STEP"
-			                                        : interp == INTERP_LINEAR
-			                                            ? "LINEAR"
-			                                            : "CUBICSPLINE"));
-			json_array_append_new(samplers, sampler);
-			json_object_set_new_nocheck(
-			    channel, "sampler",
-			    json_integer((json_int_t)json_array_size(samplers) - 1));
-			json_object_set_new_nocheck(channel_target, "node",
-			                            json_integer(node->index));
-			json_object_set_new_nocheck(channel_target, "path",
-			                            json_string(path_names[path]));
-			json_object_set_new_nocheck(channel, "target", channel_target);
-			json_array_append_new(channels, channel);
-		}
-		used[node->index] |= (uint8_t)(1u << path);
-		ex->channels++;
 	}
-	{
-		const char *name = json_string_value(json_object_get(entry, "name"));
-		char fallback[48];
-		json_t *about;
-		snprintf(fallback, sizeof(fallback), "entry %" PRId64, id);
-		if (json_array_size(channels) == 0) {
-			/* nothing glTF animates: a node carries the entry and its tracks */
-			if (add_entry_node(ex, entry, name ? name : fallback, kept, first_kept) <
-			    0) {
-				error_set(err, ERROR_INTERNAL, NULL, -1, "out of memory");
-				goto done;
-			}
-		} else {
-			char unique[256];
-			about = entry_fields(entry, about_fields);
-			if (json_array_size(kept))
-				json_object_set(about, "not_animated", kept);
-			unique_animation_name(ex, name ? name : fallback, unique, sizeof(unique));
-			anim =
-			    json_pack("{s:s, s:O, s:O, s:{s:o}}", "name", unique, "channels",
-			              channels, "samplers", samplers, "extras", "animdex", about);
-			json_array_append_new(json_object_get(ex->doc, "animations"), anim);
-			ex->animations++;
-		}
-	}
+	if (finish_entry(ex, read->entry, read->id, &ea, first_kept, err) < 0)
+		goto done;
 	ex->entries++;
-	json_array_append_new(ex->entry_list, entry_fields(entry, listed_fields));
+	json_array_append_new(ex->entry_list, entry_fields(read->entry, listed_fields));
 	rc = 0;
 done:
-	free(used);
-	json_decref(channels);
-	json_decref(samplers);
-	json_decref(kept);
+	free(ea.used);
+	json_decref(ea.channels);
+	json_decref(ea.samplers);
+	json_decref(ea.kept);
 	return rc;
 }
 
