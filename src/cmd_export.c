@@ -93,7 +93,18 @@ static long next_asset_block(void *arg, char *out, size_t room)
 	return export_asset_read(r->asset, r->cat, out, room, &r->err);
 }
 
-static int cmd_export(int argc, char **argv)
+/* What the command line asks for. */
+struct export_args {
+	const char *db, *output, *format;
+	struct export_options opt;
+	struct catalog_query q;
+	int64_t *chosen; /* --id, in order */
+	size_t nchosen;
+	int quiet;
+};
+
+/* The command line into a (defaults set by the caller); exits on --help and on a refusal. */
+static void parse_options(int argc, char **argv, struct export_args *a)
 {
 	static const struct option options[] = {{"db", required_argument, NULL, 'd'},
 	                                        {"id", required_argument, NULL, 'i'},
@@ -109,82 +120,98 @@ static int cmd_export(int argc, char **argv)
 	                                        {"help", no_argument, NULL, 'h'},
 	                                        {"max-entries", required_argument, NULL, 'm'},
 	                                        {NULL, 0, NULL, 0}};
-	const char *db = CMD_DEFAULT_DB, *output = NULL, *format = "glb";
-	struct export_options opt = {.glb = 1,
-	                             .bake_rate = EXPORT_DEFAULT_BAKE_RATE,
-	                             .max_entries = EXPORT_DEFAULT_MAX_ENTRIES};
-	struct catalog_query q = {0};
-	int64_t *ids = NULL, *chosen = NULL;
-	size_t count = 0, nchosen = 0;
-	struct exporter *ex = NULL;
-	struct catalog *cat = NULL;
-	struct error err;
-	json_t *summary = NULL;
-	struct asset_reader reader = {0};
-	int c, rc = 1, quiet = 0, tty = isatty(2);
-	const char *own;
+	int c;
 
 	while ((c = getopt_long(argc, argv, "ho:", options, NULL)) != -1) {
 		switch (c) {
-		case 'd': db = cmd_operand(optarg, "--db"); break;
+		case 'd': a->db = cmd_operand(optarg, "--db"); break;
 		case 'i': {
-			int64_t *grown = realloc(chosen, (nchosen + 1) * sizeof(*chosen));
-			if (!grown)
-				return 1;
-			chosen = grown;
-			chosen[nchosen++] = cmd_parse_unsigned(optarg, "--id", 1, 2147483647u);
+			int64_t *grown = realloc(a->chosen, (a->nchosen + 1) * sizeof(*a->chosen));
+			if (!grown) {
+				fprintf(stderr, "animdexd: out of memory\n");
+				exit(1);
+			}
+			a->chosen = grown;
+			a->chosen[a->nchosen++] =
+			    cmd_parse_unsigned(optarg, "--id", 1, 2147483647u);
 			break;
 		}
-		case 'c': q.class_name = optarg; break;
-		case 'f': q.family = optarg; break;
-		case 'n': q.name = optarg; break;
+		case 'c': a->q.class_name = optarg; break;
+		case 'f': a->q.family = optarg; break;
+		case 'n': a->q.name = optarg; break;
 		case 'x':
-			if (hash_parse_handle(optarg, &q.crc32) < 0)
+			if (hash_parse_handle(optarg, &a->q.crc32) < 0)
 				cmd_usage_error(
 				    "--crc32: '%s' is not a handle (hex 0x1A2B3C4D or decimal)",
 				    optarg);
-			q.has_crc32 = 1;
+			a->q.has_crc32 = 1;
 			break;
-		case 'q': q.q = optarg; break;
-		case 'F': format = optarg; break;
+		case 'q': a->q.q = optarg; break;
+		case 'F': a->format = optarg; break;
 		case 'b':
-			if (export_parse_bake_rate(optarg, &opt.bake_rate) < 0)
+			if (export_parse_bake_rate(optarg, &a->opt.bake_rate) < 0)
 				cmd_usage_error(
 				    "--bake: '%s' is not a number of samples a second above 0 "
 				    "and at most 1000, in decimal digits (30, 29.97)",
 				    optarg);
 			break;
-		case 'o': output = cmd_operand(optarg, "-o"); break;
+		case 'o': a->output = cmd_operand(optarg, "-o"); break;
 		case 'm':
-			opt.max_entries = cmd_parse_unsigned(optarg, "--max-entries", 1, 10000000);
+			a->opt.max_entries =
+			    cmd_parse_unsigned(optarg, "--max-entries", 1, 10000000);
 			break;
-		case 'Q': quiet = 1; break;
-		case 'h': return cmd_help(&cmd_export_entry);
+		case 'Q': a->quiet = 1; break;
+		case 'h': exit(cmd_help(&cmd_export_entry));
 		default: cmd_usage_error("%s", "unknown option");
 		}
 	}
 	if (optind < argc)
 		cmd_usage_error("unexpected argument '%s'", argv[optind]);
-	if (!output)
+	if (!a->output)
 		cmd_usage_error("%s", "export needs -o FILE");
-	if (strcmp(format, "glb") != 0 && strcmp(format, "gltf") != 0)
-		cmd_usage_error("--format: '%s' is not glb or gltf", format);
-	opt.glb = strcmp(format, "glb") == 0;
+	if (strcmp(a->format, "glb") != 0 && strcmp(a->format, "gltf") != 0)
+		cmd_usage_error("--format: '%s' is not glb or gltf", a->format);
+	a->opt.glb = strcmp(a->format, "glb") == 0;
+}
+
+static int cmd_export(int argc, char **argv)
+{
+	struct export_args a = {.db = CMD_DEFAULT_DB,
+	                        .format = "glb",
+	                        .opt = {.glb = 1,
+	                                .bake_rate = EXPORT_DEFAULT_BAKE_RATE,
+	                                .max_entries = EXPORT_DEFAULT_MAX_ENTRIES}};
+	const char *db, *output;
+	int64_t *ids = NULL;
+	size_t count = 0;
+	struct exporter *ex = NULL;
+	struct catalog *cat = NULL;
+	struct error err;
+	json_t *summary = NULL;
+	struct asset_reader reader = {0};
+	int rc = 1, quiet, tty = isatty(2);
+	const char *own;
+
+	parse_options(argc, argv, &a);
+	db = a.db;
+	output = a.output;
+	quiet = a.quiet;
 	if ((own = catalog_files_match(db, output)) != NULL) {
 		fprintf(stderr, "animdexd: -o %s is %s (--db %s): refusing to write over it\n",
 		        output, own, db);
+		free(a.chosen);
 		return 2;
 	}
 	error_init(&err);
 	cat = catalog_open_read_only(db, &err); /* an export changes nothing */
 	if (!cat)
 		goto fail;
-	if (nchosen) {
-		ids = chosen, count = nchosen, chosen = NULL;
-	} else if (catalog_select_matching(cat, &q, opt.max_entries, &ids, &count, &err) < 0) {
+	if (a.nchosen) {
+		ids = a.chosen, count = a.nchosen, a.chosen = NULL;
+	} else if (catalog_select_matching(cat, &a.q, a.opt.max_entries, &ids, &count, &err) < 0) {
 		goto fail;
 	}
-	ex = exporter_create(&opt);
+	ex = exporter_create(&a.opt);
 	if (!ex) {
 		error_set(&err, ERROR_INTERNAL, NULL, -1, "out of memory");
 		goto fail;
@@ -229,7 +256,7 @@ done:
 	exporter_free(ex);
 	catalog_close(cat);
 	free(ids);
-	free(chosen);
+	free(a.chosen);
 	return rc;
 }
 
