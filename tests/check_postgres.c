@@ -615,6 +615,34 @@ START_TEST(copy_append_renumbers_what_collides)
 }
 END_TEST
 
+#ifndef HAVE_POSTGRESQL
+/* A build without PostgreSQL refuses a PostgreSQL --db at start, saying so, rather than
+ * taking it for a file name. */
+START_TEST(a_build_without_postgresql_says_so)
+{
+	const char *daemon = getenv("ANIMDEXD");
+	char cmd[1024], said[4096];
+	size_t n;
+	FILE *p;
+	int status;
+
+	ck_assert_ptr_nonnull(daemon);
+	snprintf(cmd, sizeof(cmd),
+	         "'%s' --listen 127.0.0.1:0 --db 'postgresql://localhost/animdex' 2>&1 </dev/null",
+	         daemon);
+	p = popen(cmd, "r");
+	ck_assert_ptr_nonnull(p);
+	n = fread(said, 1, sizeof(said) - 1, p);
+	said[n] = '\0';
+	status = pclose(p);
+	ck_assert_msg(WIFEXITED(status) && WEXITSTATUS(status) == 1, "exit status %d: %s", status,
+	              said);
+	ck_assert_msg(strstr(said, "built without PostgreSQL") != NULL, "it said: %s", said);
+	ck_assert_msg(access("postgresql:", F_OK) != 0, "a file was made of the connection string");
+}
+END_TEST
+#endif
+
 int main(void)
 {
 	Suite *s = suite_create("postgres");
@@ -641,6 +669,11 @@ int main(void)
 	} else {
 		suite_add_tcase(s, testutil_postgres_skipped());
 	}
+#ifndef HAVE_POSTGRESQL
+	tc = tcase_create("without");
+	tcase_add_test(tc, a_build_without_postgresql_says_so);
+	suite_add_tcase(s, tc);
+#endif
 	sr = srunner_create(s);
 	srunner_run_all(sr, CK_NORMAL);
 	failed = srunner_ntests_failed(sr);

@@ -699,8 +699,12 @@ static pid_t pg_owner;
 
 int testutil_postgres_wanted(void)
 {
+#ifdef HAVE_POSTGRESQL
 	const char *no = getenv("ANIMDEX_NO_POSTGRES");
 	return !(no && strcmp(no, "1") == 0);
+#else
+	return 0; /* this build has no PostgreSQL backend */
+#endif
 }
 
 static int pg_ctl(const char *action)
@@ -873,7 +877,12 @@ const char *testutil_catalog(const char *dir, const char *name, char *out, size_
 
 START_TEST(postgres_variants_skipped)
 {
+#ifdef HAVE_POSTGRESQL
 	printf("SKIP: the PostgreSQL variants of this suite (ANIMDEX_NO_POSTGRES=1)\n");
+#else
+	printf("SKIP: the PostgreSQL variants of this suite (this build has no PostgreSQL: "
+	       "./configure --without-postgresql, or libpq was not found)\n");
+#endif
 	fflush(stdout);
 }
 END_TEST
