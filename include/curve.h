@@ -1,4 +1,4 @@
-/* curve.h: the one sampling engine (FORMATS 3.2). Pure: no I/O, no globals, no allocation.
+/* curve.h: the one sampling engine (doc/formats.md 3.2). Pure: no I/O, no globals, no allocation.
  *
  * A curve is a read-only view of one sampler's keys. curve_sample_f32() evaluates float
  * curves; curve_step_key() gives the key whose value a STEP curve (and every BOOL/INT/UINT

@@ -25,7 +25,7 @@ enum error_code {
 	/* 401, 403 */
 	ERROR_UNAUTHORIZED,
 	ERROR_FORBIDDEN,
-	/* 422: well-formed, but breaks a rule of its format (FORMATS 3.1 and the like) */
+	/* 422: well-formed, but breaks a rule of its format (doc/formats.md 3.1 and the like) */
 	ERROR_INVALID,
 	ERROR_DURATION_INVALID,
 	ERROR_ZERO_DURATION_KEYS,

@@ -1,4 +1,4 @@
-/* format.h: the table of decoders and how an upload finds its decoder (DESIGN section 1).
+/* format.h: the table of decoders and how an upload finds its decoder.
  *
  * Detection order: an explicit class= or family=; then magic bytes; then the file name's
  * extension; then each decoder's structural probe. The best-matching decoder decodes; when it

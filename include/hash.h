@@ -1,8 +1,8 @@
 /* hash.h: the name hashes of the game engines, and SHA-256 for deduplicating uploads.
  *
- * Asobo32 (Zouna, FORMATS 1.6): MSB-first table of polynomial 0x04C11DB7 indexed by
+ * Asobo32 (Zouna, doc/formats.md 1.6): MSB-first table of polynomial 0x04C11DB7 indexed by
  * (byte ^ h) & 0xFF, h shifted right, start 0, no final xor, bytes ASCII-lowercased.
- * Burnout resource IDs (FORMATS 2.4): zlib's CRC-32 of the lower-cased name.
+ * Burnout resource IDs (doc/formats.md 2.4): zlib's CRC-32 of the lower-cased name.
  */
 #ifndef ANIMDEX_HASH_H
 #define ANIMDEX_HASH_H

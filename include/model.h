@@ -1,6 +1,7 @@
-/* model.h: the one in-memory model every decoder produces (DESIGN section 2).
+/* model.h: the one in-memory model every decoder produces (doc/formats.md says how each format maps
+ * onto it).
  *
- * A clip is shaped like a Radient clip (FORMATS 3): targets, samplers and channels. A
+ * A clip is shaped like a Radient clip (doc/formats.md 3): targets, samplers and channels. A
  * "track" is one channel with its sampler: what the API lists, samples and charts. A
  * resource is one catalogue entry as a decoder produced it: the clip, its tracks, the family's
  * metadata as JSON, the notes on what was assumed, and the handles its data refers to.
@@ -84,13 +85,13 @@ enum event_word {
 	EVENT_WORDS
 };
 
-/* Where a family's engine evaluates its keys otherwise than FORMATS 3.2 (bits). */
+/* Where a family's engine evaluates its keys otherwise than doc/formats.md 3.2 (bits). */
 enum sampling_rule {
 	/* before the first key, the last key's value: the Zouna engine searches forward from
-	 * its first segment, finds none, and returns the last key (FORMATS 1.3) */
+	 * its first segment, finds none, and returns the last key (doc/formats.md 1.3) */
 	RULE_LAST_BEFORE_FIRST = 1,
 	/* FLOAT4 LINEAR: between keys x, y, z are interpolated and w is 1.0; at a key, the
-	 * key's own w (KeyframerVec4fLinear_Z, FORMATS 1.3) */
+	 * key's own w (KeyframerVec4fLinear_Z, doc/formats.md 1.3) */
 	RULE_W_ONE_BETWEEN_KEYS = 2,
 	RULES_KNOWN = 3
 };
@@ -104,7 +105,7 @@ struct sampler {
 	float *times;              /* key_count seconds, strictly increasing */
 	void *values;              /* packed native values, value_bytes long */
 	size_t value_bytes;        /* = native size x array_size x key_count (x3 cubic) */
-	unsigned rules;            /* enum sampling_rule bits; 0 for FORMATS 3.2 */
+	unsigned rules;            /* enum sampling_rule bits; 0 for doc/formats.md 3.2 */
 };
 
 struct target {

@@ -1,4 +1,4 @@
-/* catalog_sqlite.c: the catalogue in a SQLite file (DESIGN section 5): its connections,
+/* catalog_sqlite.c: the catalogue in a SQLite file: its connections,
  * migrations and errors. catalog.c holds what does not depend on the database.
  *
  * WAL, synchronous=FULL: every commit syncs the log before it returns, so what was answered

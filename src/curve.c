@@ -1,4 +1,5 @@
-/* curve.c: key search with a galloping cursor, and the interpolation rules of FORMATS 3.2. */
+/* curve.c: key search with a galloping cursor, and the interpolation rules of doc/formats.md 3.2.
+ */
 #include "curve.h"
 
 #include <math.h>

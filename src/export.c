@@ -19,7 +19,7 @@
  * Keys keep their interpolation and values; glTF's CUBICSPLINE tangents are per second, as
  * animdex's are. Quaternion keys that are not unit length are normalised (and the asset says
  * so). A Zouna track whose first key comes after 0 holds its last key's value until then
- * (FORMATS 1.3); glTF holds the first, so two keys are added: the last value at 0 and at the
+ * (doc/formats.md 1.3); glTF holds the first, so two keys are added: the last value at 0 and at the
  * float just before the first key, which samples the same at every float32 time from 0 on.
  */
 #include "export.h"

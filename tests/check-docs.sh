@@ -1,8 +1,9 @@
 #!/bin/sh
 # check-docs.sh: the man page, --help and the route table say the same: every option that
 # any command's --help shows is in the man page and the other way round, and every route of
-# src/http/routes.c is in the man page's API section and the README's API table. Prints
-# "PASS: x" / "FAIL: x" per check.
+# src/http/routes.c is in the man page's API section and the README's API table; every section
+# of doc/formats.md a comment cites is there, and no comment cites a document the repository
+# does not hold. Prints "PASS: x" / "FAIL: x" per check.
 set -u
 src=${ANIMDEX_SRCDIR:-.}
 man="$src/man/animdexd.1"
@@ -32,5 +33,19 @@ while read -r method path; do
 	grep -qF "\`$method $path\`" "$src/README.md" || absent="$absent README:$method $path"
 done <"$dir/routes"
 check "docs: the $nroutes routes are in the man page and the README" "$([ -z "$absent" ] && [ "$nroutes" -ge 10 ] && echo 0 || echo 1)" "absent:$absent"
+# every section of doc/formats.md that a comment cites is there
+formats="$src/doc/formats.md"
+cited=$(grep -rhoE 'doc/formats\.md [0-9]+(\.[0-9]+)?' "$src/src" "$src/include" "$src/tests"/*.c \
+	"$src/tests"/*.h "$src/schema" 2>/dev/null | sed 's/.* //' | sort -u)
+missing=""
+for section in $cited; do
+	grep -qE "^#+ $section[. ]" "$formats" || missing="$missing $section"
+done
+check "docs: the $(echo "$cited" | wc -w) sections of doc/formats.md cited in the code are there" \
+	"$([ -z "$missing" ] && [ -n "$cited" ] && echo 0 || echo 1)" "missing:$missing"
+uncited=$(grep -rlE '(FORMATS|DESIGN)( section)? [0-9]' "$src/src" "$src/include" "$src/tests"/*.c \
+	"$src/tests"/*.h "$src/schema" 2>/dev/null | grep -v '\.o$' | tr '\n' ' ')
+check "docs: no comment cites a document that is not in the repository" \
+	"$([ -z "$uncited" ] && echo 0 || echo 1)" "in: $uncited"
 rm -rf "$dir"
 exit $status

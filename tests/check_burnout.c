@@ -1,5 +1,5 @@
 /* check_burnout.c: Burnout Paradise resources and bundles, written by tests/burnout_writer.c
- * from explicit values (FORMATS 2). */
+ * from explicit values (doc/formats.md 2). */
 #include <check.h>
 #include <stdio.h>
 #include <stdlib.h>

@@ -1,4 +1,4 @@
-/* check_curve.c: the sampling engine against hand-computed values (FORMATS 3.2, 1.3). */
+/* check_curve.c: the sampling engine against hand-computed values (doc/formats.md 3.2, 1.3). */
 #include <check.h>
 #include <math.h>
 #include <stdlib.h>
@@ -108,7 +108,7 @@ START_TEST(cubic_spline_per_second_tangents)
 }
 END_TEST
 
-/* FORMATS 1.3's Zouna vectors: unscaled tangents T become per-second T/d. */
+/* doc/formats.md 1.3's Zouna vectors: unscaled tangents T become per-second T/d. */
 START_TEST(zouna_hermite_vectors_through_per_second_tangents)
 {
 	const float d = 0.5f, times[] = {2.0f, 2.5f};
@@ -302,8 +302,8 @@ START_TEST(quaternion_cursor_matches_fresh_evaluation)
 }
 END_TEST
 
-/* Zouna's lookup before the first key (FORMATS 1.3): the last key's value, for every
- * interpolation and for step keys; without the rule, the first value (FORMATS 3.2). */
+/* Zouna's lookup before the first key (doc/formats.md 1.3): the last key's value, for every
+ * interpolation and for step keys; without the rule, the first value (doc/formats.md 3.2). */
 START_TEST(before_the_first_key_by_rule)
 {
 	static const float times[] = {0.5f, 1.0f, 2.0f};
@@ -338,7 +338,7 @@ START_TEST(before_the_first_key_by_rule)
 }
 END_TEST
 
-/* KeyframerVec4fLinear_Z's w (FORMATS 1.3): 1.0 strictly between keys, the key's own at a
+/* KeyframerVec4fLinear_Z's w (doc/formats.md 1.3): 1.0 strictly between keys, the key's own at a
  * key; x, y, z interpolate as usual; every FLOAT4 of an array. */
 START_TEST(w_between_keys_by_rule)
 {

@@ -355,7 +355,7 @@ static size_t probe_times(const json_t *keys, int zouna, float *out)
 	out[count++] = t1 * 2 + 1;
 	if (t0 > 0)
 		out[count++] = t0 / 2, out[count++] = 0;
-	if (!zouna) /* glTF has no time before 0; Zouna tracks differ there (FORMATS 1.3) */
+	if (!zouna) /* glTF has no time before 0; Zouna tracks differ there (doc/formats.md 1.3) */
 		out[count++] = -0.5f;
 	while (count < 2000) {
 		double u = (double)(count * 7919 % 2000) / 2000.0;

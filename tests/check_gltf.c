@@ -100,7 +100,7 @@ static const char *const conformance[][2] = {
 };
 
 /* Is either key around t a quaternion of non-unit length? (three.js slerps such keys
- * without normalising them; FORMATS 3.2 normalises first.) */
+ * without normalising them; doc/formats.md 3.2 normalises first.) */
 static int around_non_unit(const struct sampler *s, float t)
 {
 	uint32_t k = 0;

@@ -1,4 +1,4 @@
-/* check_hash.c: Asobo32 and Burnout CRC-32 test vectors (FORMATS 1.6, 2.4), handle parsing,
+/* check_hash.c: Asobo32 and Burnout CRC-32 test vectors (doc/formats.md 1.6, 2.4), handle parsing,
  * SHA-256 (FIPS 180-4 examples), base64. */
 #include <check.h>
 #include <stdlib.h>

@@ -256,10 +256,10 @@ START_TEST(samples_match_an_independent_implementation)
 
 				curve_sample_f32(&curve, &cursor, t, got);
 				/* The reference (three.js) slerps non-unit keys without normalising
-				 * them first; FORMATS 3.2 normalises both keys, then slerps. Where
-				 * a fixture's own keys are not unit length the two rules differ by
-				 * up to ~3e-5 (AnimatedTriangle's 0.707 keys): allow that, and say
-				 * so. */
+				 * them first; doc/formats.md 3.2 normalises both keys, then slerps.
+				 * Where a fixture's own keys are not unit length the two rules
+				 * differ by up to ~3e-5 (AnimatedTriangle's 0.707 keys): allow
+				 * that, and say so. */
 				if (quat && s->interp == INTERP_LINEAR && segment_not_unit(s, t)) {
 					tolerance = 1e-4f;
 					relaxed++;
@@ -291,7 +291,8 @@ START_TEST(samples_match_an_independent_implementation)
 	ck_assert_uint_gt(checked, 10);
 	if (relaxed)
 		printf("note: %s: %zu of %zu samples lie between non-unit quaternion keys and were "
-		       "compared within 1e-4 (FORMATS 3.2 normalises keys; three.js does not)\n",
+		       "compared within 1e-4 (doc/formats.md 3.2 normalises keys; three.js does "
+		       "not)\n",
 		       conformance_files[_i][0], relaxed, checked);
 	json_decref(expected);
 }

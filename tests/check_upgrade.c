@@ -1,5 +1,5 @@
 /* check_upgrade.c: a catalogue written by animdex 0.1.0 (tests/data/legacy-v1/catalog.db,
- * schema version 3, before the Zouna corrections of FORMATS 1.3 and 1.5) upgraded by today's
+ * schema version 3, before the Zouna corrections of doc/formats.md 1.3 and 1.5) upgraded by today's
  * animdex: the schema migrates when the daemon opens it, the daemon says how many entries an
  * older decoder made, `animdexd redecode` decodes them again in place, and every value the
  * API then serves follows the corrected reading, while ids, names, handles, notes and upload

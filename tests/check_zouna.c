@@ -1,5 +1,5 @@
 /* check_zouna.c: Zouna keyframers and Animation_Z resources, written by tests/zouna_writer.c
- * from explicit keys so that every expected value is known (FORMATS 1). */
+ * from explicit keys so that every expected value is known (doc/formats.md 1). */
 #include <check.h>
 #include <math.h>
 #include <stdio.h>
@@ -27,7 +27,7 @@ static int decode(const struct zbuf *b, const char *filename, const char *class_
 	return format_decode(&up, result, err);
 }
 
-/* The engine's Hermite (FORMATS 1.3), written independently of the sampler:
+/* The engine's Hermite (doc/formats.md 1.3), written independently of the sampler:
  * A = 2P0 - 2P1 + T0 + T1, B = -3P0 + 3P1 - 2T0 - T1, P0 + (T0 + (B + A u) u) u. */
 static float engine_hermite(float p0, float t0, float p1, float t1, float u)
 {
@@ -134,7 +134,7 @@ START_TEST(every_value_class_in_both_byte_orders)
 				                      keys[k + 1].v[j], keys[k + 1].tin[j], u);
 			else if (j == 3 && t != keys[k].time &&
 			         strcmp(name, "KeyframerVec4fLinear_Z") == 0)
-				want = 1.0f; /* w between keys (FORMATS 1.3) */
+				want = 1.0f; /* w between keys (doc/formats.md 1.3) */
 			else
 				want = keys[k].v[j] + (keys[k + 1].v[j] - keys[k].v[j]) * u;
 			ck_assert_msg(fabsf(out[j] - want) <= 2e-6f,
@@ -677,9 +677,9 @@ START_TEST(hostile_counts_times_and_sizes)
 END_TEST
 
 /* The material record's pairs are transU, emissive, diffuse, rot, transV, while the
- * keyframers are stored transU, transV, diffuse, emissive, rot (FORMATS 1.5). Five keyframers
- * of 2 to 6 keys, each with its own values, and two materials cutting different slices: each
- * track must hold exactly the keys of its own keyframer's slice. */
+ * keyframers are stored transU, transV, diffuse, emissive, rot (doc/formats.md 1.5). Five
+ * keyframers of 2 to 6 keys, each with its own values, and two materials cutting different slices:
+ * each track must hold exactly the keys of its own keyframer's slice. */
 static float material_value(int keyframer, int key, int component)
 {
 	return (float)(keyframer + 1) + (float)key * 0.125f + (float)component * 0.0625f;
@@ -819,7 +819,7 @@ START_TEST(negative_record_fields_are_refused)
 }
 END_TEST
 
-/* Before the first key, every Zouna class gives its last key's value (FORMATS 1.3), in both
+/* Before the first key, every Zouna class gives its last key's value (doc/formats.md 1.3), in both
  * byte orders, bare or as an Animation_Z slice; at the first key, the first. */
 START_TEST(before_the_first_key_every_class_gives_the_last_key)
 {
@@ -926,7 +926,7 @@ START_TEST(an_animation_slice_before_its_first_key)
 END_TEST
 
 /* KeyframerVec4fLinear_Z: between keys x, y, z interpolate and w is 1.0; at a key its own w;
- * the compressed class interpolates w like the rest (FORMATS 1.3). */
+ * the compressed class interpolates w like the rest (doc/formats.md 1.3). */
 START_TEST(vec4f_linear_w_between_keys)
 {
 	struct zkey keys[2] = {{.time = 0, .v = {0, 0, 0, 0.25f}},

@@ -19,7 +19,9 @@
 #include <strings.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
+#ifdef HAVE_POSTGRESQL
 #include <libpq-fe.h>
+#endif
 #include <unistd.h>
 
 #include "base64.h"
@@ -831,6 +833,11 @@ int testutil_postgres_signal(const char *signal_name)
 
 int testutil_postgres_exec(const char *conninfo, const char *sql)
 {
+#ifndef HAVE_POSTGRESQL
+	(void)conninfo;
+	fprintf(stderr, "testutil: %s: this build has no PostgreSQL\n", sql);
+	return -1;
+#else
 	PGconn *conn = PQconnectdb(conninfo);
 	PGresult *res;
 	int ok;
@@ -847,6 +854,7 @@ int testutil_postgres_exec(const char *conninfo, const char *sql)
 	PQclear(res);
 	PQfinish(conn);
 	return ok ? 0 : -1;
+#endif
 }
 
 const char *testutil_catalog(const char *dir, const char *name, char *out, size_t size)

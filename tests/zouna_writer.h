@@ -1,5 +1,5 @@
 /* zouna_writer.h: writes Zouna keyframers and Animation_Z resources from explicit keys, in
- * either byte order, so that tests know every decoded value in advance (FORMATS 1). */
+ * either byte order, so that tests know every decoded value in advance (doc/formats.md 1). */
 #ifndef ANIMDEX_ZOUNA_WRITER_H
 #define ANIMDEX_ZOUNA_WRITER_H
 
@@ -53,7 +53,7 @@ struct znode {
 	uint16_t trans[2], rot[2], bezier_rot[2], scale[2], msg[2]; /* start, count */
 };
 /* A material record: its (start, count) pairs are signed and written in the engine's order,
- * transU, emissive, diffuse, rot, transV, not the keyframers' order (FORMATS 1.5). */
+ * transU, emissive, diffuse, rot, transV, not the keyframers' order (doc/formats.md 1.5). */
 struct zmaterial {
 	uint32_t crc;
 	int16_t id, flag;

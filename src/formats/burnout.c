@@ -1,5 +1,5 @@
 /* burnout.c: Burnout Paradise Vehicle Animation (0x10023) and Body Part Remap Data (0x10024)
- * resources, raw or inside BND2 bundles (FORMATS 2). The wiki marks every structure as
+ * resources, raw or inside BND2 bundles (doc/formats.md 2). The wiki marks every structure as
  * unconfirmed research: what rests on it is said in each entry's `assumed`.
  *
  * Vehicle Animation, 32-bit (0x130-byte header):      64-bit (0x140-byte header):
@@ -100,7 +100,7 @@ static void failed(struct layout *l, const char *fmt, ...)
 	va_end(ap);
 }
 
-/* Reads the header as one layout and checks FORMATS 2.2's rules; l->failed says what did not
+/* Reads the header as one layout and checks doc/formats.md 2.2's rules; l->failed says what did not
  * hold (empty when the layout is valid). */
 static void read_layout(const uint8_t *data, size_t length, enum byte_order order, int is64,
                         struct layout *l)

@@ -1,4 +1,4 @@
-/* gltf.c: glTF 2.0 animations (FORMATS 4), each one a Radient-shaped clip.
+/* gltf.c: glTF 2.0 animations (doc/formats.md 4), each one a Radient-shaped clip.
  *
  * A .glb is a 12-byte header ("glTF", u32 version 2, u32 length) and chunks (u32 length,
  * u32 type, data padded to 4): JSON first, then an optional BIN chunk that is buffer 0. A

@@ -1,4 +1,4 @@
-/* radient.c: Radient animation clip documents (DESIGN section 4, FORMATS 3).
+/* radient.c: Radient animation clip documents (doc/formats.md 3).
  *
  * The document is JSON:
  *
@@ -12,7 +12,7 @@
  * `values` holds the packed numbers in Radient's order (cubic: in-tangent, value, out-tangent
  * arrays per key); `values_base64` holds the native little-endian bytes, whose length is
  * ValueDataSize. u64 fields (object, property) may also be decimal strings, since JSON
- * integers above 2^63-1 do not survive most parsers. Every rule of FORMATS 3.1 is its own
+ * integers above 2^63-1 do not survive most parsers. Every rule of doc/formats.md 3.1 is its own
  * error code; the path names the field ("samplers[2].times[5]").
  */
 #include <errno.h>

@@ -1,4 +1,4 @@
-/* zouna.c: Zouna engine keyframers and Animation_Z resources (FORMATS 1).
+/* zouna.c: Zouna engine keyframers and Animation_Z resources (doc/formats.md 1).
  *
  * A keyframer is, in the platform's byte order:
  *
@@ -14,14 +14,14 @@
  *   KeyframerFlag_Z   time, u32 flag                                (8 bytes)
  *   KeyframerMessage_Z time, u32 n, n x {u32 class, receiver, c; f32 parameter; u32 id}
  *
- * Three readings are told apart from the bytes (FORMATS 1.4): KeyframerExtVec3f_Z keys start
+ * Three readings are told apart from the bytes (doc/formats.md 1.4): KeyframerExtVec3f_Z keys start
  * with an f32 time, or (the seed's reading) u16 time and u16 flags; KeyframerVec4fLinearComp_Z
  * keys hold i16 or f32 values, as the blob's length says; KeyframerHdl_Z keys hold the time
  * first or the handle first, whichever column is a finite, non-decreasing time.
  *
  * An extracted Animation_Z resource is an optional 16/22/24-byte "BFF0" header (little-endian),
  * then the 24-byte object header (dataSize, linkHeaderSize, decompressedSize, compressedSize,
- * classCRC32, nameCRC32), the link header, and the body (FORMATS 1.5): maxTime, smoothRatio,
+ * classCRC32, nameCRC32), the link header, and the body (doc/formats.md 1.5): maxTime, smoothRatio,
  * flag, the node keyframers (rot, bezierRot, scale, trans, msg), the material keyframers, the
  * mesh and morph keyframers, then the node, material, mesh and morph records whose
  * (start, count) pairs cut the shared keyframers into one curve per bone and channel.
@@ -75,7 +75,7 @@ static const struct zouna_class zouna_classes[] = {
     {"KeyframerHdl_Z", 0, KIND_HANDLE, 1, 0, 1, 0},
     {"KeyframerFlag_Z", 0, KIND_FLAG, 1, 0, 1, 0},
     {"KeyframerMessage_Z", 0, KIND_MESSAGE, 0, 0, 1, 0},
-    /* The engine's other classes (FORMATS 1.2, last paragraph): the same patterns. */
+    /* The engine's other classes (doc/formats.md 1.2, last paragraph): the same patterns. */
     {"KeyframerFloatLinear_Z", 1, KIND_LINEAR, 1, 0, 1, 1},
     {"KeyframerVec2f_Z", 1, KIND_HERMITE, 2, 0, 1, 1},
     {"KeyframerVec2fComp_Z", 1, KIND_HERMITE, 2, 1, FLOAT_COMP_FACTOR, 1},
@@ -132,7 +132,7 @@ struct zouna_keys {
 	uint32_t *first;   /* messages: count + 1 indices into events */
 	uint32_t *events;  /* messages: EVENT_WORDS per message */
 	uint32_t event_count;
-	const char *reading; /* which reading of FORMATS 1.4 was used, or NULL */
+	const char *reading; /* which reading of doc/formats.md 1.4 was used, or NULL */
 	int ordered;         /* one curve: times must not decrease (in an Animation_Z only each
 	                      * record's slice is one curve) */
 };
@@ -179,7 +179,7 @@ static int check_times(const float *times, uint32_t count, int ordered, const ch
 	return 0;
 }
 
-/* Telling readings apart (FORMATS 1.4): a time column fits when its times are finite,
+/* Telling readings apart (doc/formats.md 1.4): a time column fits when its times are finite,
  * non-decreasing and plausible: 0, or between 1e-6 s and 1e7 s. Without the last test, a
  * column of handles or of u16 pairs often reads as tiny finite floats (1.2e-38). */
 static int times_ok(const float *times, uint32_t count)
@@ -414,7 +414,7 @@ static int read_keyframer(struct reader *r, const struct zouna_class *c, const c
 	if (reader_failed(r))
 		return -1;
 	if (strcmp(c->name, "KeyframerVec4fLinearComp_Z") == 0) {
-		/* FORMATS 1.4: i16 (12-byte keys) per the engine, f32 (20) per the seed */
+		/* doc/formats.md 1.4: i16 (12-byte keys) per the engine, f32 (20) per the seed */
 		uint64_t left = reader_remaining(r);
 		k->compressed = 1;
 		k->reading = "i16 values / 4096 (12-byte keys, engine evidence)";
@@ -661,8 +661,7 @@ static int add_track(struct resource *res, const struct zouna_keys *k, uint32_t 
 		return -2;
 	if (made < 0)
 		goto fail_oom;
-	/* the engine's lookup before the first key, and Vec4fLinear's w (doc/formats.md,
-	 * Zouna keyframers) */
+	/* the engine's lookup before the first key, and Vec4fLinear's w (doc/formats.md 1.3) */
 	if (c->kind != KIND_MESSAGE)
 		s.rules = RULE_LAST_BEFORE_FIRST;
 	if (strcmp(c->name, "KeyframerVec4fLinear_Z") == 0 && s.interp == INTERP_LINEAR)
@@ -726,7 +725,7 @@ static void assume_for_class(struct resource *res, const struct zouna_class *c)
 	}
 }
 
-/* What every Zouna entry says of how its tracks are sampled (FORMATS 1.3). */
+/* What every Zouna entry says of how its tracks are sampled (doc/formats.md 1.3). */
 static json_t *sampling_metadata(void)
 {
 	return json_pack("{s:s, s:s}", "before_first_key", "last key's value", "why",
@@ -993,7 +992,7 @@ static int check_slice(const struct zouna_keys *k, uint32_t start, uint32_t coun
 	return 0;
 }
 
-/* Material, mesh and morph records hold signed 16-bit starts and counts (FORMATS 1.5). */
+/* Material, mesh and morph records hold signed 16-bit starts and counts (doc/formats.md 1.5). */
 static int check_signed_slice(const struct zouna_keys *k, int16_t start, int16_t count,
                               const char *path, struct error *err)
 {
@@ -1132,7 +1131,7 @@ static int read_nodes(struct reader *r, struct animation_read *an)
 }
 
 /* Material records (28 bytes): their (start, count) pairs in the engine's order, which is
- * not the order the keyframers are stored in (doc/formats.md, Animation_Z). */
+ * not the order the keyframers are stored in (doc/formats.md 1.5). */
 static int read_materials(struct reader *r, struct animation_read *an)
 {
 	/* tracks in the keyframers' order; `pair` is where the record holds each one's (start,

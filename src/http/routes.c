@@ -1,4 +1,5 @@
-/* routes.c: the route table (DESIGN section 3) and helpers shared by the handlers. */
+/* routes.c: the route table (the API: README, "The API"; man/animdexd.1) and helpers shared by the
+ * handlers. */
 #include <inttypes.h>
 #include <limits.h>
 #include <stdio.h>

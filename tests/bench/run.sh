@@ -1,5 +1,5 @@
 #!/bin/bash
-# run.sh: animdex against its targets (DESIGN section 9) and against the limits of its parts,
+# run.sh: animdex against its targets (README, "Performance") and against the limits of its parts,
 # measured side by side in one run; each figure the median of several repetitions. Prints a
 # table. Needs the built tree (make), wrk and curl. BENCH_SECONDS sets each wrk run (5).
 set -u
