@@ -8,9 +8,11 @@ set -u
 src=${ANIMDEX_SRCDIR:-.}
 build=$(pwd)
 list=${MUTANTS:-$src/tests/mutants.txt}
-programs="check_reader check_hash check_curve check_render check_radient check_zouna check_gltf \
-check_sqlite_wal check_burnout check_catalog check_regressions check_upgrade check_answers check_http check_crash \
-check_export check_hostile check_safety powercut/check_powercut"
+programs="unit/check_reader unit/check_hash unit/check_curve unit/check_render \
+unit/check_track_answer unit/check_radient unit/check_zouna unit/check_gltf unit/check_sqlite_wal \
+unit/check_burnout unit/check_catalog unit/check_regressions daemon/check_upgrade \
+daemon/check_answers daemon/check_http daemon/check_crash daemon/check_export \
+daemon/check_hostile daemon/check_safety daemon/powercut/check_powercut"
 export ANIMDEXD="$build/animdexd" ANIMDEX_SRCDIR="$src" CK_VERBOSITY=silent CK_DEFAULT_TIMEOUT=120
 export ANIMDEX_FIXTURES=${ANIMDEX_FIXTURES:-$src/../shared/fixtures}
 caught=0 survived=0 broken=0 n=0
@@ -24,9 +26,9 @@ trap 'exit 130' INT TERM
 # the unmutated sources must pass, or every verdict below would mean nothing
 make -s -j2 check TESTS= >"$backup/build.log" 2>&1 || { echo "mutate: the sources do not build"; exit 2; }
 for p in $programs; do
-	if ! timeout 600 "$build/tests/$p" >"$backup/$p.log" 2>&1; then
+	if ! timeout 600 "$build/tests/$p" >"$backup/${p##*/}.log" 2>&1; then
 		echo "mutate: $p fails without any mutant; fix that first:"
-		tail -n 5 "$backup/$p.log"
+		tail -n 5 "$backup/${p##*/}.log"
 		exit 2
 	fi
 done
@@ -50,7 +52,7 @@ while IFS=$'\t' read -r file text replacement what; do
 	fi
 	by=""
 	for p in $programs; do
-		if ! timeout 600 "$build/tests/$p" >"$backup/$p.log" 2>&1; then
+		if ! timeout 600 "$build/tests/$p" >"$backup/${p##*/}.log" 2>&1; then
 			by=$p
 			break
 		fi

@@ -26,7 +26,7 @@ for trs in $(for dir in "$@"; do find "$dir/tests" -name '*.trs'; done | sort); 
 		failed=$((failed + bad))
 		skipped=$((skipped + skips))
 		elif grep -qE '^(PASS|FAIL): ' "$log"; then
-		# a script that reports its checks one per line (tests/check-web.sh)
+		# a script that reports its checks one per line (tests/scripts/web.sh)
 		p=$(grep -c '^PASS: ' "$log")
 		f=$(grep -c '^FAIL: ' "$log")
 		if [ "$f" -eq 0 ] && [ "$result" != PASS ]; then

@@ -16,7 +16,7 @@ if ! command -v clang >/dev/null 2>&1; then
 	echo "FAIL: fuzz: clang is needed (./autogen.sh installs it)"
 	exit 1
 fi
-common="-D_POSIX_C_SOURCE=200809L -I$src/include -I$src/tests $(pkg-config --cflags jansson)"
+common="-D_POSIX_C_SOURCE=200809L -I$src/include -I$src/tests/lib $(pkg-config --cflags jansson)"
 libs="$(pkg-config --libs jansson zlib) -lm"
 decoders="$src/src/error.c $src/src/buf.c $src/src/hash.c $src/src/model.c $src/src/base64.c \
 $src/src/formats/format.c $src/src/formats/reader.c $src/src/formats/radient.c \
@@ -24,7 +24,7 @@ $src/src/formats/zouna.c $src/src/formats/gltf.c $src/src/formats/burnout.c"
 # seeds, from the same writers the tests use
 # shellcheck disable=SC2086
 clang -O1 $common -o "$build/make_seeds" "$src/tests/fuzz/make_seeds.c" \
-	"$src/tests/zouna_writer.c" "$src/tests/burnout_writer.c" "$src/tests/gltf_writer.c" \
+	"$src/tests/lib/zouna_writer.c" "$src/tests/lib/burnout_writer.c" "$src/tests/lib/gltf_writer.c" \
 	"$src/src/base64.c" "$src/src/hash.c" $libs || { echo "FAIL: fuzz: seeds do not build"; exit 1; }
 rm -rf "$build/seeds"
 "$build/make_seeds" "$build/seeds"

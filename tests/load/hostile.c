@@ -1,4 +1,4 @@
-/* hostile.c: hostile clients for the load test (tests/check-load.sh), each bounded in count
+/* hostile.c: hostile clients for the load test (tests/scripts/load.sh), each bounded in count
  * and time, loopback only.
  *
  *   hostile slowloris PORT CONNECTIONS SECONDS
@@ -23,7 +23,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "../testutil.h"
+#include "testutil.h"
 
 static struct daemon_proc target; /* only its port is used */
 

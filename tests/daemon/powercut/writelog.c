@@ -1,5 +1,5 @@
 /* writelog.c: an LD_PRELOAD library that logs what a process writes and syncs, for the
- * power-cut test (tests/powercut/check_powercut.c).
+ * power-cut test (tests/daemon/powercut/check_powercut.c).
  *
  * For every file whose path starts with $ANIMDEX_WRITELOG_DIR it appends to
  * $ANIMDEX_WRITELOG one record per completed write (pwrite64, write), truncation

@@ -1,4 +1,4 @@
-/* check_burnout.c: Burnout Paradise resources and bundles, written by tests/burnout_writer.c
+/* check_burnout.c: Burnout Paradise resources and bundles, written by tests/lib/burnout_writer.c
  * from explicit values (doc/formats.md 2). */
 #include <check.h>
 #include <stdio.h>

@@ -1,6 +1,6 @@
 /* check_gltf.c: glTF 2.0 import. Conformance with ../shared/fixtures/gltf (samples from an
  * independent implementation, and the official validator's reports), and files written by
- * tests/gltf_writer.c for every interpolation on every path and for hostile input. */
+ * tests/lib/gltf_writer.c for every interpolation on every path and for hostile input. */
 #include <check.h>
 #include <dirent.h>
 #include <math.h>

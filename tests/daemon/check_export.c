@@ -4,7 +4,7 @@
  * must sample as the original at 2,000 times (key times, between keys, before and after the
  * range) within 1e-6 relative, with keys equal bit for bit where nothing was converted.
  * The files, and for each the samples Blender must show (EXPECTED.json), are written to
- * $ANIMDEX_EXPORT_DIR for tests/check-export.sh, which runs the Khronos validator and Blender
+ * $ANIMDEX_EXPORT_DIR for tests/scripts/export.sh, which runs the Khronos validator and Blender
  * on them. */
 #define _GNU_SOURCE
 #include <check.h>

@@ -1,5 +1,5 @@
 #!/bin/bash
-# check-readme.sh: replays the README's "A session with curl" against a fresh daemon, in an
+# readme.sh: replays the README's "A session with curl" against a fresh daemon, in an
 # empty folder, command by command in order, and compares each answer with the "# ..." lines
 # the README shows under the command: a leading three-digit number is the HTTP status, "..."
 # stands for anything, and white space is not compared (the README wraps long answers).

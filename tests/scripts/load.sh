@@ -1,5 +1,5 @@
 #!/bin/bash
-# check-load.sh: a bounded load on loopback (wrk, 32 connections, mixed sample, list and upload
+# load.sh: a bounded load on loopback (wrk, 32 connections, mixed sample, list and upload
 # requests for LOAD_SECONDS, default 30) with zero errors and a health check answering during
 # and after; then a slow client trickling its headers one byte a second must not hold up
 # anyone else. Then hostile clients against a second daemon (tests/load/hostile): three that

@@ -1,5 +1,5 @@
 #!/bin/sh
-# check-export.sh: the assets tests/check_export wrote to $ANIMDEX_EXPORT_DIR, checked by the
+# export.sh: the assets tests/daemon/check_export wrote to $ANIMDEX_EXPORT_DIR, checked by the
 # Khronos glTF Validator (npm gltf-validator, pinned in tests/export/package-lock.json,
 # installed by tests/npm-tool.sh): 0 errors and 0 warnings each; then imported by a real Blender
 # (Debian's, headless), whose F-curves must show animdex's samples (tests/export/
@@ -10,7 +10,7 @@ exports=${ANIMDEX_EXPORT_DIR:-tests/output/export}
 tools="$src/tests/export"
 status=0
 if ! ls "$exports"/*.glb >/dev/null 2>&1; then
-	echo "FAIL: export: no exported assets in $exports (tests/check_export writes them)"
+	echo "FAIL: export: no exported assets in $exports (tests/daemon/check_export writes them)"
 	exit 1
 fi
 sh "$src/tests/npm-tool.sh" "$tools" gltf-validator || exit 1

@@ -1,5 +1,5 @@
 #!/bin/sh
-# check-systemd.sh: the systemd unit (src/systemd/animdexd.service.in), with its paths filled
+# systemd.sh: the systemd unit (src/systemd/animdexd.service.in), with its paths filled
 # in as `make install` does, passes `systemd-analyze verify`. Where systemd's tools are absent
 # it says so and skips (exit 77).
 set -u

@@ -1,5 +1,5 @@
 #!/bin/sh
-# check-docs.sh: the man page, --help and the route table say the same: every option that
+# docs.sh: the man page, --help and the route table say the same: every option that
 # any command's --help shows is in the man page and the other way round, and every route of
 # src/http/routes.c is in the man page's API section and the README's API table; every section
 # of doc/formats.md a comment cites is there, and no comment cites a document the repository

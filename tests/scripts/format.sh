@@ -1,5 +1,5 @@
 #!/bin/sh
-# check-format.sh: every C file follows .clang-format (clang-format --dry-run --Werror).
+# format.sh: every C file follows .clang-format (clang-format --dry-run --Werror).
 set -eu
 src=${ANIMDEX_SRCDIR:-.}
 if ! command -v clang-format >/dev/null 2>&1; then

@@ -1,4 +1,4 @@
-/* check_zouna.c: Zouna keyframers and Animation_Z resources, written by tests/zouna_writer.c
+/* check_zouna.c: Zouna keyframers and Animation_Z resources, written by tests/lib/zouna_writer.c
  * from explicit keys so that every expected value is known (doc/formats.md 1). */
 #include <check.h>
 #include <math.h>

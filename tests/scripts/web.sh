@@ -1,5 +1,5 @@
 #!/bin/sh
-# check-web.sh: the web page's test in Debian's Chromium with playwright-core (pinned in
+# web.sh: the web page's test in Debian's Chromium with playwright-core (pinned in
 # tests/browser/package-lock.json at a version that runs on Debian 12's Node.js 18, installed
 # and checked by tests/npm-tool.sh). It fails, never skips, when it cannot run.
 set -u
