@@ -16,11 +16,7 @@
  *
  * Body Part Remap Data: u32 size; u32 count; u16 parts[count].
  *
- * BND2: "bnd2", u32 version (2), u32 platform (1 little-endian; 2, 3 big), u32 debugDataOffset,
- * u32 entryCount, u32 entriesOffset, u32 dataOffset[3], u32 flags (1 zlib, 8 debug XML), 8
- * padding; entries of 0x40 bytes: u64 id, u64 importsHash, u32 uncompressedSize[3] (low 28
- * bits), u32 compressedSize[3], u32 offset[3], u32 importsOffset, u32 typeId, u16 importCount,
- * u8 flags, u8 streamIndex. Imports: 0x10 bytes each (u64 id, u32 offset, u32 padding).
+ * BND2 bundles are burnout_bundle.c's.
  */
 #include <ctype.h>
 #include <inttypes.h>
@@ -29,19 +25,16 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
-#include <zlib.h>
 
 #include "buf.h"
 #include "format.h"
 #include "hash.h"
 #include "reader.h"
+#include "burnout.h"
 
-#define TYPE_VEHICLE_ANIMATION 0x10023u
-#define TYPE_BODY_PART_REMAP   0x10024u
-#define DEFAULT_MAX_INFLATE    (64u * 1024 * 1024)
-#define PART_SIZE              3
-#define ANIMATION_SIZE         0x40
-#define STATE_SIZE             0x30
+#define PART_SIZE      3
+#define ANIMATION_SIZE 0x40
+#define STATE_SIZE     0x30
 
 static const char *const animation_types[] = {
     "none", "rotate", "transform", NULL, "rotate (reversed?)", "rotate once and return to origin"};
@@ -388,8 +381,8 @@ static json_t *vehicle_wheels(struct reader *r, const struct layout *l)
 	return wheels;
 }
 
-static struct resource *decode_vehicle_animation(const uint8_t *data, size_t length,
-                                                 const char *layout_arg, struct error *err)
+struct resource *burnout_vehicle_animation(const uint8_t *data, size_t length,
+                                           const char *layout_arg, struct error *err)
 {
 	struct layout layouts[2];
 	const struct layout *l;
@@ -456,8 +449,7 @@ fail:
 }
 
 /* Body Part Remap Data: u32 size; u32 count; u16 parts[count]. */
-static struct resource *decode_body_part_remap(const uint8_t *data, size_t length,
-                                               struct error *err)
+struct resource *burnout_body_part_remap(const uint8_t *data, size_t length, struct error *err)
 {
 	enum byte_order order = BYTE_ORDER_LITTLE;
 	struct resource *res;
@@ -542,395 +534,6 @@ static int id_from_filename(const char *filename, enum byte_order order, uint32_
 
 /* Bundles */
 
-struct bundle_entry {
-	uint64_t id;
-	uint32_t uncompressed[3], compressed[3], offset[3];
-	uint32_t imports_offset, type;
-	uint16_t import_count;
-};
-
-/* The bytes of block 0 of an entry, inflated when the bundle is compressed. */
-static uint8_t *entry_block(const uint8_t *data, size_t length, uint32_t data_offset, int zlib,
-                            const struct bundle_entry *e, size_t index, size_t max,
-                            size_t *out_length, struct error *err)
-{
-	size_t size = e->uncompressed[0] & 0x0FFFFFFFu;
-	size_t stored = zlib ? e->compressed[0] : size;
-	uint64_t start = (uint64_t)data_offset + e->offset[0];
-	uint8_t *out;
-	char path[48];
-
-	snprintf(path, sizeof(path), "entries[%zu]", index);
-	if (start > length || stored > length - start) {
-		error_set(err, ERROR_INVALID, path, (long long)start,
-		          "%s: its block (%zu bytes at 0x%" PRIx64 ") lies outside the %zu-byte "
-		          "bundle",
-		          path, stored, start, length);
-		return NULL;
-	}
-	if (size > max) {
-		error_set(err, ERROR_TOO_LARGE, path, -1,
-		          "%s: declares %zu uncompressed bytes, more than the upload limit of %zu",
-		          path, size, max);
-		return NULL;
-	}
-	out = malloc(size + 1);
-	if (!out) {
-		error_set(err, ERROR_INTERNAL, NULL, -1, "out of memory");
-		return NULL;
-	}
-	if (!zlib) {
-		memcpy(out, data + start, size);
-	} else {
-		z_stream z;
-		int rc;
-		memset(&z, 0, sizeof(z));
-		if (inflateInit(&z) != Z_OK) {
-			free(out);
-			error_set(err, ERROR_INTERNAL, NULL, -1, "zlib cannot start");
-			return NULL;
-		}
-		z.next_in = (Bytef *)(data + start);
-		z.avail_in = (uInt)stored;
-		z.next_out = out;
-		z.avail_out = (uInt)size; /* inflation stops at the declared size */
-		rc = inflate(&z, Z_FINISH);
-		inflateEnd(&z);
-		if (rc != Z_STREAM_END || z.total_out != size) {
-			free(out);
-			error_set(err, ERROR_INVALID, path, (long long)start,
-			          "%s: its zlib stream %s (declared %zu bytes)", path,
-			          rc == Z_DATA_ERROR  ? "is corrupt"
-			          : rc == Z_BUF_ERROR ? "inflates past its declared size, or is cut"
-			                              : "does not end where declared",
-			          size);
-			return NULL;
-		}
-	}
-	*out_length = size;
-	return out;
-}
-
-/* The names of the debug XML, <Resource id="81beea6f" type="..." name="..."/>, read once
- * into a table sorted by id, so that naming n entries costs O(xml + n log n), not O(xml n). */
-struct debug_name {
-	uint32_t id;
-	const char *name; /* into the XML; not NUL-terminated */
-	size_t length;
-};
-
-struct debug_names {
-	int read; /* the XML has been read into list */
-	struct debug_name *list;
-	size_t count;
-};
-
-static int debug_id_order(const void *a, const void *b)
-{
-	const struct debug_name *x = a, *y = b;
-	return x->id < y->id ? -1 : x->id > y->id;
-}
-
-/* By id, then by position in the XML, so that the first name of an id comes first. */
-static int debug_name_order(const void *a, const void *b)
-{
-	const struct debug_name *x = a, *y = b;
-	int by_id = debug_id_order(a, b);
-	return by_id ? by_id : (x->name < y->name ? -1 : x->name > y->name);
-}
-
-static int is_hex8(const char *p)
-{
-	for (int i = 0; i < 8; i++)
-		if (!isxdigit((unsigned char)p[i]))
-			return 0;
-	return 1;
-}
-
-/* One pass over the tags; the first name given for an id wins. */
-static void debug_names_read(const char *xml, size_t length, struct debug_names *names)
-{
-	const char *p = xml, *end = xml + length;
-	size_t cap = 0;
-
-	names->read = 1;
-	names->list = NULL;
-	names->count = 0;
-	while (p < end) {
-		const char *tag = memchr(p, '<', (size_t)(end - p)), *close, *idp = NULL,
-		           *namep = NULL, *q;
-		if (!tag)
-			break;
-		close = memchr(tag, '>', (size_t)(end - tag));
-		if (!close)
-			break;
-		for (q = tag; q + 5 < close; q++) {
-			if (!idp && memcmp(q, " id=\"", 5) == 0)
-				idp = q + 5;
-			if (!namep && q + 7 < close && memcmp(q, " name=\"", 7) == 0)
-				namep = q + 7;
-		}
-		p = close + 1;
-		if (!idp || !namep || close - idp <= 8 || idp[8] != '"' || !is_hex8(idp))
-			continue;
-		q = memchr(namep, '"', (size_t)(close - namep));
-		if (!q)
-			continue;
-		if (names->count == cap) {
-			void *grown =
-			    realloc(names->list, (cap = cap ? 2 * cap : 64) * sizeof(*names->list));
-			if (!grown)
-				break;
-			names->list = grown;
-		}
-		{
-			char hex[9];
-			memcpy(hex, idp, 8);
-			hex[8] = '\0';
-			names->list[names->count++] = (struct debug_name){
-			    (uint32_t)strtoul(hex, NULL, 16), namep, (size_t)(q - namep)};
-		}
-	}
-	if (names->count > 1)
-		qsort(names->list, names->count, sizeof(*names->list), debug_name_order);
-}
-
-/* The name the bundle's debug XML gives an id (malloc'd), or NULL; the XML is read on the
- * first call. */
-static char *debug_name(struct debug_names *names, const char *xml, size_t length, uint64_t id)
-{
-	struct debug_name key = {(uint32_t)id, NULL, 0};
-	const struct debug_name *found;
-	char *name;
-
-	if (!xml)
-		return NULL;
-	if (!names->read)
-		debug_names_read(xml, length, names);
-	if (!names->count)
-		return NULL;
-	found = bsearch(&key, names->list, names->count, sizeof(*names->list), debug_id_order);
-	if (!found)
-		return NULL;
-	while (found > names->list && found[-1].id == found->id)
-		found--;
-	name = malloc(found->length + 1);
-	if (name) {
-		memcpy(name, found->name, found->length);
-		name[found->length] = '\0';
-	}
-	return name;
-}
-
-/* A bnd2 bundle's header. */
-struct bundle_header {
-	enum byte_order order; /* version 2 in either byte order decides it */
-	uint32_t version, platform, debug_offset, entry_count, entries_offset, data_offset[3];
-	uint32_t flags;
-	const char *xml; /* the debug data (resource names), or NULL */
-	size_t xml_length;
-};
-
-static int read_bundle_header(const struct upload *up, struct bundle_header *h, struct reader *r,
-                              struct error *err)
-{
-	h->order = BYTE_ORDER_LITTLE;
-	reader_init(r, up->data, up->length, BYTE_ORDER_LITTLE, err);
-	reader_skip(r, 4, "magic");
-	h->version = reader_u32(r, "version");
-	if (h->version != 2) {
-		h->order = BYTE_ORDER_BIG;
-		reader_init(r, up->data, up->length, h->order, err);
-		reader_skip(r, 4, "magic");
-		h->version = reader_u32(r, "version");
-	}
-	h->platform = reader_u32(r, "platform");
-	h->debug_offset = reader_u32(r, "debugDataOffset");
-	h->entry_count = reader_u32(r, "entryCount");
-	h->entries_offset = reader_u32(r, "entriesOffset");
-	for (int i = 0; i < 3; i++)
-		h->data_offset[i] = reader_u32(r, "dataOffset");
-	h->flags = reader_u32(r, "flags");
-	if (reader_failed(r))
-		return -1;
-	if (h->version != 2) {
-		error_set(err, ERROR_UNSUPPORTED_FORMAT, "version", 4,
-		          "version: this bnd2 bundle is not version 2 in either byte order");
-		return -1;
-	}
-	if (reader_seek(r, h->entries_offset, "entriesOffset") < 0 ||
-	    reader_check_count(r, h->entry_count, 0x40, "entryCount") < 0)
-		return -1;
-	h->xml = NULL;
-	h->xml_length = 0;
-	if ((h->flags & 8) && h->debug_offset < up->length) {
-		h->xml = (const char *)up->data + h->debug_offset;
-		h->xml_length = up->length - h->debug_offset;
-	}
-	return 0;
-}
-
-/* Entry i's record (0x40 bytes). */
-static int read_bundle_entry(struct reader *r, const struct bundle_header *h, uint32_t i,
-                             struct bundle_entry *e)
-{
-	reader_seek(r, (size_t)h->entries_offset + (size_t)i * 0x40, "entries");
-	e->id = reader_u64(r, "entries");
-	reader_u64(r, "entries"); /* imports hash */
-	for (int k = 0; k < 3; k++)
-		e->uncompressed[k] = reader_u32(r, "entries");
-	for (int k = 0; k < 3; k++)
-		e->compressed[k] = reader_u32(r, "entries");
-	for (int k = 0; k < 3; k++)
-		e->offset[k] = reader_u32(r, "entries");
-	e->imports_offset = reader_u32(r, "entries");
-	e->type = reader_u32(r, "entries");
-	e->import_count = reader_u16(r, "entries");
-	return reader_failed(r) ? -1 : 0;
-}
-
-/* The imports at the end of an entry's primary block: references of res. */
-static int read_imports(const uint8_t *block, size_t block_length, enum byte_order order,
-                        const struct bundle_entry *e, struct resource *res, struct error *err)
-{
-	struct reader ir;
-
-	reader_init(&ir, block, block_length, order, err);
-	if (reader_seek(&ir, e->imports_offset, "importsOffset") < 0 ||
-	    reader_check_count(&ir, e->import_count, 16, "imports") < 0)
-		return -1;
-	for (uint16_t k = 0; k < e->import_count; k++) {
-		uint64_t id = reader_u64(&ir, "imports");
-		reader_u64(&ir, "imports");
-		resource_add_reference(res, (uint32_t)id, "import", -1, k);
-	}
-	return 0;
-}
-
-/* Entry i, one of the types animdex reads: its block inflated and decoded, its imports and
- * name, into out. -1 with err set (naming the entry). */
-static int decode_bundle_entry(const struct upload *up, const struct bundle_header *h,
-                               const struct bundle_entry *e, uint32_t i, size_t max,
-                               struct debug_names *names, struct decode_result *out,
-                               struct error *err)
-{
-	struct resource *res;
-	uint8_t *block;
-	size_t block_length, resource_length;
-	char idtext[24];
-
-	snprintf(idtext, sizeof(idtext), "0x%08" PRIX64, e->id & 0xFFFFFFFFu);
-	block = entry_block(up->data, up->length, h->data_offset[0], h->flags & 1, e, i, max,
-	                    &block_length, err);
-	if (!block)
-		return -1;
-	if (e->import_count && e->imports_offset > block_length) {
-		error_set(err, ERROR_INVALID, "importsOffset", -1,
-		          "entries[%" PRIu32 "]: importsOffset 0x%" PRIX32
-		          " is past its %zu-byte block",
-		          i, e->imports_offset, block_length);
-		free(block);
-		return -1;
-	}
-	/* the resource ends where its imports begin */
-	resource_length = e->import_count ? e->imports_offset : block_length;
-	res = e->type == TYPE_VEHICLE_ANIMATION
-	          ? decode_vehicle_animation(block, resource_length, up->layout, err)
-	          : decode_body_part_remap(block, resource_length, err);
-	if (!res) {
-		char message[sizeof(err->message)];
-		snprintf(message, sizeof(message), "entries[%" PRIu32 "] (%s): %.400s", i, idtext,
-		         err->message);
-		memcpy(err->message, message, sizeof(message));
-		free(block);
-		return -1;
-	}
-	if (e->import_count && read_imports(block, block_length, h->order, e, res, err) < 0) {
-		free(block);
-		resource_free(res);
-		return -1;
-	}
-	free(block);
-	res->crc32 = (uint32_t)e->id;
-	snprintf(res->crc32_source, sizeof(res->crc32_source), "bundle entry");
-	res->name = debug_name(names, h->xml, h->xml_length, e->id);
-	json_object_set_new(res->metadata, "bundle",
-	                    json_pack("{s:I, s:s, s:i, s:b, s:I}", "entry", (json_int_t)i,
-	                              "resource_id", idtext, "platform", (int)h->platform,
-	                              "compressed", (h->flags & 1) != 0, "import_count",
-	                              (json_int_t)e->import_count));
-	if (decode_result_add(out, res) < 0) {
-		error_set(err, ERROR_INTERNAL, NULL, -1, "out of memory");
-		return -1;
-	}
-	return 0;
-}
-
-/* An entry of a type animdex does not read, listed in out->skipped with its name. */
-static void skip_bundle_entry(const struct bundle_header *h, const struct bundle_entry *e,
-                              struct debug_names *names, struct decode_result *out)
-{
-	char idtext[24], type[16], *name = debug_name(names, h->xml, h->xml_length, e->id);
-
-	snprintf(idtext, sizeof(idtext), "0x%08" PRIX64, e->id & 0xFFFFFFFFu);
-	snprintf(type, sizeof(type), "0x%05" PRIX32, e->type);
-	json_array_append_new(out->skipped,
-	                      json_pack("{s:s, s:s, s:s, s:s}", "name", name ? name : idtext, "id",
-	                                idtext, "type", type, "reason",
-	                                "animdex reads Vehicle Animation (0x10023) and Body "
-	                                "Part Remap Data (0x10024) resources"));
-	free(name);
-}
-
-static int decode_bundle_named(const struct upload *up, struct decode_result *out,
-                               struct debug_names *names, struct error *err)
-{
-	struct bundle_header h;
-	struct reader r;
-	size_t max = up->max_inflate ? up->max_inflate : DEFAULT_MAX_INFLATE, inflated = 0;
-
-	if (read_bundle_header(up, &h, &r, err) < 0)
-		return -1;
-	for (uint32_t i = 0; i < h.entry_count; i++) {
-		struct bundle_entry e;
-		if (read_bundle_entry(&r, &h, i, &e) < 0)
-			return -1;
-		if (e.type != TYPE_VEHICLE_ANIMATION && e.type != TYPE_BODY_PART_REMAP) {
-			skip_bundle_entry(&h, &e, names, out);
-			continue;
-		}
-		if (format_room_for_entry(up, out, err) < 0)
-			return -1;
-		inflated += e.uncompressed[0] & 0x0FFFFFFFu;
-		if (inflated > max) {
-			error_set(err, ERROR_TOO_LARGE, "entries", -1,
-			          "the bundle's resources declare more than the upload limit of "
-			          "%zu bytes uncompressed",
-			          max);
-			return -1;
-		}
-		if (decode_bundle_entry(up, &h, &e, i, max, names, out, err) < 0)
-			return -1;
-	}
-	if (out->count == 0) {
-		error_set(err, ERROR_UNSUPPORTED_FORMAT, NULL, -1,
-		          "the bundle holds no Vehicle Animation (0x10023) or Body Part Remap Data "
-		          "(0x10024) resource among its %" PRIu32 " resources",
-		          h.entry_count);
-		return -1;
-	}
-	return 0;
-}
-
-static int decode_bundle(const struct upload *up, struct decode_result *out, struct error *err)
-{
-	struct debug_names names = {0};
-	int rc = decode_bundle_named(up, out, &names, err);
-
-	free(names.list);
-	return rc;
-}
-
 static int is_class(const char *name, const char *cls)
 {
 	return name && strcasecmp(name, cls) == 0;
@@ -982,11 +585,11 @@ static int burnout_decode(const struct upload *up, struct decode_result *out, st
 	const char *source;
 
 	if (up->length >= 4 && memcmp(up->data, "bnd2", 4) == 0 && !up->class_name)
-		return decode_bundle(up, out, err);
+		return burnout_bundle_decode(up, out, err);
 	if (is_class(up->class_name, "BodyPartRemapData"))
-		res = decode_body_part_remap(up->data, up->length, err);
+		res = burnout_body_part_remap(up->data, up->length, err);
 	else
-		res = decode_vehicle_animation(up->data, up->length, up->layout, err);
+		res = burnout_vehicle_animation(up->data, up->length, up->layout, err);
 	if (!res)
 		return -1;
 	/* a file name holds an ID only when nothing better is given */

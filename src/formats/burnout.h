@@ -1,0 +1,22 @@
+/* burnout.h: what burnout.c (the resources) and burnout_bundle.c (BND2 bundles) share. */
+#ifndef ANIMDEX_FORMATS_BURNOUT_H
+#define ANIMDEX_FORMATS_BURNOUT_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "format.h"
+
+#define TYPE_VEHICLE_ANIMATION 0x10023u
+#define TYPE_BODY_PART_REMAP   0x10024u
+#define DEFAULT_MAX_INFLATE    (64u * 1024 * 1024)
+
+/* A Vehicle Animation resource (layout: "32", "64" or NULL to tell from the bytes), or a Body
+ * Part Remap Data resource; NULL with err set. */
+struct resource *burnout_vehicle_animation(const uint8_t *data, size_t length, const char *layout,
+                                           struct error *err);
+struct resource *burnout_body_part_remap(const uint8_t *data, size_t length, struct error *err);
+/* Every resource of a bundle animdex reads, into out; -1 with err set. */
+int burnout_bundle_decode(const struct upload *up, struct decode_result *out, struct error *err);
+
+#endif
