@@ -1,0 +1,76 @@
+/* gltf.h: what gltf.c (the animations) and gltf_data.c (the bytes they read) share. */
+#ifndef ANIMDEX_FORMATS_GLTF_H
+#define ANIMDEX_FORMATS_GLTF_H
+
+#include <jansson.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "format.h"
+
+#define GLB_MAGIC            0x46546C67u /* "glTF" */
+#define GLB_CHUNK_JSON       0x4E4F534Au /* "JSON" */
+#define GLB_CHUNK_BIN        0x004E4942u /* "BIN\0" */
+#define QUATERNION_TOLERANCE 0.00769f
+#define MAX_ZERO_ELEMENTS    (1u << 24) /* components of an accessor without a buffer view */
+
+enum {
+	COMPONENT_BYTE = 5120,
+	COMPONENT_UBYTE,
+	COMPONENT_SHORT,
+	COMPONENT_USHORT,
+	COMPONENT_UINT = 5125,
+	COMPONENT_FLOAT
+};
+
+enum path { PATH_TRANSLATION, PATH_ROTATION, PATH_SCALE, PATH_WEIGHTS, PATH_OTHER };
+
+struct gltf_buffer {
+	const uint8_t *data; /* NULL until loaded */
+	size_t length;
+	uint8_t *owned; /* decoded data URI */
+	int sibling;    /* index of the request file it came from, or -1 */
+};
+
+struct gltf {
+	const struct upload *up;
+	json_t *doc;
+	const uint8_t *bin; /* a .glb's BIN chunk */
+	size_t bin_length;
+	int glb;
+	struct gltf_buffer *buffers;
+	size_t buffer_count;
+	struct error *err;
+};
+
+struct accessor {
+	json_int_t component_type;
+	unsigned components;
+	size_t count;
+	int normalized;
+	int has_bounds;
+	int has_stride; /* its buffer view sets byteStride */
+};
+
+/* Refuses the file: err set to the validator's code at the JSON pointer, with the message;
+ * -1. */
+int gltf_fail(struct gltf *g, const char *code, const char *pointer, const char *fmt, ...)
+    __attribute__((format(printf, 4, 5)));
+/* doc[key][index], or NULL. */
+const json_t *gltf_item(const json_t *doc, const char *key, json_int_t index);
+/* o[key] when it is an integer, else fallback. */
+json_int_t gltf_int(const json_t *o, const char *key, json_int_t fallback);
+
+/* The container: g->doc and, for a .glb, its BIN chunk; -1 with the error set. */
+int gltf_parse_container(struct gltf *g);
+/* Buffer `index` loaded (the BIN chunk, a data URI, or a file uploaded beside); -1. */
+int gltf_load_buffer(struct gltf *g, json_int_t index, const char *pointer);
+/* Accessor `index`'s description, checked; -1 with the error set. */
+int gltf_accessor_info(struct gltf *g, json_int_t index, const char *pointer, struct accessor *a);
+/* Accessor `index`'s elements as floats (normalised integers converted), malloc'd; NULL. */
+float *gltf_accessor_read(struct gltf *g, json_int_t index, const char *pointer,
+                          const struct accessor *a);
+/* Has accessor `index` data (a buffer view or sparse values), or is it all zeros? */
+int gltf_has_data(struct gltf *g, json_int_t index);
+
+#endif
