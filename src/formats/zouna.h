@@ -1,0 +1,72 @@
+/* zouna.h: what zouna.c (resources: object headers, Animation_Z, bare keyframers) and
+ * zouna_keys.c (the keyframer classes, their keys, the tracks made of them) share. */
+#ifndef ANIMDEX_ZOUNA_H
+#define ANIMDEX_ZOUNA_H
+
+#include <jansson.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "format.h"
+#include "reader.h"
+
+#define FLOAT_COMP_FACTOR  4096.0f
+#define QUAT_COMP_FACTOR   2000.0f
+#define FLAG_STEP          0x8
+#define MESSAGE_SIZE       20
+#define OBJECT_HEADER_SIZE 24
+#define ANIMATION_Z_CRC    0x46107D89u
+
+enum zouna_kind { KIND_HERMITE, KIND_LINEAR, KIND_ROT, KIND_HANDLE, KIND_FLAG, KIND_MESSAGE };
+
+struct zouna_class {
+	const char *name;
+	int has_flags; /* a u16 flags field before the count */
+	enum zouna_kind kind;
+	unsigned n;     /* components of a value */
+	int compressed; /* i16 components */
+	float factor;   /* i16 divisor */
+	int inferred;   /* layout inferred from the class name, not from a source */
+};
+
+/* One keyframer as read: values decompressed, nothing yet converted. */
+struct zouna_keys {
+	const struct zouna_class *cls;
+	uint16_t flags;
+	uint32_t count;
+	size_t offset;     /* where it starts in its input */
+	int compressed;    /* i16 values (Vec4fLinearComp's reading) */
+	float *times;      /* count */
+	float *values;     /* count x n */
+	float *tin, *tout; /* count x n, Hermite only */
+	uint32_t *words;   /* count: handles or flags */
+	uint32_t *first;   /* messages: count + 1 indices into events */
+	uint32_t *events;  /* messages: EVENT_WORDS per message */
+	uint32_t event_count;
+	const char *reading; /* which reading of doc/formats.md 1.4 was used, or NULL */
+	int ordered;         /* one curve: times must not decrease (in an Animation_Z only each
+	                      * record's slice is one curve) */
+};
+
+struct track_target {
+	const char *schema;
+	uint64_t object;
+	const char *name;
+	uint64_t property;
+	int has_handle;
+	uint32_t handle;
+};
+
+const struct zouna_class *zouna_class_named(const char *name);
+int zouna_is_animation_class(const char *name);
+void zouna_keys_cleanup(struct zouna_keys *k);
+int zouna_oom(struct error *err);
+int zouna_read_keyframer(struct reader *r, const struct zouna_class *c, const char *what,
+                         int rest_is_keys, struct zouna_keys *k, struct error *err);
+json_t *zouna_keyframer_info(const struct zouna_keys *k);
+int zouna_add_track(struct resource *res, const struct zouna_keys *k, uint32_t start,
+                    uint32_t count, const struct track_target *tt, const char *what,
+                    struct error *err);
+void zouna_assume_for_class(struct resource *res, const struct zouna_class *c);
+
+#endif
