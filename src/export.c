@@ -5,7 +5,7 @@
  * is the 12-byte header, the JSON chunk (padded with spaces) and the BIN chunk (padded with
  * zeros); a .gltf carries the buffer as a base64 data URI.
  *
- * The mapping (README, "Getting animations out"):
+ * The mapping (doc/reference.md, "Getting animations out"):
  *   node schema, translation / rotation / scale  -> a channel on the target's node
  *   morph-weights schema, weights[N]             -> a weights channel; the node gets a mesh of
  *                                                   one triangle with N morph targets
@@ -21,73 +21,22 @@
  * so). A Zouna track whose first key comes after 0 holds its last key's value until then
  * (doc/formats.md 1.3); glTF holds the first, so two keys are added: the last value at 0 and at the
  * float just before the first key, which samples the same at every float32 time from 0 on.
+ *
+ * Here: the exporter, entries into animations, channels, nodes and accessors; the rest is in
+ * the files export_internal.h lists.
  */
 #include "export.h"
 
 #include <inttypes.h>
 #include <math.h>
-#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "base64.h"
 #include "buf.h"
-#include "curve.h"
-#include "handoff.h"
 #include "model.h"
 #include "render.h"
-
-#define GLTF_FLOAT         5126
-#define GLB_CHUNK_JSON     0x4E4F534Au
-#define GLB_CHUNK_BIN      0x004E4942u
-#define NODE_UNSET_WEIGHTS 0
-
-enum channel_path { PATH_TRANSLATION, PATH_ROTATION, PATH_SCALE, PATH_WEIGHTS, PATH_NONE };
-static const char *const path_names[] = {"translation", "rotation", "scale", "weights"};
-
-struct export_node {
-	uint64_t object;  /* the target's object: node index, bone handle... */
-	char *name;       /* unique in the asset */
-	unsigned weights; /* morph targets of its mesh; 0 while no weights channel needs one */
-	int index;        /* in the asset's nodes */
-};
-
-/* Where an accessor's bytes come from, to make them again as the asset is sent. */
-enum recipe_part { PART_TIMES, PART_VALUES, PART_TRIANGLE, PART_STILL };
-struct export_recipe {
-	int64_t entry;
-	unsigned track;
-	uint8_t part; /* enum recipe_part */
-	uint8_t path; /* enum channel_path */
-	uint8_t euler;
-	uint64_t offset; /* in buffer 0 */
-	size_t bytes;
-};
-
-struct exporter {
-	struct export_options opt;
-	json_t *doc;                   /* the asset being built */
-	json_t *summary_extras;        /* [{"entry", "track", "name", "reason"}] */
-	json_t *notes;                 /* what the asset says was assumed or changed */
-	json_t *entry_list;            /* [{"entry", "class", "handle", "filename", "name"}] */
-	json_t *node_names;            /* a set: the node names taken */
-	json_t *node_of;               /* object (decimal text) -> index into nodes */
-	json_t *animation_names;       /* a set: the animation names taken */
-	struct buf bin;                /* buffer 0, while it is held (holding) */
-	uint64_t bin_length;           /* buffer 0's length so far, held or not */
-	int holding;                   /* bin holds every byte of buffer 0 so far */
-	struct export_recipe *recipes; /* how to make each accessor's bytes again, in order */
-	size_t recipe_count, recipe_cap;
-	struct export_recipe source; /* the next accessor's, set before add_accessor */
-	struct render_splices kept;  /* the tracks kept in extras with their keys, as text */
-	struct export_node *nodes;   /* node_count of them */
-	size_t node_count;
-	size_t entries, animations, channels;
-	int normalised; /* some rotation keys were normalised */
-	int baked;      /* some Euler rotations were baked */
-	int shifted;    /* some Zouna tracks got keys before their first */
-};
+#include "export_internal.h"
 
 struct exporter *exporter_create(const struct export_options *opt)
 {
@@ -151,7 +100,7 @@ size_t exporter_count(const struct exporter *ex)
 	return ex->entries;
 }
 
-static int too_large(struct exporter *ex, struct error *err)
+int export_too_large(struct exporter *ex, struct error *err)
 {
 	error_set(err, ERROR_TOO_LARGE, NULL, -1,
 	          "the export would hold more than %zu bytes of keys, the most one asset may; "
@@ -163,7 +112,7 @@ static int too_large(struct exporter *ex, struct error *err)
 /* Buffer 0's next bytes: zeros up to a multiple of 4 (pad), then `data`. They are kept while
  * the buffer fits hold_bytes (past that, nothing more is kept: the buffer is made again from
  * the recipes as it is sent), or only counted (plan_only). -1 past max_bytes. */
-static int put_bin(struct exporter *ex, const void *data, size_t bytes, int pad)
+int export_put_bin(struct exporter *ex, const void *data, size_t bytes, int pad)
 {
 	static const char zeros[4];
 	size_t padding = pad ? (size_t)((4 - ex->bin_length % 4) % 4) : 0;
@@ -188,10 +137,10 @@ static int add_accessor(struct exporter *ex, const float *data, size_t count, co
 	json_t *views = json_object_get(ex->doc, "bufferViews");
 	json_t *accessors = json_object_get(ex->doc, "accessors"), *view, *acc;
 
-	if (put_bin(ex, NULL, 0, 1) < 0)
+	if (export_put_bin(ex, NULL, 0, 1) < 0)
 		return -1;
 	offset = ex->bin_length;
-	if (put_bin(ex, data, bytes, 0) < 0)
+	if (export_put_bin(ex, data, bytes, 0) < 0)
 		return -1;
 	if (ex->recipe_count == ex->recipe_cap) {
 		size_t cap = ex->recipe_cap ? 2 * ex->recipe_cap : 64;
@@ -303,338 +252,6 @@ static int give_morph_mesh(struct exporter *ex, struct export_node *n, unsigned 
 	return 0;
 }
 
-/* A track's keys as they would be answered by /keys: times, values (per key), for extras. */
-static json_t *keys_json(const struct catalog_track *t)
-{
-	const struct sampler *s = &t->sampler;
-	size_t m = sampler_components(s), per = s->interp == INTERP_CUBIC_SPLINE ? 3 : 1;
-	enum scalar_kind kind = value_type_scalar(s->type);
-	json_t *times = json_array(), *values = json_array();
-
-	for (uint32_t k = 0; k < s->key_count; k++) {
-		json_t *key = json_array();
-		json_array_append_new(times, json_real(s->times[k]));
-		for (size_t c = 0; c < m * per; c++) {
-			size_t at = (size_t)k * m * per + c;
-			switch (kind) {
-			case SCALAR_FLOAT:
-				json_array_append_new(key,
-				                      json_real(((const float *)s->values)[at]));
-				break;
-			case SCALAR_INT:
-				json_array_append_new(
-				    key, json_integer(((const int32_t *)s->values)[at]));
-				break;
-			case SCALAR_UINT:
-				json_array_append_new(
-				    key, json_integer(((const uint32_t *)s->values)[at]));
-				break;
-			case SCALAR_BOOL:
-				json_array_append_new(
-				    key, json_boolean(((const uint8_t *)s->values)[at]));
-				break;
-			default: json_array_append_new(key, json_null());
-			}
-		}
-		json_array_append_new(values, key);
-	}
-	{
-		json_t *keys = json_object();
-		json_object_set_new_nocheck(keys, "type", json_string(value_type_name(s->type)));
-		json_object_set_new_nocheck(keys, "array_size", json_integer(s->array_size));
-		json_object_set_new_nocheck(keys, "interpolation",
-		                            json_string(interpolation_name(s->interp)));
-		json_object_set_new_nocheck(keys, "times", times);
-		json_object_set_new_nocheck(keys, "values", values);
-		return keys;
-	}
-}
-
-/* An event track's events, as the sample route lists them. */
-static json_t *events_json(const struct catalog_track *t)
-{
-	const struct sampler *s = &t->sampler;
-	const uint32_t *w = s->values;
-	json_t *list = json_array();
-	char handle[2][11];
-
-	for (uint32_t k = 0; k < s->key_count; k++, w += EVENT_WORDS) {
-		float parameter;
-		memcpy(&parameter, &w[EVENT_PARAMETER], sizeof(parameter));
-		render_handle(w[EVENT_RECEIVER], handle[0]);
-		render_handle(w[EVENT_MESSAGE_ID], handle[1]);
-		json_array_append_new(
-		    list, json_pack("{s:f, s:I, s:s, s:I, s:o, s:s}", "time", (double)s->times[k],
-		                    "message_class", (json_int_t)w[EVENT_MESSAGE_CLASS], "receiver",
-		                    handle[0], "c", (json_int_t)w[EVENT_C], "parameter",
-		                    isfinite(parameter) ? json_real(parameter) : json_null(),
-		                    "message_id", handle[1]));
-	}
-	return json_pack("{s:o}", "events", list);
-}
-
-static int grow_splices(struct render_splices *sp)
-{
-	size_t cap = sp->cap ? 2 * sp->cap : 256;
-	struct render_splice *grown = realloc(sp->items, cap * sizeof(*grown));
-
-	if (!grown)
-		return -1;
-	sp->items = grown;
-	sp->cap = cap;
-	return 0;
-}
-
-/* A track's keys (or events) as kept in extras. */
-static json_t *kept_keys_json(const struct catalog_track *t)
-{
-	return t->events ? events_json(t) : keys_json(t);
-}
-
-/* The JSON text of a track kept in extras, as keep_in_extras would make it: its keys (or
- * events), number, name and the reason given. */
-struct kept_text {
-	char *text;
-	size_t length;
-	const char *reason;
-};
-
-static int kept_text_make(const json_t *track, const struct catalog_track *t, const char *reason,
-                          struct kept_text *out)
-{
-	json_t *keys = kept_keys_json(t);
-	const char *name = json_string_value(json_object_get(track, "name"));
-	struct buf b;
-
-	buf_init(&b, (size_t)1 << 31);
-	if (!keys || render_json_append(&b, keys, 0) < 0 || b.len < 2) {
-		json_decref(keys);
-		buf_cleanup(&b);
-		return -1;
-	}
-	json_decref(keys);
-	b.len--; /* its closing brace: the track's number, name and reason follow */
-	buf_printf(&b, ",\"track\":%" JSON_INTEGER_FORMAT ",\"name\":",
-	           json_integer_value(json_object_get(track, "n")));
-	render_string_append(&b, name ? name : "");
-	buf_puts(&b, ",\"reason\":");
-	render_string_append(&b, reason);
-	buf_putc(&b, '}');
-	if (b.overflow) {
-		buf_cleanup(&b);
-		return -1;
-	}
-	out->text = buf_steal(&b, &out->length);
-	out->reason = reason;
-	return 0;
-}
-
-/* A track kept in extras: its keys (or events) and why glTF does not animate it. Made ahead
- * (`made`, for this reason: taken over), it goes into the asset as text, a placeholder in the
- * document spliced in when it is written: no jansson value a number to build and free. */
-static void keep_in_extras(struct exporter *ex, json_t *kept, int64_t id, const json_t *track,
-                           const struct catalog_track *t, struct kept_text *made,
-                           const char *reason)
-{
-	json_int_t n = json_integer_value(json_object_get(track, "n"));
-	const char *name = json_string_value(json_object_get(track, "name"));
-	struct render_splices *sp = &ex->kept;
-	json_t *placeholder, *listed;
-
-	listed = json_object();
-	if (made && made->text && made->reason == reason &&
-	    (sp->count < sp->cap || grow_splices(sp) == 0) && (placeholder = json_string(""))) {
-		sp->items[sp->count].value = placeholder;
-		sp->items[sp->count].text = made->text;
-		sp->items[sp->count].length = made->length;
-		sp->count++;
-		made->text = NULL;
-		json_array_append_new(kept, placeholder);
-	} else {
-		json_t *item = t ? kept_keys_json(t) : json_object();
-		json_object_set_new_nocheck(item, "track", json_integer(n));
-		json_object_set_new_nocheck(item, "name", json_string(name ? name : ""));
-		json_object_set_new_nocheck(item, "reason", json_string(reason));
-		json_array_append_new(kept, item);
-	}
-	json_object_set_new_nocheck(listed, "entry", json_integer(id));
-	json_object_set_new_nocheck(listed, "track", json_integer(n));
-	json_object_set_new_nocheck(listed, "name", json_string(name ? name : ""));
-	json_object_set_new_nocheck(listed, "reason", json_string(reason));
-	json_array_append_new(ex->summary_extras, listed);
-}
-
-/* glTF's timeline: times from 0, strictly increasing. NULL when they fit, else why not. */
-static const char *times_unfit(const struct sampler *s)
-{
-	if (s->times[0] < 0)
-		return "its first key is before 0 s, and glTF animations start at 0";
-	for (uint32_t k = 1; k < s->key_count; k++)
-		if (!(s->times[k] > s->times[k - 1]))
-			return "two of its keys share a time, and glTF times must increase";
-	return NULL;
-}
-
-/* An Euler rotation (radians, applied X, then Y, then Z: q = qz qy qx) as a quaternion. */
-static void euler_to_quaternion(const float e[3], float q[4])
-{
-	double cx = cos(e[0] / 2.0), sx = sin(e[0] / 2.0), cy = cos(e[1] / 2.0),
-	       sy = sin(e[1] / 2.0), cz = cos(e[2] / 2.0), sz = sin(e[2] / 2.0);
-
-	q[0] = (float)(sx * cy * cz - cx * sy * sz);
-	q[1] = (float)(cx * sy * cz + sx * cy * sz);
-	q[2] = (float)(cx * cy * sz - sx * sy * cz);
-	q[3] = (float)(cx * cy * cz + sx * sy * sz);
-}
-
-static int float_order(const void *a, const void *b)
-{
-	float x = *(const float *)a, y = *(const float *)b;
-	return x < y ? -1 : x > y;
-}
-
-/* The Euler track sampled at every key and bake_rate times a second, from 0 when the track
- * holds a value before its first key, as LINEAR unit quaternions. A track so long that the
- * rate would make more than EXPORT_MAX_BAKED_KEYS samples is sampled as often as that many
- * allow, and the asset says so (an 84-byte file with keys at 0 and 100,000 s would otherwise
- * ask for three million). */
-static int bake_euler(struct exporter *ex, const struct sampler *s, int64_t id, unsigned track,
-                      float **times_out, float **values_out, size_t *count_out)
-{
-	float t0 = s->times[0] < 0 ? 0 : s->times[0], t1 = s->times[s->key_count - 1];
-	double rate = ex->opt.bake_rate, wanted;
-	size_t steps, n = 0;
-	float *times, *values;
-	struct curve c;
-	struct curve_cursor cursor;
-
-	if ((s->rules & RULE_LAST_BEFORE_FIRST) && t0 > 0)
-		t0 = 0;
-	wanted = t1 > t0 ? ceil((double)(t1 - t0) * rate) : 0;
-	if (wanted > EXPORT_MAX_BAKED_KEYS) {
-		rate = EXPORT_MAX_BAKED_KEYS / ((double)t1 - (double)t0);
-		json_array_append_new(
-		    ex->notes,
-		    json_sprintf("entry %" PRId64 " track %u: baked at %.6g samples a "
-		                 "second, not %g: its %.9g s would need %.0f samples, "
-		                 "past the limit of %d a track",
-		                 id, track, rate, ex->opt.bake_rate, (double)t1 - (double)t0,
-		                 wanted, EXPORT_MAX_BAKED_KEYS));
-		wanted = EXPORT_MAX_BAKED_KEYS;
-	}
-	steps = (size_t)wanted;
-	times = malloc((steps + s->key_count + 4) * sizeof(float));
-	if (!times)
-		return -1;
-	for (size_t i = 0; i <= steps; i++) {
-		double t = t0 + (double)i / rate;
-		times[n++] = (float)(t < t1 ? t : t1);
-	}
-	for (uint32_t k = 0; k < s->key_count; k++)
-		if (s->times[k] >= t0) {
-			times[n++] = s->times[k];
-			/* a Zouna track jumps at its first key: keep the float just before it */
-			if (k == 0 && (s->rules & RULE_LAST_BEFORE_FIRST) && s->times[0] > t0)
-				times[n++] = nextafterf(s->times[0], -INFINITY);
-		}
-	qsort(times, n, sizeof(float), float_order);
-	{
-		size_t u = 0;
-		for (size_t i = 0; i < n; i++)
-			if (u == 0 || times[i] > times[u - 1])
-				times[u++] = times[i];
-		n = u;
-	}
-	values = malloc(n * 4 * sizeof(float));
-	if (!values) {
-		free(times);
-		return -1;
-	}
-	curve_from_sampler(&c, s);
-	curve_cursor_init(&cursor);
-	for (size_t i = 0; i < n; i++) {
-		float e[3];
-		curve_sample_f32(&c, &cursor, times[i], e);
-		euler_to_quaternion(e, values + i * 4);
-		if (i > 0) { /* the short way from the previous sample */
-			float *p = values + (i - 1) * 4, *q = values + i * 4;
-			if (p[0] * q[0] + p[1] * q[1] + p[2] * q[2] + p[3] * q[3] < 0)
-				for (int j = 0; j < 4; j++)
-					q[j] = -q[j];
-		}
-	}
-	*times_out = times;
-	*values_out = values;
-	*count_out = n;
-	ex->baked = 1;
-	return 0;
-}
-
-/* The keys as glTF takes them: a one-key CUBICSPLINE becomes LINEAR (glTF wants two keys
- * there); rotation values are made unit length; a Zouna track whose first key comes after 0
- * gets its last value at 0 and at the float before its first key. Returns the interpolation
- * to write, or -1. */
-static int gltf_keys(struct exporter *ex, const struct sampler *s, enum channel_path path,
-                     float **times_out, float **values_out, size_t *count_out)
-{
-	size_t m = sampler_components(s), per = s->interp == INTERP_CUBIC_SPLINE ? 3 : 1;
-	int interp = s->interp;
-	int lead = (s->rules & RULE_LAST_BEFORE_FIRST) && s->times[0] > 0 && s->key_count > 1;
-	size_t n = s->key_count + (lead ? 2 : 0), at = 0;
-	const float *v = s->values;
-	float *times, *values;
-
-	if (interp == INTERP_CUBIC_SPLINE && s->key_count == 1) {
-		interp = INTERP_LINEAR;
-		per = 1;
-		v = (const float *)s->values + m; /* the central value */
-	}
-	times = malloc(n * sizeof(float));
-	values = malloc(n * m * per * sizeof(float));
-	if (!times || !values) {
-		free(times);
-		free(values);
-		return -1;
-	}
-	if (lead) {
-		/* the last key's value (and zero tangents) at 0 and just before the first key */
-		const float *last = (const float *)s->values + (size_t)(s->key_count - 1) * m * per;
-		for (int i = 0; i < 2; i++) {
-			times[at] = i ? nextafterf(s->times[0], -INFINITY) : 0.0f;
-			for (size_t c = 0; c < m * per; c++)
-				values[at * m * per + c] =
-				    per == 3 && (c < m || c >= 2 * m) ? 0.0f : last[c];
-			at++;
-		}
-		if (times[1] <= 0) { /* the first key is the float after 0: one key is enough */
-			at = 1;
-			n--;
-		}
-		ex->shifted = 1;
-	}
-	memcpy(times + at, s->times, s->key_count * sizeof(float));
-	memcpy(values + at * m * per, interp == (int)s->interp ? s->values : v,
-	       s->key_count * m * per * sizeof(float));
-	if (interp != (int)s->interp) /* one key, its central value */
-		memcpy(values + at * m, v, m * sizeof(float));
-	if (path == PATH_ROTATION) {
-		for (size_t k = 0; k < n; k++) {
-			float *q = values + (k * per + (per == 3 ? 1 : 0)) * 4;
-			double len = sqrt((double)q[0] * q[0] + (double)q[1] * q[1] +
-			                  (double)q[2] * q[2] + (double)q[3] * q[3]);
-			if (len > 0 && fabs(len - 1.0) > 1e-6) {
-				for (int j = 0; j < 4; j++)
-					q[j] = (float)(q[j] / len);
-				ex->normalised = 1;
-			}
-		}
-	}
-	*times_out = times;
-	*values_out = values;
-	*count_out = n;
-	return interp;
-}
-
 /* An animation name no other animation of the asset has (Blender names actions by them). */
 static void unique_animation_name(struct exporter *ex, const char *name, char *out, size_t size)
 {
@@ -695,19 +312,7 @@ static enum channel_path path_of(const json_t *track, const char **why)
 	return PATH_NONE;
 }
 
-/* One entry as an export needs it: its summary with its tracks, and every track's keys (its
- * own). */
-struct export_entry {
-	int64_t id;
-	json_t *entry;
-	struct catalog_track *tracks;
-	struct kept_text *kept; /* per track: the keys of one glTF cannot animate, made ahead */
-	size_t track_count;
-	size_t bytes;         /* of the tracks' keys */
-	struct catalog *lazy; /* or tracks read one at a time from here, as they are added */
-};
-
-static void export_entry_cleanup(struct export_entry *e)
+void export_entry_cleanup(struct export_entry *e)
 {
 	for (size_t i = 0; i < e->track_count; i++) {
 		catalog_track_cleanup(&e->tracks[i]);
@@ -728,16 +333,16 @@ static void make_kept_text(struct export_entry *e, size_t i)
 	const char *why = NULL;
 
 	if (path_of(track, &why) != PATH_NONE)
-		why = times_unfit(&e->tracks[i].sampler);
+		why = export_times_unfit(&e->tracks[i].sampler);
 	if (why) /* else (or when out of memory) made later, if kept */
-		kept_text_make(track, &e->tracks[i], why, &e->kept[i]);
+		export_kept_text_make(track, &e->tracks[i], why, &e->kept[i]);
 }
 
 /* Reads entry id from cat: nothing of the exporter, so any thread with its own catalogue.
  * lazy: only its summary; its tracks are read one at a time as they are added (an export's
  * memory is then one track's keys, not the entry's). */
-static int export_entry_read(struct catalog *cat, int64_t id, int lazy, struct export_entry *out,
-                             struct error *err)
+int export_entry_read(struct catalog *cat, int64_t id, int lazy, struct export_entry *out,
+                      struct error *err)
 {
 	size_t n;
 
@@ -786,8 +391,6 @@ static int read_lazily(struct export_entry *e, size_t i, struct error *err)
 	make_kept_text(e, i);
 	return 0;
 }
-
-static int exporter_add_entry(struct exporter *ex, struct export_entry *read, struct error *err);
 
 static int too_many_entries(const struct exporter *ex, struct error *err)
 {
@@ -885,7 +488,7 @@ static int add_entry_node(struct exporter *ex, const json_t *entry, const char *
 	for (size_t k = first_kept; k < sp->count; k++)
 		free((char *)sp->items[k].text);
 	sp->count = first_kept;
-	if (b.overflow || (sp->count == sp->cap && grow_splices(sp) < 0) ||
+	if (b.overflow || (sp->count == sp->cap && export_grow_splices(sp) < 0) ||
 	    !(placeholder = json_string(""))) {
 		buf_cleanup(&b);
 		return -1;
@@ -953,10 +556,10 @@ static int add_track_channel(struct exporter *ex, struct entry_animation *ea, in
 	size_t count = 0, m;
 	int interp, in, out;
 
-	interp = euler ? (bake_euler(ex, &t->sampler, id, t->n, &times, &values, &count) < 0
+	interp = euler ? (export_bake_euler(ex, &t->sampler, id, t->n, &times, &values, &count) < 0
 	                      ? -1
 	                      : INTERP_LINEAR)
-	               : gltf_keys(ex, &t->sampler, path, &times, &values, &count);
+	               : export_gltf_keys(ex, &t->sampler, path, &times, &values, &count);
 	m = euler ? 4 : sampler_components(&t->sampler);
 	catalog_track_cleanup(t);
 	if (interp < 0) {
@@ -981,7 +584,7 @@ static int add_track_channel(struct exporter *ex, struct entry_animation *ea, in
 	free(times);
 	free(values);
 	if (out < 0)
-		return too_large(ex, err);
+		return export_too_large(ex, err);
 	add_channel(ea, in, out, interp, node, path);
 	*node_paths(ea, node->index) |= (uint8_t)(1u << path);
 	ex->channels++;
@@ -1011,8 +614,8 @@ static int export_track(struct exporter *ex, struct export_entry *read, size_t i
 		return -1;
 	t = read->tracks[i];
 	t.borrowed = 1; /* read's: cleaning t up leaves it */
-	if (path == PATH_NONE || (why = times_unfit(&t.sampler)) != NULL) {
-		keep_in_extras(ex, ea->kept, id, track, &t, &read->kept[i], why);
+	if (path == PATH_NONE || (why = export_times_unfit(&t.sampler)) != NULL) {
+		export_keep_in_extras(ex, ea->kept, id, track, &t, &read->kept[i], why);
 		catalog_track_cleanup(&t);
 		return 0;
 	}
@@ -1025,9 +628,10 @@ static int export_track(struct exporter *ex, struct export_entry *read, size_t i
 		return -1;
 	}
 	if (*paths & (1u << path)) {
-		keep_in_extras(ex, ea->kept, id, track, &t, NULL,
-		               "its node's property is already animated by another track of this "
-		               "entry, and glTF allows one channel per node and property");
+		export_keep_in_extras(
+		    ex, ea->kept, id, track, &t, NULL,
+		    "its node's property is already animated by another track of this "
+		    "entry, and glTF allows one channel per node and property");
 		catalog_track_cleanup(&t);
 		return 0;
 	}
@@ -1035,12 +639,13 @@ static int export_track(struct exporter *ex, struct export_entry *read, size_t i
 		unsigned targets = t.sampler.array_size;
 		if (node->weights == NODE_UNSET_WEIGHTS && give_morph_mesh(ex, node, targets) < 0) {
 			catalog_track_cleanup(&t);
-			return too_large(ex, err);
+			return export_too_large(ex, err);
 		}
 		if (node->weights != targets) {
-			keep_in_extras(ex, ea->kept, id, track, &t, NULL,
-			               "its node already has a mesh with another number of morph "
-			               "targets");
+			export_keep_in_extras(
+			    ex, ea->kept, id, track, &t, NULL,
+			    "its node already has a mesh with another number of morph "
+			    "targets");
 			catalog_track_cleanup(&t);
 			return 0;
 		}
@@ -1078,7 +683,7 @@ static int finish_entry(struct exporter *ex, const json_t *entry, int64_t id,
 }
 
 /* Adds a read entry (which stays the caller's). */
-static int exporter_add_entry(struct exporter *ex, struct export_entry *read, struct error *err)
+int exporter_add_entry(struct exporter *ex, struct export_entry *read, struct error *err)
 {
 	struct entry_animation ea = {json_array(), json_array(), json_array(), NULL, 0};
 	const size_t first_kept = ex->kept.count; /* this entry's kept tracks: the splices after */
@@ -1109,14 +714,14 @@ done:
 	return rc;
 }
 
-static void drop_if_empty(json_t *doc, const char *key)
+void export_drop_if_empty(json_t *doc, const char *key)
 {
 	if (json_array_size(json_object_get(doc, key)) == 0)
 		json_object_del(doc, key);
 }
 
 /* The asset's notes and the description of its entries, in the asset's extras. */
-static void describe_asset(struct exporter *ex)
+void export_describe_asset(struct exporter *ex)
 {
 	json_t *about;
 
@@ -1146,494 +751,4 @@ static void describe_asset(struct exporter *ex)
 		json_object_set(about, "assumed", ex->notes);
 	json_object_set_new(json_object_get(ex->doc, "asset"), "extras",
 	                    json_pack("{s:o}", "animdex", about));
-}
-
-/* The data URI's place in a .gltf's text while it is made: the buffer is written there as
- * it is sent. (Entries' names come before the buffers in the text: the last one is it.) */
-#define BUFFER_PLACE "animdex-buffer-0-goes-here-5f0c2a"
-
-/* The asset as it is sent: its text before the buffer (for a .glb with the chunk headers),
- * buffer 0 (held, or made again entry by entry), and its text after the buffer (a .gltf's). */
-struct export_asset {
-	uint8_t glb_header[20]; /* a .glb's header and JSON chunk header, before head */
-	size_t glb_header_at;
-	char *text; /* the asset's JSON text: head and tail are parts of it */
-	const char *head, *tail;
-	size_t head_length, tail_length, head_at, tail_at;
-	uint64_t length;               /* of the whole asset */
-	uint64_t bin_length;           /* of buffer 0, padded to 4 */
-	uint64_t bin_at;               /* buffer 0's bytes given so far */
-	int base64;                    /* buffer 0 goes out as base64 (a .gltf's data URI) */
-	struct buf held;               /* buffer 0 when it was held */
-	int made_again;                /* ... or made again, from the catalogue, as it is sent */
-	struct export_recipe *recipes; /* then: each accessor's, in buffer order */
-	size_t recipe_count, next;
-	struct exporter *scratch; /* for the conversions' options (its notes are not kept) */
-	/* the track being sent: its keys as the asset has them */
-	int64_t track_entry;
-	unsigned track_n;
-	float *times, *values;
-	size_t key_count, values_bytes;
-	const void *piece; /* the accessor being sent: its bytes, and how many are given */
-	size_t piece_length, piece_at;
-	char *encoded; /* base64: text made, not given yet */
-	size_t encoded_length, encoded_at;
-};
-
-void export_asset_free(struct export_asset *a)
-{
-	if (!a)
-		return;
-	free(a->text);
-	buf_cleanup(&a->held);
-	free(a->recipes);
-	exporter_free(a->scratch);
-	free(a->times);
-	free(a->values);
-	free(a->encoded);
-	free(a);
-}
-
-uint64_t export_asset_length(const struct export_asset *a)
-{
-	return a->length;
-}
-
-size_t export_asset_memory(const struct export_asset *a)
-{
-	return a->head_length + a->tail_length + 8 + a->held.cap +
-	       a->recipe_count * sizeof(*a->recipes);
-}
-
-static void put32(uint8_t *p, uint32_t v)
-{
-	p[0] = (uint8_t)v, p[1] = (uint8_t)(v >> 8), p[2] = (uint8_t)(v >> 16),
-	p[3] = (uint8_t)(v >> 24);
-}
-
-/* A .glb: the 12-byte header and the JSON chunk's header, then the text padded with spaces
- * and the BIN chunk's header (appended to the text), then the buffer. */
-static int glb_parts(struct export_asset *a, char *text, size_t text_length)
-{
-	size_t json_length = (text_length + 3) & ~(size_t)3;
-	char *grown;
-
-	a->head_length = json_length + (a->bin_length ? 8 : 0);
-	a->length = 20 + a->head_length + a->bin_length;
-	if (a->length > UINT32_MAX || !(grown = realloc(text, json_length + 8)))
-		return -1;
-	a->text = grown;
-	a->head = grown;
-	memset(grown + text_length, ' ', json_length - text_length);
-	if (a->bin_length) {
-		put32((uint8_t *)grown + json_length, (uint32_t)a->bin_length);
-		put32((uint8_t *)grown + json_length + 4, GLB_CHUNK_BIN);
-	}
-	memcpy(a->glb_header, "glTF", 4);
-	put32(a->glb_header + 4, 2);
-	put32(a->glb_header + 8, (uint32_t)a->length);
-	put32(a->glb_header + 12, (uint32_t)json_length);
-	put32(a->glb_header + 16, GLB_CHUNK_JSON);
-	return 0;
-}
-
-/* A .gltf's text around its data URI: the buffer, in base64, goes between. */
-static int gltf_parts(struct export_asset *a, char *text, size_t text_length)
-{
-	const char *place = text + text_length;
-
-	a->text = text;
-	a->glb_header_at = sizeof(a->glb_header); /* none */
-	if (a->bin_length) {
-		place = NULL;
-		for (const char *p = text; (p = strstr(p, BUFFER_PLACE)) != NULL; p++)
-			place = p;
-		if (!place)
-			return -1;
-	}
-	a->head = text;
-	a->head_length = (size_t)(place - text);
-	a->tail_length = text_length - a->head_length - (a->bin_length ? strlen(BUFFER_PLACE) : 0);
-	a->tail = text + text_length - a->tail_length;
-	a->base64 = 1;
-	a->length = a->head_length + 4 * ((a->bin_length + 2) / 3) + a->tail_length;
-	return 0;
-}
-
-struct export_asset *exporter_finish(struct exporter *ex, json_t **summary, struct error *err)
-{
-	struct export_asset *a = calloc(1, sizeof(*a));
-	char *text = NULL;
-	size_t text_length = 0;
-
-	*summary = NULL;
-	if (!a) {
-		error_set(err, ERROR_INTERNAL, NULL, -1, "out of memory");
-		return NULL;
-	}
-	describe_asset(ex);
-	if (put_bin(ex, NULL, 0, 1) < 0) { /* the buffer ends on a multiple of 4 */
-		too_large(ex, err);
-		goto fail;
-	}
-	a->bin_length = ex->bin_length;
-	if (ex->bin_length) {
-		json_t *buffer = json_pack("{s:I}", "byteLength", (json_int_t)ex->bin_length);
-		if (!ex->opt.glb)
-			json_object_set_new(
-			    buffer, "uri",
-			    json_string("data:application/octet-stream;base64," BUFFER_PLACE));
-		json_object_set_new(ex->doc, "buffers", json_pack("[o]", buffer));
-	}
-	drop_if_empty(ex->doc, "animations");
-	drop_if_empty(ex->doc, "accessors");
-	drop_if_empty(ex->doc, "bufferViews");
-	drop_if_empty(ex->doc, "meshes");
-	drop_if_empty(ex->doc, "nodes");
-	if (!json_object_get(ex->doc, "nodes")) {
-		json_object_del(ex->doc, "scenes");
-		json_object_del(ex->doc, "scene");
-	}
-	text = render_json_spliced(ex->doc, &ex->kept, &text_length);
-	for (size_t i = 0; i < ex->kept.count; i++) { /* in the text now */
-		free((char *)ex->kept.items[i].text);
-		ex->kept.items[i].text = NULL;
-	}
-	if (!text || (ex->opt.glb ? glb_parts(a, text, text_length)
-	                          : gltf_parts(a, text, text_length)) < 0) {
-		error_set(err, ERROR_INTERNAL, NULL, -1, "out of memory");
-		goto fail;
-	}
-	text = NULL; /* the asset's */
-	if (ex->holding) {
-		a->held = ex->bin; /* taken over */
-		buf_init(&ex->bin, 0);
-	} else if (a->bin_length && !ex->opt.plan_only) {
-		a->made_again = 1;
-		a->recipes = ex->recipes; /* taken over */
-		a->recipe_count = ex->recipe_count;
-		ex->recipes = NULL;
-		ex->recipe_count = ex->recipe_cap = 0;
-		a->scratch = exporter_create(&ex->opt);
-		if (!a->scratch) {
-			error_set(err, ERROR_INTERNAL, NULL, -1, "out of memory");
-			goto fail;
-		}
-	}
-	*summary = json_pack("{s:I, s:I, s:I, s:I, s:O, s:O}", "entries", (json_int_t)ex->entries,
-	                     "animations", (json_int_t)ex->animations, "nodes",
-	                     (json_int_t)ex->node_count, "channels", (json_int_t)ex->channels,
-	                     "in_extras", ex->summary_extras, "notes", ex->notes);
-	return a;
-fail:
-	if (text != a->text) /* not yet the asset's (a .glb's realloc failed: still ours) */
-		free(text);
-	export_asset_free(a);
-	return NULL;
-}
-
-/* The bytes of accessor r made again: a track read again and converted as the first time
- * (kept while the next accessor is the same track's values), or a morph mesh's triangle. */
-static int make_piece(struct export_asset *a, const struct export_recipe *r, struct catalog *cat,
-                      struct error *err)
-{
-	static const float triangle[9] = {0, 0, 0, 1, 0, 0, 0, 1, 0};
-	static const float still[9] = {0};
-	struct catalog_track t;
-	int made;
-
-	if (r->part == PART_TRIANGLE || r->part == PART_STILL) {
-		a->piece = r->part == PART_TRIANGLE ? (const void *)triangle : (const void *)still;
-	} else {
-		if (!a->times || a->track_entry != r->entry || a->track_n != r->track ||
-		    r->part == PART_TIMES) {
-			free(a->times);
-			free(a->values);
-			a->times = a->values = NULL;
-			if (catalog_read_track(cat, r->entry, r->track, &t, err) < 0)
-				return -1;
-			made = r->euler
-			           ? bake_euler(a->scratch, &t.sampler, r->entry, r->track,
-			                        &a->times, &a->values, &a->key_count)
-			           : gltf_keys(a->scratch, &t.sampler, (enum channel_path)r->path,
-			                       &a->times, &a->values, &a->key_count);
-			a->values_bytes = a->key_count * sizeof(float) *
-			                  (r->euler ? 4
-			                            : sampler_components(&t.sampler) *
-			                                  (made == INTERP_CUBIC_SPLINE ? 3 : 1));
-			catalog_track_cleanup(&t);
-			if (made < 0) {
-				error_set(err, ERROR_INTERNAL, NULL, -1, "out of memory");
-				return -1;
-			}
-			a->track_entry = r->entry;
-			a->track_n = r->track;
-		}
-		if (r->part == PART_TIMES ? r->bytes != a->key_count * sizeof(float)
-		                          : r->bytes > a->values_bytes) {
-			error_set(err, ERROR_INTERNAL, NULL, -1,
-			          "export: track %u of entry %" PRId64
-			          " changed while the asset was "
-			          "sent",
-			          r->track, r->entry);
-			return -1;
-		}
-		a->piece = r->part == PART_TIMES ? (const void *)a->times : (const void *)a->values;
-	}
-	a->piece_length = r->bytes;
-	a->piece_at = 0;
-	return 0;
-}
-
-/* Up to `room` bytes of buffer 0 from where the asset is: the count, 0 at its end. Made
- * again, each accessor's bytes follow its padding; a track that no longer gives the bytes it
- * gave (changed or deleted meanwhile) fails the read. */
-static long read_buffer(struct export_asset *a, struct catalog *cat, uint8_t *out, size_t room,
-                        struct error *err)
-{
-	size_t n = 0;
-
-	if (!a->made_again && !a->held.data && a->bin_length) {
-		error_set(err, ERROR_INTERNAL, NULL, -1, "export: a planned asset has no bytes");
-		return -1;
-	}
-	while (n < room && a->bin_at < a->bin_length) {
-		size_t take;
-		if (!a->made_again) {
-			take = (size_t)(a->bin_length - a->bin_at);
-			take = take < room - n ? take : room - n;
-			memcpy(out + n, a->held.data + a->bin_at, take);
-		} else if (a->piece && a->piece_at < a->piece_length) {
-			take = a->piece_length - a->piece_at;
-			take = take < room - n ? take : room - n;
-			memcpy(out + n, (const uint8_t *)a->piece + a->piece_at, take);
-			a->piece_at += take;
-		} else {
-			/* zeros up to the next accessor, or to the buffer's end */
-			uint64_t upto =
-			    a->next < a->recipe_count ? a->recipes[a->next].offset : a->bin_length;
-			if (a->bin_at < upto) {
-				take = (size_t)(upto - a->bin_at);
-				take = take < room - n ? take : room - n;
-				memset(out + n, 0, take);
-			} else if (a->next < a->recipe_count) {
-				if (make_piece(a, &a->recipes[a->next++], cat, err) < 0)
-					return -1;
-				continue;
-			} else {
-				break;
-			}
-		}
-		n += take;
-		a->bin_at += take;
-	}
-	return (long)n;
-}
-
-/* The next base64 text of buffer 0, in runs of whole groups of three bytes. */
-static int encode_next(struct export_asset *a, struct catalog *cat, struct error *err)
-{
-	uint8_t raw[48 * 1024];
-	long got = read_buffer(a, cat, raw, sizeof(raw), err);
-
-	free(a->encoded);
-	a->encoded = NULL;
-	a->encoded_length = a->encoded_at = 0;
-	if (got < 0)
-		return -1;
-	if (got > 0 && !(a->encoded = base64_encode(raw, (size_t)got, &a->encoded_length))) {
-		error_set(err, ERROR_INTERNAL, NULL, -1, "out of memory");
-		return -1;
-	}
-	return 0;
-}
-
-/* The next bytes of one of the asset's parts (from[*at...length)) into out; how many. */
-static size_t give(const void *from, size_t length, size_t *at, char *out, size_t room)
-{
-	size_t take = length - *at < room ? length - *at : room;
-
-	memcpy(out, (const char *)from + *at, take);
-	*at += take;
-	return take;
-}
-
-long export_asset_read(struct export_asset *a, struct catalog *cat, char *out, size_t room,
-                       struct error *err)
-{
-	size_t n = 0;
-
-	while (n < room) {
-		size_t take;
-		if (a->glb_header_at < sizeof(a->glb_header)) {
-			take = give(a->glb_header, sizeof(a->glb_header), &a->glb_header_at,
-			            out + n, room - n);
-		} else if (a->head_at < a->head_length) {
-			take = give(a->head, a->head_length, &a->head_at, out + n, room - n);
-		} else if (a->bin_at < a->bin_length && !a->base64) {
-			long got = read_buffer(a, cat, (uint8_t *)out + n, room - n, err);
-			if (got < 0)
-				return -1;
-			take = (size_t)got;
-		} else if (a->base64 &&
-		           (a->encoded_at < a->encoded_length || a->bin_at < a->bin_length)) {
-			if (a->encoded_at == a->encoded_length) {
-				if (encode_next(a, cat, err) < 0)
-					return -1;
-				continue;
-			}
-			take =
-			    give(a->encoded, a->encoded_length, &a->encoded_at, out + n, room - n);
-		} else if (a->tail_at < a->tail_length) {
-			take = give(a->tail, a->tail_length, &a->tail_at, out + n, room - n);
-		} else {
-			break;
-		}
-		n += take;
-	}
-	return (long)n;
-}
-
-int export_parse_bake_rate(const char *text, double *rate)
-{
-	size_t whole = strspn(text, "0123456789"), fraction = 0;
-	double v;
-
-	/* digits, and a decimal point with digits after it: no sign, space, hex or exponent */
-	if (whole == 0)
-		return -1;
-	if (text[whole] == '.') {
-		fraction = strspn(text + whole + 1, "0123456789");
-		if (fraction == 0)
-			return -1;
-		fraction++;
-	}
-	if (text[whole + fraction] != '\0' || whole + fraction > 32)
-		return -1;
-	v = strtod(text, NULL);
-	if (!(v > 0) || v > 1000)
-		return -1;
-	*rate = v;
-	return 0;
-}
-
-void export_file_name(const char *name, int glb, char *out, size_t size)
-{
-	size_t n = 0;
-
-	for (const char *p = name ? name : ""; *p && n + 6 < size && n < 120; p++) {
-		unsigned char c = (unsigned char)*p;
-		out[n++] = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') ||
-		                   (c >= '0' && c <= '9') || c == '-' || c == '_' || c == '.'
-		               ? (char)c
-		               : '_';
-	}
-	if (n == 0)
-		n = (size_t)snprintf(out, size, "animdex-export");
-	snprintf(out + n, size - n, "%s", glb ? ".glb" : ".gltf");
-}
-
-/* Entries read ahead by a second thread, handed over in order (handoff.h). */
-#define READ_AHEAD       64
-#define READ_AHEAD_BYTES (64u * 1024 * 1024) /* keys read ahead, at most (but always one) */
-#define READ_RUN         1000                /* entries read in one read transaction */
-#define GIVE_BACK_MAX    (256u * 1024)       /* entries larger are freed where they are */
-struct read_ahead {
-	const char *db;
-	const int64_t *ids;
-	size_t count;
-	struct handoff queue;
-	struct error err; /* why the reader stopped early, once the queue is closed */
-};
-
-static void export_entry_free(void *e)
-{
-	if (e)
-		export_entry_cleanup(e);
-	free(e);
-}
-
-static void *read_ahead_main(void *arg)
-{
-	struct read_ahead *ra = arg;
-	struct catalog *cat = catalog_open_read_only(ra->db, &ra->err);
-
-	for (size_t i = 0; cat && i < ra->count; i++) {
-		void *done[HANDOFF_SLOTS];
-		size_t n = handoff_take_back(&ra->queue, done);
-		struct export_entry *e;
-		for (size_t k = 0; k < n; k++)
-			export_entry_free(done[k]);
-		/* READ_RUN entries a read transaction: one start instead of three */
-		if (i % READ_RUN == 0) {
-			catalog_rollback(cat);
-			if (catalog_begin_read(cat, &ra->err) < 0)
-				break;
-		}
-		e = malloc(sizeof(*e));
-		if (!e) {
-			error_set(&ra->err, ERROR_INTERNAL, NULL, -1, "out of memory");
-			break;
-		}
-		if (export_entry_read(cat, ra->ids[i], 0, e, &ra->err) < 0) {
-			free(e);
-			break;
-		}
-		if (handoff_put(&ra->queue, e, e->bytes) < 0) { /* the writer gave up */
-			export_entry_free(e);
-			break;
-		}
-	}
-	if (cat)
-		catalog_rollback(cat); /* it only read */
-	catalog_close(cat);
-	handoff_close(&ra->queue);
-	return NULL;
-}
-
-int exporter_add_all(struct exporter *ex, const char *db, struct catalog *cat, const int64_t *ids,
-                     size_t count, void (*progress)(size_t done, size_t count), struct error *err)
-{
-	struct read_ahead ra = {.db = db, .ids = ids, .count = count};
-	struct export_entry *e;
-	void *done[HANDOFF_SLOTS];
-	pthread_t reader;
-	size_t added = 0, n;
-	int rc = 0;
-
-	error_init(&ra.err);
-	handoff_init(&ra.queue, READ_AHEAD, READ_AHEAD_BYTES);
-	if (count < 2 || pthread_create(&reader, NULL, read_ahead_main, &ra) != 0) {
-		handoff_destroy(&ra.queue);
-		for (size_t i = 0; i < count; i++) {
-			if (exporter_add(ex, cat, ids[i], err) < 0)
-				return -1;
-			if (progress)
-				progress(i + 1, count);
-		}
-		return 0;
-	}
-	while (rc == 0 && added < count) {
-		if (!(e = handoff_take(&ra.queue))) { /* the reader could go no further */
-			*err = ra.err;
-			rc = -1;
-			break;
-		}
-		rc = exporter_add_entry(ex, e, err);
-		/* back to the reader to be freed; a large one is freed here */
-		if (e->bytes > GIVE_BACK_MAX || handoff_give_back(&ra.queue, e) < 0)
-			export_entry_free(e);
-		added++;
-		if (rc == 0 && progress)
-			progress(added, count);
-	}
-	handoff_cancel(&ra.queue);
-	pthread_join(reader, NULL);
-	while ((e = handoff_take(&ra.queue)))
-		export_entry_free(e);
-	n = handoff_take_back(&ra.queue, done);
-	for (size_t k = 0; k < n; k++)
-		export_entry_free(done[k]);
-	handoff_destroy(&ra.queue);
-	return rc;
 }

@@ -1,0 +1,115 @@
+/* export_internal.h: what the export's files share and nobody else sees.
+ *
+ *   export.c         the exporter: entries into animations, channels, nodes, accessors
+ *   export_tracks.c  a track as glTF: keys, baked Euler rotations, tracks kept in extras
+ *   export_asset.c   the asset as it is sent, its buffer made again from the catalogue
+ *   export_read.c    entries read ahead by a second thread
+ */
+#ifndef ANIMDEX_EXPORT_INTERNAL_H
+#define ANIMDEX_EXPORT_INTERNAL_H
+
+#include <jansson.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "buf.h"
+#include "catalog.h"
+#include "export.h"
+#include "model.h"
+#include "render.h"
+
+#define GLTF_FLOAT         5126
+#define GLB_CHUNK_JSON     0x4E4F534Au
+#define GLB_CHUNK_BIN      0x004E4942u
+#define NODE_UNSET_WEIGHTS 0
+
+enum channel_path { PATH_TRANSLATION, PATH_ROTATION, PATH_SCALE, PATH_WEIGHTS, PATH_NONE };
+
+static const char *const path_names[] = {"translation", "rotation", "scale", "weights"};
+
+struct export_node {
+	uint64_t object;  /* the target's object: node index, bone handle... */
+	char *name;       /* unique in the asset */
+	unsigned weights; /* morph targets of its mesh; 0 while no weights channel needs one */
+	int index;        /* in the asset's nodes */
+};
+
+/* Where an accessor's bytes come from, to make them again as the asset is sent. */
+enum recipe_part { PART_TIMES, PART_VALUES, PART_TRIANGLE, PART_STILL };
+
+struct export_recipe {
+	int64_t entry;
+	unsigned track;
+	uint8_t part; /* enum recipe_part */
+	uint8_t path; /* enum channel_path */
+	uint8_t euler;
+	uint64_t offset; /* in buffer 0 */
+	size_t bytes;
+};
+
+struct exporter {
+	struct export_options opt;
+	json_t *doc;                   /* the asset being built */
+	json_t *summary_extras;        /* [{"entry", "track", "name", "reason"}] */
+	json_t *notes;                 /* what the asset says was assumed or changed */
+	json_t *entry_list;            /* [{"entry", "class", "handle", "filename", "name"}] */
+	json_t *node_names;            /* a set: the node names taken */
+	json_t *node_of;               /* object (decimal text) -> index into nodes */
+	json_t *animation_names;       /* a set: the animation names taken */
+	struct buf bin;                /* buffer 0, while it is held (holding) */
+	uint64_t bin_length;           /* buffer 0's length so far, held or not */
+	int holding;                   /* bin holds every byte of buffer 0 so far */
+	struct export_recipe *recipes; /* how to make each accessor's bytes again, in order */
+	size_t recipe_count, recipe_cap;
+	struct export_recipe source; /* the next accessor's, set before add_accessor */
+	struct render_splices kept;  /* the tracks kept in extras with their keys, as text */
+	struct export_node *nodes;   /* node_count of them */
+	size_t node_count;
+	size_t entries, animations, channels;
+	int normalised; /* some rotation keys were normalised */
+	int baked;      /* some Euler rotations were baked */
+	int shifted;    /* some Zouna tracks got keys before their first */
+};
+
+/* The JSON text of a track kept in extras, as keep_in_extras would make it: its keys (or
+ * events), number, name and the reason given. */
+struct kept_text {
+	char *text;
+	size_t length;
+	const char *reason;
+};
+
+/* One entry as an export needs it: its summary with its tracks, and every track's keys (its
+ * own). */
+struct export_entry {
+	int64_t id;
+	json_t *entry;
+	struct catalog_track *tracks;
+	struct kept_text *kept; /* per track: the keys of one glTF cannot animate, made ahead */
+	size_t track_count;
+	size_t bytes;         /* of the tracks' keys */
+	struct catalog *lazy; /* or tracks read one at a time from here, as they are added */
+};
+
+void export_entry_cleanup(struct export_entry *e);
+int export_entry_read(struct catalog *cat, int64_t id, int lazy, struct export_entry *out,
+                      struct error *err);
+int exporter_add_entry(struct exporter *ex, struct export_entry *read, struct error *err);
+
+int export_too_large(struct exporter *ex, struct error *err);
+int export_put_bin(struct exporter *ex, const void *data, size_t bytes, int pad);
+int export_bake_euler(struct exporter *ex, const struct sampler *s, int64_t id, unsigned track,
+                      float **times_out, float **values_out, size_t *count_out);
+int export_gltf_keys(struct exporter *ex, const struct sampler *s, enum channel_path path,
+                     float **times_out, float **values_out, size_t *count_out);
+void export_drop_if_empty(json_t *doc, const char *key);
+void export_describe_asset(struct exporter *ex);
+int export_grow_splices(struct render_splices *sp);
+int export_kept_text_make(const json_t *track, const struct catalog_track *t, const char *reason,
+                          struct kept_text *out);
+void export_keep_in_extras(struct exporter *ex, json_t *kept, int64_t id, const json_t *track,
+                           const struct catalog_track *t, struct kept_text *made,
+                           const char *reason);
+const char *export_times_unfit(const struct sampler *s);
+
+#endif
