@@ -393,6 +393,32 @@ START_TEST(large_answers_to_clients_that_do_not_read_stay_bounded)
 }
 END_TEST
 
+/* With --answer-memory too small for any answer, errors still go out (an error answer is small
+ * and never waits for room): a 404 as itself, anything else as a 503 that says why; the daemon
+ * lives on. (An error answer sent without room once wrote to its freed hold: the sanitizer
+ * build of this test catches that.) */
+START_TEST(errors_go_out_when_answer_memory_is_full)
+{
+	struct fixture f;
+	json_t *j;
+
+	start(&f, "--answer-memory 1");
+	for (int i = 0; i < 3; i++) {
+		j = request_json(&f, "GET", "/api/resources/999", 404);
+		ck_assert_str_eq(
+		    json_string_value(json_object_get(json_object_get(j, "error"), "code")),
+		    "not_found");
+		json_decref(j);
+		j = request_json(&f, "GET", "/api/health", 503);
+		ck_assert_ptr_nonnull(strstr(
+		    json_string_value(json_object_get(json_object_get(j, "error"), "message")),
+		    "--answer-memory"));
+		json_decref(j);
+	}
+	stop(&f);
+}
+END_TEST
+
 static void vehicle_bundle(struct zbuf *bnd, size_t entries)
 {
 	static const struct bpart parts[1] = {{{0, -1, -1}}};
@@ -757,6 +783,7 @@ int main(void)
 	tcase_add_test(limits, bundle_names_are_found_in_linear_time);
 	tcase_set_timeout(limits, 20);
 	tcase_add_test(slow, large_answers_to_clients_that_do_not_read_stay_bounded);
+	tcase_add_test(slow, errors_go_out_when_answer_memory_is_full);
 	tcase_add_test(slow, slow_headers_do_not_keep_others_out);
 	tcase_add_test(slow, uploads_are_admitted_by_their_declared_length);
 	tcase_set_timeout(slow, 120);
