@@ -126,6 +126,8 @@ static struct db_stmt *sqlite_prepare_sql(struct sqlite_db *db, struct sqlite_st
 	return &s->base;
 }
 
+#define TRUNCATE_TRIES 250 /* 20 ms apart: 5 s for other connections to let the log go */
+
 /* Before a write transaction: does the path still name the file this connection opened? A
  * catalogue removed, moved or replaced under a running daemon would otherwise take writes
  * that are lost at the next start, or have its old log replayed over another file. Once it
@@ -140,7 +142,16 @@ static int sqlite_still_at_path(struct sqlite_db *db, struct error *err)
 
 	if (!gone && now.st_dev == db->device && now.st_ino == db->inode)
 		return 0;
-	sqlite3_wal_checkpoint_v2(db->conn, "main", SQLITE_CHECKPOINT_TRUNCATE, NULL, NULL);
+	/* until it empties the log: another connection's checkpoint or read may hold it up for a
+	 * moment (SQLITE_BUSY), and a log left whole is replayed over the new file at the next
+	 * start */
+	for (int tries = 0; tries < TRUNCATE_TRIES; tries++) {
+		struct timespec pause = {0, 20 * 1000 * 1000};
+		if (sqlite3_wal_checkpoint_v2(db->conn, "main", SQLITE_CHECKPOINT_TRUNCATE, NULL,
+		                              NULL) == SQLITE_OK)
+			break;
+		nanosleep(&pause, NULL);
+	}
 	if (!__atomic_exchange_n(&said, 1, __ATOMIC_SEQ_CST))
 		fprintf(
 		    stderr,
