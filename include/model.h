@@ -18,6 +18,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "rig.h"
+
 enum value_type {
 	VALUE_UNKNOWN = 0,
 	VALUE_BOOL,
@@ -162,6 +164,7 @@ struct resource {
 	json_t *assumed;            /* array of strings: values resting on an assumption; owned */
 	struct reference *refs;     /* ref_count entries */
 	size_t ref_count;
+	struct rig rig; /* the node tree the tracks move, where the source has one (rig.h) */
 };
 
 /* Value type facts. */

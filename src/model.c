@@ -202,6 +202,7 @@ void resource_free(struct resource *res)
 	json_decref(res->metadata);
 	json_decref(res->assumed);
 	free(res->refs);
+	rig_cleanup(&res->rig);
 	free(res->name);
 	free(res);
 }

@@ -113,9 +113,10 @@ json_t *render_decoded(const struct resource *res)
 			json_object_set(track, "info", res->extras[i].info);
 	}
 	render_handle(res->crc32, handle);
-	return json_pack(
-	    "{s:s, s:s, s:o, s:s, s:I, s:s, s:o, s:O, s:o}", "family", res->family, "class",
-	    res->class_name, "name", res->name ? json_string(res->name) : json_null(), "crc32",
-	    handle, "crc32_decimal", (json_int_t)res->crc32, "crc32_source", res->crc32_source,
-	    "structure", render_structure(res), "assumed", res->assumed, "tracks", tracks);
+	return json_pack("{s:s, s:s, s:o, s:s, s:I, s:s, s:o, s:O, s:o, s:o}", "family",
+	                 res->family, "class", res->class_name, "name",
+	                 res->name ? json_string(res->name) : json_null(), "crc32", handle,
+	                 "crc32_decimal", (json_int_t)res->crc32, "crc32_source", res->crc32_source,
+	                 "structure", render_structure(res), "assumed", res->assumed, "tracks",
+	                 tracks, "rig", res->rig.count ? rig_json(&res->rig) : json_null());
 }

@@ -483,6 +483,8 @@ static int decode_animation(struct gltf *g, const json_t *anim, size_t ai,
 		res->name = strdup(name);
 	}
 	res->clip.name = res->name ? strdup(res->name) : NULL;
+	if (gltf_rig(g, res) < 0)
+		goto done;
 	res->metadata =
 	    json_pack("{s:s, s:I, s:O?}", "container", g->glb ? "glb" : "gltf", "animation_index",
 	              (json_int_t)ai, "asset", json_object_get(g->doc, "asset"));

@@ -73,4 +73,9 @@ float *gltf_accessor_read(struct gltf *g, json_int_t index, const char *pointer,
 /* Has accessor `index` data (a buffer view or sparse values), or is it all zeros? */
 int gltf_has_data(struct gltf *g, json_int_t index);
 
+/* The rig of the animation decoded into res (its targets are node indices): the nodes it
+ * animates, their ancestors, the joints of skins it moves (gltf_rig.c); -1 with the error
+ * set. */
+int gltf_rig(struct gltf *g, struct resource *res);
+
 #endif
