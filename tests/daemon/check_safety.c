@@ -149,14 +149,19 @@ static void make_catalogue(const char *db)
 START_TEST(export_never_writes_over_the_catalogue)
 {
 	char *dir = testutil_temp_dir(), db[600], cmd[2400], before[65], after[65];
-	const char *outputs[] = {"%s/team.db", "%s/./team.db-wal", "%s/team.db-shm"};
+	/* the catalogue by its own name, by another spelling, by a hard link of another name,
+	 * and its log and shared memory */
+	const char *outputs[] = {"%s/team.db", "%s/./team.db", "%s/alias.db", "%s/./team.db-wal",
+	                         "%s/team.db-shm"};
 	int status;
-	char *out;
+	char *out, alias[700];
 
 	snprintf(db, sizeof(db), "%s/team.db", dir);
 	make_catalogue(db);
+	snprintf(alias, sizeof(alias), "%s/alias.db", dir);
+	ck_assert_int_eq(link(db, alias), 0);
 	file_digest(db, before);
-	for (size_t i = 0; i < 3; i++) {
+	for (size_t i = 0; i < sizeof(outputs) / sizeof(outputs[0]); i++) {
 		char output[700];
 		snprintf(output, sizeof(output), outputs[i], dir);
 		snprintf(cmd, sizeof(cmd), "'%s' export --db '%s' -o '%s' 2>&1", animdexd(), db,
