@@ -361,7 +361,7 @@ static int read_channel(struct gltf *g, const json_t *x, const json_t *samplers,
 	size_t m = p == PATH_WEIGHTS ? morph_targets(g, node) : 1;
 	size_t comps = p == PATH_ROTATION ? 4 : p == PATH_WEIGHTS ? 1 : 3;
 	float *times, *values;
-	char label[256];
+	char label[512];
 
 	if (p == PATH_OTHER || !json_object_get(target, "node")) {
 		snprintf(label, sizeof(label), "animations[%zu].channels[%zu]", ai, i);
@@ -376,6 +376,16 @@ static int read_channel(struct gltf *g, const json_t *x, const json_t *samplers,
 			     "the channel has no target node: glTF allows that (an extension may "
 			     "name the target), and there is nothing it animates here");
 		return 0;
+	}
+	if (as->inputs[s].packed_stride || as->outputs[s].packed_stride) {
+		snprintf(
+		    label, sizeof(label),
+		    "animations[%zu].samplers[%lld]: a buffer view declares a byteStride equal to "
+		    "its element's size, which glTF forbids for animation data "
+		    "(ANIMATION_SAMPLER_ACCESSOR_WITH_BYTESTRIDE); read as tightly packed, as "
+		    "three.js and Blender read it",
+		    ai, (long long)s);
+		resource_assume(res, label);
 	}
 	times = read_times(g, sm, ai, s, &as->inputs[s], res);
 	if (!times)

@@ -49,7 +49,8 @@ struct accessor {
 	size_t count;
 	int normalized;
 	int has_bounds;
-	int has_stride; /* its buffer view sets byteStride */
+	int has_stride;    /* its buffer view sets a byteStride other than the element's size */
+	int packed_stride; /* ... or one equal to it: the same bytes as none (doc/formats.md 4) */
 };
 
 /* Refuses the file: err set to the validator's code at the JSON pointer, with the message;

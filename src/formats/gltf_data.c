@@ -325,7 +325,7 @@ static const uint8_t *view_bytes(struct gltf *g, json_int_t index, size_t offset
 
 int gltf_accessor_info(struct gltf *g, json_int_t index, const char *pointer, struct accessor *a)
 {
-	const json_t *acc = gltf_item(g->doc, "accessors", index);
+	const json_t *acc = gltf_item(g->doc, "accessors", index), *stride;
 	json_int_t count;
 
 	if (!acc)
@@ -336,14 +336,21 @@ int gltf_accessor_info(struct gltf *g, json_int_t index, const char *pointer, st
 	count = gltf_int(acc, "count", -1);
 	a->normalized = json_is_true(json_object_get(acc, "normalized"));
 	a->has_bounds = json_object_get(acc, "min") && json_object_get(acc, "max");
-	a->has_stride =
-	    json_object_get(acc, "bufferView") &&
-	    json_object_get(gltf_item(g->doc, "bufferViews", gltf_int(acc, "bufferView", -1)),
-	                    "byteStride") != NULL;
 	if (!component_size(a->component_type) || !a->components || count < 1)
 		return gltf_fail(g, "INVALID_VALUE", pointer,
 		                 "accessor %lld needs a componentType, a type and a count >= 1",
 		                 (long long)index);
+	/* a byteStride equal to the element's size says the elements are tightly packed: the
+	 * same bytes as no byteStride, which is how they are read */
+	stride =
+	    json_object_get(acc, "bufferView")
+	        ? json_object_get(gltf_item(g->doc, "bufferViews", gltf_int(acc, "bufferView", -1)),
+	                          "byteStride")
+	        : NULL;
+	a->packed_stride =
+	    stride && json_is_integer(stride) &&
+	    (size_t)json_integer_value(stride) == component_size(a->component_type) * a->components;
+	a->has_stride = stride && !a->packed_stride;
 	a->count = (size_t)count;
 	return 0;
 }
