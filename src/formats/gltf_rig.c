@@ -14,8 +14,6 @@
 #include "gltf.h"
 #include "hash.h"
 
-#define ROTATION_TOLERANCE 0.00769f /* the validator's, as for rotation keys */
-
 /* Every node's parent (-1 for a root) into parent[count], checked. */
 static int node_parents(struct gltf *g, const json_t *nodes, int32_t *parent)
 {
@@ -115,7 +113,7 @@ static int rest_pose(struct gltf *g, const json_t *node, size_t i, struct rig_no
 		return gltf_fail(g, "NODE_ROTATION_NON_UNIT", ptr, "node %zu's rotation is zero",
 		                 i);
 	}
-	if (fabs(len - 1.0) > ROTATION_TOLERANCE) {
+	if (fabs(len - 1.0) > QUATERNION_TOLERANCE) { /* the validator's, as for keys */
 		char note[160];
 		snprintf(note, sizeof(note),
 		         "nodes[%zu].rotation has length %.6g: normalised for the rig's rest pose",
