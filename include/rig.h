@@ -46,8 +46,9 @@ int rig_decompose(const double m[16], float t[3], float r[4], float s[3]);
 /* out = a * b (out may be a or b). */
 void rig_multiply(const double a[16], const double b[16], double out[16]);
 /* The world matrix of every node from their local matrices (count x 16 each), parents
- * multiplied in whatever order the nodes come; the rig must pass rig_check. */
-void rig_world(const struct rig *rig, const double *local, double *world);
+ * multiplied in whatever order the nodes come; the rig must pass rig_check. 0, or -1 when out
+ * of memory. */
+int rig_world(const struct rig *rig, const double *local, double *world);
 
 /* The rig as JSON: [{"source", "name", "handle", "parent", "translation", "rotation",
  * "scale", "inverse_bind_matrix" (or null)}], parents by source index. */

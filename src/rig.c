@@ -165,21 +165,18 @@ void rig_multiply(const double a[16], const double b[16], double out[16])
 	memcpy(out, m, sizeof(m));
 }
 
-void rig_world(const struct rig *rig, const double *local, double *world)
+int rig_world(const struct rig *rig, const double *local, double *world)
 {
 	unsigned char *done = calloc(rig->count + 1, 1);
 	size_t *chain = malloc((rig->count + 1) * sizeof(*chain));
 
+	if (!done || !chain) {
+		free(done);
+		free(chain);
+		return -1;
+	}
 	for (size_t i = 0; i < rig->count; i++) {
 		size_t depth = 0;
-		if (!done || !chain) { /* without room to remember: each node walks its own chain */
-			double m[16];
-			memcpy(m, local + i * 16, sizeof(m));
-			for (int32_t p = rig->nodes[i].parent; p >= 0; p = rig->nodes[p].parent)
-				rig_multiply(local + (size_t)p * 16, m, m);
-			memcpy(world + i * 16, m, sizeof(m));
-			continue;
-		}
 		/* the node and its ancestors not yet made, nearest first; then made from the top
 		 * (a loop, not recursion: a hostile file's chain may be as long as the rig) */
 		for (int32_t n = (int32_t)i; n >= 0 && !done[n]; n = rig->nodes[n].parent)
@@ -197,6 +194,7 @@ void rig_world(const struct rig *rig, const double *local, double *world)
 	}
 	free(done);
 	free(chain);
+	return 0;
 }
 
 static json_t *floats_json(const float *v, size_t n)

@@ -94,7 +94,7 @@ START_TEST(world_matrices_chain_their_parents)
 	}
 	error_init(&err);
 	ck_assert_int_eq(rig_check(&rig, &err), 0);
-	rig_world(&rig, local, world);
+	ck_assert_int_eq(rig_world(&rig, local, world), 0);
 	assert_close(world[2 * 16 + 12], 1, 1e-12, "root x");
 	assert_close(world[1 * 16 + 12], 1, 1e-6, "child x");
 	assert_close(world[1 * 16 + 13], 1, 1e-6, "child y");
