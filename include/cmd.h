@@ -8,6 +8,7 @@
 #define ANIMDEX_CMD_H
 
 #include <stddef.h>
+#include <stdio.h>
 
 struct cmd_entry {
 	const char *name;                   /* "export"; NULL for the default command (serve) */
@@ -24,7 +25,9 @@ extern const struct cmd_entry cmd_serve_entry, cmd_decode_entry, cmd_hash_entry,
 #define CMD_DEFAULT_MAX_SAMPLES 1000000u
 #define CMD_DEFAULT_MAX_ENTRIES 1000u
 
-/* Prints the entry's usage (synopsis, then help) on standard output; returns 0. */
+/* Prints the entry's usage ("Usage: ", the synopsis, then the help) on out. */
+void cmd_usage(const struct cmd_entry *entry, FILE *out);
+/* cmd_usage on standard output (--help); returns 0. */
 int cmd_help(const struct cmd_entry *entry);
 /* Prints "animdexd: ", the message and a hint to --help on standard error, and exits with
  * status 2. */

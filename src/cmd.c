@@ -9,11 +9,16 @@
 #include <stdlib.h>
 #include <string.h>
 
+void cmd_usage(const struct cmd_entry *entry, FILE *out)
+{
+	fputs("Usage: ", out);
+	fputs(entry->synopsis, out);
+	fputs(entry->help, out);
+}
+
 int cmd_help(const struct cmd_entry *entry)
 {
-	fputs("Usage: ", stdout);
-	fputs(entry->synopsis, stdout);
-	fputs(entry->help, stdout);
+	cmd_usage(entry, stdout);
 	return 0;
 }
 

@@ -9,9 +9,7 @@
 static int cmd_hash(int argc, char **argv)
 {
 	if (argc < 2) {
-		fputs("Usage: ", stderr);
-		fputs(cmd_hash_entry.synopsis, stderr);
-		fputs(cmd_hash_entry.help, stderr);
+		cmd_usage(&cmd_hash_entry, stderr);
 		return 2;
 	}
 	if (strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0)
