@@ -74,6 +74,7 @@ struct sqlite_db {
 	char *path;    /* the database file's full path */
 	dev_t device;  /* ... and which file it named when opened */
 	ino_t inode;
+	int log_emptied; /* the path names another file now, and this log went into the old one */
 	struct checkpointer *checkpointer; /* or NULL: SQLite checkpoints after commits */
 	struct sqlite_stmt stmt[ST_COUNT]; /* prepared on first use */
 	struct sqlite_stmt list_stmt[FILTER_COMBINATIONS]; /* list queries by filter bits */
@@ -142,15 +143,16 @@ static int sqlite_still_at_path(struct sqlite_db *db, struct error *err)
 
 	if (!gone && now.st_dev == db->device && now.st_ino == db->inode)
 		return 0;
-	/* until it empties the log: another connection's checkpoint or read may hold it up for a
-	 * moment (SQLITE_BUSY), and a log left whole is replayed over the new file at the next
-	 * start */
-	for (int tries = 0; tries < TRUNCATE_TRIES; tries++) {
+	/* until it empties the log, once: another connection's checkpoint or read may hold it up
+	 * for a moment (SQLITE_BUSY), and a log left whole is replayed over the new file at the
+	 * next start */
+	for (int tries = 0; !db->log_emptied && tries < TRUNCATE_TRIES; tries++) {
 		struct timespec pause = {0, 20 * 1000 * 1000};
 		if (sqlite3_wal_checkpoint_v2(db->conn, "main", SQLITE_CHECKPOINT_TRUNCATE, NULL,
 		                              NULL) == SQLITE_OK)
-			break;
-		nanosleep(&pause, NULL);
+			db->log_emptied = 1;
+		else
+			nanosleep(&pause, NULL);
 	}
 	if (!__atomic_exchange_n(&said, 1, __ATOMIC_SEQ_CST))
 		fprintf(
