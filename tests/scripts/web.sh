@@ -10,7 +10,7 @@ if [ ! -x /usr/bin/chromium ]; then
 	exit 1
 fi
 sh "$src/tests/npm-tool.sh" "$browser" playwright-core || exit 1
-echo "check-web: $(/usr/bin/chromium --version 2>/dev/null | head -n 1)"
+echo "web: $(/usr/bin/chromium --version 2>/dev/null | head -n 1)"
 ANIMDEX_SCREENSHOTS=${ANIMDEX_SCREENSHOTS:-$(pwd)/tests/output}
 export ANIMDEX_SCREENSHOTS
 exec node "$browser/web.test.mjs"
