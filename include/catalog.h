@@ -199,6 +199,10 @@ int catalog_read_track(struct catalog *cat, int64_t id, unsigned n, struct catal
                        struct error *err);
 void catalog_track_cleanup(struct catalog_track *track);
 
+/* An entry's rig as it was stored (rig.h), each handle's known name in handle_name; an entry
+ * without one gives an empty rig. */
+int catalog_read_rig(struct catalog *cat, int64_t id, struct rig *rig, struct error *err);
+
 /* Everything known about a handle: entries, references, names. */
 json_t *catalog_handle(struct catalog *cat, uint32_t crc32, struct error *err);
 /* [{"class", "family", "count"}] */
@@ -268,6 +272,7 @@ struct catalog_changes {
 	unsigned tracks_changed; /* tracks with the same index whose keys or details differ */
 	int structure;           /* the decoded structure or the assumed notes differ */
 	int references;          /* the handles the entry refers to differ */
+	int rig;                 /* the rig differs (or there was none and is one now) */
 	int handle;              /* an entry without a handle of its own got one */
 };
 /* Replaces an entry's structure, tracks and references with `res` in one transaction,
@@ -286,7 +291,7 @@ enum copy_mode {
 struct copy_report {
 	int64_t entries, entries_skipped, entries_renumbered;
 	int64_t blobs, blobs_skipped; /* copied; there already (--append) */
-	int64_t tracks, refs;
+	int64_t tracks, refs, rig_nodes;
 	int64_t names, names_skipped;
 	int64_t tokens, tokens_skipped;
 	int64_t bytes_verified; /* blobs whose SHA-256 was checked in the target */

@@ -17,7 +17,8 @@ struct rig_node {
 	char *name;      /* or NULL */
 	uint32_t handle; /* the name's hash, where the family hashes names (has_handle) */
 	int has_handle;
-	int32_t parent; /* the parent's index in the rig, or -1 for a root */
+	char *handle_name; /* the name users gave the handle (POST /api/names), or NULL */
+	int32_t parent;    /* the parent's index in the rig, or -1 for a root */
 	float translation[3];
 	float rotation[4]; /* a unit quaternion, x y z w */
 	float scale[3];
@@ -50,8 +51,16 @@ void rig_multiply(const double a[16], const double b[16], double out[16]);
  * of memory. */
 int rig_world(const struct rig *rig, const double *local, double *world);
 
-/* The rig as JSON: [{"source", "name", "handle", "parent", "translation", "rotation",
- * "scale", "inverse_bind_matrix" (or null)}], parents by source index. */
+/* The rig as JSON: [{"source", "name", "handle", "handle_name" (with a handle), "parent",
+ * "translation", "rotation", "scale", "inverse_bind_matrix" (or null)}], parents by source
+ * index. */
 json_t *rig_json(const struct rig *rig);
+
+/* What a node is called in answers and exports: its name, else its handle's known name, else
+ * "node N" after its source index (never after its place in the rig). */
+void rig_node_label(const struct rig_node *node, char *out, size_t size);
+
+/* Whether two rigs are the same nodes, names, parents and rest poses, bit for bit. */
+int rig_equal(const struct rig *a, const struct rig *b);
 
 #endif

@@ -91,6 +91,11 @@ enum statement {
 	ST_COPY_TOKENS_GET,
 	ST_COPY_TOKEN_PUT, /* nothing when the name is there; RETURNING a row when added */
 	ST_COPY_FINISH,    /* after copying in: ids continue after the largest */
+	ST_INSERT_RIG_NODE,
+	ST_GET_RIG,    /* ?1 id: its rig's nodes in order, with their handles' known names */
+	ST_DELETE_RIG, /* ?1 id */
+	ST_COPY_RIG_GET,
+	ST_COPY_RIG_PUT,
 	ST_COUNT
 };
 
@@ -123,6 +128,7 @@ enum list_filter {
 #define RESOURCE_COLUMNS                                                                \
 	"blob_sha256, part, family, class, name, crc32, crc32_source, filename, note, " \
 	"uploaded_by, uploaded_at, duration, track_count, structure, assumed, decoder_version"
+#define RIG_COLUMNS "resource_id, i, source, name, handle, parent, rest, inverse_bind"
 #define TRACK_COLUMNS                                                                             \
 	"resource_id, n, name, target_schema, target_object, target_name, property, "             \
 	"first_element, value_type, array_size, interpolation, semantic, key_count, time_first, " \

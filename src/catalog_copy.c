@@ -214,7 +214,9 @@ static int copy_entry(struct db *from, struct db *to, int64_t id, enum copy_mode
 	if (copy_children(from, to, ST_COPY_TRACKS_GET, ST_COPY_TRACK_PUT, id, target_id,
 	                  &report->tracks, err) < 0 ||
 	    copy_children(from, to, ST_COPY_REFS_GET, ST_COPY_REF_PUT, id, target_id, &report->refs,
-	                  err) < 0)
+	                  err) < 0 ||
+	    copy_children(from, to, ST_COPY_RIG_GET, ST_COPY_RIG_PUT, id, target_id,
+	                  &report->rig_nodes, err) < 0)
 		return -1;
 	return 0;
 fail:

@@ -7,6 +7,7 @@
  *   catalog_store.c    storing an upload (deduplicated) and deleting an entry
  *   catalog_query.c    listing, search, one entry, raw bytes, handles, classes, counts
  *   catalog_tracks.c   reading a track, and the per-connection cache of recent tracks
+ *   catalog_rig.c      an entry's rig: storing and reading its nodes
  *   catalog_names.c    the handle names users add
  *   catalog_tokens.c   upload tokens
  *   catalog_redecode.c entries made again by a newer decoder
@@ -74,6 +75,8 @@ int catalog_insert_track(struct catalog *cat, int64_t id, const struct resource 
                          const char *info_text, struct error *err);
 int catalog_insert_refs(struct catalog *cat, int64_t id, const struct resource *res,
                         struct error *err);
+int catalog_insert_rig(struct catalog *cat, int64_t id, const struct rig *rig, struct error *err);
+int catalog_delete_rig(struct catalog *cat, int64_t id, struct error *err);
 /* A resource's structure and assumptions as JSON text, as they are stored; -1 when out of
  * memory. */
 int catalog_stored_texts(const struct resource *res, char **structure_text, char **assumed_text);

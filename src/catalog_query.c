@@ -321,6 +321,20 @@ json_t *catalog_get_export_entry(struct catalog *cat, int64_t id, struct error *
 	return with_tracks(cat, id, entry, 0, err);
 }
 
+/* entry with its "rig" (null when it has none); entry is taken over (NULL on failure). */
+static json_t *with_rig(struct catalog *cat, int64_t id, json_t *entry, struct error *err)
+{
+	struct rig rig;
+
+	if (catalog_read_rig(cat, id, &rig, err) < 0) {
+		json_decref(entry);
+		return NULL;
+	}
+	json_object_set_new(entry, "rig", rig.count ? rig_json(&rig) : json_null());
+	rig_cleanup(&rig);
+	return entry;
+}
+
 json_t *catalog_get(struct catalog *cat, int64_t id, struct error *err)
 {
 	struct db_stmt *s = db_prepare(cat->db, ST_GET_RESOURCE, err);
@@ -334,7 +348,8 @@ json_t *catalog_get(struct catalog *cat, int64_t id, struct error *err)
 	json_object_set_new(entry, "structure", json_loads(db_column_text(s, 16), 0, NULL));
 	json_object_set_new(entry, "assumed", json_loads(db_column_text(s, 17), 0, NULL));
 	db_reset(s);
-	return with_tracks(cat, id, entry, 1, err);
+	entry = with_tracks(cat, id, entry, 1, err);
+	return entry ? with_rig(cat, id, entry, err) : NULL;
 }
 
 int catalog_raw_open(struct catalog *cat, int64_t id, struct catalog_raw *out, struct error *err)

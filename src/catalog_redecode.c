@@ -206,15 +206,18 @@ int catalog_replace_decoded(struct catalog *cat, int64_t id, const struct resour
 	uint8_t(*refs_before)[SHA256_DIGEST_SIZE] = NULL, (*refs_after)[SHA256_DIGEST_SIZE] = NULL;
 	size_t nb = 0, na = 0, rb = 0, ra = 0;
 	struct catalog_stored old = {0};
+	struct rig old_rig;
 	char *structure_text = NULL, *assumed_text = NULL, *old_assumed = NULL;
 	int64_t old_handle = 0;
 	struct db_stmt *s;
 	int rc = -1, stepped;
 
 	memset(changes, 0, sizeof(*changes));
+	rig_init(&old_rig);
 	if (catalog_exec(cat, ST_BEGIN, "starting a transaction", err) < 0)
 		return -1;
 	if (catalog_get_stored(cat, id, &old, err) < 0 ||
+	    catalog_read_rig(cat, id, &old_rig, err) < 0 ||
 	    row_digests(cat, ST_TRACK_DIGESTS, id, &before, &nb, err) < 0 ||
 	    row_digests(cat, ST_REF_DIGESTS, id, &refs_before, &rb, err) < 0)
 		goto done;
@@ -230,7 +233,8 @@ int catalog_replace_decoded(struct catalog *cat, int64_t id, const struct resour
 	}
 	if (exec_for_id(cat, ST_DELETE_TRACKS, id, "removing the old tracks", err) < 0 ||
 	    exec_for_id(cat, ST_DELETE_REFS, id, "removing the old references", err) < 0 ||
-	    catalog_insert_refs(cat, id, res, err) < 0)
+	    catalog_delete_rig(cat, id, err) < 0 || catalog_insert_refs(cat, id, res, err) < 0 ||
+	    catalog_insert_rig(cat, id, &res->rig, err) < 0)
 		goto done;
 	for (size_t n = 0; n < res->clip.channel_count; n++)
 		if (catalog_insert_track(cat, id, res, (unsigned)n, NULL, err) < 0)
@@ -276,9 +280,10 @@ int catalog_replace_decoded(struct catalog *cat, int64_t id, const struct resour
 	}
 	changes->references =
 	    ra != rb || (ra && memcmp(refs_before, refs_after, ra * SHA256_DIGEST_SIZE) != 0);
+	changes->rig = !rig_equal(&old_rig, &res->rig);
 	changes->changed = changes->tracks_added || changes->tracks_removed ||
 	                   changes->tracks_changed || changes->structure || changes->references ||
-	                   changes->handle;
+	                   changes->handle || changes->rig;
 	if ((changes->changed && catalog_bump_generation(cat, err) < 0) ||
 	    catalog_exec(cat, ST_COMMIT, "committing the entry", err) < 0)
 		goto done;
@@ -294,6 +299,7 @@ done:
 	free(structure_text);
 	free(assumed_text);
 	free(old_assumed);
+	rig_cleanup(&old_rig);
 	catalog_stored_cleanup(&old);
 	return rc;
 }

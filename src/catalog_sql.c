@@ -125,6 +125,17 @@ static const char *const shared_sql[ST_COUNT] = {
     [ST_COPY_TOKENS_GET] = "SELECT name, hash, created_at, revoked_at FROM tokens ORDER BY name",
     [ST_COPY_TOKEN_PUT] = "INSERT INTO tokens (name, hash, created_at, revoked_at) "
                           "VALUES (?1, ?2, ?3, ?4) ON CONFLICT DO NOTHING RETURNING 1",
+    [ST_INSERT_RIG_NODE] =
+        "INSERT INTO rig_nodes (" RIG_COLUMNS ") VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)",
+    /* both names of a handle: a Zouna bone's is an Asobo32, any other's a CRC-32 */
+    [ST_GET_RIG] = "SELECT i, source, name, handle, parent, rest, inverse_bind, (SELECT "
+                   "min(n.name) FROM names n WHERE n.asobo32 = g.handle), (SELECT min(n.name) "
+                   "FROM names n WHERE n.crc32 = g.handle) FROM rig_nodes g WHERE "
+                   "resource_id = ?1 ORDER BY i",
+    [ST_DELETE_RIG] = "DELETE FROM rig_nodes WHERE resource_id = ?1",
+    [ST_COPY_RIG_GET] = "SELECT " RIG_COLUMNS " FROM rig_nodes WHERE resource_id = ?1 ORDER BY i",
+    [ST_COPY_RIG_PUT] =
+        "INSERT INTO rig_nodes (" RIG_COLUMNS ") VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)",
 };
 
 const char *catalog_sql(const char *const dialect[ST_COUNT], enum statement st)

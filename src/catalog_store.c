@@ -284,7 +284,8 @@ json_t *catalog_put(struct catalog *cat, const struct catalog_upload *up,
 			continue;
 		const struct stored_texts *texts = decoded->texts ? &decoded->texts[p] : NULL;
 		if (insert_resource(cat, up, res, texts, (unsigned)p, when, &id, err) < 0 ||
-		    catalog_insert_refs(cat, id, res, err) < 0)
+		    catalog_insert_refs(cat, id, res, err) < 0 ||
+		    catalog_insert_rig(cat, id, &res->rig, err) < 0)
 			goto fail;
 		for (size_t n = 0; n < res->clip.channel_count; n++)
 			if (catalog_insert_track(cat, id, res, (unsigned)n,

@@ -77,16 +77,17 @@ static int cmd_copy(int argc, char **argv)
 	if (!quiet)
 		fprintf(stderr,
 		        "animdexd: copied %lld entries (%lld skipped, %lld renumbered), %lld "
-		        "blobs (%lld there already), %lld tracks, %lld references, %lld names "
+		        "blobs (%lld there already), %lld tracks, %lld references, %lld rig nodes, "
+		        "%lld names "
 		        "(%lld there already), %lld tokens (%lld skipped) from %s to %s; %lld "
 		        "blobs verified by SHA-256\n",
 		        (long long)report.entries, (long long)report.entries_skipped,
 		        (long long)report.entries_renumbered, (long long)report.blobs,
 		        (long long)report.blobs_skipped, (long long)report.tracks,
-		        (long long)report.refs, (long long)report.names,
-		        (long long)report.names_skipped, (long long)report.tokens,
-		        (long long)report.tokens_skipped, shown[0], shown[1],
-		        (long long)report.bytes_verified);
+		        (long long)report.refs, (long long)report.rig_nodes,
+		        (long long)report.names, (long long)report.names_skipped,
+		        (long long)report.tokens, (long long)report.tokens_skipped, shown[0],
+		        shown[1], (long long)report.bytes_verified);
 	rc = 0;
 done:
 	catalog_close(from);

@@ -149,10 +149,11 @@ int redecode_run(const struct redecode_options *opt, FILE *out)
 				fprintf(out,
 				        "%sentry %" PRId64
 				        " changed: %u tracks added, %u removed, %u "
-				        "changed%s%s\n",
+				        "changed%s%s%s\n",
 				        tty ? "\r\033[K" : "", ids[i], changes.tracks_added,
 				        changes.tracks_removed, changes.tracks_changed,
 				        changes.structure ? "; structure changed" : "",
+				        changes.rig ? "; rig changed" : "",
 				        changes.handle ? "; handle set from its name" : "");
 		} else {
 			t.unchanged++;

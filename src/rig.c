@@ -18,8 +18,10 @@ void rig_init(struct rig *rig)
 
 void rig_cleanup(struct rig *rig)
 {
-	for (size_t i = 0; i < rig->count; i++)
+	for (size_t i = 0; i < rig->count; i++) {
 		free(rig->nodes[i].name);
+		free(rig->nodes[i].handle_name);
+	}
 	free(rig->nodes);
 	rig_init(rig);
 }
@@ -226,6 +228,44 @@ json_t *rig_json(const struct rig *rig)
 		        floats_json(n->rotation, 4), "scale", floats_json(n->scale, 3),
 		        "inverse_bind_matrix",
 		        n->has_inverse_bind ? floats_json(n->inverse_bind, 16) : json_null()));
+		if (n->has_handle)
+			json_object_set_new(json_array_get(nodes, i), "handle_name",
+			                    n->handle_name ? json_string(n->handle_name)
+			                                   : json_null());
 	}
 	return nodes;
+}
+
+void rig_node_label(const struct rig_node *node, char *out, size_t size)
+{
+	if (node->name)
+		snprintf(out, size, "%s", node->name);
+	else if (node->handle_name)
+		snprintf(out, size, "%s", node->handle_name);
+	else
+		snprintf(out, size, "node %u", (unsigned)node->source);
+}
+
+static int same_text(const char *a, const char *b)
+{
+	return a == b || (a && b && strcmp(a, b) == 0);
+}
+
+int rig_equal(const struct rig *a, const struct rig *b)
+{
+	if (a->count != b->count)
+		return 0;
+	for (size_t i = 0; i < a->count; i++) {
+		const struct rig_node *x = &a->nodes[i], *y = &b->nodes[i];
+		if (x->source != y->source || !same_text(x->name, y->name) ||
+		    x->has_handle != y->has_handle || (x->has_handle && x->handle != y->handle) ||
+		    x->parent != y->parent || x->has_inverse_bind != y->has_inverse_bind ||
+		    memcmp(x->translation, y->translation, sizeof(x->translation)) != 0 ||
+		    memcmp(x->rotation, y->rotation, sizeof(x->rotation)) != 0 ||
+		    memcmp(x->scale, y->scale, sizeof(x->scale)) != 0 ||
+		    (x->has_inverse_bind &&
+		     memcmp(x->inverse_bind, y->inverse_bind, sizeof(x->inverse_bind)) != 0))
+			return 0;
+	}
+	return 1;
 }

@@ -648,7 +648,7 @@ static enum format_match gltf_match(const struct upload *up, char *why, size_t w
 
 const struct format format_gltf = {
     .family = "gltf",
-    .version = 2,
+    .version = 3, /* 3: the rig (doc/formats.md 4.1) */
     .description = "glTF 2.0 animations (.gltf with data URIs or its .bin files, .glb)",
     .match = gltf_match,
     .decode = gltf_decode,

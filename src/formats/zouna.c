@@ -56,7 +56,7 @@ static json_t *sampling_metadata(void)
 }
 
 /* The byte orders to try: forced by endian=, else little then big. */
-static int byte_orders(const struct upload *up, enum byte_order orders[2], struct error *err)
+int zouna_byte_orders(const struct upload *up, enum byte_order orders[2], struct error *err)
 {
 	if (!up->endian || !*up->endian) {
 		orders[0] = BYTE_ORDER_LITTLE;
@@ -90,7 +90,7 @@ static int decode_keyframer(const struct upload *up, const struct zouna_class *c
 	struct zouna_keys k = {0};
 	struct error tries[2];
 	struct resource *res;
-	int n = byte_orders(up, orders, err), chosen = -1;
+	int n = zouna_byte_orders(up, orders, err), chosen = -1;
 	struct track_target tt = {SCHEMA_ZOUNA, 0, c->name, ZOUNA_VALUE, 0, 0};
 
 	if (n < 0)
@@ -162,15 +162,8 @@ fail:
 
 /* Animation_Z */
 
-struct object_header {
-	size_t start;    /* offset of the object header in the file */
-	size_t bff_size; /* size of the "BFF0" header before it, 0 without one */
-	enum byte_order order;
-	uint32_t data_size, link_size, decompressed_size, compressed_size, class_crc, name_crc;
-};
-
 static int read_object_header(const struct upload *up, size_t at, enum byte_order order,
-                              struct object_header *h)
+                              struct zouna_object_header *h)
 {
 	struct reader r;
 
@@ -202,13 +195,11 @@ static int platform_is_big_endian(unsigned platform)
 	return platform == 3 || platform == 5 || platform == 10 || platform == 12 || platform == 13;
 }
 
-static const char *class_of_crc(uint32_t crc);
-
 /* Finds the object header: after a BFF0 header of 16, 24 or 22 bytes, or at 0. The BFF0
  * header's own size field is tried first; another offset is taken only when its sizes add up
  * and its class CRC names a known class, so a damaged size cannot make a coincidence win. */
-static int find_object_header(const struct upload *up, struct object_header *h,
-                              enum byte_order forced, int has_forced, struct error *err)
+int zouna_find_object_header(const struct upload *up, struct zouna_object_header *h,
+                             enum byte_order forced, int has_forced, struct error *err)
 {
 	size_t offsets[4] = {16, 24, 22, 0};
 	int bff = up->length >= 4 && memcmp(up->data, "BFF0", 4) == 0;
@@ -233,7 +224,7 @@ static int find_object_header(const struct upload *up, struct object_header *h,
 	for (size_t i = 0; i < count; i++)
 		for (int o = 0; o < 2; o++)
 			if (read_object_header(up, offsets[i], orders[o], h) == 0 &&
-			    (offsets[i] == declared || !bff || class_of_crc(h->class_crc))) {
+			    (offsets[i] == declared || !bff || zouna_class_of_crc(h->class_crc))) {
 				h->bff_size = offsets[i];
 				return 0;
 			}
@@ -254,10 +245,10 @@ static int find_object_header(const struct upload *up, struct object_header *h,
 }
 
 /* Which class a class CRC names, among the ones animdex knows of. */
-static const char *class_of_crc(uint32_t crc)
+const char *zouna_class_of_crc(uint32_t crc)
 {
 	static const char *const known[] = {"Animation_Z", "AnimFrame_Z", "MaterialAnim_Z",
-	                                    "Particles_Z", "Rtc_Z"};
+	                                    "Particles_Z", "Rtc_Z",       "Skel_Z"};
 	for (size_t i = 0; i < sizeof(known) / sizeof(known[0]); i++)
 		if (hash_asobo32(known[i], strlen(known[i])) == crc)
 			return known[i];
@@ -337,16 +328,16 @@ struct animation_read {
 
 /* The object header names Animation_Z (or a keyframer class, read by the bare keyframer path)
  * and an uncompressed body; -1 with err set otherwise. */
-static int check_animation_header(const struct object_header *h, struct error *err)
+static int check_animation_header(const struct zouna_object_header *h, struct error *err)
 {
-	const char *cls = class_of_crc(h->class_crc);
+	const char *cls = zouna_class_of_crc(h->class_crc);
 
-	if (!cls || !zouna_is_animation_class(cls)) {
+	if (!cls || !zouna_is_resource_class(cls)) {
 		if (cls)
 			error_set(
 			    err, ERROR_UNSUPPORTED_FORMAT, "class", (long long)h->start + 16,
-			    "class: this is a %s resource; animdex decodes Animation_Z resources "
-			    "and bare keyframers, not %s (yet)",
+			    "class: this is a %s resource; animdex decodes Animation_Z and Skel_Z "
+			    "resources and bare keyframers, not %s (yet)",
 			    cls, cls);
 		else
 			error_set(err, ERROR_UNSUPPORTED_FORMAT, "class", (long long)h->start + 16,
@@ -368,7 +359,7 @@ static int check_animation_header(const struct object_header *h, struct error *e
 
 /* The link header, read as handles (its layout is not documented): references of the entry,
  * and the first 4096 listed in the structure. */
-static void read_link_header(const struct upload *up, const struct object_header *h,
+static void read_link_header(const struct upload *up, const struct zouna_object_header *h,
                              struct animation_read *an)
 {
 	struct reader r;
@@ -540,14 +531,11 @@ struct animation_body {
 	uint16_t flag, node_flag;
 };
 
-/* What the entry's structure shows of the file: its container and the animation's records
- * (the records move into the metadata). */
-static json_t *animation_metadata(const struct upload *up, const struct object_header *h,
-                                  const struct animation_body *body, size_t trailing,
-                                  struct animation_read *an)
+json_t *zouna_container_json(const struct upload *up, const struct zouna_object_header *h,
+                             const char *class_name, json_t *link)
 {
 	char class_crc[11], name_crc[11];
-	json_t *container, *metadata;
+	json_t *container;
 
 	snprintf(class_crc, sizeof(class_crc), "0x%08" PRIX32, h->class_crc);
 	snprintf(name_crc, sizeof(name_crc), "0x%08" PRIX32, h->name_crc);
@@ -557,8 +545,7 @@ static json_t *animation_metadata(const struct upload *up, const struct object_h
 	                      "link_header_size", (json_int_t)h->link_size, "decompressed_size",
 	                      (json_int_t)h->decompressed_size, "compressed_size",
 	                      (json_int_t)h->compressed_size, "class_crc32", class_crc, "class",
-	                      "Animation_Z", "name_crc32", name_crc, "link_header", an->link);
-	an->link = NULL;
+	                      class_name, "name_crc32", name_crc, "link_header", link);
 	if (container && h->bff_size) {
 		unsigned platform = up->data[6];
 		json_object_set_new(container, "bff_header_size",
@@ -567,6 +554,18 @@ static json_t *animation_metadata(const struct upload *up, const struct object_h
 		                    platform < 16 ? json_string(bff_platforms[platform])
 		                                  : json_sprintf("unknown (%u)", platform));
 	}
+	return container;
+}
+
+/* What the entry's structure shows of the file: its container and the animation's records
+ * (the records move into the metadata). */
+static json_t *animation_metadata(const struct upload *up, const struct zouna_object_header *h,
+                                  const struct animation_body *body, size_t trailing,
+                                  struct animation_read *an)
+{
+	json_t *container = zouna_container_json(up, h, "Animation_Z", an->link), *metadata;
+
+	an->link = NULL;
 	metadata =
 	    json_pack("{s:o, s:o, s:{s:f, s:f, s:i, s:i, s:o, s:o, s:o, s:o, s:o, s:I}}",
 	              "container", container, "sampling", sampling_metadata(), "animation",
@@ -579,7 +578,7 @@ static json_t *animation_metadata(const struct upload *up, const struct object_h
 }
 
 /* A name from the file name, when it is not just the CRC printed in decimal. */
-static void name_from_file(const struct upload *up, struct resource *res)
+void zouna_name_from_file(const struct upload *up, struct resource *res)
 {
 	const char *base;
 	size_t len;
@@ -638,15 +637,20 @@ static int decode_animation(const struct upload *up, struct decode_result *out, 
 	                            .keyframers = json_object(),
 	                            .err = err};
 	struct animation_body body = {0, 0, 0, 0};
-	struct object_header h;
+	struct zouna_object_header h;
 	enum byte_order forced[2];
-	int nforced = byte_orders(up, forced, err);
+	int nforced = zouna_byte_orders(up, forced, err);
 	struct reader r;
 	size_t body_start;
 	int rc = -1;
 
-	if (nforced < 0 || find_object_header(up, &h, forced[0], nforced == 1, err) < 0 ||
-	    check_animation_header(&h, err) < 0)
+	if (nforced < 0 || zouna_find_object_header(up, &h, forced[0], nforced == 1, err) < 0)
+		goto done;
+	if (h.class_crc == SKEL_Z_CRC) {
+		rc = zouna_decode_skeleton(up, &h, out, err);
+		goto done;
+	}
+	if (check_animation_header(&h, err) < 0)
 		goto done;
 	an.res = resource_create("zouna", "Animation_Z");
 	if (!an.res) {
@@ -670,7 +674,7 @@ static int decode_animation(const struct upload *up, struct decode_result *out, 
 		                "unknown), interpolated component-wise; their conversion to a "
 		                "rotation is unknown");
 	an.res->metadata = animation_metadata(up, &h, &body, reader_remaining(&r), &an);
-	name_from_file(up, an.res);
+	zouna_name_from_file(up, an.res);
 	rc = decode_result_add(out, an.res);
 	an.res = NULL;
 done:
@@ -695,16 +699,17 @@ static const char *upload_class(const struct upload *up)
 static enum format_match zouna_match(const struct upload *up, char *why, size_t why_size)
 {
 	const char *cls = upload_class(up);
-	struct object_header h;
+	struct zouna_object_header h;
 	struct error ignored;
 
 	if (up->class_name) {
-		if (zouna_class_named(cls) || zouna_is_animation_class(cls))
+		if (zouna_class_named(cls) || zouna_is_resource_class(cls))
 			return MATCH_EXPLICIT;
 		for (size_t i = 0; i < sizeof(other_resource_classes) / sizeof(char *); i++)
 			if (strcasecmp(cls, other_resource_classes[i]) == 0)
 				return MATCH_EXPLICIT; /* refused with a clear message */
-		snprintf(why, why_size, "class=%s is not a Zouna keyframer or Animation_Z", cls);
+		snprintf(why, why_size, "class=%s is not a Zouna keyframer, Animation_Z or Skel_Z",
+		         cls);
 		return MATCH_NONE;
 	}
 	if (up->family) {
@@ -715,14 +720,14 @@ static enum format_match zouna_match(const struct upload *up, char *why, size_t 
 	}
 	if (up->length >= 4 && memcmp(up->data, "BFF0", 4) == 0)
 		return MATCH_MAGIC;
-	if (zouna_class_named(cls) || zouna_is_animation_class(cls))
+	if (zouna_class_named(cls) || zouna_is_resource_class(cls))
 		return MATCH_EXTENSION;
 	for (size_t i = 0; i < sizeof(other_resource_classes) / sizeof(char *); i++)
 		if (strcasecmp(cls, other_resource_classes[i]) == 0)
 			return MATCH_EXTENSION;
 	error_init(&ignored);
-	if (find_object_header(up, &h, BYTE_ORDER_LITTLE, 0, &ignored) == 0 &&
-	    class_of_crc(h.class_crc))
+	if (zouna_find_object_header(up, &h, BYTE_ORDER_LITTLE, 0, &ignored) == 0 &&
+	    zouna_class_of_crc(h.class_crc))
 		return MATCH_PROBE;
 	snprintf(why, why_size,
 	         "no BFF0 header, no Zouna class in class= or the file name's extension (e.g. "
@@ -738,12 +743,12 @@ static int zouna_decode(const struct upload *up, struct decode_result *out, stru
 
 	if (c && !bff)
 		return decode_keyframer(up, c, out, err);
-	if (up->class_name && !zouna_is_animation_class(cls)) {
+	if (up->class_name && !zouna_is_resource_class(cls)) {
 		if (c)
 			return decode_keyframer(up, c, out, err);
 		error_set(err, ERROR_UNSUPPORTED_FORMAT, "class", -1,
 		          "class: %s resources are not decoded (yet); animdex reads Animation_Z "
-		          "resources and bare keyframers",
+		          "and Skel_Z resources and bare keyframers",
 		          cls);
 		return -1;
 	}

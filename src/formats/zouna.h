@@ -16,6 +16,7 @@
 #define MESSAGE_SIZE       20
 #define OBJECT_HEADER_SIZE 24
 #define ANIMATION_Z_CRC    0x46107D89u
+#define SKEL_Z_CRC         0xD73B85ECu /* Asobo32("Skel_Z") */
 
 enum zouna_kind { KIND_HERMITE, KIND_LINEAR, KIND_ROT, KIND_HANDLE, KIND_FLAG, KIND_MESSAGE };
 
@@ -57,8 +58,34 @@ struct track_target {
 	uint32_t handle;
 };
 
+/* An extracted resource's object header (doc/formats.md 1.5). */
+struct zouna_object_header {
+	size_t start;    /* offset of the object header in the file */
+	size_t bff_size; /* size of the "BFF0" header before it, 0 without one */
+	enum byte_order order;
+	uint32_t data_size, link_size, decompressed_size, compressed_size, class_crc, name_crc;
+};
+
+/* Finds the object header (after a BFF0 header, or at 0) in the forced byte order or either;
+ * -1 with err set when none adds up. */
+int zouna_find_object_header(const struct upload *up, struct zouna_object_header *h,
+                             enum byte_order forced, int has_forced, struct error *err);
+/* The class a class CRC names among the resource classes animdex knows of, or NULL. */
+const char *zouna_class_of_crc(uint32_t crc);
+/* The byte orders to try (endian= forces one): their count, or -1 with err set. */
+int zouna_byte_orders(const struct upload *up, enum byte_order orders[2], struct error *err);
+/* The entry's container as its structure shows it: BFF0 header, object header, link words. */
+json_t *zouna_container_json(const struct upload *up, const struct zouna_object_header *h,
+                             const char *class_name, json_t *link);
+/* A name from the file name, when it is not just the CRC printed in decimal. */
+void zouna_name_from_file(const struct upload *up, struct resource *res);
+/* A Skel_Z resource (zouna_skel.c, doc/formats.md 1.7): one entry with a rig, no tracks. */
+int zouna_decode_skeleton(const struct upload *up, const struct zouna_object_header *h,
+                          struct decode_result *out, struct error *err);
+
 const struct zouna_class *zouna_class_named(const char *name);
-int zouna_is_animation_class(const char *name);
+/* Animation_Z or Skel_Z: a resource decoded whole (any case). */
+int zouna_is_resource_class(const char *name);
 void zouna_keys_cleanup(struct zouna_keys *k);
 int zouna_oom(struct error *err);
 int zouna_read_keyframer(struct reader *r, const struct zouna_class *c, const char *what,

@@ -46,9 +46,9 @@ const struct zouna_class *zouna_class_named(const char *name)
 	return NULL;
 }
 
-int zouna_is_animation_class(const char *name)
+int zouna_is_resource_class(const char *name)
 {
-	return name && strcasecmp(name, "Animation_Z") == 0;
+	return name && (strcasecmp(name, "Animation_Z") == 0 || strcasecmp(name, "Skel_Z") == 0);
 }
 
 /* Bytes of one key of a fixed-size class (0 for messages). */

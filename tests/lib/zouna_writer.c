@@ -172,6 +172,27 @@ static const char *const body_classes[12] = {
     "KeyframerMessage_Z",   "KeyframerFloatComp_Z", "KeyframerFloatComp_Z", "KeyframerVec3fComp_Z",
     "KeyframerVec3fComp_Z", "KeyframerFloatComp_Z", "KeyframerFloatComp_Z", "KeyframerFloatComp_Z"};
 
+void zouna_write_resource(struct zbuf *b, uint32_t class_crc, uint32_t name_crc,
+                          const struct zbuf *link, const struct zbuf *body,
+                          uint32_t compressed_size, size_t bff_size, uint8_t platform)
+{
+	if (bff_size) {
+		/* little-endian whatever the platform: "BFF0", u16 size, u8 platform, u8 tag */
+		zbuf_bytes(b, "BFF0", 4);
+		zbuf_bytes(b, (uint8_t[]){(uint8_t)bff_size, 0, platform, 1}, 4);
+		for (size_t i = 8; i < bff_size; i++)
+			zbuf_u8(b, 0);
+	}
+	zbuf_u32(b, (uint32_t)(link->len + body->len)); /* dataSize */
+	zbuf_u32(b, (uint32_t)link->len);
+	zbuf_u32(b, (uint32_t)body->len); /* decompressedSize */
+	zbuf_u32(b, compressed_size);
+	zbuf_u32(b, class_crc);
+	zbuf_u32(b, name_crc);
+	zbuf_bytes(b, link->data, link->len);
+	zbuf_bytes(b, body->data, body->len);
+}
+
 void zouna_write_animation(struct zbuf *b, const struct zanimation *a, size_t bff_size,
                            uint8_t platform)
 {
@@ -226,21 +247,175 @@ void zouna_write_animation(struct zbuf *b, const struct zanimation *a, size_t bf
 			zbuf_u16(&body, (uint16_t)list[i].keys[1]);
 		}
 	}
-	if (bff_size) {
-		/* little-endian whatever the platform: "BFF0", u16 size, u8 platform, u8 tag */
-		zbuf_bytes(b, "BFF0", 4);
-		zbuf_bytes(b, (uint8_t[]){(uint8_t)bff_size, 0, platform, 1}, 4);
-		for (size_t i = 8; i < bff_size; i++)
-			zbuf_u8(b, 0);
-	}
-	zbuf_u32(b, (uint32_t)(link.len + body.len)); /* dataSize */
-	zbuf_u32(b, (uint32_t)link.len);
-	zbuf_u32(b, (uint32_t)body.len); /* decompressedSize */
-	zbuf_u32(b, a->compressed_size);
-	zbuf_u32(b, a->class_crc ? a->class_crc : hash_asobo32("Animation_Z", 11));
-	zbuf_u32(b, a->name_crc);
-	zbuf_bytes(b, link.data, link.len);
-	zbuf_bytes(b, body.data, body.len);
+	zouna_write_resource(b, a->class_crc ? a->class_crc : hash_asobo32("Animation_Z", 11),
+	                     a->name_crc, &link, &body, a->compressed_size, bff_size, platform);
 	zbuf_free(&body);
 	zbuf_free(&link);
+}
+
+/* Skel_Z (doc/formats.md 1.7) */
+
+/* The rest model matrix of a bone from its parent's: world(parent) * T * R * S, column-major
+ * (which is the engine's row-major row-vector matrix, element for element). */
+static void bone_world(const struct zbone *b, const double *parent, double out[16])
+{
+	double x = b->rotation[0], y = b->rotation[1], z = b->rotation[2], w = b->rotation[3];
+	double local[16] = {(1 - 2 * (y * y + z * z)) * b->scale[0],
+	                    (2 * (x * y + w * z)) * b->scale[0],
+	                    (2 * (x * z - w * y)) * b->scale[0],
+	                    0,
+	                    (2 * (x * y - w * z)) * b->scale[1],
+	                    (1 - 2 * (x * x + z * z)) * b->scale[1],
+	                    (2 * (y * z + w * x)) * b->scale[1],
+	                    0,
+	                    (2 * (x * z + w * y)) * b->scale[2],
+	                    (2 * (y * z - w * x)) * b->scale[2],
+	                    (1 - 2 * (x * x + y * y)) * b->scale[2],
+	                    0,
+	                    b->translation[0],
+	                    b->translation[1],
+	                    b->translation[2],
+	                    1};
+
+	if (!parent) {
+		memcpy(out, local, sizeof(local));
+		return;
+	}
+	for (int c = 0; c < 4; c++)
+		for (int r = 0; r < 4; r++) {
+			double sum = 0;
+			for (int k = 0; k < 4; k++)
+				sum += parent[k * 4 + r] * local[c * 4 + k];
+			out[c * 4 + r] = sum;
+		}
+}
+
+/* The links a well-formed file has: first child, next and previous sibling, by parent. */
+static void bone_links(const struct zbone *bones, uint32_t n, uint32_t i, int32_t links[4])
+{
+	links[0] = -1;
+	links[1] = bones[i].parent;
+	links[2] = links[3] = -1;
+	for (uint32_t j = 0; j < n; j++) {
+		if (bones[j].parent == (int32_t)i && links[0] < 0)
+			links[0] = (int32_t)j;
+		if (j != i && bones[j].parent == bones[i].parent && bones[i].parent >= 0) {
+			if (j < i)
+				links[3] = (int32_t)j; /* the last before i */
+			else if (links[2] < 0)
+				links[2] = (int32_t)j; /* the first after i */
+		}
+	}
+}
+
+static void junk(struct zbuf *b, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		zbuf_u8(b, 0xCD); /* pointers and copies the decoder must not read */
+}
+
+void zouna_write_skeleton(struct zbuf *b, const struct zskeleton *s, size_t bff_size,
+                          uint8_t platform)
+{
+	struct zbuf body, link;
+	double *world = calloc((size_t)s->bone_count + 1, 16 * sizeof(double));
+	int computed = 1;
+
+	zbuf_init(&body, b->big);
+	zbuf_init(&link, b->big);
+	zbuf_u32(&link, s->name_crc);
+	if (s->layout != ZSKEL_FUEL) {
+		zbuf_u32(&link, s->link_count);
+		for (uint32_t i = 0; i < s->link_count; i++)
+			zbuf_u32(&link, s->links[i]);
+	}
+	zbuf_u32(&body, s->flag);
+	if (s->layout == ZSKEL_RAT) {
+		const float prefix[8] = {1, 0.5f, 0.25f, 1, 0, 1, 0, 2.5f};
+		for (int i = 0; i < 8; i++)
+			zbuf_f32(&body, prefix[i]);
+	} else {
+		for (int i = 0; i < 4; i++)
+			zbuf_u32(&body, 0x11111111u * (uint32_t)(i + 1));
+	}
+	zbuf_u32(&body, s->declared_bone_count ? s->declared_bone_count : s->bone_count);
+	/* world matrices in parent order (parents may come later in the array) */
+	for (int pass = 0; pass < (int)s->bone_count + 1 && computed; pass++) {
+		computed = 0;
+		for (uint32_t i = 0; i < s->bone_count; i++) {
+			int32_t p = s->bones[i].parent;
+			if (world[i * 16 + 15] != 0)
+				continue;
+			if (p < 0 || p >= (int32_t)s->bone_count)
+				bone_world(&s->bones[i], NULL, world + i * 16);
+			else if (world[(size_t)p * 16 + 15] != 0)
+				bone_world(&s->bones[i], world + (size_t)p * 16, world + i * 16);
+			else
+				continue;
+			computed = 1;
+		}
+	}
+	for (uint32_t i = 0; i < s->bone_count; i++) {
+		const struct zbone *bn = &s->bones[i];
+		int32_t links[4];
+		zbuf_u32(&body, bn->user_define);
+		for (int k = 0; k < 4; k++)
+			zbuf_f32(&body, bn->rotation[k]);
+		for (int k = 0; k < 3; k++)
+			zbuf_f32(&body, bn->scale[k]);
+		zbuf_u32(&body, bn->flags);
+		for (int k = 0; k < 3; k++)
+			zbuf_f32(&body, bn->translation[k]);
+		junk(&body, 52); /* 48-99: pointers, ids, model rotation rows */
+		for (int k = 0; k < 4; k++)
+			zbuf_f32(&body, k == 3 ? 1.0f : 0.0f); /* rest model rotation: not read */
+		junk(&body, 48);                               /* 116-163 */
+		for (int k = 0; k < 16; k++)
+			zbuf_f32(&body, (float)world[i * 16 + k]);
+		if (s->raw_links)
+			memcpy(links, bn->links, sizeof(links));
+		else
+			bone_links(s->bones, s->bone_count, i, links);
+		for (int k = 0; k < 4; k++)
+			zbuf_u32(&body, (uint32_t)links[k]);
+		zbuf_u32(&body, bn->name_crc);
+	}
+	/* the tail: materials, object datas with their bone lists, morph targets, volumes */
+	zbuf_u32(&body, s->material_count);
+	for (uint32_t i = 0; i < s->material_count; i++)
+		zbuf_u32(&body, 0xA0000000u + i);
+	zbuf_u32(&body, s->object_data_count);
+	for (uint32_t i = 0; i < s->object_data_count; i++)
+		zbuf_u32(&body, 0xB0000000u + i);
+	zbuf_u32(&body, s->object_data_count);
+	for (uint32_t i = 0; i < s->object_data_count; i++) {
+		zbuf_u32(&body, 1);
+		zbuf_u32(&body, s->bones[0].name_crc);
+	}
+	zbuf_u32(&body, 0);
+	for (int list = 0; list < 2; list++) {
+		zbuf_u32(&body, s->sphere_count);
+		for (uint32_t i = 0; i < s->sphere_count; i++) {
+			for (int k = 0; k < 4; k++)
+				zbuf_f32(&body, 0.5f);
+			zbuf_u32(&body, 0);
+			zbuf_u32(&body, 0xC0000000u + i);
+			zbuf_u32(&body, s->bones[0].name_crc);
+		}
+	}
+	zbuf_u32(&body, s->box_count);
+	for (uint32_t i = 0; i < s->box_count; i++) {
+		for (int k = 0; k < 16; k++)
+			zbuf_f32(&body, 1.0f);
+		zbuf_u32(&body, 0);
+		zbuf_u32(&body, 0xD0000000u + i);
+		zbuf_u32(&body, s->bones[0].name_crc);
+	}
+	for (uint32_t i = 0; i < s->trailing; i++)
+		zbuf_u8(&body, 0);
+	zouna_write_resource(b, hash_asobo32("Skel_Z", 6), s->name_crc, &link, &body, 0, bff_size,
+	                     platform);
+	zbuf_free(&body);
+	zbuf_free(&link);
+	free(world);
 }

@@ -87,9 +87,43 @@ struct zanimation {
 	uint32_t compressed_size; /* normally 0 */
 };
 
+/* Writes an object: a BFF0 header of bff_size bytes (0 for none), the object header, the
+ * link header and the body. */
+void zouna_write_resource(struct zbuf *b, uint32_t class_crc, uint32_t name_crc,
+                          const struct zbuf *link, const struct zbuf *body,
+                          uint32_t compressed_size, size_t bff_size, uint8_t platform);
+
 /* Writes the whole resource: a BFF0 header of bff_size bytes (16, 22, 24; 0 for none) with
  * the platform byte, then the object header, link header and body in b's byte order. */
 void zouna_write_animation(struct zbuf *b, const struct zanimation *a, size_t bff_size,
                            uint8_t platform);
+
+/* Skel_Z (doc/formats.md 1.7): the three layouts. */
+enum zskel_layout { ZSKEL_RAT, ZSKEL_WALLE, ZSKEL_FUEL };
+
+struct zbone {
+	uint32_t name_crc, user_define, flags;
+	float rotation[4], scale[3], translation[3];
+	int32_t parent;   /* -1 for the root */
+	int32_t links[4]; /* child, parent, next, previous: written as given with raw_links */
+};
+
+struct zskeleton {
+	enum zskel_layout layout;
+	uint32_t name_crc, flag;
+	const uint32_t *links; /* link header links (Ratatouille, WALL-E) */
+	uint32_t link_count;
+	const struct zbone *bones;
+	uint32_t bone_count;
+	uint32_t declared_bone_count; /* 0: bone_count (else a lie, for hostile tests) */
+	int raw_links;                /* write each bone's links as given, not from parents */
+	uint32_t material_count, object_data_count, sphere_count, box_count;
+	uint32_t trailing; /* zero bytes after the tail */
+};
+
+/* Writes a Skel_Z in b's byte order: the rest model matrices from the TRS chain, junk where
+ * the engine keeps pointers, every tail list. */
+void zouna_write_skeleton(struct zbuf *b, const struct zskeleton *s, size_t bff_size,
+                          uint8_t platform);
 
 #endif
