@@ -450,6 +450,21 @@ static struct resource *animation_resource(struct gltf *g, size_t nch)
 /* Animation ai of the document: checked whole first (samplers, then channels), then read
  * channel by channel into one entry; an animation none of whose channels can be read is
  * skipped with the reason. */
+int gltf_file_stem(const struct upload *up, char *out, size_t size)
+{
+	const char *base, *dot;
+
+	if (!up->filename || !*up->filename)
+		return 0;
+	base = strrchr(up->filename, '/');
+	base = base ? base + 1 : up->filename;
+	dot = strrchr(base, '.');
+	if ((dot ? (size_t)(dot - base) : strlen(base)) == 0)
+		return 0;
+	snprintf(out, size, "%.*s", (int)(dot ? (size_t)(dot - base) : strlen(base)), base);
+	return 1;
+}
+
 static int decode_animation(struct gltf *g, const json_t *anim, size_t ai,
                             struct decode_result *out)
 {
@@ -461,7 +476,7 @@ static int decode_animation(struct gltf *g, const json_t *anim, size_t ai,
 	                           calloc(nsm + 1, sizeof(int))};
 	struct resource *res = NULL;
 	const char *anim_name = json_string_value(json_object_get(anim, "name"));
-	char name[64];
+	char name[160];
 	int rc = -1;
 	size_t i;
 	const json_t *x;
@@ -489,11 +504,17 @@ static int decode_animation(struct gltf *g, const json_t *anim, size_t ai,
 	if (anim_name && *anim_name) {
 		res->name = strdup(anim_name);
 	} else {
-		snprintf(name, sizeof(name), "animation_%zu", ai);
+		/* after the file and its index, so that unnamed clips of different files have
+		 * different names and handles (doc/formats.md 4) */
+		char stem[128];
+		if (gltf_file_stem(g->up, stem, sizeof(stem)))
+			snprintf(name, sizeof(name), "%.127s #%zu", stem, ai);
+		else
+			snprintf(name, sizeof(name), "animation_%zu", ai);
 		res->name = strdup(name);
 	}
 	res->clip.name = res->name ? strdup(res->name) : NULL;
-	if (gltf_rig(g, res) < 0)
+	if (gltf_rig(g, res, 0) < 0)
 		goto done;
 	res->metadata =
 	    json_pack("{s:s, s:I, s:O?}", "container", g->glb ? "glb" : "gltf", "animation_index",
@@ -571,9 +592,16 @@ static int gltf_decode(const struct upload *up, struct decode_result *out, struc
 	if (gltf_parse_container(&g) < 0)
 		goto done;
 	anims = json_object_get(g.doc, "animations");
+	if (!anims && json_array_size(json_object_get(g.doc, "nodes")) > 0) {
+		/* nodes and no animation: a skeleton to pose animations on */
+		if (format_room_for_entry(up, out, err) < 0 || gltf_skeleton(&g, out) < 0)
+			goto done;
+		goto embed;
+	}
 	if (!anims) {
 		error_set(err, ERROR_GLTF_INVALID, "/animations", -1,
-		          "the glTF has no animations: there is nothing for animdex to catalogue");
+		          "the glTF has neither animations nor nodes: there is nothing for animdex "
+		          "to catalogue");
 		goto done;
 	}
 	if (check_structure(&g, anims) < 0)
@@ -594,6 +622,7 @@ static int gltf_decode(const struct upload *up, struct decode_result *out, struc
 		                : "no channels");
 		goto done;
 	}
+embed:
 	if (embed_external_buffers(&g, out) < 0) {
 		error_set(err, ERROR_INTERNAL, NULL, -1, "out of memory");
 		goto done;

@@ -53,6 +53,10 @@ struct accessor {
 	int packed_stride; /* ... or one equal to it: the same bytes as none (doc/formats.md 4) */
 };
 
+/* The upload's file name without its directory and extension ("CesiumMan"): 1, or 0 when
+ * there is none. */
+int gltf_file_stem(const struct upload *up, char *out, size_t size);
+
 /* Refuses the file: err set to the validator's code at the JSON pointer, with the message;
  * -1. */
 int gltf_fail(struct gltf *g, const char *code, const char *pointer, const char *fmt, ...)
@@ -77,6 +81,9 @@ int gltf_has_data(struct gltf *g, json_int_t index);
 /* The rig of the animation decoded into res (its targets are node indices): the nodes it
  * animates, their ancestors, the joints of skins it moves (gltf_rig.c); -1 with the error
  * set. */
-int gltf_rig(struct gltf *g, struct resource *res);
+int gltf_rig(struct gltf *g, struct resource *res, int whole);
+/* A file with nodes and no animation: one entry of class Skeleton, every node in its rig
+ * (whole, for gltf_rig). */
+int gltf_skeleton(struct gltf *g, struct decode_result *out);
 
 #endif

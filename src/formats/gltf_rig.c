@@ -229,7 +229,7 @@ static int make_rig(struct gltf *g, const json_t *nodes, const int32_t *parent,
 	return 0;
 }
 
-int gltf_rig(struct gltf *g, struct resource *res)
+int gltf_rig(struct gltf *g, struct resource *res, int whole)
 {
 	const json_t *nodes = json_object_get(g->doc, "nodes");
 	const json_t *skins = json_object_get(g->doc, "skins");
@@ -253,6 +253,8 @@ int gltf_rig(struct gltf *g, struct resource *res)
 			keep_with_ancestors(parent, kept, (int32_t)n);
 		}
 	}
+	for (size_t n = 0; whole && n < count; n++)
+		animated[n] = kept[n] = 1;
 	if (skin_joints(g, parent, animated, kept, skin_used) < 0 ||
 	    make_rig(g, nodes, parent, kept, rig_index, res) < 0)
 		goto done;
@@ -268,4 +270,29 @@ done:
 	free(kept);
 	free(skin_used);
 	return rc;
+}
+
+int gltf_skeleton(struct gltf *g, struct decode_result *out)
+{
+	struct resource *res = resource_create("gltf", "Skeleton");
+	char stem[128];
+
+	if (!res) {
+		error_set(g->err, ERROR_INTERNAL, NULL, -1, "out of memory");
+		return -1;
+	}
+	res->name = strdup(gltf_file_stem(g->up, stem, sizeof(stem)) ? stem : "skeleton");
+	res->clip.name = res->name ? strdup(res->name) : NULL;
+	if (!res->name || !res->clip.name || gltf_rig(g, res, 1) < 0) {
+		if (!error_is_set(g->err))
+			error_set(g->err, ERROR_INTERNAL, NULL, -1, "out of memory");
+		resource_free(res);
+		return -1;
+	}
+	res->metadata =
+	    json_pack("{s:s, s:I, s:I, s:O?}", "container", g->glb ? "glb" : "gltf", "node_count",
+	              (json_int_t)json_array_size(json_object_get(g->doc, "nodes")), "skin_count",
+	              (json_int_t)json_array_size(json_object_get(g->doc, "skins")), "asset",
+	              json_object_get(g->doc, "asset"));
+	return decode_result_add(out, res);
 }

@@ -124,6 +124,10 @@ START_TEST(a_legacy_catalogue_migrates_and_redecodes)
 	ck_assert_double_eq(value_at(s, 0, 0), 2.0);
 	json_decref(s);
 	before = summaries(&d);
+	/* 4: slide.glb, catalogued before rigs were kept, has none yet */
+	entry = get(&d, "/api/resources/4");
+	ck_assert(json_is_null(json_object_get(entry, "rig")));
+	json_decref(entry);
 	ck_assert_int_eq(daemon_stop(&d), 0);
 
 	{
@@ -132,8 +136,11 @@ START_TEST(a_legacy_catalogue_migrates_and_redecodes)
 		out = run_animdexd(args, &status);
 	}
 	ck_assert_msg(status == 0, "redecode exit %d: %s", status, out);
-	ck_assert_msg(strstr(out, "5 entries redecoded: 3 changed") != NULL, "%s", out);
+	ck_assert_msg(strstr(out, "5 entries redecoded: 4 changed") != NULL, "%s", out);
 	ck_assert_msg(strstr(out, "entry 2 changed") != NULL, "%s", out);
+	ck_assert_msg(strstr(out, "entry 4 changed: 0 tracks added, 0 removed, 0 changed; rig "
+	                          "changed") != NULL,
+	              "%s", out);
 	ck_assert_msg(strstr(out, "0 left as they were") != NULL, "%s", out);
 	free(out);
 
@@ -146,6 +153,10 @@ START_TEST(a_legacy_catalogue_migrates_and_redecodes)
 	ck_assert_msg(json_equal(before, after), "ids, names, handles and upload details stay");
 	json_decref(before);
 	json_decref(after);
+	/* 4 has its rig now: the node it animates */
+	entry = get(&d, "/api/resources/4");
+	ck_assert_int_ge(json_array_size(json_object_get(entry, "rig")), 1);
+	json_decref(entry);
 
 	/* 1: KeyframerVec4fLinear_Z, w 0.25 -> 0.75: w is 1 between keys, its own at keys */
 	s = sample(&d, 1, 0, "0,0.5,1");
@@ -265,7 +276,7 @@ START_TEST(refused_entries_are_left_and_listed)
 	out = run_animdexd(args, &status);
 	ck_assert_int_eq(status, 1);
 	ck_assert_msg(strstr(out, "entry 3 left as it was: ") != NULL, "%s", out);
-	ck_assert_msg(strstr(out, "2 changed") && strstr(out, "1 left as they were"), "%s", out);
+	ck_assert_msg(strstr(out, "3 changed") && strstr(out, "1 left as they were"), "%s", out);
 	free(out);
 	{
 		struct daemon_proc d;

@@ -229,6 +229,47 @@ START_TEST(gltf_rig_keeps_ancestors_and_skin_joints)
 }
 END_TEST
 
+/* The same tree without its animation: a Skeleton entry with every node; and the clip's
+ * name when the animation has none: the file's, with the animation's index. */
+START_TEST(a_gltf_without_animations_is_a_skeleton)
+{
+	struct gltf_writer w;
+	struct upload up = {0};
+	struct decode_result out;
+	struct error err;
+	size_t length;
+	uint8_t *data = tree_file(&w, "[2,0,0,0, 0,2,0,0, 0,0,2,0, 0,0,5,1]", &length);
+	const struct rig *rig;
+
+	free(data);
+	json_object_del(w.doc, "animations");
+	data = gltf_writer_embedded(&w, &length);
+	up.data = data;
+	up.length = length;
+	up.filename = "dir/CesiumMan.gltf";
+	decode_result_init(&out);
+	error_init(&err);
+	ck_assert_msg(format_decode(&up, &out, &err) == 0, "%s", err.message);
+	ck_assert_uint_eq(out.count, 1);
+	ck_assert_str_eq(out.resources[0]->class_name, "Skeleton");
+	ck_assert_str_eq(out.resources[0]->family, "gltf");
+	ck_assert_str_eq(out.resources[0]->name, "CesiumMan");
+	ck_assert_uint_eq(out.resources[0]->clip.channel_count, 0);
+	rig = &out.resources[0]->rig;
+	ck_assert_uint_eq(rig->count, 6);
+	ck_assert_uint_eq(rig->nodes[by_source(rig, 5)->parent].source, 0);
+	ck_assert(by_source(rig, 2)->has_inverse_bind);
+	decode_result_cleanup(&out);
+	free(data);
+	gltf_writer_cleanup(&w);
+
+	ck_assert_msg(decode_tree("[2,0,0,0, 0,2,0,0, 0,0,2,0, 0,0,5,1]", &out, &err) == 0, "%s",
+	              err.message);
+	ck_assert_str_eq(out.resources[0]->name, "tree #0");
+	decode_result_cleanup(&out);
+}
+END_TEST
+
 START_TEST(gltf_trees_that_are_not_trees_are_refused)
 {
 	struct decode_result out;
@@ -287,6 +328,7 @@ int main(void)
 	tcase_add_test(math, hostile_parents_are_refused);
 	tcase_add_test(gltf, gltf_rig_keeps_ancestors_and_skin_joints);
 	tcase_add_test(gltf, gltf_trees_that_are_not_trees_are_refused);
+	tcase_add_test(gltf, a_gltf_without_animations_is_a_skeleton);
 	suite_add_tcase(s, math);
 	suite_add_tcase(s, gltf);
 	sr = srunner_create(s);
