@@ -161,9 +161,9 @@ int catalog_select_matching(struct catalog *cat, const struct catalog_query *q, 
                             int64_t **ids, size_t *count, struct error *err);
 /* The whole entry: summary, structure, assumed notes, tracks. */
 json_t *catalog_get(struct catalog *cat, int64_t id, struct error *err);
-/* What an export needs of an entry: {"id", "class", "family", "name", "crc32", "filename",
- * "tracks"}, each track {"n", "name", "kind", "target": {"schema", "object", "name"},
- * "property"}, without the rest (a lighter read). */
+/* What an export (or a pose) needs of an entry: {"id", "class", "family", "name", "crc32",
+ * "filename", "tracks"}, each track {"n", "name", "kind", "target": {"schema", "object",
+ * "name", "handle" (where it has one)}, "property"}, without the rest (a lighter read). */
 json_t *catalog_get_export_entry(struct catalog *cat, int64_t id, struct error *err);
 /* Where an entry's uploaded bytes are, to be read a chunk at a time: stored under their
  * SHA-256, they never change (a delete may remove them meanwhile). */
@@ -202,6 +202,18 @@ void catalog_track_cleanup(struct catalog_track *track);
 /* An entry's rig as it was stored (rig.h), each handle's known name in handle_name; an entry
  * without one gives an empty rig. */
 int catalog_read_rig(struct catalog *cat, int64_t id, struct rig *rig, struct error *err);
+
+/* A node to look rigs up by: a handle (a Zouna bone), a name, or an unnamed node's source
+ * index. */
+struct catalog_rig_key {
+	enum { RIG_KEY_HANDLE, RIG_KEY_NAME, RIG_KEY_SOURCE } kind;
+	uint32_t handle;
+	const char *name;
+	uint32_t source;
+};
+/* The ids of the entries whose rig has such a node (*ids malloc'd, in no order). */
+int catalog_rigs_with(struct catalog *cat, const struct catalog_rig_key *key, int64_t **ids,
+                      size_t *count, struct error *err);
 
 /* Everything known about a handle: entries, references, names. */
 json_t *catalog_handle(struct catalog *cat, uint32_t crc32, struct error *err);

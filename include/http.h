@@ -151,6 +151,8 @@ void route_export_many(struct request *req, struct response *resp);
 void route_delete(struct request *req, struct response *resp);
 void route_keys(struct request *req, struct response *resp);
 void route_sample(struct request *req, struct response *resp);
+void route_pose(struct request *req, struct response *resp);
+void route_skeletons(struct request *req, struct response *resp);
 void route_handle(struct request *req, struct response *resp);
 void route_names(struct request *req, struct response *resp);
 void route_classes(struct request *req, struct response *resp);
@@ -166,6 +168,13 @@ int route_decimal(const char *text, uint64_t max, uint64_t *out);
 /* The same for an index or count named `field` ("n", "count"); err names what it must be. */
 int route_index(const char *text, const char *field, const char *what, uint64_t max, unsigned *out,
                 struct error *err);
+
+/* The times a sampling request asks for (routes_tracks.c): t=..., or from/to (by default the
+ * range given) with count (101 by default) or step; --max-samples bounds times x per_time.
+ * 0, or -1 with err naming the parameter. */
+struct sample_times;
+int route_sample_times(struct request *req, double from, double to, size_t per_time,
+                       struct sample_times *st, struct error *err);
 
 /* Gives a catalogue entry (or each of a list of them) its API address, "url", after its
  * "part": the catalogue knows no URLs. */

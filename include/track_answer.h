@@ -22,6 +22,10 @@ struct sample_times {
 	double from, to, step; /* step > 0: from + i step; else count points from..to */
 };
 
+/* The times of samples [first, first + count) into out, as every answer computes them (from
+ * the list, or from + step i, or count points from..to both included, in double, rounded). */
+void track_answer_times(const struct sample_times *st, size_t first, size_t count, float *out);
+
 /* What a streamed answer about one track holds: its own copy of the track, where the
  * production stands, and the text produced and not yet sent. */
 enum answer_kind { ANSWER_SAMPLES, ANSWER_KEYS, ANSWER_EVENTS };

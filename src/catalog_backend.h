@@ -96,6 +96,9 @@ enum statement {
 	ST_DELETE_RIG, /* ?1 id */
 	ST_COPY_RIG_GET,
 	ST_COPY_RIG_PUT,
+	ST_RIGS_BY_HANDLE, /* ?1 handle: the entries with a rig node of that handle */
+	ST_RIGS_BY_NAME,   /* ?1 name */
+	ST_RIGS_BY_SOURCE, /* ?1 source index: the entries with an unnamed rig node of it */
 	ST_COUNT
 };
 

@@ -254,7 +254,8 @@ static json_t *track_row(struct db_stmt *s)
 }
 
 /* What an export needs of a track (a row of ST_GET_TRACK_TARGETS): "n", "name", "kind",
- * "target" ("schema", "object", "name") and "property", as track_row gives them. */
+ * "target" ("schema", "object", "name", and "handle" where it has one) and "property", as
+ * track_row gives them. */
 static json_t *track_target_row(struct db_stmt *s)
 {
 	json_t *o = json_object(), *target = json_object();
@@ -263,6 +264,11 @@ static json_t *track_target_row(struct db_stmt *s)
 	json_object_set_new_nocheck(target, "object",
 	                            render_u64(strtoull(db_column_text(s, 3), NULL, 10)));
 	json_object_set_new_nocheck(target, "name", catalog_json_text(s, 4));
+	if (!db_column_is_null(s, 7)) {
+		char handle[11];
+		render_handle((uint32_t)db_column_int64(s, 7), handle);
+		json_object_set_new_nocheck(target, "handle", json_string(handle));
+	}
 	json_object_set_new_nocheck(o, "n", json_integer((int)db_column_int64(s, 0)));
 	json_object_set_new_nocheck(o, "name", catalog_json_text(s, 1));
 	json_object_set_new_nocheck(o, "kind", catalog_json_text(s, 6));

@@ -1,6 +1,7 @@
 /* catalog_rig.c: an entry's rig in the catalogue (schema/007_rigs.sql): storing its nodes with
  * the entry, reading them back bit for bit with the names users gave their handles, and
- * finding the entries whose rigs can carry an animation's targets. */
+ * finding the entries whose rigs have a node (by the indexes on handles, names and unnamed
+ * nodes' source indices: no scan). */
 #include <stdlib.h>
 #include <string.h>
 
@@ -122,4 +123,44 @@ int catalog_delete_rig(struct catalog *cat, int64_t id, struct error *err)
 	rc = db_step(s, "deleting a rig", err);
 	db_reset(s);
 	return rc < 0 ? -1 : 0;
+}
+
+int catalog_rigs_with(struct catalog *cat, const struct catalog_rig_key *key, int64_t **ids,
+                      size_t *count, struct error *err)
+{
+	enum statement st = key->kind == RIG_KEY_HANDLE ? ST_RIGS_BY_HANDLE
+	                    : key->kind == RIG_KEY_NAME ? ST_RIGS_BY_NAME
+	                                                : ST_RIGS_BY_SOURCE;
+	struct db_stmt *s = db_prepare(cat->db, st, err);
+	size_t cap = 0;
+	int rc;
+
+	*ids = NULL;
+	*count = 0;
+	if (!s)
+		return -1;
+	if (key->kind == RIG_KEY_NAME)
+		db_bind_text(s, 1, key->name);
+	else
+		db_bind_int64(s, 1, key->kind == RIG_KEY_HANDLE ? key->handle : key->source);
+	while ((rc = db_step(s, "finding rigs", err)) == 1) {
+		if (*count == cap) {
+			int64_t *grown = realloc(*ids, (cap = cap ? 2 * cap : 64) * sizeof(*grown));
+			if (!grown) {
+				error_set(err, ERROR_INTERNAL, NULL, -1, "out of memory");
+				rc = -1;
+				break;
+			}
+			*ids = grown;
+		}
+		(*ids)[(*count)++] = db_column_int64(s, 0);
+	}
+	db_reset(s);
+	if (rc < 0) {
+		free(*ids);
+		*ids = NULL;
+		*count = 0;
+		return -1;
+	}
+	return 0;
 }

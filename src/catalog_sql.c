@@ -43,7 +43,8 @@ static const char *const shared_sql[ST_COUNT] = {
                       "min(n.name) FROM names n WHERE n.asobo32 = t.handle), rules "
                       "FROM tracks t WHERE resource_id = ?1 ORDER BY n",
     [ST_GET_TRACK_TARGETS] = "SELECT n, name, target_schema, target_object, target_name, "
-                             "property, kind FROM tracks WHERE resource_id = ?1 ORDER BY n",
+                             "property, kind, handle FROM tracks WHERE resource_id = ?1 ORDER "
+                             "BY n",
     [ST_GET_RAW] = "SELECT r.blob_sha256, b.size, r.filename" SUMMARY_FROM "WHERE r.id = ?1",
     [ST_GET_BLOB_OF] = "SELECT blob_sha256 FROM resources WHERE id = ?1",
     [ST_DELETE_RESOURCE] = "DELETE FROM resources WHERE id = ?1",
@@ -136,6 +137,12 @@ static const char *const shared_sql[ST_COUNT] = {
     [ST_COPY_RIG_GET] = "SELECT " RIG_COLUMNS " FROM rig_nodes WHERE resource_id = ?1 ORDER BY i",
     [ST_COPY_RIG_PUT] =
         "INSERT INTO rig_nodes (" RIG_COLUMNS ") VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)",
+    [ST_RIGS_BY_HANDLE] = "SELECT DISTINCT resource_id FROM rig_nodes WHERE handle = ?1",
+    /* lower(name): the index's expression, then the exact name */
+    [ST_RIGS_BY_NAME] = "SELECT DISTINCT resource_id FROM rig_nodes WHERE lower(name) = "
+                        "lower(CAST(?1 AS text)) AND name = ?1",
+    [ST_RIGS_BY_SOURCE] = "SELECT DISTINCT resource_id FROM rig_nodes WHERE name IS NULL AND "
+                          "source = ?1",
 };
 
 const char *catalog_sql(const char *const dialect[ST_COUNT], enum statement st)

@@ -33,8 +33,8 @@
 #else
 #define WITH_AVX2_CLONE
 #endif
-WITH_AVX2_CLONE static void sample_time_block(const struct sample_times *st, size_t first,
-                                              size_t count, float *out)
+WITH_AVX2_CLONE void track_answer_times(const struct sample_times *st, size_t first, size_t count,
+                                        float *out)
 {
 	if (st->list) {
 		memcpy(out, st->list + first, count * sizeof(float));
@@ -281,7 +281,7 @@ static void write_csv_header(struct buf *b, const struct sampler *s)
 #define BLOCK_TIMES 256
 static void sample_floats(struct track_answer *ta, size_t first, size_t count, float *out)
 {
-	sample_time_block(&ta->times, first, count, ta->time_block);
+	track_answer_times(&ta->times, first, count, ta->time_block);
 	ta->time_first = first, ta->time_count = count;
 	curve_sample_times(&ta->curve, &ta->cursor, ta->time_block, count, out);
 }
@@ -295,7 +295,7 @@ static float answer_time(struct track_answer *ta, size_t i)
 		size_t left = ta->times.count - i;
 		ta->time_first = i;
 		ta->time_count = left < BLOCK_TIMES ? left : BLOCK_TIMES;
-		sample_time_block(&ta->times, i, ta->time_count, ta->time_block);
+		track_answer_times(&ta->times, i, ta->time_count, ta->time_block);
 	}
 	return ta->time_block[i - ta->time_first];
 }
@@ -355,7 +355,7 @@ static size_t produce_f32(struct track_answer *ta, char *out, size_t room)
 		for (size_t j = 0; j < k; j += BLOCK_TIMES) {
 			float ts[BLOCK_TIMES];
 			size_t c = k - j < BLOCK_TIMES ? k - j : BLOCK_TIMES;
-			sample_time_block(&ta->times, ta->i + j, c, ts);
+			track_answer_times(&ta->times, ta->i + j, c, ts);
 			memcpy(out + j * sizeof(float), ts, c * sizeof(float));
 		}
 		ta->i += k;

@@ -14,3 +14,4 @@ CREATE TABLE rig_nodes (
 );
 CREATE INDEX rig_nodes_by_handle ON rig_nodes (handle) WHERE handle IS NOT NULL;
 CREATE INDEX rig_nodes_by_name ON rig_nodes (lower(name)) WHERE name IS NOT NULL;
+CREATE INDEX rig_nodes_unnamed ON rig_nodes (source) WHERE name IS NULL;

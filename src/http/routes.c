@@ -19,6 +19,8 @@ static const struct route routes[] = {
     {"GET", "/api/resources/{}", route_get, 0},
     {"DELETE", "/api/resources/{}", route_delete, 0},
     {"GET", "/api/resources/{}/raw", route_raw, 0},
+    {"GET", "/api/resources/{}/pose", route_pose, 0},
+    {"GET", "/api/resources/{}/skeletons", route_skeletons, 0},
     {"GET", "/api/resources/{}/export", route_export_one, 0},
     {"GET", "/api/export", route_export_many, 0},
     {"GET", "/api/handles/{}", route_handle, 0},

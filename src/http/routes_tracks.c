@@ -220,27 +220,36 @@ void route_keys(struct request *req, struct response *resp)
 	answer_track(resp, ta, "application/json", RESPONSE_LENGTH_UNKNOWN);
 }
 
-static int too_many(struct error *err, const char *field, unsigned max)
+static int too_many(struct error *err, const char *field, unsigned max, size_t per_time)
 {
-	error_set(err, ERROR_BAD_PARAMETER, field, -1,
-	          "%s: more than the %u samples one request may ask for (--max-samples)", field,
-	          max);
+	if (per_time > 1)
+		error_set(err, ERROR_BAD_PARAMETER, field, -1,
+		          "%s: more than the %u samples one request may ask for (--max-samples): "
+		          "a pose of %zu nodes counts %zu a time",
+		          field, max, per_time, per_time);
+	else
+		error_set(err, ERROR_BAD_PARAMETER, field, -1,
+		          "%s: more than the %u samples one request may ask for (--max-samples)",
+		          field, max);
 	return -1;
 }
 
-/* The times the request asks for. */
-static int sample_times(struct request *req, const struct sampler *s, struct sample_times *st,
-                        struct error *err)
+int route_sample_times(struct request *req, double from, double to, size_t per_time,
+                       struct sample_times *st, struct error *err)
 {
 	const char *t = request_arg(req, "t"), *from_text = request_arg(req, "from");
 	const char *to_text = request_arg(req, "to"), *count_text = request_arg(req, "count");
 	const char *step_text = request_arg(req, "step");
-	unsigned max = req->config->max_samples;
+	unsigned max_samples = req->config->max_samples;
+	/* the times one request may have: --max-samples counts each of a pose's nodes */
+	unsigned max = per_time > 1 ? (unsigned)(max_samples / per_time) : max_samples;
 
 	memset(st, 0, sizeof(*st));
-	st->from = s->times[0];
-	st->to = s->times[s->key_count - 1];
+	st->from = from;
+	st->to = to;
 	st->count = DEFAULT_SAMPLE_COUNT;
+	if (per_time > 1 && st->count > max && !t && !count_text && !step_text)
+		return too_many(err, "count", max_samples, per_time);
 	if (t) {
 		const char *p = t;
 		size_t n = 1;
@@ -252,7 +261,7 @@ static int sample_times(struct request *req, const struct sampler *s, struct sam
 		for (const char *c = t; *c; c++)
 			n += *c == ',';
 		if (n > max)
-			return too_many(err, "t", max);
+			return too_many(err, "t", max_samples, per_time);
 		st->list = malloc(n * sizeof(float));
 		if (!st->list) {
 			error_set(err, ERROR_INTERNAL, NULL, -1, "out of memory");
@@ -302,7 +311,7 @@ static int sample_times(struct request *req, const struct sampler *s, struct sam
 			return -1;
 		}
 		if (c > max)
-			return too_many(err, "count", max);
+			return too_many(err, "count", max_samples, per_time);
 		st->count = c;
 	} else if (step_text) {
 		double steps;
@@ -315,7 +324,7 @@ static int sample_times(struct request *req, const struct sampler *s, struct sam
 		}
 		steps = floor((st->to - st->from) / st->step * (1 + 1e-12));
 		if (steps + 1 > max)
-			return too_many(err, "step", max);
+			return too_many(err, "step", max_samples, per_time);
 		st->count = (size_t)steps + 1;
 	}
 	return 0;
@@ -364,7 +373,9 @@ void route_sample(struct request *req, struct response *resp)
 		          track.n, value_type_name(track.sampler.type));
 		goto fail;
 	}
-	if (sample_times(req, &track.sampler, &times, &err) < 0)
+	if (route_sample_times(req, track.sampler.times[0],
+	                       track.sampler.times[track.sampler.key_count - 1], 1, &times,
+	                       &err) < 0)
 		goto fail;
 	ta = track_answer_create(&track, ANSWER_SAMPLES, format, digits, times.count, &err);
 	if (!ta) {

@@ -139,12 +139,12 @@ START_TEST(every_track_samples_like_the_independent_implementation)
 		const struct resource *res = r.resources[ci];
 		json_t *track;
 		size_t ti;
-		const char *want = json_string_value(json_object_get(clip, "name"));
+		const char *clip_name = json_string_value(json_object_get(clip, "name"));
 		unsigned index;
 		char named[300], stem[256];
 		/* three.js calls an unnamed clip animation_N; animdex names it after the file:
 		 * "BoxAnimated #N" */
-		if (sscanf(want, "animation_%u", &index) == 1) {
+		if (sscanf(clip_name, "animation_%u", &index) == 1) {
 			const char *base = strrchr(conformance[_i][0], '/');
 			base = base ? base + 1 : conformance[_i][0];
 			snprintf(stem, sizeof(stem), "%.*s",
@@ -152,9 +152,9 @@ START_TEST(every_track_samples_like_the_independent_implementation)
 			                                  : strlen(base)),
 			         base);
 			snprintf(named, sizeof(named), "%s #%u", stem, index);
-			want = named;
+			clip_name = named;
 		}
-		ck_assert_str_eq(res->name, want);
+		ck_assert_str_eq(res->name, clip_name);
 		ck_assert_double_eq_tol(res->clip.duration,
 		                        json_number_value(json_object_get(clip, "duration")), 1e-6);
 		json_array_foreach(json_object_get(clip, "tracks"), ti, track)
