@@ -1,10 +1,12 @@
 /* export.h: catalogued entries as one glTF 2.0 asset (GET /api/resources/{id}/export,
  * GET /api/export, animdexd export).
  *
- * Each entry becomes one glTF animation. Targets of the node schema become nodes, shared by
- * every entry that animates the same object, with translation, rotation, scale and (on a
- * minimal mesh with that many morph targets) weights channels; Zouna Euler rotations are
- * baked into rotation channels. What glTF cannot animate goes, with its keys and the reason,
+ * Each entry becomes one glTF animation. An entry with a rig (or every entry, put on a
+ * skeleton's rig) drives that rig's node tree, written once with its rest pose and skin;
+ * targets of entries without one become nodes at the scene's root, shared by every entry
+ * that animates the same object. Channels are translation, rotation, scale and (on a
+ * minimal mesh with that many morph targets) weights; Zouna Euler rotations are baked into
+ * rotation channels. What glTF cannot animate goes, with its keys and the reason,
  * into the animation's extras (or, for an entry with nothing glTF can animate, a node's).
  */
 #ifndef ANIMDEX_EXPORT_H
@@ -42,6 +44,10 @@ struct exporter;
 
 struct exporter *exporter_create(const struct export_options *opt);
 void exporter_free(struct exporter *ex);
+/* Puts every entry added afterwards on entry id's rig (skeleton=): the rig is the asset's one
+ * node tree, and tracks that drive none of its nodes go to extras with the reason. -1 with
+ * err naming "skeleton" when the entry does not exist or has no rig. */
+int exporter_set_skeleton(struct exporter *ex, struct catalog *cat, int64_t id, struct error *err);
 /* Adds entry `id` of the catalogue as one animation. */
 int exporter_add(struct exporter *ex, struct catalog *cat, int64_t id, struct error *err);
 /* Adds entries ids[0..count) in that order, read ahead on a second thread from a catalogue

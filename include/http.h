@@ -176,6 +176,9 @@ struct sample_times;
 int route_sample_times(struct request *req, double from, double to, size_t per_time,
                        struct sample_times *st, struct error *err);
 
+/* skeleton=ID (routes_rig.c): 0 when not given, else the id; -1 with err naming it. */
+int route_skeleton_arg(struct request *req, int64_t *skeleton, struct error *err);
+
 /* Gives a catalogue entry (or each of a list of them) its API address, "url", after its
  * "part": the catalogue knows no URLs. */
 void route_link_entry(json_t *entry);

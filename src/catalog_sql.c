@@ -142,7 +142,7 @@ static const char *const shared_sql[ST_COUNT] = {
     [ST_RIGS_BY_NAME] = "SELECT DISTINCT resource_id FROM rig_nodes WHERE lower(name) = "
                         "lower(CAST(?1 AS text)) AND name = ?1",
     [ST_RIGS_BY_SOURCE] = "SELECT DISTINCT resource_id FROM rig_nodes WHERE name IS NULL AND "
-                          "source = ?1",
+                          "handle IS NULL AND source = ?1",
 };
 
 const char *catalog_sql(const char *const dialect[ST_COUNT], enum statement st)

@@ -100,6 +100,7 @@ struct export_args {
 	struct catalog_query q;
 	int64_t *chosen; /* --id, in order */
 	size_t nchosen;
+	int64_t skeleton; /* --skeleton: every entry on this entry's rig (0: none) */
 	int quiet;
 };
 
@@ -119,6 +120,7 @@ static void parse_options(int argc, char **argv, struct export_args *a)
 	                                        {"quiet", no_argument, NULL, 'Q'},
 	                                        {"help", no_argument, NULL, 'h'},
 	                                        {"max-entries", required_argument, NULL, 'm'},
+	                                        {"skeleton", required_argument, NULL, 's'},
 	                                        {NULL, 0, NULL, 0}};
 	int c;
 
@@ -159,6 +161,9 @@ static void parse_options(int argc, char **argv, struct export_args *a)
 		case 'm':
 			a->opt.max_entries =
 			    cmd_parse_unsigned(optarg, "--max-entries", 1, 10000000);
+			break;
+		case 's':
+			a->skeleton = cmd_parse_unsigned(optarg, "--skeleton", 1, 2147483647u);
 			break;
 		case 'Q': a->quiet = 1; break;
 		case 'h': exit(cmd_help(&cmd_export_entry));
@@ -216,6 +221,8 @@ static int cmd_export(int argc, char **argv)
 		error_set(&err, ERROR_INTERNAL, NULL, -1, "out of memory");
 		goto fail;
 	}
+	if (a.skeleton && exporter_set_skeleton(ex, cat, a.skeleton, &err) < 0)
+		goto fail;
 	for (size_t i = 0; i < count / 2; i++) { /* oldest first */
 		int64_t id = ids[i];
 		ids[i] = ids[count - 1 - i];
@@ -264,10 +271,13 @@ const struct cmd_entry cmd_export_entry = {
     "export",
     "animdexd export [--db PATH] [--id N]... [--class NAME] [--family NAME]\n"
     "                       [--name NAME] [--crc32 HANDLE] [--q TEXT] [--format glb|gltf]\n"
-    "                       [--bake N] [--max-entries N] [--quiet] -o|--output FILE\n",
+    "                       [--bake N] [--max-entries N] [--skeleton ID] [--quiet]\n"
+    "                       -o|--output FILE\n",
     "Writes catalogued entries as one glTF 2.0 asset, one animation an entry: the\n"
     "entries given with --id, or those the filters select (every entry without\n"
     "either). --bake: samples a second for Euler rotations (30); --max-entries: the\n"
-    "most entries the asset may hold (1000).\n",
+    "most entries the asset may hold (1000); --skeleton: put every entry on that\n"
+    "entry's rig, one node tree for all (tracks it has no node for are kept in\n"
+    "extras).\n",
     cmd_export,
 };

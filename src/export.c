@@ -51,22 +51,23 @@ struct exporter *exporter_create(const struct export_options *opt)
 		ex->opt.max_bytes = EXPORT_DEFAULT_MAX_BYTES;
 	if (!ex->opt.max_entries)
 		ex->opt.max_entries = EXPORT_DEFAULT_MAX_ENTRIES;
-	ex->doc = json_pack("{s:{s:s, s:s}, s:i, s:[{s:[]}], s:[], s:[], s:[], s:[], s:[]}",
+	ex->doc = json_pack("{s:{s:s, s:s}, s:i, s:[{s:[]}], s:[], s:[], s:[], s:[], s:[], s:[]}",
 	                    "asset", "version", "2.0", "generator", "animdex " PACKAGE_VERSION,
 	                    "scene", 0, "scenes", "nodes", "nodes", "animations", "accessors",
-	                    "bufferViews", "meshes");
+	                    "bufferViews", "meshes", "skins");
 	ex->summary_extras = json_array();
 	ex->notes = json_array();
 	ex->entry_list = json_array();
 	ex->node_names = json_object();
 	ex->node_of = json_object();
 	ex->animation_names = json_object();
+	ex->unrigged = json_array();
 	if (!ex->opt.hold_bytes)
 		ex->opt.hold_bytes = EXPORT_DEFAULT_HOLD_BYTES;
 	buf_init(&ex->bin, ex->opt.hold_bytes);
 	ex->holding = !ex->opt.plan_only;
 	if (!ex->doc || !ex->summary_extras || !ex->notes || !ex->entry_list || !ex->node_names ||
-	    !ex->node_of || !ex->animation_names) {
+	    !ex->node_of || !ex->animation_names || !ex->unrigged) {
 		exporter_free(ex);
 		return NULL;
 	}
@@ -84,6 +85,8 @@ void exporter_free(struct exporter *ex)
 	json_decref(ex->node_names);
 	json_decref(ex->node_of);
 	json_decref(ex->animation_names);
+	json_decref(ex->unrigged);
+	export_rigs_free(ex);
 	buf_cleanup(&ex->bin);
 	free(ex->recipes);
 	for (size_t i = 0; i < ex->kept.count; i++)
@@ -129,7 +132,7 @@ int export_put_bin(struct exporter *ex, const void *data, size_t bytes, int pad)
 }
 
 /* A buffer view and a float accessor over `count` elements of `type`; -1 past max_bytes. */
-static int add_accessor(struct exporter *ex, const float *data, size_t count, const char *type,
+int export_add_accessor(struct exporter *ex, const float *data, size_t count, const char *type,
                         size_t components, int bounds, int target)
 {
 	size_t bytes = count * components * sizeof(float);
@@ -180,39 +183,55 @@ static int add_accessor(struct exporter *ex, const float *data, size_t count, co
 	return (int)json_array_size(accessors) - 1;
 }
 
-/* The node of an object, made on first use, with a name unique in the asset. */
-static struct export_node *node_for(struct exporter *ex, uint64_t object, const char *name)
+struct export_node *export_node_add(struct exporter *ex, const char *key, const char *name,
+                                    int index)
 {
 	struct export_node *grown, *n;
-	char unique[256], key[24];
+	char unique[256];
+
+	snprintf(unique, sizeof(unique), "%s", name);
+	for (int k = 2; json_object_get(ex->node_names, unique); k++)
+		snprintf(unique, sizeof(unique), "%.200s #%d", name, k);
+	grown = realloc(ex->nodes, (ex->node_count + 1) * sizeof(*grown));
+	if (!grown)
+		return NULL;
+	ex->nodes = grown;
+	n = &ex->nodes[ex->node_count];
+	n->object = 0;
+	n->name = strdup(unique);
+	n->weights = NODE_UNSET_WEIGHTS;
+	n->index = index;
+	if (!n->name)
+		return NULL;
+	json_object_set_new(ex->node_names, unique, json_true());
+	json_object_set_new(ex->node_of, key, json_integer((json_int_t)ex->node_count));
+	ex->node_count++;
+	return n;
+}
+
+/* The node of an object of an entry without a rig, made on first use at the scene's root,
+ * named after its target (or, unnamed, after its object: "node 2"), unique in the asset. */
+static struct export_node *node_for(struct exporter *ex, uint64_t object, const char *name)
+{
+	struct export_node *n;
+	char key[24], fallback[32];
 	json_t *known;
 
 	snprintf(key, sizeof(key), "%" PRIu64, object);
 	known = json_object_get(ex->node_of, key);
 	if (known)
 		return &ex->nodes[json_integer_value(known)];
-	snprintf(unique, sizeof(unique), "%s", name && *name ? name : "node");
-	for (int k = 2; json_object_get(ex->node_names, unique); k++)
-		snprintf(unique, sizeof(unique), "%.200s #%d", name && *name ? name : "node", k);
-	grown = realloc(ex->nodes, (ex->node_count + 1) * sizeof(*grown));
-	if (!grown)
+	snprintf(fallback, sizeof(fallback), "node %" PRIu64, object);
+	n = export_node_add(ex, key, name && *name ? name : fallback,
+	                    (int)json_array_size(json_object_get(ex->doc, "nodes")));
+	if (!n)
 		return NULL;
-	ex->nodes = grown;
-	n = &ex->nodes[ex->node_count];
 	n->object = object;
-	n->name = strdup(unique);
-	n->weights = NODE_UNSET_WEIGHTS;
-	n->index = (int)json_array_size(json_object_get(ex->doc, "nodes"));
-	if (!n->name)
-		return NULL;
-	json_object_set_new(ex->node_names, unique, json_true());
-	json_object_set_new(ex->node_of, key, json_integer((json_int_t)ex->node_count));
 	json_array_append_new(json_object_get(ex->doc, "nodes"),
-	                      json_pack("{s:s}", "name", unique));
+	                      json_pack("{s:s}", "name", n->name));
 	json_array_append_new(
 	    json_object_get(json_array_get(json_object_get(ex->doc, "scenes"), 0), "nodes"),
 	    json_integer(n->index));
-	ex->node_count++;
 	return n;
 }
 
@@ -225,7 +244,7 @@ static int give_morph_mesh(struct exporter *ex, struct export_node *n, unsigned 
 	int position;
 
 	ex->source = (struct export_recipe){.part = PART_TRIANGLE};
-	position = add_accessor(ex, triangle, 3, "VEC3", 3, 1, 34962);
+	position = export_add_accessor(ex, triangle, 3, "VEC3", 3, 1, 34962);
 	ex->source.part = PART_STILL;
 
 	if (position < 0) {
@@ -233,7 +252,7 @@ static int give_morph_mesh(struct exporter *ex, struct export_node *n, unsigned 
 		return -1;
 	}
 	for (unsigned t = 0; t < targets; t++) {
-		int moved = add_accessor(ex, still, 3, "VEC3", 3, 1, 34962);
+		int moved = export_add_accessor(ex, still, 3, "VEC3", 3, 1, 34962);
 		if (moved < 0) {
 			json_decref(list);
 			return -1;
@@ -322,6 +341,7 @@ void export_entry_cleanup(struct export_entry *e)
 	free(e->tracks);
 	free(e->kept);
 	json_decref(e->entry);
+	rig_cleanup(&e->rig);
 	memset(e, 0, sizeof(*e));
 }
 
@@ -348,9 +368,12 @@ int export_entry_read(struct catalog *cat, int64_t id, int lazy, struct export_e
 
 	memset(out, 0, sizeof(*out));
 	out->id = id;
+	rig_init(&out->rig);
 	out->entry = catalog_get_export_entry(cat, id, err);
-	if (!out->entry)
+	if (!out->entry || catalog_read_rig(cat, id, &out->rig, err) < 0) {
+		export_entry_cleanup(out);
 		return -1;
+	}
 	n = json_array_size(json_object_get(out->entry, "tracks"));
 	out->tracks = calloc(n + 1, sizeof(*out->tracks));
 	out->kept = calloc(n + 1, sizeof(*out->kept));
@@ -571,16 +594,16 @@ static int add_track_channel(struct exporter *ex, struct entry_animation *ea, in
 	                                    .part = PART_TIMES,
 	                                    .path = (uint8_t)path,
 	                                    .euler = (uint8_t)euler};
-	in = add_accessor(ex, times, count, "SCALAR", 1, 1, 0);
+	in = export_add_accessor(ex, times, count, "SCALAR", 1, 1, 0);
 	ex->source.part = PART_VALUES;
 	out = in < 0 ? -1
-	             : add_accessor(ex, values,
-	                            count * (interp == INTERP_CUBIC_SPLINE ? 3 : 1) *
-	                                (path == PATH_WEIGHTS ? m : 1),
-	                            path == PATH_WEIGHTS ? "SCALAR"
-	                            : m == 4             ? "VEC4"
-	                                                 : "VEC3",
-	                            path == PATH_WEIGHTS ? 1 : m, 0, 0);
+	             : export_add_accessor(ex, values,
+	                                   count * (interp == INTERP_CUBIC_SPLINE ? 3 : 1) *
+	                                       (path == PATH_WEIGHTS ? m : 1),
+	                                   path == PATH_WEIGHTS ? "SCALAR"
+	                                   : m == 4             ? "VEC4"
+	                                                        : "VEC3",
+	                                   path == PATH_WEIGHTS ? 1 : m, 0, 0);
 	free(times);
 	free(values);
 	if (out < 0)
@@ -594,7 +617,8 @@ static int add_track_channel(struct exporter *ex, struct entry_animation *ea, in
 /* Track i of the entry: a channel on its node, or kept in extras with the reason glTF cannot
  * animate it. -1 with err set. */
 static int export_track(struct exporter *ex, struct export_entry *read, size_t i,
-                        const json_t *track, struct entry_animation *ea, struct error *err)
+                        const json_t *track, struct entry_animation *ea,
+                        const struct export_rig *er, struct error *err)
 {
 	const int64_t id = read->id;
 	const char *why = NULL;
@@ -602,7 +626,7 @@ static int export_track(struct exporter *ex, struct export_entry *read, size_t i
 	const json_t *target = json_object_get(track, "target");
 	const char *schema = json_string_value(json_object_get(target, "schema"));
 	struct catalog_track t;
-	struct export_node *node;
+	struct export_node *node = NULL;
 	uint8_t *paths;
 
 	if (i >= read->track_count) {
@@ -619,8 +643,23 @@ static int export_track(struct exporter *ex, struct export_entry *read, size_t i
 		catalog_track_cleanup(&t);
 		return 0;
 	}
-	node = node_for(ex, (uint64_t)json_integer_value(json_object_get(target, "object")),
-	                json_string_value(json_object_get(target, "name")));
+	if (er) {
+		/* on a rig: its node, or, on another entry's (skeleton=), none, said in extras */
+		int32_t k = export_rig_match(er, id, track, &why);
+		if (k < 0 && ex->skeleton_id) {
+			char reason[200];
+			snprintf(reason, sizeof(reason),
+			         "skeleton %" PRId64 " has no node for it: %s", ex->skeleton_id,
+			         why);
+			export_keep_in_extras(ex, ea->kept, id, track, &t, NULL, reason);
+			catalog_track_cleanup(&t);
+			return 0;
+		}
+		node = k >= 0 ? &ex->nodes[er->slot[k]] : NULL;
+	}
+	if (!er || !node)
+		node = node_for(ex, (uint64_t)json_integer_value(json_object_get(target, "object")),
+		                json_string_value(json_object_get(target, "name")));
 	paths = node ? node_paths(ea, node->index) : NULL;
 	if (!paths) {
 		catalog_track_cleanup(&t);
@@ -686,6 +725,7 @@ static int finish_entry(struct exporter *ex, const json_t *entry, int64_t id,
 int exporter_add_entry(struct exporter *ex, struct export_entry *read, struct error *err)
 {
 	struct entry_animation ea = {json_array(), json_array(), json_array(), NULL, 0};
+	const struct export_rig *er = NULL;
 	const size_t first_kept = ex->kept.count; /* this entry's kept tracks: the splices after */
 	json_t *tracks, *track;
 	size_t i;
@@ -695,10 +735,19 @@ int exporter_add_entry(struct exporter *ex, struct export_entry *read, struct er
 		rc = too_many_entries(ex, err);
 		goto done;
 	}
+	if (ex->skeleton_id) {
+		er = &ex->rigs[ex->skeleton_rig];
+	} else if (read->rig.count) {
+		er = export_rig_add(ex, read->id, &read->rig, err);
+		if (!er)
+			goto done;
+	} else {
+		json_array_append_new(ex->unrigged, json_integer(read->id));
+	}
 	tracks = json_object_get(read->entry, "tracks");
 	json_array_foreach(tracks, i, track)
 	{
-		if (export_track(ex, read, i, track, &ea, err) < 0)
+		if (export_track(ex, read, i, track, &ea, er, err) < 0)
 			goto done;
 	}
 	if (finish_entry(ex, read->entry, read->id, &ea, first_kept, err) < 0)
@@ -744,9 +793,24 @@ void export_describe_asset(struct exporter *ex)
 		        "Zouna tracks give their last key's value before their first key; "
 		        "where a first key comes after 0, that value is keyed at 0 and just "
 		        "before the first key, since glTF gives the first value there"));
+	if (json_array_size(ex->unrigged))
+		json_array_append_new(
+		    ex->notes,
+		    json_pack("s",
+		              json_array_size(ex->unrigged) == 1
+		                  ? "an entry has no rig of its own and no skeleton= was given: "
+		                    "the nodes it animates are at the scene's root, without "
+		                    "parents (the entries are listed in unrigged_entries)"
+		                  : "some entries have no rig of their own and no skeleton= "
+		                    "was given: the nodes they animate are at the scene's "
+		                    "root, without parents (listed in unrigged_entries)"));
 	about = ex->entries == 1 ? json_deep_copy(json_array_get(ex->entry_list, 0))
 	                         : json_pack("{s:O}", "entries", ex->entry_list);
 	json_object_set_new(about, "exported_by", json_string("animdex " PACKAGE_VERSION));
+	if (json_array_size(ex->unrigged))
+		json_object_set(about, "unrigged_entries", ex->unrigged);
+	if (ex->skeleton_id)
+		json_object_set_new(about, "skeleton", json_integer(ex->skeleton_id));
 	if (json_array_size(ex->notes))
 		json_object_set(about, "assumed", ex->notes);
 	json_object_set_new(json_object_get(ex->doc, "asset"), "extras",

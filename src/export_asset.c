@@ -151,6 +151,7 @@ struct export_asset *exporter_finish(struct exporter *ex, json_t **summary, stru
 	export_drop_if_empty(ex->doc, "accessors");
 	export_drop_if_empty(ex->doc, "bufferViews");
 	export_drop_if_empty(ex->doc, "meshes");
+	export_drop_if_empty(ex->doc, "skins");
 	export_drop_if_empty(ex->doc, "nodes");
 	if (!json_object_get(ex->doc, "nodes")) {
 		json_object_del(ex->doc, "scenes");
@@ -206,6 +207,28 @@ static int make_piece(struct export_asset *a, const struct export_recipe *r, str
 
 	if (r->part == PART_TRIANGLE || r->part == PART_STILL) {
 		a->piece = r->part == PART_TRIANGLE ? (const void *)triangle : (const void *)still;
+	} else if (r->part == PART_BIND) {
+		struct rig rig;
+		size_t bytes = 0;
+		free(a->times);
+		free(a->values);
+		a->times = a->values = NULL;
+		if (catalog_read_rig(cat, r->entry, &rig, err) < 0)
+			return -1;
+		made = export_bind_matrices(&rig, &a->values, &bytes);
+		rig_cleanup(&rig);
+		if (made < 0) {
+			error_set(err, ERROR_INTERNAL, NULL, -1, "out of memory");
+			return -1;
+		}
+		if (bytes != r->bytes) {
+			error_set(err, ERROR_INTERNAL, NULL, -1,
+			          "export: entry %" PRId64
+			          "'s rig changed while the asset was sent",
+			          r->entry);
+			return -1;
+		}
+		a->piece = a->values;
 	} else {
 		if (!a->times || a->track_entry != r->entry || a->track_n != r->track ||
 		    r->part == PART_TIMES) {

@@ -4,6 +4,7 @@
  *   export_tracks.c  a track as glTF: keys, baked Euler rotations, tracks kept in extras
  *   export_asset.c   the asset as it is sent, its buffer made again from the catalogue
  *   export_read.c    entries read ahead by a second thread
+ *   export_rig.c     rigs as node trees and skins, and which node a track drives
  */
 #ifndef ANIMDEX_EXPORT_INTERNAL_H
 #define ANIMDEX_EXPORT_INTERNAL_H
@@ -35,7 +36,7 @@ struct export_node {
 };
 
 /* Where an accessor's bytes come from, to make them again as the asset is sent. */
-enum recipe_part { PART_TIMES, PART_VALUES, PART_TRIANGLE, PART_STILL };
+enum recipe_part { PART_TIMES, PART_VALUES, PART_TRIANGLE, PART_STILL, PART_BIND };
 
 struct export_recipe {
 	int64_t entry;
@@ -45,6 +46,13 @@ struct export_recipe {
 	uint8_t euler;
 	uint64_t offset; /* in buffer 0 */
 	size_t bytes;
+};
+
+/* A rig written into the asset: its nodes' places among the exporter's nodes. */
+struct export_rig {
+	int64_t entry;  /* the entry it was read from */
+	struct rig rig; /* owned */
+	size_t *slot;   /* per rig node: its index in the exporter's nodes */
 };
 
 struct exporter {
@@ -66,9 +74,14 @@ struct exporter {
 	struct export_node *nodes;   /* node_count of them */
 	size_t node_count;
 	size_t entries, animations, channels;
-	int normalised; /* some rotation keys were normalised */
-	int baked;      /* some Euler rotations were baked */
-	int shifted;    /* some Zouna tracks got keys before their first */
+	int normalised;          /* some rotation keys were normalised */
+	int baked;               /* some Euler rotations were baked */
+	int shifted;             /* some Zouna tracks got keys before their first */
+	struct export_rig *rigs; /* the rigs written, each once */
+	size_t rig_count;
+	int64_t skeleton_id; /* skeleton=: every entry is put on this entry's rig (0: none) */
+	size_t skeleton_rig; /* its place in rigs */
+	json_t *unrigged;    /* ids of entries exported without a rig (nodes at the root) */
 };
 
 /* The JSON text of a track kept in extras, as keep_in_extras would make it: its keys (or
@@ -89,6 +102,7 @@ struct export_entry {
 	size_t track_count;
 	size_t bytes;         /* of the tracks' keys */
 	struct catalog *lazy; /* or tracks read one at a time from here, as they are added */
+	struct rig rig;       /* its own rig (empty when it has none) */
 };
 
 void export_entry_cleanup(struct export_entry *e);
@@ -97,6 +111,25 @@ int export_entry_read(struct catalog *cat, int64_t id, int lazy, struct export_e
 int exporter_add_entry(struct exporter *ex, struct export_entry *read, struct error *err);
 
 int export_too_large(struct exporter *ex, struct error *err);
+/* A buffer view and a float accessor over `count` elements of `type` (ex->source says how to
+ * make its bytes again); its index, or -1 past max_bytes. */
+int export_add_accessor(struct exporter *ex, const float *data, size_t count, const char *type,
+                        size_t components, int bounds, int target);
+/* Registers an asset node (already in the doc at `index`, or about to be) under `key`, with a
+ * name made unique from `name`; NULL when out of memory. */
+struct export_node *export_node_add(struct exporter *ex, const char *key, const char *name,
+                                    int index);
+/* The rig written into the asset (or the equal one written already); it takes `rig` over
+ * (leaving it empty). NULL with err set. */
+const struct export_rig *export_rig_add(struct exporter *ex, int64_t entry, struct rig *rig,
+                                        struct error *err);
+/* The rig node a track (as catalog_get_export_entry lists it) of entry drives, or -1 with
+ * *why set. */
+int32_t export_rig_match(const struct export_rig *er, int64_t entry, const json_t *track,
+                         const char **why);
+/* The inverse bind matrices of a rig's nodes that have one, in order (malloc'd). */
+int export_bind_matrices(const struct rig *rig, float **out, size_t *bytes);
+void export_rigs_free(struct exporter *ex);
 int export_put_bin(struct exporter *ex, const void *data, size_t bytes, int pad);
 int export_bake_euler(struct exporter *ex, const struct sampler *s, int64_t id, unsigned track,
                       float **times_out, float **values_out, size_t *count_out);

@@ -5,6 +5,26 @@
 #include <stdlib.h>
 #include <string.h>
 
+void pose_target_from_json(const json_t *track, struct pose_target *t)
+{
+	const json_t *target = json_object_get(track, "target");
+	const char *handle = json_string_value(json_object_get(target, "handle"));
+	const json_t *object = json_object_get(target, "object");
+	const json_t *property = json_object_get(track, "property");
+	const char *schema = json_string_value(json_object_get(target, "schema"));
+
+	t->schema = schema ? schema : "";
+	t->object = json_is_integer(object)  ? (uint64_t)json_integer_value(object)
+	            : json_is_string(object) ? strtoull(json_string_value(object), NULL, 10)
+	                                     : UINT64_MAX;
+	t->name = json_string_value(json_object_get(target, "name"));
+	t->has_handle = handle != NULL;
+	t->handle = handle ? (uint32_t)strtoul(handle, NULL, 16) : 0;
+	t->property = json_is_integer(property)  ? (uint64_t)json_integer_value(property)
+	              : json_is_string(property) ? strtoull(json_string_value(property), NULL, 10)
+	                                         : 0;
+}
+
 int32_t pose_match(const struct rig *rig, const struct pose_target *target, int own_rig,
                    const char **why)
 {
@@ -35,8 +55,10 @@ int32_t pose_match(const struct rig *rig, const struct pose_target *target, int 
 		*why = "the skeleton has no node of its name";
 		return -1;
 	}
+	/* a bone named by its handle only (Skel_Z) is not unnamed */
 	for (size_t i = 0; i < rig->count; i++)
-		if (!rig->nodes[i].name && rig->nodes[i].source == target->object)
+		if (!rig->nodes[i].name && !rig->nodes[i].has_handle &&
+		    rig->nodes[i].source == target->object)
 			return (int32_t)i;
 	*why = "it has no name, and the skeleton has no unnamed node of its index";
 	return -1;

@@ -50,26 +50,6 @@ static json_t *nodes_json(const struct rig *rig)
 	return nodes;
 }
 
-/* A track of the entry, as catalog_get_export_entry lists it, as a pose target. */
-static void target_of(const json_t *track, struct pose_target *t)
-{
-	const json_t *target = json_object_get(track, "target");
-	const char *handle = json_string_value(json_object_get(target, "handle"));
-	const json_t *object = json_object_get(target, "object");
-	const json_t *property = json_object_get(track, "property");
-
-	t->schema = json_string_value(json_object_get(target, "schema"));
-	t->object = json_is_integer(object) ? (uint64_t)json_integer_value(object)
-	                                    : strtoull(json_string_value(object), NULL, 10);
-	t->name = json_string_value(json_object_get(target, "name"));
-	t->has_handle = handle != NULL;
-	t->handle = handle ? (uint32_t)strtoul(handle, NULL, 16) : 0;
-	t->property = json_is_integer(property) ? (uint64_t)json_integer_value(property)
-	                                        : strtoull(json_string_value(property), NULL, 10);
-	if (!t->schema)
-		t->schema = "";
-}
-
 /* One track: matched to a node (its sampler read and added to the pose), or why not. */
 static int bind_track(struct catalog *cat, struct pose_answer *pa, const json_t *track,
                       unsigned char *tracked, json_t *listed, struct error *err)
@@ -80,7 +60,7 @@ static int bind_track(struct catalog *cat, struct pose_answer *pa, const json_t 
 	int32_t node;
 	json_t *row;
 
-	target_of(track, &t);
+	pose_target_from_json(track, &t);
 	node = strcmp(json_string_value(json_object_get(track, "kind")), "events") == 0
 	           ? (why = "it holds events", -1)
 	           : pose_match(&pa->rig, &t, pa->skeleton == 0, &why);

@@ -134,7 +134,7 @@ void route_export_one(struct request *req, struct response *resp)
 	struct export_options opt;
 	struct exporter *ex;
 	struct error err;
-	int64_t id;
+	int64_t id, skeleton = 0;
 	int summary;
 	json_t *entry;
 
@@ -152,7 +152,9 @@ void route_export_one(struct request *req, struct response *resp)
 	}
 	opt.plan_only = plan_only(req, summary);
 	ex = exporter_create(&opt);
-	if (!ex || exporter_add(ex, cat, id, &err) < 0) {
+	if (!ex || route_skeleton_arg(req, &skeleton, &err) < 0 ||
+	    (skeleton && exporter_set_skeleton(ex, cat, skeleton, &err) < 0) ||
+	    exporter_add(ex, cat, id, &err) < 0) {
 		if (!ex)
 			error_set(&err, ERROR_INTERNAL, NULL, -1, "out of memory");
 		response_error(resp, &err);
@@ -222,6 +224,7 @@ void route_export_many(struct request *req, struct response *resp)
 	const char *ids_text = request_arg(req, "ids"), *crc = request_arg(req, "crc32");
 	int64_t *ids = NULL;
 	size_t count = 0;
+	int64_t skeleton = 0;
 	int summary;
 
 	error_init(&err);
@@ -259,6 +262,9 @@ void route_export_many(struct request *req, struct response *resp)
 		error_set(&err, ERROR_INTERNAL, NULL, -1, "out of memory");
 		goto fail;
 	}
+	if (route_skeleton_arg(req, &skeleton, &err) < 0 ||
+	    (skeleton && exporter_set_skeleton(ex, cat, skeleton, &err) < 0))
+		goto fail;
 	for (size_t i = 0; i < count; i++)
 		if (exporter_add(ex, cat, ids[i], &err) < 0)
 			goto fail;

@@ -16,8 +16,7 @@
 #define MAX_LIMIT        100
 #define MAX_TARGET_NODES 100000 /* distinct nodes one animation's tracks may name */
 
-/* skeleton=ID, or 0 when not given; -1 after answering 400. */
-static int skeleton_arg(struct request *req, struct response *resp, int64_t *skeleton)
+int route_skeleton_arg(struct request *req, int64_t *skeleton, struct error *err)
 {
 	const char *text = request_arg(req, "skeleton");
 	uint64_t v;
@@ -26,11 +25,8 @@ static int skeleton_arg(struct request *req, struct response *resp, int64_t *ske
 	if (!text)
 		return 0;
 	if (route_decimal(text, INT64_MAX, &v) < 0 || v == 0) {
-		struct error err;
-		error_init(&err);
-		error_set(&err, ERROR_BAD_PARAMETER, "skeleton", -1,
+		error_set(err, ERROR_BAD_PARAMETER, "skeleton", -1,
 		          "skeleton: '%.40s' is not an entry id (1, 2, 3...)", text);
-		response_error(resp, &err);
 		return -1;
 	}
 	*skeleton = (int64_t)v;
@@ -49,8 +45,12 @@ void route_pose(struct request *req, struct response *resp)
 	char count[24], nodes[24];
 
 	error_init(&err);
-	if (!cat || route_id(req, resp, &id) < 0 || skeleton_arg(req, resp, &skeleton) < 0)
+	if (!cat || route_id(req, resp, &id) < 0)
 		return;
+	if (route_skeleton_arg(req, &skeleton, &err) < 0) {
+		response_error(resp, &err);
+		return;
+	}
 	if (format_text && strcasecmp(format_text, "f32") == 0) {
 		format = FORMAT_F32;
 	} else if (format_text && strcasecmp(format_text, "json") != 0) {

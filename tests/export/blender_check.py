@@ -10,7 +10,11 @@
 # equals animdex's slerp. Blender 3.4's importer gives CUBICSPLINE keys automatic handles and
 # drops glTF's tangents, so cubic channels are compared at their keys (the largest difference
 # between them is printed). Prints "PASS: blender ..." / "FAIL: blender ..." lines; it also
-# checks that Blender made one NLA track (an action per object) for every animation.
+# checks that Blender made one NLA track (an action per object) for every animation. Where
+# EXPECTED.json has "parents" (a rig exported as a node tree), every node must have the same
+# parent in Blender (an object's parent, or a bone's), and at each time of "world" every
+# node's world position (an object's, or a bone's head) must be animdex's pose through the
+# same axis conversion, within 1e-4.
 import json
 import math
 import sys
@@ -99,8 +103,56 @@ def check(glb, expected):
                    "times" + (f" ({bad})" if bad else ""))
 
 
+def blender_node(name):
+    """(parent name or None, a function giving the world position) of a node Blender made:
+    an object, or a bone of an armature."""
+    for arm in bpy.data.objects:
+        if arm.type == "ARMATURE" and name in arm.pose.bones:
+            # a skin's joint: a bone; the armature object is the node above the joints
+            bone = arm.pose.bones[name]
+            parent = bone.parent.name if bone.parent else arm.name
+            return parent, lambda: arm.matrix_world @ bone.head
+    obj = bpy.data.objects.get(name)
+    if obj is not None:
+        parent = obj.parent_bone or (obj.parent.name if obj.parent else None)
+        return parent, lambda: obj.matrix_world.translation
+    return "(missing)", None
+
+
+def check_rig(glb, expected):
+    global checked, worst
+    name = glb.split("/")[-1]
+    fps = bpy.context.scene.render.fps / bpy.context.scene.render.fps_base
+    wrong = [(node, parent, blender_node(node)[0])
+             for node, parent in expected["parents"].items()
+             if blender_node(node)[0] != parent]
+    report(not wrong, f"{name}: the parent of each of its {len(expected['parents'])} nodes"
+           + (f" (first wrong: {wrong[0]})" if wrong else ""))
+    for pose in expected.get("world", []):
+        frame = pose["t"] * fps
+        bpy.context.scene.frame_set(int(math.floor(frame)), subframe=frame - math.floor(frame))
+        bad = None
+        for node, position in pose["positions"].items():
+            where = blender_node(node)[1]
+            if where is None:
+                bad = bad or f"{node!r} missing"
+                continue
+            got = list(where())
+            want = to_blender("translation", position)
+            error = max(abs(a - b) for a, b in zip(got, want))
+            worst = max(worst, error)
+            checked += 3
+            if error > 1e-4 and bad is None:
+                bad = f"{node!r}: Blender {got}, animdex {want}"
+        report(bad is None, f"{name}: world positions of {len(pose['positions'])} nodes at "
+               f"t={pose['t']}" + (f" ({bad})" if bad else ""))
+
+
 for glb, expected_path in zip(argv[0::2], argv[1::2]):
-    check(glb, json.load(open(expected_path)))
+    expected = json.load(open(expected_path))
+    check(glb, expected)
+    if "parents" in expected:
+        check_rig(glb, expected)
 print(f"blender: {checked} values compared, largest difference {worst:.3g}; between the keys "
       f"of CUBICSPLINE channels, where Blender 3.4 drops the tangents, up to {cubic_worst:.3g}",
       flush=True)
