@@ -42,13 +42,21 @@ void pose_target_from_json(const json_t *track, struct pose_target *t);
 int32_t pose_match(const struct rig *rig, const struct pose_target *target, int own_rig,
                    const char **why);
 
+/* A Zouna bone's Euler rotation (KeyframerBezierRot_Z) is its rotation: 1 and the target
+ * made a node rotation when it is one, else 0. */
+int pose_target_euler(struct pose_target *t);
+/* An Euler rotation as a quaternion: radians applied X, then Y, then Z (q = qz qy qx), the
+ * order animdex assumes for Zouna (doc/formats.md 1.4); the export bakes them the same way. */
+void pose_euler_quaternion(const float e[3], float q[4]);
+
 /* Whether a sampler can drive a node's property: translation and scale FLOAT3, rotation a
- * FLOAT4 quaternion, one value per key. NULL, or why not. */
-const char *pose_sampler_fits(enum node_property property, const struct sampler *s);
+ * FLOAT4 quaternion (or, euler, FLOAT3 angles), one value per key. NULL, or why not. */
+const char *pose_sampler_fits(enum node_property property, int euler, const struct sampler *s);
 
 struct pose_track {
 	uint32_t node; /* rig index */
 	enum node_property property;
+	int euler; /* Euler angles, turned into the rotation */
 	struct curve curve;
 	struct curve_cursor cursor;
 };
@@ -67,7 +75,7 @@ int pose_init(struct pose *p, const struct rig *rig);
 void pose_cleanup(struct pose *p);
 /* A track that moves node's property (pose_sampler_fits must have said yes); the sampler's
  * arrays must outlive the pose. 0, or -1 when out of memory. */
-int pose_add_track(struct pose *p, uint32_t node, enum node_property property,
+int pose_add_track(struct pose *p, uint32_t node, enum node_property property, int euler,
                    const struct sampler *s);
 /* Poses the rig at t: trs and world. Times in increasing order go fastest. */
 void pose_at(struct pose *p, float t);

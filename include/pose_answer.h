@@ -36,6 +36,7 @@ struct pose_answer {
 	struct sample_times times;
 	size_t i; /* the next pose */
 	int phase, done;
+	int euler; /* some rotations are Zouna Euler angles (an assumed reading) */
 	struct buf pending;
 	size_t sent;
 };

@@ -205,10 +205,6 @@ int32_t export_rig_match(const struct export_rig *er, int64_t entry, const json_
 	struct pose_target t;
 
 	pose_target_from_json(track, &t);
-	/* a Zouna bone's Euler rotation (baked into rotation keys) moves the bone too */
-	if (strcmp(t.schema, SCHEMA_ZOUNA) == 0 && t.property == ZOUNA_EULER_ROTATION) {
-		t.schema = SCHEMA_NODE;
-		t.property = NODE_ROTATION;
-	}
+	pose_target_euler(&t); /* baked into rotation keys, it moves the bone too */
 	return pose_match(&er->rig, &t, er->entry == entry, why);
 }

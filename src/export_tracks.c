@@ -10,6 +10,7 @@
 
 #include "curve.h"
 #include "export_internal.h"
+#include "pose.h"
 
 /* A track's keys as they would be answered by /keys: times, values (per key), for extras. */
 static json_t *keys_json(const struct catalog_track *t)
@@ -176,18 +177,6 @@ const char *export_times_unfit(const struct sampler *s)
 	return NULL;
 }
 
-/* An Euler rotation (radians, applied X, then Y, then Z: q = qz qy qx) as a quaternion. */
-static void euler_to_quaternion(const float e[3], float q[4])
-{
-	double cx = cos(e[0] / 2.0), sx = sin(e[0] / 2.0), cy = cos(e[1] / 2.0),
-	       sy = sin(e[1] / 2.0), cz = cos(e[2] / 2.0), sz = sin(e[2] / 2.0);
-
-	q[0] = (float)(sx * cy * cz - cx * sy * sz);
-	q[1] = (float)(cx * sy * cz + sx * cy * sz);
-	q[2] = (float)(cx * cy * sz - sx * sy * cz);
-	q[3] = (float)(cx * cy * cz + sx * sy * sz);
-}
-
 static int float_order(const void *a, const void *b)
 {
 	float x = *(const float *)a, y = *(const float *)b;
@@ -256,7 +245,7 @@ int export_bake_euler(struct exporter *ex, const struct sampler *s, int64_t id, 
 	for (size_t i = 0; i < n; i++) {
 		float e[3];
 		curve_sample_f32(&c, &cursor, times[i], e);
-		euler_to_quaternion(e, values + i * 4);
+		pose_euler_quaternion(e, values + i * 4);
 		if (i > 0) { /* the short way from the previous sample */
 			float *p = values + (i - 1) * 4, *q = values + i * 4;
 			if (p[0] * q[0] + p[1] * q[1] + p[2] * q[2] + p[3] * q[3] < 0)

@@ -2,8 +2,29 @@
  * the local matrices into world matrices, parents first. */
 #include "pose.h"
 
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
+
+void pose_euler_quaternion(const float e[3], float q[4])
+{
+	double cx = cos(e[0] / 2.0), sx = sin(e[0] / 2.0), cy = cos(e[1] / 2.0),
+	       sy = sin(e[1] / 2.0), cz = cos(e[2] / 2.0), sz = sin(e[2] / 2.0);
+
+	q[0] = (float)(sx * cy * cz - cx * sy * sz);
+	q[1] = (float)(cx * sy * cz + sx * cy * sz);
+	q[2] = (float)(cx * cy * sz - sx * sy * cz);
+	q[3] = (float)(cx * cy * cz + sx * sy * sz);
+}
+
+int pose_target_euler(struct pose_target *t)
+{
+	if (strcmp(t->schema, SCHEMA_ZOUNA) != 0 || t->property != ZOUNA_EULER_ROTATION)
+		return 0;
+	t->schema = SCHEMA_NODE;
+	t->property = NODE_ROTATION;
+	return 1;
+}
 
 void pose_target_from_json(const json_t *track, struct pose_target *t)
 {
@@ -64,10 +85,12 @@ int32_t pose_match(const struct rig *rig, const struct pose_target *target, int 
 	return -1;
 }
 
-const char *pose_sampler_fits(enum node_property property, const struct sampler *s)
+const char *pose_sampler_fits(enum node_property property, int euler, const struct sampler *s)
 {
 	if (s->array_size != 1)
 		return "it holds several values per key";
+	if (euler)
+		return s->type == VALUE_FLOAT3 ? NULL : "Euler angles must be FLOAT3";
 	if (property == NODE_ROTATION)
 		return s->type == VALUE_FLOAT4 && s->semantic == SEMANTIC_NORMALIZED_QUATERNION
 		           ? NULL
@@ -118,7 +141,7 @@ void pose_cleanup(struct pose *p)
 	memset(p, 0, sizeof(*p));
 }
 
-int pose_add_track(struct pose *p, uint32_t node, enum node_property property,
+int pose_add_track(struct pose *p, uint32_t node, enum node_property property, int euler,
                    const struct sampler *s)
 {
 	struct pose_track *pt;
@@ -134,6 +157,7 @@ int pose_add_track(struct pose *p, uint32_t node, enum node_property property,
 	pt = &p->tracks[p->track_count++];
 	pt->node = node;
 	pt->property = property;
+	pt->euler = euler;
 	curve_from_sampler(&pt->curve, s);
 	curve_cursor_init(&pt->cursor);
 	return 0;
@@ -157,8 +181,14 @@ void pose_at(struct pose *p, float t)
 	}
 	for (size_t k = 0; k < p->track_count; k++) {
 		struct pose_track *pt = &p->tracks[k];
-		curve_sample_f32(&pt->curve, &pt->cursor, t,
-		                 p->trs + (size_t)pt->node * POSE_TRS + trs_offset(pt->property));
+		float *at = p->trs + (size_t)pt->node * POSE_TRS + trs_offset(pt->property);
+		if (pt->euler) {
+			float angles[3];
+			curve_sample_f32(&pt->curve, &pt->cursor, t, angles);
+			pose_euler_quaternion(angles, at);
+		} else {
+			curve_sample_f32(&pt->curve, &pt->cursor, t, at);
+		}
 	}
 	for (size_t k = 0; k < rig->count; k++) {
 		uint32_t i = p->order[k];

@@ -57,10 +57,11 @@ static int bind_track(struct catalog *cat, struct pose_answer *pa, const json_t 
 	struct pose_target t;
 	const char *why = NULL;
 	unsigned n = (unsigned)json_integer_value(json_object_get(track, "n"));
-	int32_t node;
+	int32_t node, euler;
 	json_t *row;
 
 	pose_target_from_json(track, &t);
+	euler = pose_target_euler(&t);
 	node = strcmp(json_string_value(json_object_get(track, "kind")), "events") == 0
 	           ? (why = "it holds events", -1)
 	           : pose_match(&pa->rig, &t, pa->skeleton == 0, &why);
@@ -68,14 +69,16 @@ static int bind_track(struct catalog *cat, struct pose_answer *pa, const json_t 
 		struct catalog_track *ct = &pa->tracks[pa->track_count];
 		if (catalog_read_track(cat, pa->id, n, ct, err) < 0)
 			return -1;
-		why = pose_sampler_fits((enum node_property)t.property, &ct->sampler);
+		why = pose_sampler_fits((enum node_property)t.property, euler, &ct->sampler);
 		if (why) {
 			catalog_track_cleanup(ct);
 			node = -1;
 		} else {
 			pa->track_count++;
+			pa->euler |= euler;
 			if (pose_add_track(&pa->pose, (uint32_t)node,
-			                   (enum node_property)t.property, &ct->sampler) < 0) {
+			                   (enum node_property)t.property, euler,
+			                   &ct->sampler) < 0) {
 				error_set(err, ERROR_INTERNAL, NULL, -1, "out of memory");
 				return -1;
 			}
@@ -174,6 +177,13 @@ struct pose_answer *pose_answer_create(struct catalog *cat, int64_t id, int64_t 
 		error_set(err, ERROR_INTERNAL, NULL, -1, "out of memory");
 		goto fail;
 	}
+	if (pa->euler)
+		json_object_set_new(pa->head, "assumed",
+		                    json_pack("[s]",
+		                              "KeyframerBezierRot_Z Euler angles are read as "
+		                              "radians applied X, then Y, then Z (q = qz qy "
+		                              "qx); the axis order is assumed, not "
+		                              "documented"));
 	json_decref(entry);
 	free(tracked);
 	return pa;

@@ -456,6 +456,42 @@ START_TEST(names_given_to_handles_name_rig_nodes)
 }
 END_TEST
 
+/* A Zouna bone's Euler rotation (KeyframerBezierRot_Z) turns the bone as the export bakes it:
+ * radians applied X, then Y, then Z, said in "assumed". */
+START_TEST(euler_rotations_turn_their_bone)
+{
+	static struct zkey bezier[2] = {{.time = 0, .v = {0, 0, 0}}, {.time = 1, .v = {0, 0, 1}}};
+	struct znode node = {
+	    hash_asobo32("Bip01 Head", 10), 0, 0, {0, 0}, {0, 0}, {0, 2}, {0, 0}, {0, 0}};
+	struct zanimation a = {0};
+	struct zbuf b;
+	json_int_t id;
+	char path[160];
+	json_t *j, *q;
+
+	a.max_time = 1;
+	a.keys[1] = bezier, a.counts[1] = 2;
+	a.nodes = &node, a.node_count = 1;
+	a.name_crc = hash_asobo32("nod", 3);
+	zbuf_init(&b, 0);
+	zouna_write_animation(&b, &a, 0, 0);
+	id = upload("nod.Animation_Z", b.data, b.len);
+	zbuf_free(&b);
+	snprintf(path, sizeof(path), "/api/resources/%lld/pose?skeleton=%lld&t=1", (long long)id,
+	         (long long)hero);
+	j = get_json(path, 200);
+	ck_assert_int_eq(json_integer_value(json_object_get(j, "matched")), 1);
+	ck_assert_ptr_nonnull(
+	    strstr(json_string_value(json_array_get(json_object_get(j, "assumed"), 0)), "Euler"));
+	q = json_array_get(
+	    json_object_get(json_array_get(json_object_get(j, "poses"), 0), "rotation"), 3);
+	ck_assert_double_eq_tol(number(q, 0), 0, 1e-7);
+	ck_assert_double_eq_tol(number(q, 2), sin(0.5), 1e-6);
+	ck_assert_double_eq_tol(number(q, 3), cos(0.5), 1e-6);
+	json_decref(j);
+}
+END_TEST
+
 static Suite *pose_suite(void)
 {
 	Suite *s = suite_create("pose");
@@ -469,6 +505,7 @@ static Suite *pose_suite(void)
 	tcase_add_test(tc, a_gltf_animation_poses_on_its_own_rig);
 	tcase_add_test(tc, refusals_name_the_parameter);
 	tcase_add_test(tc, names_given_to_handles_name_rig_nodes);
+	tcase_add_test(tc, euler_rotations_turn_their_bone);
 	suite_add_tcase(s, tc);
 	return s;
 }

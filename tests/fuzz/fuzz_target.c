@@ -1,5 +1,6 @@
 /* fuzz_target.c: one libFuzzer target per decoder, chosen at build time with -DFUZZ_FAMILY
- * ("radient", "zouna", "gltf", "burnout", or "" for the upload router with no hints). The
+ * ("radient", "zouna", "skel" (Zouna skeletons), "gltf", "burnout", or "" for the upload router
+ * with no hints). The
  * first input byte picks a class or file name where the family needs one, so one target
  * reaches every class of its family. Any crash, leak or sanitizer report is a finding. */
 #include <stddef.h>
@@ -29,9 +30,9 @@ static const char *const zouna_names[] = {"f.KeyframerFloat_Z",
                                           "f.KeyframerVec4fComp_Z",
                                           "f.Animation_Z",
                                           "f.Rtc_Z"};
-static const char *const router_names[] = {
-    "a.json", "a.gltf",       "a.glb",           "a.Animation_Z", "a.KeyframerRot_Z",
-    "a.dat",  "ECC975F6.dat", "F6_75_C9_EC.dat", "a.bin",         NULL};
+static const char *const router_names[] = {"a.json",           "a.gltf",   "a.glb", "a.Animation_Z",
+                                           "a.KeyframerRot_Z", "a.Skel_Z", "a.dat", "ECC975F6.dat",
+                                           "F6_75_C9_EC.dat",  "a.bin",    NULL};
 
 #ifdef FUZZ_FAMILY
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
@@ -58,6 +59,9 @@ int fuzz_one(const char *family, const uint8_t *data, size_t size)
 	up.max_inflate = 1u << 20;
 	if (strcmp(family, "zouna") == 0) {
 		up.filename = zouna_names[pick % (sizeof(zouna_names) / sizeof(zouna_names[0]))];
+		up.endian = pick & 0x80 ? "big" : NULL;
+	} else if (strcmp(family, "skel") == 0) {
+		up.filename = pick & 1 ? "f.Skel_Z" : "1234.Skel_Z";
 		up.endian = pick & 0x80 ? "big" : NULL;
 	} else if (strcmp(family, "burnout") == 0) {
 		up.family = "burnout";

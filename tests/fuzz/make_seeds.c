@@ -115,6 +115,33 @@ int main(int argc, char **argv)
 		zbuf_free(&va);
 		zbuf_free(&bpr);
 	}
+	for (int layout = 0; layout < 3; layout++) { /* Skel_Z: every layout, both byte orders */
+		struct zbone bones[3] = {{0}};
+		struct zskeleton s = {.layout = (enum zskel_layout)layout,
+		                      .name_crc = 0x5E1E,
+		                      .bones = bones,
+		                      .bone_count = 3,
+		                      .material_count = 1,
+		                      .object_data_count = 1,
+		                      .sphere_count = 1,
+		                      .box_count = 1};
+		for (int i = 0; i < 3; i++) {
+			bones[i].name_crc = 0x100u + (uint32_t)i;
+			bones[i].parent = i - 1;
+			bones[i].rotation[3] = 1;
+			bones[i].scale[0] = bones[i].scale[1] = bones[i].scale[2] = 1;
+			bones[i].translation[1] = 1;
+		}
+		for (int big = 0; big < 2; big++) {
+			struct zbuf b;
+			zbuf_init(&b, big);
+			zouna_write_skeleton(&b, &s, big ? 0 : 16, 0);
+			snprintf(name, sizeof(name), "skeleton-%d-%s", layout, big ? "be" : "le");
+			save(dir, "skel", name, (uint8_t)(big ? 0x80 : 0), b.data, b.len);
+			save(dir, "router", name, 3, b.data, b.len);
+			zbuf_free(&b);
+		}
+	}
 	{
 		struct gltf_writer w;
 		float t[2] = {0, 1}, v[8] = {0, 0, 0, 1, 0, 0, 1, 0};
