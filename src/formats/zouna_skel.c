@@ -327,6 +327,7 @@ static int read_any_layout(const struct upload *up, const struct zouna_object_he
 		return 0;
 	}
 	if (rat_ok) {
+		skel_read_cleanup(&walle);
 		*evidence = "only the 36-byte (Ratatouille) prefix reads the bones and tail whole";
 		return 0;
 	}

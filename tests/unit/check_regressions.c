@@ -11,7 +11,7 @@
 
 int fuzz_one(const char *family, const uint8_t *data, size_t size);
 
-static const char *const targets[] = {"radient", "zouna", "gltf", "burnout", "router"};
+static const char *const targets[] = {"radient", "zouna", "skel", "gltf", "burnout", "router"};
 
 START_TEST(every_finding_is_handled)
 {
