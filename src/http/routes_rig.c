@@ -273,7 +273,8 @@ static json_t *ranked(struct catalog *cat, struct candidates *c, const struct wa
 				json_array_append_new(missing, json_string(wanted[w].label));
 		json_object_del(entry, "tracks");
 		json_object_del(entry, "filename");
-		route_link_entry(entry);
+		json_object_set_new(entry, "url",
+		                    json_sprintf("/api/resources/%lld", (long long)k->id));
 		json_object_set_new(entry, "nodes", json_integer((json_int_t)k->nodes));
 		json_object_set_new(entry, "matched", json_integer((json_int_t)k->matched));
 		json_object_set_new(entry, "missing", missing);
