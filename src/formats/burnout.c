@@ -438,6 +438,8 @@ struct resource *burnout_vehicle_animation(const uint8_t *data, size_t length,
 		resource_assume(res, "Burnout state animations: each is shown as a FLOAT4 LINEAR "
 		                     "track from its first vector (trigger input 0) to its second "
 		                     "(trigger input 1)");
+	if (burnout_vehicle_rig(res, err) < 0)
+		goto fail;
 	return res;
 fail:
 	json_decref(parts);
@@ -606,7 +608,7 @@ static int burnout_decode(const struct upload *up, struct decode_result *out, st
 
 const struct format format_burnout = {
     .family = "burnout",
-    .version = 1,
+    .version = 2, /* 2: the vehicle's rig (doc/formats.md 2.1) */
     .description = "Burnout Paradise Vehicle Animation and Body Part Remap Data, raw or in BND2 "
                    "bundles",
     .match = burnout_match,

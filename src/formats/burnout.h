@@ -15,6 +15,9 @@
  * Part Remap Data resource; NULL with err set. */
 struct resource *burnout_vehicle_animation(const uint8_t *data, size_t length, const char *layout,
                                            struct error *err);
+/* The rig of a decoded Vehicle Animation (burnout_rig.c), from its metadata: -1 with err set
+ * when out of memory. */
+int burnout_vehicle_rig(struct resource *res, struct error *err);
 struct resource *burnout_body_part_remap(const uint8_t *data, size_t length, struct error *err);
 /* Every resource of a bundle animdex reads, into out; -1 with err set. */
 int burnout_bundle_decode(const struct upload *up, struct decode_result *out, struct error *err);

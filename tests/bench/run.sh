@@ -189,6 +189,35 @@ curl -s -o /dev/null --data-binary @"$dir/large.json" "$base/api/resources?filen
 curl -s -o "$dir/large.glb" "$base/api/resources/1/export"
 t=$(for _ in 1 2 3 4 5; do curl -s -o /dev/null -w '%{time_total}\n' "$base/api/resources/1/export"; done | median)
 row "GET export of 100 tracks of 1,000 keys (.glb over HTTP)" "$(awk -v t="$t" -v b="$(stat -c %s "$dir/large.glb")" 'BEGIN {printf "%.1f", b / t / 1048576}')" "MiB/s of output ($(stat -c %s "$dir/large.glb") bytes in $t s)"
+# a skeleton of 100 nodes named as large's targets (a chain), and large posed and exported on it
+python3 - "$dir/chain.gltf" <<'PY'
+import json, sys
+nodes = [{"name": "n%d" % i, "translation": [0, 0.1, 0]} for i in range(100)]
+for i in range(99):
+    nodes[i]["children"] = [i + 1]
+json.dump({"asset": {"version": "2.0"}, "scene": 0, "scenes": [{"nodes": [0]}], "nodes": nodes},
+          open(sys.argv[1], "w"))
+PY
+curl -s -o /dev/null -F file=@"$dir/chain.gltf" "$base/api/resources"
+pose="$base/api/resources/1/pose?skeleton=2&from=0&to=9.99&count=1000"
+for f in json f32; do
+	curl -s -o "$dir/pose.$f" "$pose&format=$f"
+	for rep in 1 2 3 4 5; do
+		p=$(curl -s -o /dev/null -w '%{time_total}' "$pose&format=$f")
+		s=$( (time -p for n in $(seq 0 99); do curl -s -o /dev/null "$base/api/resources/1/tracks/$n/sample?from=0&to=9.99&count=1000&format=$f"; done) 2>&1 | awk '/^real/ {print $2}')
+		echo "$p $s"
+	done >"$dir/pose.pairs.$f"
+	row "pose 100 nodes x 1,000 times format=$f" "$(awk '{print $1}' "$dir/pose.pairs.$f" | median)" "s ($(stat -c %s "$dir/pose.$f") bytes: local TRS and world matrix a node)"
+	row "  sampling the same 100 tracks (100 requests) / the pose" "$(awk '{printf "%.2f\n", $2 / $1}' "$dir/pose.pairs.$f" | median)" "x (median of 5 pairs; above 1: one pose costs less than sampling its tracks)"
+done
+curl -s -o "$dir/rig.glb" "$base/api/resources/1/export?skeleton=2"
+for rep in 1 2 3 4 5; do
+	a=$(curl -s -o /dev/null -w '%{time_total}' "$base/api/resources/1/export")
+	b=$(curl -s -o /dev/null -w '%{time_total}' "$base/api/resources/1/export?skeleton=2")
+	echo "$a $b"
+done >"$dir/rig.pairs"
+row "GET export of the same onto a 100-node rig (skeleton=)" "$(awk -v t="$(awk '{print $2}' "$dir/rig.pairs" | median)" -v b="$(stat -c %s "$dir/rig.glb")" 'BEGIN {printf "%.1f", b / t / 1048576}')" "MiB/s of output ($(stat -c %s "$dir/rig.glb") bytes)"
+row "  rig export speed / export speed" "$(awk '{printf "%.2f\n", $1 / $2}' "$dir/rig.pairs" | median)" "x (median of 5 pairs; target: about 1)"
 kill "$daemon"
 wait "$daemon" 2>/dev/null
 # the memory of exporting one large upload: 32 and 64 MB Radient clips (node tracks, so the

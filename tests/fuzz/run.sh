@@ -20,7 +20,7 @@ common="-D_POSIX_C_SOURCE=200809L -I$src/include -I$src/tests/lib $(pkg-config -
 libs="$(pkg-config --libs jansson zlib) -lm"
 decoders="$src/src/error.c $src/src/buf.c $src/src/hash.c $src/src/model.c $src/src/rig.c $src/src/base64.c \
 $src/src/formats/format.c $src/src/formats/reader.c $src/src/formats/radient.c \
-$src/src/formats/zouna.c $src/src/formats/zouna_keys.c $src/src/formats/zouna_skel.c $src/src/formats/gltf.c $src/src/formats/gltf_data.c $src/src/formats/gltf_rig.c $src/src/formats/burnout.c $src/src/formats/burnout_bundle.c"
+$src/src/formats/zouna.c $src/src/formats/zouna_keys.c $src/src/formats/zouna_skel.c $src/src/formats/gltf.c $src/src/formats/gltf_data.c $src/src/formats/gltf_rig.c $src/src/formats/burnout.c $src/src/formats/burnout_bundle.c $src/src/formats/burnout_rig.c"
 # seeds, from the same writers the tests use
 # shellcheck disable=SC2086
 clang -O1 $common -o "$build/make_seeds" "$src/tests/fuzz/make_seeds.c" \

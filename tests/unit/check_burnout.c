@@ -1,6 +1,7 @@
 /* check_burnout.c: Burnout Paradise resources and bundles, written by tests/lib/burnout_writer.c
  * from explicit values (doc/formats.md 2). */
 #include <check.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -126,6 +127,60 @@ START_TEST(every_layout_decodes_every_field)
 	ck_assert_uint_gt(json_array_size(res->assumed), 0);
 	/* the handle: the name of the file is a name, not an ID */
 	ck_assert_uint_eq(res->crc32, 0x2CE66AC1u);
+	decode_result_cleanup(&r);
+	zbuf_free(&b);
+}
+END_TEST
+
+/* The vehicle's rig: a root, the animated parts under it, the wheels at their matrices (a part
+ * that is also a wheel is one node). */
+START_TEST(a_vehicle_has_a_rig_of_parts_and_wheels)
+{
+	static const float at[4][3] = {
+	    {0.8f, 0.3f, 1.4f}, {-0.8f, 0.3f, 1.4f}, {0.8f, 0.3f, -1.4f}, {-0.8f, 0.3f, -1.4f}};
+	struct bvehicle v = {parts, 3, animations, 2, states, 2, {0, 1, -1, 2}, {{0}}, 0};
+	struct zbuf b;
+	struct decode_result r;
+	struct error err;
+	const struct rig *rig;
+	int found = 0;
+
+	for (int w = 0; w < 4; w++) {
+		for (int k = 0; k < 4; k++)
+			v.wheel_matrices[w][k * 5] = 1; /* the identity */
+		v.wheel_matrices[w][12] = at[w][0];
+		v.wheel_matrices[w][13] = at[w][1];
+		v.wheel_matrices[w][14] = at[w][2];
+	}
+	/* the front right wheel turned half a turn about y */
+	v.wheel_matrices[1][0] = -1, v.wheel_matrices[1][10] = -1;
+	zbuf_init(&b, layouts[_i].big);
+	burnout_write_vehicle(&b, &v, layouts[_i].is64);
+	ck_assert_msg(decode(&b, "pusmc01_vanm.dat", NULL, NULL, NULL, &r, &err) == 0, "%s",
+	              err.message);
+	rig = &r.resources[0]->rig;
+	ck_assert_uint_eq(rig->count, 5);
+	ck_assert_str_eq(rig->nodes[0].name, "vehicle");
+	ck_assert_int_eq(rig->nodes[0].parent, -1);
+	for (size_t i = 0; i < rig->count; i++) {
+		const struct rig_node *n = &rig->nodes[i];
+		ck_assert_int_eq(n->parent, i ? 0 : -1);
+		if (strcmp(n->name, "wheel front right (part 1)") == 0) {
+			ck_assert_uint_eq(n->source, 2);
+			ck_assert_float_eq_tol(n->translation[0], -0.8f, 1e-6f);
+			ck_assert_float_eq_tol(fabsf(n->rotation[1]), 1,
+			                       1e-6f); /* half a turn about y */
+			found++;
+		} else if (strcmp(n->name, "wheel rear left") == 0) {
+			ck_assert_uint_eq(n->source, 259);
+			ck_assert_float_eq_tol(n->translation[2], -1.4f, 1e-6f);
+			found++;
+		} else if (strcmp(n->name, "wheel rear right (part 2)") == 0) {
+			ck_assert_float_eq_tol(n->translation[1], 0.3f, 1e-6f);
+			found++;
+		}
+	}
+	ck_assert_int_eq(found, 3);
 	decode_result_cleanup(&r);
 	zbuf_free(&b);
 }
@@ -426,6 +481,7 @@ static Suite *burnout_suite(void)
 	TCase *res = tcase_create("resources"), *bnd = tcase_create("bundles");
 
 	tcase_add_loop_test(res, every_layout_decodes_every_field, 0, 3);
+	tcase_add_loop_test(res, a_vehicle_has_a_rig_of_parts_and_wheels, 0, 3);
 	tcase_add_test(res, zero_offsets_use_the_sequential_fallback);
 	tcase_add_test(res, layouts_forced_and_ambiguous);
 	tcase_add_test(res, hostile_headers_name_the_failed_check);
