@@ -211,7 +211,8 @@ struct catalog_rig_key {
 	const char *name;
 	uint32_t source;
 };
-/* The ids of the entries whose rig has such a node (*ids malloc'd, in no order). */
+/* The ids of the entries whose rig has such a node (*ids malloc'd, in no order; an entry with
+ * several such nodes comes once for each). */
 int catalog_rigs_with(struct catalog *cat, const struct catalog_rig_key *key, int64_t **ids,
                       size_t *count, struct error *err);
 

@@ -7,6 +7,7 @@
 
 #include "buf.h"
 #include "catalog_internal.h"
+#include "pose.h"
 #include "render.h"
 
 /* Rows to JSON. */
@@ -337,6 +338,22 @@ static json_t *with_rig(struct catalog *cat, int64_t id, json_t *entry, struct e
 		return NULL;
 	}
 	json_object_set_new(entry, "rig", rig.count ? rig_json(&rig) : json_null());
+	if (rig.count) { /* each track the rig node it moves, by source index */
+		size_t i;
+		json_t *track;
+		json_array_foreach(json_object_get(entry, "tracks"), i, track)
+		{
+			struct pose_target t;
+			const char *why;
+			int32_t node;
+			pose_target_from_json(track, &t);
+			pose_target_euler(&t);
+			node = pose_match(&rig, &t, 1, &why);
+			if (node >= 0)
+				json_object_set_new(track, "rig_node",
+				                    json_integer(rig.nodes[node].source));
+		}
+	}
 	rig_cleanup(&rig);
 	return entry;
 }

@@ -137,11 +137,11 @@ static const char *const shared_sql[ST_COUNT] = {
     [ST_COPY_RIG_GET] = "SELECT " RIG_COLUMNS " FROM rig_nodes WHERE resource_id = ?1 ORDER BY i",
     [ST_COPY_RIG_PUT] =
         "INSERT INTO rig_nodes (" RIG_COLUMNS ") VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)",
-    [ST_RIGS_BY_HANDLE] = "SELECT DISTINCT resource_id FROM rig_nodes WHERE handle = ?1",
+    [ST_RIGS_BY_HANDLE] = "SELECT resource_id FROM rig_nodes WHERE handle = ?1",
     /* lower(name): the index's expression, then the exact name */
-    [ST_RIGS_BY_NAME] = "SELECT DISTINCT resource_id FROM rig_nodes WHERE lower(name) = "
+    [ST_RIGS_BY_NAME] = "SELECT resource_id FROM rig_nodes WHERE lower(name) = "
                         "lower(CAST(?1 AS text)) AND name = ?1",
-    [ST_RIGS_BY_SOURCE] = "SELECT DISTINCT resource_id FROM rig_nodes WHERE name IS NULL AND "
+    [ST_RIGS_BY_SOURCE] = "SELECT resource_id FROM rig_nodes WHERE name IS NULL AND "
                           "handle IS NULL AND source = ?1",
 };
 

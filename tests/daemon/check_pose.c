@@ -366,6 +366,16 @@ START_TEST(a_gltf_animation_poses_on_its_own_rig)
 	char path[160];
 	json_t *j, *pose;
 
+	/* the entry's tracks point at the rig nodes they move */
+	snprintf(path, sizeof(path), "/api/resources/%lld", (long long)tree);
+	j = get_json(path, 200);
+	ck_assert_int_eq(json_integer_value(json_object_get(
+	                     json_array_get(json_object_get(j, "tracks"), 0), "rig_node")),
+	                 1);
+	ck_assert_int_eq(json_integer_value(json_object_get(
+	                     json_array_get(json_object_get(j, "tracks"), 1), "rig_node")),
+	                 2);
+	json_decref(j);
 	snprintf(path, sizeof(path), "/api/resources/%lld/pose?t=0.5", (long long)tree);
 	j = get_json(path, 200);
 	ck_assert(json_is_null(json_object_get(j, "skeleton")));

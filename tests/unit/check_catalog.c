@@ -1,19 +1,23 @@
 /* check_catalog.c: the catalogue on a real SQLite file, and the same tests on a real
  * PostgreSQL database (a throwaway cluster): migrations, put, dedupe, list with filters and
- * keyset paging, tracks read back byte-identical, delete, reopen, tokens, names. */
+ * keyset paging, tracks read back byte-identical, delete, reopen, tokens, names, rigs. */
 #include <check.h>
+#include <math.h>
 #include <pthread.h>
+#include <sqlite3.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <time.h>
 
+#include "../../src/catalog_backend.h" /* the statements, to read SQLite's plans for them */
 #include "catalog.h"
 #include "format.h"
 #include "hash.h"
 #include "schema.h"
 #include "testutil.h"
+#include "zouna_writer.h"
 
 #define LATEST                                                           \
 	(testutil_backend == TESTUTIL_POSTGRES                           \
@@ -571,6 +575,136 @@ START_TEST(the_checkpointer_copies_the_wal_beside_the_writer)
 }
 END_TEST
 
+/* A rig is stored bit for bit (a negative zero, a subnormal, an inverse bind matrix), read
+ * back with the names given to its handles, copied with its entry, and replaced by a redecode;
+ * the lookups "which skeleton fits" makes use the rig nodes' indexes. */
+START_TEST(rigs_are_stored_bit_for_bit_and_copied)
+{
+	struct zbone bones[3];
+	struct zskeleton sk = {
+	    .layout = ZSKEL_WALLE, .name_crc = 0xABCDu, .bones = bones, .bone_count = 3};
+	struct zbuf b;
+	struct upload up = {0};
+	struct decode_result result;
+	struct catalog_upload cu;
+	struct catalog_put_counts counts;
+	struct catalog_changes changes;
+	struct copy_report report;
+	struct error err;
+	struct catalog *cat, *to;
+	struct rig read, copied;
+	char sha[SHA256_HEX_SIZE], target[600];
+	json_t *created;
+	int64_t id, *ids;
+	size_t count;
+	uint32_t subnormal = 1;
+
+	memset(bones, 0, sizeof(bones));
+	for (int i = 0; i < 3; i++) {
+		bones[i].name_crc = hash_asobo32(i == 2 ? "TETE" : "BONE", 4) + (uint32_t)(i == 1);
+		bones[i].parent = i - 1;
+		bones[i].rotation[3] = 1;
+		bones[i].scale[0] = bones[i].scale[1] = bones[i].scale[2] = 1;
+	}
+	zbuf_init(&b, 0);
+	zouna_write_skeleton(&b, &sk, 0, 0);
+	up.data = b.data;
+	up.length = b.len;
+	up.filename = "hero.Skel_Z";
+	error_init(&err);
+	decode_result_init(&result);
+	ck_assert_msg(format_decode(&up, &result, &err) == 0, "%s", err.message);
+	/* floats a text round trip would change */
+	result.resources[0]->rig.nodes[1].translation[0] = -0.0f;
+	memcpy(&result.resources[0]->rig.nodes[1].translation[1], &subnormal, 4);
+	result.resources[0]->rig.nodes[2].has_inverse_bind = 1;
+	for (int k = 0; k < 16; k++)
+		result.resources[0]->rig.nodes[2].inverse_bind[k] = (float)k / 3.0f;
+	sha256_hex(b.data, b.len, sha);
+	cu = (struct catalog_upload){b.data, b.len, sha, "hero.Skel_Z", NULL, NULL};
+	cat = catalog_open(db_path, &err);
+	ck_assert_msg(cat != NULL, "%s", err.message);
+	created = catalog_put(cat, &cu, &result, &counts, &err);
+	ck_assert_msg(created != NULL, "%s", err.message);
+	id = json_integer_value(json_object_get(json_array_get(created, 0), "id"));
+	json_decref(created);
+	json_decref(catalog_add_names(cat, "TETE\n", 5, &err));
+	ck_assert_int_eq(catalog_read_rig(cat, id, &read, &err), 0);
+	ck_assert(rig_equal(&read, &result.resources[0]->rig));
+	ck_assert_mem_eq(&read.nodes[1].translation[1], &subnormal, 4);
+	ck_assert(signbit(read.nodes[1].translation[0]));
+	ck_assert_str_eq(read.nodes[2].handle_name, "TETE");
+	ck_assert_ptr_null(read.nodes[0].handle_name);
+	/* found by handle, and by nothing else */
+	{
+		struct catalog_rig_key key = {RIG_KEY_HANDLE, read.nodes[2].handle, NULL, 0};
+		ck_assert_int_eq(catalog_rigs_with(cat, &key, &ids, &count, &err), 0);
+		ck_assert_uint_eq(count, 1);
+		ck_assert_int_eq(ids[0], id);
+		free(ids);
+		key = (struct catalog_rig_key){RIG_KEY_SOURCE, 0, NULL, 1}; /* bones have handles */
+		ck_assert_int_eq(catalog_rigs_with(cat, &key, &ids, &count, &err), 0);
+		ck_assert_uint_eq(count, 0);
+		free(ids);
+	}
+	/* copied with its entry, bit for bit */
+	snprintf(target, sizeof(target), "%s/copy.db", dir);
+	to = catalog_open(target, &err);
+	ck_assert_msg(to != NULL, "%s", err.message);
+	ck_assert_msg(catalog_copy(cat, to, COPY_INTO_EMPTY, NULL, NULL, &report, &err) == 0, "%s",
+	              err.message);
+	ck_assert_int_eq(report.rig_nodes, 3);
+	ck_assert_int_eq(catalog_read_rig(to, id, &copied, &err), 0);
+	ck_assert(rig_equal(&copied, &read));
+	rig_cleanup(&copied);
+	catalog_close(to);
+	/* a decoding without a rig replaces it, and says so */
+	rig_cleanup(&result.resources[0]->rig);
+	ck_assert_msg(catalog_replace_decoded(cat, id, result.resources[0], &changes, &err) == 0,
+	              "%s", err.message);
+	ck_assert(changes.rig && changes.changed);
+	ck_assert_int_eq(catalog_read_rig(cat, id, &copied, &err), 0);
+	ck_assert_uint_eq(copied.count, 0);
+	rig_cleanup(&read);
+	catalog_close(cat);
+	decode_result_cleanup(&result);
+	zbuf_free(&b);
+}
+END_TEST
+
+/* SQLite's plans for those lookups (the catalogue's own statements, catalog_sql.c): each uses
+ * its index, no table scan. */
+START_TEST(rig_lookups_use_their_indexes)
+{
+	static const char *const no_dialect[ST_COUNT] = {NULL};
+	static const enum statement queries[] = {ST_RIGS_BY_HANDLE, ST_RIGS_BY_NAME,
+	                                         ST_RIGS_BY_SOURCE};
+	static const char *const indexes[] = {"rig_nodes_by_handle", "rig_nodes_by_name",
+	                                      "rig_nodes_unnamed"};
+	struct error err;
+	struct catalog *cat = catalog_open(db_path, &err);
+	sqlite3 *db;
+
+	ck_assert_msg(cat != NULL, "%s", err.message);
+	catalog_close(cat);
+	ck_assert_int_eq(sqlite3_open(db_path, &db), SQLITE_OK);
+	for (int q = 0; q < 3; q++) {
+		char sql[300], plan[600] = "";
+		sqlite3_stmt *st;
+		snprintf(sql, sizeof(sql), "EXPLAIN QUERY PLAN %s",
+		         catalog_sql(no_dialect, queries[q]));
+		ck_assert_int_eq(sqlite3_prepare_v2(db, sql, -1, &st, NULL), SQLITE_OK);
+		while (sqlite3_step(st) == SQLITE_ROW)
+			strncat(plan, (const char *)sqlite3_column_text(st, 3),
+			        sizeof(plan) - strlen(plan) - 1);
+		sqlite3_finalize(st);
+		ck_assert_msg(strstr(plan, indexes[q]) != NULL, "%s: %s",
+		              catalog_sql(no_dialect, queries[q]), plan);
+	}
+	sqlite3_close(db);
+}
+END_TEST
+
 static void add_tests(TCase *tc)
 {
 	tcase_add_test(tc, migrations_create_the_schema_once);
@@ -578,6 +712,7 @@ static void add_tests(TCase *tc)
 	tcase_add_test(tc, a_newer_schema_is_refused);
 	tcase_add_test(tc, tokens_are_compared_in_full);
 	tcase_add_test(tc, filters_names_and_handles_behave_alike);
+	tcase_add_test(tc, rigs_are_stored_bit_for_bit_and_copied);
 	tcase_set_timeout(tc, 30);
 }
 
@@ -591,6 +726,7 @@ static Suite *catalog_suite(void)
 	tcase_add_test(tc, an_old_catalogue_is_migrated_in_place); /* SQLite's own history */
 	tcase_add_test(tc, grouped_writes_keep_each_job_apart);    /* a local file's writes */
 	tcase_add_test(tc, the_checkpointer_copies_the_wal_beside_the_writer);
+	tcase_add_test(tc, rig_lookups_use_their_indexes);
 	suite_add_tcase(s, tc);
 	if (testutil_postgres_wanted()) {
 		tc = tcase_create("postgresql");
