@@ -9,7 +9,7 @@ cd "$(dirname "$0")"
 # numpy (exported glTF opened in a real Blender), systemd's tools (the unit), PostgreSQL (the
 # shared catalogue's tests start a throwaway cluster of their own).
 packages="build-essential autoconf automake pkg-config libmicrohttpd-dev libjansson-dev \
-libsqlite3-dev libpq-dev zlib1g-dev check libcurl4-openssl-dev curl sqlite3 clang-format libjs-chart.js chromium wrk clang libclang-rt-14-dev \
+libsqlite3-dev libpq-dev zlib1g-dev check libcurl4-openssl-dev curl sqlite3 clang-format libjs-chart.js libjs-three chromium wrk clang libclang-rt-14-dev \
 blender python3-numpy systemd postgresql"
 
 missing=""

@@ -22,6 +22,7 @@ struct server_config {
 	const char *db_path; /* the catalogue: a SQLite file or a PostgreSQL connection string */
 	const char *www_dir; /* static files */
 	const char *chartjs_dir; /* Chart.js, served under /vendor/chart.js/ */
+	const char *three_dir;   /* three.js, served under /vendor/three/ */
 	size_t max_upload;       /* bytes in one request body */
 	size_t upload_memory;    /* bytes of request bodies held at once, all requests together */
 	size_t max_header_size;  /* per-connection memory for the request line and headers */

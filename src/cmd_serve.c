@@ -46,6 +46,7 @@ static void parse_options(int argc, char **argv, struct server_config *cfg, int 
 		OPT_OPEN_WRITES,
 		OPT_QUIET,
 		OPT_CHARTJS,
+		OPT_THREE,
 		OPT_PRIVATE,
 		OPT_UPLOAD_MEMORY,
 		OPT_HEADER,
@@ -60,6 +61,7 @@ static void parse_options(int argc, char **argv, struct server_config *cfg, int 
 	    {"db", required_argument, NULL, OPT_DB},
 	    {"www", required_argument, NULL, OPT_WWW},
 	    {"chartjs", required_argument, NULL, OPT_CHARTJS},
+	    {"three", required_argument, NULL, OPT_THREE},
 	    {"max-upload", required_argument, NULL, OPT_MAX_UPLOAD},
 	    {"max-samples", required_argument, NULL, OPT_MAX_SAMPLES},
 	    {"threads", required_argument, NULL, OPT_THREADS},
@@ -87,6 +89,7 @@ static void parse_options(int argc, char **argv, struct server_config *cfg, int 
 		case OPT_DB: cfg->db_path = cmd_operand(optarg, "--db"); break;
 		case OPT_WWW: cfg->www_dir = optarg; break;
 		case OPT_CHARTJS: cfg->chartjs_dir = optarg; break;
+		case OPT_THREE: cfg->three_dir = optarg; break;
 		case OPT_MAX_UPLOAD:
 			cfg->max_upload = cmd_parse_size(optarg, "--max-upload");
 			break;
@@ -235,6 +238,7 @@ static int cmd_serve(int argc, char **argv)
 	    .db_path = CMD_DEFAULT_DB,
 	    .www_dir = NULL,
 	    .chartjs_dir = CHARTJS_DIR,
+	    .three_dir = THREE_DIR,
 	    .max_upload = CMD_DEFAULT_MAX_UPLOAD,
 	    .upload_memory = 512u * 1024 * 1024,
 	    .max_header_size = 32u * 1024, /* libmicrohttpd's own default */
@@ -281,6 +285,7 @@ const struct cmd_entry cmd_serve_entry = {
     "                         password in ~/.pgpass, not here)\n"
     "  --www DIR              the web page's files (default: the installed ones)\n"
     "  --chartjs DIR          Chart.js for the web page (default " CHARTJS_DIR ")\n"
+    "  --three DIR            three.js for the page's 3D view (default " THREE_DIR ")\n"
     "  --max-upload SIZE      largest request body, e.g. 64M (default 64M)\n"
     "  --max-samples N        most samples one request may ask for (default 1000000)\n"
     "  --upload-memory SIZE   request bodies held at once, all uploads together (default 512M;\n"

@@ -1,5 +1,6 @@
-// animdex web page: upload, browse, and chart the catalogue. No build step; Chart.js is
-// Debian's, served by the daemon under /vendor/chart.js/.
+// animdex web page: upload, browse, chart the catalogue, and see an entry move (view3d.js, loaded
+// when an entry opens). No build step; Chart.js and three.js are Debian's, served by the daemon
+// under /vendor/chart.js/ and /vendor/three/.
 'use strict';
 
 const $ = (selector) => document.querySelector(selector);
@@ -32,7 +33,7 @@ const handleText = (entry) => entry.crc32 + (entry.crc32_name ? ` (${entry.crc32
 
 // ---------------------------------------------------------------------------------------
 // The view lives in the URL: ?q=&class=&crc32=&sort=&dir= for the catalogue, &id=&tracks=&from=&to=
-// for an open entry.
+// for an open entry, &skeleton=&t=&speed=&cam= for its 3D view.
 
 const state = {
   filters: { q: '', class: '', crc32: '' },
@@ -44,13 +45,18 @@ const state = {
   window: null, // [from, to]
   chart: null,
   readoutToken: 0,
+  time: null, // the view's time, the chart's cursor
+  motion: null, // the 3D view: {view} once made, {off: why} when it cannot be
 };
 
 function readUrl() {
   const p = new URLSearchParams(location.search);
   state.filters = { q: p.get('q') || '', class: p.get('class') || '', crc32: p.get('crc32') || '' };
   state.sort = { key: p.get('sort') || 'id', dir: p.get('dir') === 'ascending' ? 'ascending' : 'descending' };
-  return { id: p.get('id'), tracks: p.get('tracks'), from: p.get('from'), to: p.get('to') };
+  return {
+    id: p.get('id'), tracks: p.get('tracks'), from: p.get('from'), to: p.get('to'),
+    skeleton: p.get('skeleton'), t: p.get('t'), speed: p.get('speed'), cam: p.get('cam'),
+  };
 }
 
 function writeUrl() {
@@ -61,6 +67,13 @@ function writeUrl() {
     p.set('id', state.entry.id);
     if (state.selected.length) p.set('tracks', state.selected.join(','));
     if (state.window) { p.set('from', state.window[0]); p.set('to', state.window[1]); }
+    const motion = state.motion, view = motion && motion.view;
+    if (view && motion.skeleton !== null && motion.skeleton !== undefined) p.set('skeleton', motion.skeleton || 'own');
+    if (view && view.entry && view.entry.id === state.entry.id) {
+      p.set('t', String(view.time));
+      if (view.speed !== 1) p.set('speed', String(view.speed));
+      p.set('cam', view.cameraText());
+    }
   }
   const query = p.toString();
   history.replaceState(null, '', query ? `?${query}` : location.pathname);
@@ -246,14 +259,16 @@ function setUpCatalogue() {
 // ---------------------------------------------------------------------------------------
 // Entry view
 
-async function openEntry(id, selected = null, window = null) {
+async function openEntry(id, selected = null, window = null, restore = {}) {
   let entry;
   try { entry = await api(`/api/resources/${id}`); } catch (e) {
     text($('#catalogue-error'), `entry ${id}: ${e.message}`);
     $('#catalogue-error').hidden = false;
     return;
   }
+  if (state.motion && state.motion.view) state.motion.view.pause();
   state.entry = entry;
+  state.time = null;
   const tracks = entry.tracks || [];
   state.selected = (selected || [0]).filter((n) => n < tracks.length);
   state.window = window;
@@ -296,7 +311,155 @@ async function openEntry(id, selected = null, window = null) {
   }));
   writeUrl();
   await drawChart();
+  await showMotion(entry, restore);
   section.scrollIntoView({ block: 'start' });
+}
+
+// ---------------------------------------------------------------------------------------
+// The 3D view (view3d.js): the entry's own rig, or a skeleton /skeletons ranks.
+
+let urlTimer = null;
+const writeUrlSoon = () => { clearTimeout(urlTimer); urlTimer = setTimeout(writeUrl, 250); };
+
+async function motionView() {
+  if (state.motion) return state.motion;
+  try {
+    const module = await import('/view3d.js');
+    if (!module.webglAvailable()) {
+      state.motion = { off: 'This browser has no WebGL, so the 3D view is off; the chart and the rest of the page work as ever.' };
+    } else {
+      state.motion = { skeleton: null };
+      state.motion.view = new module.MotionView({
+        api,
+        auth: () => authorised(),
+        window: () => state.window || trackRange(),
+        onTime: (t, exact) => {
+          state.time = t;
+          if (state.chart) state.chart.draw();
+          if (exact) { readoutAt(t).catch((e) => text($('#readout'), e.message)); writeUrlSoon(); }
+        },
+        onSelectTracks: (tracks) => {
+          if (!tracks.length) return;
+          state.selected = [...tracks];
+          for (const box of document.querySelectorAll('#tracks tbody input')) {
+            box.checked = state.selected.includes(Number(box.closest('tr').children[1].textContent));
+          }
+          drawChart();
+        },
+        onChange: writeUrlSoon,
+      });
+    }
+  } catch (e) {
+    state.motion = { off: `The 3D view could not start (${e.message}); is three.js installed (libjs-three, animdexd --three)?` };
+  }
+  return state.motion;
+}
+
+function motionMessage(message) {
+  const element = $('#view-message');
+  element.hidden = !message;
+  text(element, message || '');
+}
+
+async function showMotion(entry, restore = {}) {
+  const motion = await motionView();
+  const parts = ['#view-controls', '#view-box', '#playback', '#joints-box'];
+  const visible = (on) => { for (const p of parts) $(p).hidden = !on; };
+  if (motion.off) { visible(false); motionMessage(motion.off); return; }
+  motionMessage('');
+  const options = [];
+  let ranked = null;
+  if (entry.rig) options.push({ value: 'own', label: `its own rig (${entry.rig.length} nodes)` });
+  try {
+    ranked = await api(`/api/resources/${entry.id}/skeletons`);
+  } catch (e) { ranked = { targets: 0, skeletons: [] }; }
+  for (const s of ranked.skeletons) {
+    options.push({ value: String(s.id), label: `${s.name || s.crc32} (${s.class}, entry ${s.id}): ${s.matched} of ${ranked.targets}`, skeleton: s });
+  }
+  // the catalogue's other skeletons, which have none of its targets: choosable, said so
+  for (const cls of ['Skel_Z', 'Skeleton']) {
+    const page = await api(`/api/resources?class=${cls}&limit=20`).catch(() => ({ resources: [] }));
+    for (const s of page.resources) {
+      if (s.id === entry.id || options.some((o) => o.value === String(s.id))) continue;
+      options.push({ value: String(s.id), label: `${s.name || s.crc32} (${s.class}, entry ${s.id}): none of its targets` });
+    }
+  }
+  options.push({ value: 'none', label: 'none' });
+  let chosen = restore.skeleton || (options[0].value);
+  if (!options.some((o) => o.value === chosen)) {
+    options.splice(options.length - 1, 0, { value: chosen, label: `entry ${chosen}` });
+  }
+  const select = $('#skeleton-choice');
+  select.replaceChildren(...options.map((o) => make('option', { value: o.value, text: o.label })));
+  select.value = chosen;
+  select.onchange = () => chooseSkeleton(entry, select.value, ranked, {});
+  visible(true);
+  await chooseSkeleton(entry, chosen, ranked, restore);
+  await listClips(entry);
+}
+
+// The other animations of the same upload (a glTF file's clips): one switches to another in
+// the view, keeping its time and camera.
+async function listClips(entry) {
+  const box = $('#clip-box'), select = $('#clip-choice');
+  box.hidden = true;
+  if (!entry.filename) return;
+  const page = await api(`/api/resources?q=${encodeURIComponent(entry.filename)}&limit=200`).catch(() => ({ resources: [] }));
+  const clips = page.resources.filter((r) => r.sha256 === entry.sha256).sort((a, b) => a.part - b.part);
+  if (clips.length < 2) return;
+  select.replaceChildren(...clips.map((c) => make('option', { value: String(c.id), text: `${c.name || c.crc32} (entry ${c.id})` })));
+  select.value = String(entry.id);
+  select.onchange = () => {
+    const view = state.motion.view;
+    openEntry(Number(select.value), null, state.window, {
+      skeleton: state.motion.skeleton === '' ? 'own' : state.motion.skeleton, t: view.time, cam: view.cameraText(),
+    });
+  };
+  box.hidden = false;
+}
+
+async function chooseSkeleton(entry, value, ranked, restore) {
+  const view = state.motion.view;
+  const coverage = $('#coverage');
+  const box = ['#view-box', '#playback', '#joints-box'];
+  view.pause();
+  state.motion.skeleton = value === 'own' ? '' : value === 'none' ? 'none' : value;
+  if (value === 'none' || (value === 'own' && !entry.rig)) {
+    for (const b of box) $(b).hidden = true;
+    text(coverage, '');
+    motionMessage(entry.rig || ranked.skeletons.length ? 'No rig chosen: the view is off.'
+      : 'No skeleton in the catalogue has this entry\'s targets, and it has no rig of its own: upload its skeleton (a Skel_Z, or a glTF with the nodes) to see it move.');
+    view.entry = null;
+    writeUrl();
+    return;
+  }
+  for (const b of box) $(b).hidden = false;
+  motionMessage('');
+  if (restore.speed) { view.speed = Number(restore.speed) || 1; $('#speed').value = String(view.speed); }
+  try {
+    await view.show(entry, {
+      skeleton: value === 'own' ? null : Number(value),
+      time: restore.t !== undefined && restore.t !== null ? Number(restore.t) : (state.window || trackRange())[0],
+      camera: restore.cam,
+    });
+  } catch (e) {
+    motionMessage(`The pose could not be made: ${e.message}`);
+    return;
+  }
+  const answer = view.answer;
+  const moved = new Set(answer.tracks.filter((t) => t.node !== null).map((t) => t.node)).size;
+  if (value === 'own') {
+    text(coverage, `its own rig: ${answer.nodes.length} nodes, ${moved} moved by its tracks`);
+  } else {
+    const s = ranked.skeletons.find((k) => String(k.id) === value);
+    const targets = ranked.targets;
+    text(coverage, `${s ? s.matched : moved} of ${targets} ${entry.family === 'zouna' ? 'bones' : 'targets'} (${answer.nodes.length} nodes)`);
+    if (!moved) motionMessage(`This skeleton has none of the animation's ${entry.family === 'zouna' ? 'bones' : 'targets'}: it is drawn at rest.`);
+  }
+  coverage.dataset.matched = String(moved);
+  state.time = view.time;
+  if (state.chart) state.chart.draw();
+  writeUrl();
 }
 
 function trackRange() {
@@ -371,19 +534,52 @@ async function drawChart() {
       },
     },
   };
+  config.plugins = [timeCursor];
   if (state.chart) state.chart.destroy();
   state.chart = new Chart($('#chart'), config);
   writeUrl();
+  const view = state.motion && state.motion.view;
+  if (view && view.entry && view.entry.id === entry.id) {
+    await view.refreshSweep();
+    view.updatePlayback();
+  }
 }
 
-// The readout asks the API for the exact values at the time under the pointer.
+// The view's time as a line across the chart.
+const timeCursor = {
+  id: 'timeCursor',
+  afterDatasetsDraw(chart) {
+    if (state.time === null || !Number.isFinite(state.time)) return;
+    const x = chart.scales.x.getPixelForValue(state.time);
+    if (x < chart.chartArea.left || x > chart.chartArea.right) return;
+    const { ctx } = chart;
+    ctx.save();
+    ctx.strokeStyle = '#d1242f';
+    ctx.lineWidth = 1.5;
+    ctx.beginPath();
+    ctx.moveTo(x, chart.chartArea.top);
+    ctx.lineTo(x, chart.chartArea.bottom);
+    ctx.stroke();
+    ctx.restore();
+  },
+};
+
+// The readout asks the API for the exact values at the time under the pointer (or the view's).
+const chartTime = (event) => {
+  const chart = state.chart;
+  const x = chart ? chart.scales.x.getValueForPixel(event.offsetX) : NaN;
+  return Number.isFinite(x) ? Math.min(Math.max(x, chart.scales.x.min), chart.scales.x.max) : null;
+};
+
 async function readout(event) {
+  const t = chartTime(event);
+  if (t !== null) await readoutAt(t);
+}
+
+async function readoutAt(t) {
   const chart = state.chart, entry = state.entry;
   if (!chart || !entry) return;
-  const x = chart.scales.x.getValueForPixel(event.offsetX);
-  if (!Number.isFinite(x)) return;
   const token = ++state.readoutToken;
-  const t = Math.min(Math.max(x, chart.scales.x.min), chart.scales.x.max);
   const lines = [];
   const values = {};
   let shown = t;
@@ -438,10 +634,21 @@ function setUpEntry() {
   $('#zoom-in').addEventListener('click', () => zoom(0.5));
   $('#zoom-out').addEventListener('click', () => zoom(2));
   $('#reset-window').addEventListener('click', () => { state.window = null; drawChart(); });
-  let pending = null;
+  let pending = null, scrubbing = false;
+  // pressing (and dragging) on the chart moves the view's time there
+  const scrub = (event) => {
+    const t = chartTime(event);
+    const view = state.motion && state.motion.view;
+    if (t === null) return;
+    state.time = t;
+    state.chart.draw();
+    if (view && view.entry) { view.playing = false; view.seek(t); } else readoutAt(t).catch((e) => text($('#readout'), e.message));
+  };
+  $('#chart').addEventListener('pointerdown', (event) => { scrubbing = true; scrub(event); });
+  window.addEventListener('pointerup', () => { scrubbing = false; });
   $('#chart').addEventListener('mousemove', (event) => {
     clearTimeout(pending);
-    pending = setTimeout(() => readout(event).catch((e) => text($('#readout'), e.message)), 60);
+    pending = setTimeout(() => (scrubbing ? scrub(event) : readout(event).catch((e) => text($('#readout'), e.message))), 60);
   });
   $('#chart').addEventListener('wheel', (event) => {
     if (!state.chart) return;
@@ -478,7 +685,8 @@ async function start() {
   await Promise.all([loadHealth(), loadClasses(), loadCatalogue()]);
   if (view.id) {
     const window = view.from !== null && view.to !== null ? [Number(view.from), Number(view.to)] : null;
-    await openEntry(view.id, view.tracks ? view.tracks.split(',').map(Number) : null, window);
+    await openEntry(view.id, view.tracks ? view.tracks.split(',').map(Number) : null, window,
+      { skeleton: view.skeleton, t: view.t, speed: view.speed, cam: view.cam });
   }
   document.body.dataset.ready = 'true';
 }

@@ -206,6 +206,7 @@ not_found:
 }
 
 #define CHARTJS_PREFIX "/vendor/chart.js"
+#define THREE_PREFIX   "/vendor/three"
 
 void route_static(struct request *req, struct response *resp)
 {
@@ -213,6 +214,10 @@ void route_static(struct request *req, struct response *resp)
 
 	if (strncmp(path, CHARTJS_PREFIX "/", sizeof(CHARTJS_PREFIX)) == 0) {
 		serve_file(req->config->chartjs_dir, path + strlen(CHARTJS_PREFIX), path, resp);
+		return;
+	}
+	if (strncmp(path, THREE_PREFIX "/", sizeof(THREE_PREFIX)) == 0) {
+		serve_file(req->config->three_dir, path + strlen(THREE_PREFIX), path, resp);
 		return;
 	}
 	serve_file(req->config->www_dir, strcmp(path, "/") == 0 ? "/index.html" : path, path, resp);

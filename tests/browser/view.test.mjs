@@ -1,0 +1,294 @@
+// view.test.mjs: the page's 3D view in Debian's Chromium (tests/scripts/view.sh), on a real
+// animdexd: a glTF entry with a node tree and a mesh, and a Zouna Animation_Z posed on a Skel_Z
+// (written by tests/browser/zouna_files). The view draws; it moves; its "Joints at t" table
+// equals GET .../pose at the time it shows, after scrubbing, playing and pausing, and
+// stepping; the chart's time and the view's are one; a link restores the frame and the camera;
+// the skeleton can be changed, and one that covers nothing says so; a page without WebGL says
+// so and charts; playing costs no request a frame. Screenshots go to $ANIMDEX_SCREENSHOTS.
+import { execFileSync, spawn } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
+import { chromium } from 'playwright-core';
+
+const bin = process.env.ANIMDEXD;
+const srcdir = process.env.ANIMDEX_SRCDIR || '.';
+const shots = process.env.ANIMDEX_SCREENSHOTS || join(process.cwd(), 'tests', 'output');
+const dir = mkdtempSync(join(tmpdir(), 'animdex-view-'));
+const chromiumArgs = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking',
+  '--disable-component-update', '--disable-sync', '--no-first-run'];
+let failures = 0;
+
+function check(name, ok, detail = '') {
+  console.log(`${ok ? 'PASS' : 'FAIL'}: view ${name}${ok || !detail ? '' : ` (${detail})`}`);
+  if (!ok) failures++;
+}
+
+function startDaemon() {
+  return new Promise((resolve, reject) => {
+    const child = spawn(bin, ['--listen', '127.0.0.1:0', '--db', join(dir, 'view.db'), '--www', join(srcdir, 'www'), '--quiet'],
+      { stdio: ['ignore', 'pipe', 'inherit'] });
+    child.stdout.once('data', (data) => {
+      const m = /http:\/\/127\.0\.0\.1:(\d+)/.exec(String(data));
+      if (m) resolve({ child, base: `http://127.0.0.1:${m[1]}` }); else reject(new Error(`no port in: ${data}`));
+    });
+    child.once('exit', (code) => reject(new Error(`animdexd exited with ${code}`)));
+  });
+}
+
+// A glTF tree: "hips" (moved up and down), its child "spine" (turning about z), its child
+// "head" (still, carrying a triangle mesh), 2 s long.
+function treeGlb() {
+  const q = (a) => [0, 0, Math.sin(a / 2), Math.cos(a / 2)];
+  const arrays = [
+    [0, 1, 2], [0, 0, 0, 0, 0.5, 0, 0, 0, 0],
+    [...q(0), ...q(1.2), ...q(0)],
+    [0, 0, 0, 0.3, 0, 0, 0, 0.3, 0],
+  ];
+  const chunks = arrays.map((a) => Buffer.from(new Float32Array(a).buffer));
+  let offset = 0;
+  const views = chunks.map((c) => { const v = { buffer: 0, byteOffset: offset, byteLength: c.length }; offset += c.length; return v; });
+  const doc = {
+    asset: { version: '2.0' }, scene: 0, scenes: [{ nodes: [0] }],
+    nodes: [{ name: 'hips', children: [1], translation: [0, 1, 0] }, { name: 'spine', children: [2], translation: [0, 0.6, 0] },
+      { name: 'head', translation: [0, 0.6, 0], mesh: 0 }],
+    meshes: [{ primitives: [{ attributes: { POSITION: 3 } }] }],
+    accessors: [
+      { bufferView: 0, componentType: 5126, count: 3, type: 'SCALAR', min: [0], max: [2] },
+      { bufferView: 1, componentType: 5126, count: 3, type: 'VEC3' },
+      { bufferView: 2, componentType: 5126, count: 3, type: 'VEC4' },
+      { bufferView: 3, componentType: 5126, count: 3, type: 'VEC3', min: [0, 0, 0], max: [0.3, 0.3, 0] },
+    ],
+    bufferViews: views, buffers: [{ byteLength: offset }],
+    animations: [{ name: 'sway', samplers: [{ input: 0, output: 1 }, { input: 0, output: 2 }],
+      channels: [{ sampler: 0, target: { node: 0, path: 'translation' } }, { sampler: 1, target: { node: 1, path: 'rotation' } }] },
+    { name: 'nod', samplers: [{ input: 0, output: 2 }], channels: [{ sampler: 0, target: { node: 1, path: 'rotation' } }] }],
+  };
+  let json = Buffer.from(JSON.stringify(doc));
+  json = Buffer.concat([json, Buffer.alloc((4 - (json.length % 4)) % 4, 0x20)]);
+  const body = Buffer.concat(chunks);
+  const chunk = (type, data) => { const h = Buffer.alloc(8); h.writeUInt32LE(data.length, 0); h.writeUInt32LE(type, 4); return Buffer.concat([h, data]); };
+  const header = Buffer.alloc(12);
+  header.write('glTF', 0);
+  header.writeUInt32LE(2, 4);
+  header.writeUInt32LE(12 + 8 + json.length + 8 + body.length, 8);
+  return Buffer.concat([header, chunk(0x4E4F534A, json), chunk(0x004E4942, body)]);
+}
+
+async function upload(base, name, bytes) {
+  const form = new FormData();
+  form.append('file', new Blob([bytes]), name);
+  const answer = await (await fetch(`${base}/api/resources`, { method: 'POST', body: form })).json();
+  if (!answer.resources) throw new Error(`${name}: ${JSON.stringify(answer)}`);
+  return answer.resources[0].id;
+}
+
+// The view's pixels: how many differ from the background, and a digest of them.
+const pixels = (page) => page.evaluate(() => {
+  const source = document.querySelector('#view');
+  const c = document.createElement('canvas');
+  c.width = source.width; c.height = source.height;
+  const g = c.getContext('2d');
+  g.drawImage(source, 0, 0);
+  const data = g.getImageData(0, 0, c.width, c.height).data;
+  let drawn = 0, digest = 0;
+  for (let i = 0; i < data.length; i += 4) {
+    if (Math.abs(data[i] - 0xf6) + Math.abs(data[i + 1] - 0xf8) + Math.abs(data[i + 2] - 0xfa) > 24) drawn++;
+    digest = (digest * 31 + data[i] + data[i + 1] * 7 + data[i + 2] * 13) >>> 0;
+  }
+  return { drawn, digest, total: data.length / 4 };
+});
+
+// The "Joints at t" table against GET pose at its time: the largest difference, and why not.
+async function jointsMatchPose(page, base, id, skeleton) {
+  const table = await page.evaluate(() => ({
+    time: document.querySelector('#joints').dataset.time,
+    rows: [...document.querySelectorAll('#joints tbody tr')].map((r) => ({ node: Number(r.dataset.node), world: r.dataset.world.split(' ').map(Number) })),
+  }));
+  if (!table.rows.length || table.time === '') return { ok: false, why: 'the table is empty' };
+  const pose = await (await fetch(`${base}/api/resources/${id}/pose?t=${table.time}${skeleton ? `&skeleton=${skeleton}` : ''}`)).json();
+  let worst = 0;
+  for (const row of table.rows) {
+    const n = pose.nodes.findIndex((x) => x.source === row.node);
+    if (n < 0) return { ok: false, why: `pose has no node ${row.node}` };
+    const w = pose.poses[0].world[n];
+    for (let c = 0; c < 3; c++) worst = Math.max(worst, Math.abs(w[12 + c] - row.world[c]));
+  }
+  return { ok: worst <= 1e-6, why: `largest difference ${worst} at t=${table.time}`, time: Number(table.time), rows: table.rows.length };
+}
+
+const viewTime = (page) => page.evaluate(() => Number(document.querySelector('#view').dataset.time));
+const waitStill = (page) => page.waitForFunction(() => document.querySelector('#view').dataset.playing === 'false'
+  && document.querySelector('#joints').dataset.time === document.querySelector('#view').dataset.time);
+
+async function openEntry(browser, url) {
+  const page = await browser.newPage({ viewport: { width: 1280, height: 1000 } });
+  const errors = [];
+  page.on('pageerror', (e) => errors.push(String(e)));
+  page.on('console', (m) => { if (m.type() === 'error') errors.push(m.text()); });
+  await page.goto(url);
+  await page.waitForSelector('body[data-ready="true"]');
+  await page.waitForFunction(() => document.querySelector('#view').dataset.sweep !== undefined, null, { timeout: 20000 });
+  await page.evaluate(() => { document.querySelector('#joints-box').open = true; });
+  await page.waitForFunction(() => document.querySelectorAll('#joints tbody tr').length > 0);
+  return { page, errors };
+}
+
+async function main() {
+  execFileSync(join(dirname(bin), 'tests', 'browser', 'zouna_files'), [dir]);
+  const { child, base } = await startDaemon();
+  const tree = await upload(base, 'tree.glb', treeGlb());
+  const hero = await upload(base, 'hero.Skel_Z', readFileSync(join(dir, 'hero.Skel_Z')));
+  const other = await upload(base, 'other.Skel_Z', readFileSync(join(dir, 'other.Skel_Z')));
+  const run = await upload(base, 'run.Animation_Z', readFileSync(join(dir, 'run.Animation_Z')));
+  const browser = await chromium.launch({ executablePath: '/usr/bin/chromium', args: chromiumArgs });
+  try {
+    // --- a glTF entry with its own tree
+    const { page, errors } = await openEntry(browser, `${base}/?id=${tree}`);
+    check('the page loads three.js from the daemon and draws the tree', (await pixels(page)).drawn > 200,
+      JSON.stringify(await pixels(page)));
+    check('its coverage line names its own rig', /own rig: 2 nodes, 2 moved/.test(await page.locator('#coverage').innerText()),
+      await page.locator('#coverage').innerText());
+    await page.locator('#view-box').screenshot({ path: join(shots, 'view-gltf.png') });
+    let m = await jointsMatchPose(page, base, tree);
+    check('Joints at t equals pose when the entry opens', m.ok, m.why);
+    // scrub the view to 0 and to the middle: different pictures, both exact
+    await page.evaluate(() => { const s = document.querySelector('#scrub'); s.value = '0'; s.dispatchEvent(new Event('input')); });
+    await waitStill(page);
+    const atStart = await pixels(page);
+    m = await jointsMatchPose(page, base, tree);
+    check('after scrubbing to the start, Joints at t equals pose', m.ok && m.time === 0, m.why);
+    await page.evaluate(() => { const s = document.querySelector('#scrub'); s.value = '500'; s.dispatchEvent(new Event('input')); });
+    await page.waitForFunction(() => Number(document.querySelector('#joints').dataset.time) > 0.9);
+    const atMiddle = await pixels(page);
+    check('the view at t=0 differs from the view in the middle of the clip', atStart.digest !== atMiddle.digest,
+      `${atStart.digest} ${atMiddle.digest}`);
+    m = await jointsMatchPose(page, base, tree);
+    check('after scrubbing to the middle, Joints at t equals pose', m.ok && Math.abs(m.time - 1) < 1e-6, m.why);
+    check('the readout under the chart shows the view\'s time', Number(await page.locator('#readout').getAttribute('data-t')) === m.time,
+      `${await page.locator('#readout').getAttribute('data-t')} vs ${m.time}`);
+    // play (counting requests) and pause
+    const requests = [];
+    const count = (r) => requests.push(r.url());
+    page.on('request', count);
+    await page.click('#play');
+    await page.waitForTimeout(5000);
+    const playing = await page.evaluate(() => document.querySelector('#view').dataset.playing);
+    page.off('request', count);
+    check('playing for 5 s costs no request a frame', playing === 'true' && requests.length <= 2, `${requests.length} requests: ${requests.slice(0, 3)}`);
+    await page.click('#play');
+    await waitStill(page);
+    m = await jointsMatchPose(page, base, tree);
+    check('after playing and pausing, Joints at t equals pose', m.ok, m.why);
+    // step two frames forward at 30 frames a second, then one back with the keyboard
+    const before = await viewTime(page);
+    await page.click('#step-forward');
+    await page.waitForFunction((t) => Number(document.querySelector('#joints').dataset.time) !== t, before);
+    await page.click('#step-forward');
+    await page.waitForFunction((t) => Math.abs(Number(document.querySelector('#joints').dataset.time) - t - 2 / 30) < 1e-5, before);
+    m = await jointsMatchPose(page, base, tree);
+    check('after stepping two frames, Joints at t equals pose', m.ok && Math.abs(m.time - before - 2 / 30) < 1e-5, `${m.why}, from ${before}`);
+    await page.locator('#motion-title').click();
+    await page.keyboard.press('ArrowLeft');
+    await page.waitForFunction((t) => Math.abs(Number(document.querySelector('#joints').dataset.time) - t - 1 / 30) < 1e-5, before);
+    check('the left arrow key steps one frame back', true);
+    // the chart moves the view: press on the chart at a quarter of its width
+    await page.locator('#chart').scrollIntoViewIfNeeded();
+    const box = await page.locator('#chart').boundingBox();
+    const chartTime = await page.evaluate(({ x }) => {
+      const chart = Chart.getChart('chart');
+      return chart.scales.x.getValueForPixel(x);
+    }, { x: box.width * 0.25 });
+    await page.mouse.click(box.x + box.width * 0.25, box.y + box.height / 2);
+    await page.waitForFunction((t) => Math.abs(Number(document.querySelector('#joints').dataset.time) - t) < 1e-4, chartTime);
+    m = await jointsMatchPose(page, base, tree);
+    check('pressing on the chart moves the view to that time', m.ok && Math.abs(m.time - chartTime) < 1e-4, `${m.why}, chart ${chartTime}`);
+    // the mesh
+    const skeletonPixels = await pixels(page);
+    await page.selectOption('#view-mode', 'mesh');
+    const meshPixels = await pixels(page);
+    check('the upload\'s mesh shows, moved by the same pose', !(await page.locator('#view-mode').isDisabled())
+      && meshPixels.digest !== skeletonPixels.digest, `${skeletonPixels.digest} ${meshPixels.digest}`);
+    await page.selectOption('#view-mode', 'both');
+    // a link: turn the camera, then open the URL in a new page
+    await page.locator('#view').scrollIntoViewIfNeeded();
+    const canvas = await page.locator('#view').boundingBox();
+    await page.mouse.move(canvas.x + canvas.width / 2, canvas.y + canvas.height / 2);
+    await page.mouse.down();
+    await page.mouse.move(canvas.x + canvas.width / 2 + 80, canvas.y + canvas.height / 2 + 20, { steps: 5 });
+    await page.mouse.up();
+    await page.waitForTimeout(400);
+    const url = page.url();
+    const shown = await page.evaluate(() => document.querySelector('#joints').dataset.time);
+    const { page: again } = await openEntry(browser, url);
+    const same = await again.evaluate(() => document.querySelector('#joints').dataset.time);
+    const cam = new URL(url).searchParams.get('cam');
+    await again.waitForTimeout(300);
+    check('a link restores the same frame and camera', same === shown && cam && new URL(again.url()).searchParams.get('cam') === cam,
+      `time ${shown} -> ${same}, cam ${cam} -> ${new URL(again.url()).searchParams.get('cam')}`);
+    await again.close();
+    // the file's other clip, without leaving the view: the same time
+    const clips = await page.locator('#clip-choice option').count();
+    const clipTime = await page.evaluate(() => document.querySelector('#joints').dataset.time);
+    await page.selectOption('#clip-choice', { index: 1 });
+    await page.waitForFunction(() => /nod/.test(document.querySelector('#entry-title').textContent)
+      && document.querySelector('#view').dataset.sweep !== undefined);
+    await page.evaluate(() => { document.querySelector('#joints-box').open = true; });
+    await page.waitForFunction((t) => document.querySelector('#joints').dataset.time === t, clipTime, { timeout: 10000 }).catch(() => {});
+    const after = await page.evaluate(() => document.querySelector('#joints').dataset.time);
+    check('the file\'s other clip plays in the same view at the same time', clips === 2 && after === clipTime, `${clips} clips, ${clipTime} -> ${after}`);
+    check('the page made no error', errors.length === 0, errors.slice(0, 3).join(' | '));
+    await page.close();
+
+    // --- a Zouna animation on its Skel_Z
+    const z = await openEntry(browser, `${base}/?id=${run}`);
+    const coverage = await z.page.locator('#coverage').innerText();
+    check('an Animation_Z is posed on the best skeleton, its coverage shown', /2 of 3 bones/.test(coverage)
+      && (await z.page.locator('#skeleton-choice').inputValue()) === String(hero), coverage);
+    m = await jointsMatchPose(z.page, base, run, hero);
+    check('Joints at t equals pose on the Skel_Z', m.ok && m.rows === 4, m.why);
+    await z.page.evaluate(() => { const s = document.querySelector('#scrub'); s.value = '250'; s.dispatchEvent(new Event('input')); });
+    await z.page.waitForFunction(() => Number(document.querySelector('#joints').dataset.time) > 0.4);
+    m = await jointsMatchPose(z.page, base, run, hero);
+    check('after scrubbing, Joints at t equals pose on the Skel_Z', m.ok, m.why);
+    check('the Skel_Z is drawn', (await pixels(z.page)).drawn > 100);
+    await z.page.locator('#view-box').screenshot({ path: join(shots, 'view-zouna.png') });
+    await z.page.locator('#motion-and-chart').scrollIntoViewIfNeeded();
+    await z.page.screenshot({ path: join(shots, 'view-page.png') });
+    await z.page.selectOption('#skeleton-choice', String(other));
+    await z.page.waitForFunction(() => document.querySelector('#coverage').dataset.matched === '0');
+    const otherCoverage = await z.page.locator('#coverage').innerText();
+    const message = await z.page.locator('#view-message').innerText();
+    m = await jointsMatchPose(z.page, base, run, other);
+    check('a skeleton covering no bone says so, and poses at rest', /0 of 3 bones/.test(otherCoverage) && /none of the animation/.test(message)
+      && m.ok && m.rows === 2, `${otherCoverage} / ${message} / ${m.why}`);
+    check('the Zouna page made no error', z.errors.length === 0, z.errors.slice(0, 3).join(' | '));
+    await z.page.close();
+  } finally {
+    await browser.close();
+  }
+
+  // --- without WebGL: the page says so, and the chart works
+  const plain = await chromium.launch({ executablePath: '/usr/bin/chromium', args: [...chromiumArgs, '--disable-webgl', '--disable-3d-apis'] });
+  try {
+    const page = await plain.newPage({ viewport: { width: 1280, height: 900 } });
+    await page.goto(`${base}/?id=${tree}`);
+    await page.waitForSelector('body[data-ready="true"]');
+    await page.waitForFunction(() => !document.querySelector('#view-message').hidden, null, { timeout: 10000 }).catch(() => {});
+    const message = await page.locator('#view-message').innerText();
+    const charted = await page.evaluate(() => !!Chart.getChart('chart') && Chart.getChart('chart').data.datasets.length > 0);
+    check('without WebGL the page says so and still charts', /no WebGL/.test(message) && charted, `${message} / chart ${charted}`);
+    await page.screenshot({ path: join(shots, 'view-no-webgl.png') });
+  } finally {
+    await plain.close();
+    child.kill('SIGTERM');
+  }
+}
+
+try {
+  await main();
+} catch (e) {
+  check('ran to its end', false, e.stack);
+}
+rmSync(dir, { recursive: true, force: true });
+process.exit(failures ? 1 : 0);

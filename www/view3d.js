@@ -1,0 +1,428 @@
+// view3d.js: the entry's motion in 3D, beside the chart. animdex evaluates, the page draws: the
+// poses come from GET /api/resources/{id}/pose, as a float32 sweep of the chart's window
+// (refetched when the window changes), and exactly at a time the user stops on (a pause, a
+// scrub, a step); a frame of playback costs no request. three.js is Debian's libjs-three,
+// served by the daemon under /vendor/three/ (ES modules, no build step).
+import * as THREE from '/vendor/three/build/three.module.js';
+import { OrbitControls } from '/vendor/three/examples/jsm/controls/OrbitControls.js';
+import { GLTFLoader } from '/vendor/three/examples/jsm/loaders/GLTFLoader.js';
+
+const NODE_FLOATS = 26; // per node and time in format=f32: translation 3, rotation 4, scale 3, world 16
+const SWEEP_MAX = 4000; // times in one sweep
+const SAMPLE_BUDGET = 1000000; // the daemon's default --max-samples counts nodes x times
+
+const $ = (selector) => document.querySelector(selector);
+// A float32 as animdex writes it: the shortest decimal that reads back as the same float32.
+const shortest = (x) => {
+  const f = Math.fround(x);
+  if (!Number.isFinite(f)) return String(f);
+  for (let digits = 1; digits < 9; digits++) {
+    const text = String(Number(f.toPrecision(digits)));
+    if (Math.fround(Number(text)) === f) return text;
+  }
+  return String(Number(f.toPrecision(9)));
+};
+
+export function webglAvailable() {
+  try {
+    const canvas = document.createElement('canvas');
+    return !!(canvas.getContext('webgl2') || canvas.getContext('webgl'));
+  } catch (e) {
+    return false;
+  }
+}
+
+// hooks: api(path) -> JSON, auth() -> headers, window() -> [lo, hi], onTime(t, exact),
+// onSelectTracks([n...]), onChange() (the URL), playing state is the view's.
+export class MotionView {
+  constructor(hooks) {
+    this.hooks = hooks;
+    this.canvas = $('#view');
+    this.renderer = new THREE.WebGLRenderer({ canvas: this.canvas, antialias: true, preserveDrawingBuffer: true });
+    this.renderer.setPixelRatio(window.devicePixelRatio || 1);
+    this.scene = new THREE.Scene();
+    this.scene.background = new THREE.Color(0xf6f8fa);
+    this.camera = new THREE.PerspectiveCamera(45, 1, 0.001, 10000);
+    this.camera.position.set(2, 2, 4);
+    this.controls = new OrbitControls(this.camera, this.canvas);
+    this.controls.addEventListener('change', () => { this.render(); this.hooks.onChange(); });
+    this.scene.add(new THREE.AmbientLight(0xffffff, 0.8));
+    const light = new THREE.DirectionalLight(0xffffff, 0.6);
+    light.position.set(3, 5, 4);
+    this.scene.add(light);
+    this.skeleton = new THREE.Group();
+    this.scene.add(this.skeleton);
+    this.grid = null;
+    this.axes = new THREE.AxesHelper(1);
+    this.axes.matrixAutoUpdate = false;
+    this.axes.visible = false;
+    this.scene.add(this.axes);
+    this.raycaster = new THREE.Raycaster();
+    this.entry = null;
+    this.nodes = []; // [{source, name, parent (index), sphere}]
+    this.tracksOf = new Map(); // node index -> track numbers that move it
+    this.sweep = null; // {times: Float32Array, data: Float32Array}
+    this.shown = null; // {t, values: Float32Array of nodes x 26} what is drawn
+    this.time = 0;
+    this.playing = false;
+    this.speed = 1;
+    this.loop = true;
+    this.fps = 30;
+    this.mode = 'skeleton';
+    this.mesh = null; // {root, objects: [Object3D by node index]}
+    this.selected = -1;
+    this.skeletonId = null; // null: the entry's own rig
+    this.generation = 0;
+    this.setUpEvents();
+    new ResizeObserver(() => this.resize()).observe(this.canvas.parentElement);
+    this.resize();
+  }
+
+  resize() {
+    const box = this.canvas.parentElement;
+    const width = Math.max(box.clientWidth, 100), height = Math.max(box.clientHeight, 100);
+    this.renderer.setSize(width, height, false);
+    this.camera.aspect = width / height;
+    this.camera.updateProjectionMatrix();
+    this.render();
+  }
+
+  render() { this.renderer.render(this.scene, this.camera); }
+
+  // A new entry (or a new skeleton for it): its rig from a pose at the current time, then the
+  // sweep of the window.
+  async show(entry, options = {}) {
+    const generation = ++this.generation;
+    this.entry = entry;
+    this.playing = false;
+    this.skeletonId = options.skeleton ?? null;
+    if (options.time !== undefined) this.time = options.time;
+    const query = this.skeletonId ? `&skeleton=${this.skeletonId}` : '';
+    const first = await this.hooks.api(`/api/resources/${entry.id}/pose?t=${this.time}${query}`);
+    if (generation !== this.generation) return;
+    this.answer = first;
+    this.buildRig(first);
+    this.applyExact(first);
+    await this.loadMesh(entry, generation);
+    if (options.camera) this.setCamera(options.camera); else this.frameAll();
+    await this.refreshSweep();
+    this.updatePlayback();
+  }
+
+  buildRig(answer) {
+    this.skeleton.clear?.();
+    while (this.skeleton.children.length) this.skeleton.remove(this.skeleton.children[0]);
+    const index = new Map(answer.nodes.map((n, i) => [n.source, i]));
+    this.nodes = answer.nodes.map((n) => ({ source: n.source, name: n.name, parent: n.parent === null ? -1 : index.get(n.parent) }));
+    this.tracksOf = new Map();
+    for (const t of answer.tracks) {
+      if (t.node === null) continue;
+      const i = index.get(t.node);
+      this.tracksOf.set(i, [...(this.tracksOf.get(i) || []), t.n]);
+    }
+    const material = new THREE.MeshLambertMaterial({ color: 0x1f6feb });
+    const still = new THREE.MeshLambertMaterial({ color: 0x8c959f });
+    const geometry = new THREE.SphereBufferGeometry(1, 14, 10);
+    for (const [i, node] of this.nodes.entries()) {
+      node.sphere = new THREE.Mesh(geometry, this.tracksOf.has(i) ? material : still);
+      node.sphere.userData.node = i;
+      this.skeleton.add(node.sphere);
+    }
+    const segments = this.nodes.filter((n) => n.parent >= 0).length;
+    const lines = new THREE.BufferGeometry();
+    lines.setAttribute('position', new THREE.BufferAttribute(new Float32Array(Math.max(segments, 1) * 6), 3));
+    this.bones = new THREE.LineSegments(lines, new THREE.LineBasicMaterial({ color: 0x24292f }));
+    this.skeleton.add(this.bones);
+    this.selected = -1;
+    this.axes.visible = false;
+  }
+
+  // The glTF upload's meshes, moved by the same pose (own rig only).
+  async loadMesh(entry, generation) {
+    if (this.mesh) this.scene.remove(this.mesh.root);
+    this.mesh = null;
+    $('#view-mode').disabled = true;
+    if (entry.family !== 'gltf' || this.skeletonId) return;
+    try {
+      const response = await fetch(`/api/resources/${entry.id}/raw`, { headers: this.hooks.auth() });
+      if (!response.ok) return;
+      const bytes = await response.arrayBuffer();
+      const gltf = await new Promise((resolve, reject) => new GLTFLoader().parse(bytes, '', resolve, reject));
+      if (generation !== this.generation) return;
+      let meshes = 0;
+      gltf.scene.traverse((o) => { if (o.isMesh) meshes++; });
+      if (!meshes) return;
+      const objects = await Promise.all(this.nodes.map((n) => gltf.parser.getDependency('node', n.source)));
+      this.mesh = { root: gltf.scene, objects };
+      this.scene.add(gltf.scene);
+      $('#view-mode').disabled = false;
+      this.applyMode();
+    } catch (e) {
+      this.mesh = null; // the skeleton still shows
+    }
+  }
+
+  applyMode() {
+    this.mode = $('#view-mode').value;
+    this.skeleton.visible = !this.mesh || this.mode !== 'mesh';
+    if (this.mesh) this.mesh.root.visible = this.mode !== 'skeleton';
+    this.render();
+  }
+
+  // The sweep of the chart's window, as float32.
+  async refreshSweep() {
+    if (!this.entry || !this.nodes.length) return;
+    const generation = this.generation;
+    const [lo, hi] = this.hooks.window();
+    const span = Math.max(hi - lo, 0);
+    const count = Math.max(2, Math.min(SWEEP_MAX, Math.floor(SAMPLE_BUDGET / this.nodes.length), Math.ceil(span * 120) + 1));
+    const query = `from=${lo}&to=${hi}&count=${count}&format=f32${this.skeletonId ? `&skeleton=${this.skeletonId}` : ''}`;
+    const response = await fetch(`/api/resources/${this.entry.id}/pose?${query}`, { headers: this.hooks.auth() });
+    if (!response.ok || generation !== this.generation) return;
+    const floats = new Float32Array(await response.arrayBuffer());
+    const stride = 1 + this.nodes.length * NODE_FLOATS;
+    const times = new Float32Array(floats.length / stride);
+    for (let k = 0; k < times.length; k++) times[k] = floats[k * stride];
+    this.sweep = { times, data: floats, stride, lo, hi };
+    $('#view').dataset.sweep = String(times.length);
+  }
+
+  // Draws node values (nodes x 26 floats: local TRS, world matrix) at time t.
+  draw(values, t) {
+    const positions = this.bones.geometry.attributes.position;
+    const box = new THREE.Box3();
+    let s = 0;
+    for (const [i, node] of this.nodes.entries()) {
+      const w = i * NODE_FLOATS + 10;
+      node.sphere.position.set(values[w + 12], values[w + 13], values[w + 14]);
+      box.expandByPoint(node.sphere.position);
+      if (node.parent >= 0) {
+        const p = node.parent * NODE_FLOATS + 10;
+        positions.array.set([values[p + 12], values[p + 13], values[p + 14], values[w + 12], values[w + 13], values[w + 14]], s * 6);
+        s++;
+      }
+    }
+    positions.needsUpdate = true;
+    this.bones.geometry.computeBoundingSphere();
+    const size = Math.max(box.getSize(new THREE.Vector3()).length(), 1e-3);
+    const radius = size * 0.02;
+    for (const node of this.nodes) node.sphere.scale.setScalar(radius);
+    if (this.selected >= 0) {
+      const w = this.selected * NODE_FLOATS + 10;
+      this.axes.matrix.fromArray(values, w);
+      this.axes.matrix.multiply(new THREE.Matrix4().makeScale(size * 0.08, size * 0.08, size * 0.08));
+      this.axes.visible = true;
+    }
+    if (this.mesh) {
+      for (const [i, object] of this.mesh.objects.entries()) {
+        if (!object) continue;
+        const l = i * NODE_FLOATS;
+        object.position.set(values[l], values[l + 1], values[l + 2]);
+        object.quaternion.set(values[l + 3], values[l + 4], values[l + 5], values[l + 6]);
+        object.scale.set(values[l + 7], values[l + 8], values[l + 9]);
+      }
+      this.mesh.root.updateMatrixWorld(true);
+    }
+    if (!this.grid) {
+      this.grid = new THREE.GridHelper(1, 10, 0x8c959f, 0xd0d7de);
+      this.scene.add(this.grid);
+    }
+    this.extent = { box, size };
+    this.shown = { t, values };
+    this.render();
+    this.fillJoints();
+  }
+
+  // A JSON pose answer's one pose as node values, then drawn: exact at its time.
+  applyExact(answer) {
+    const pose = answer.poses[0];
+    const values = new Float32Array(this.nodes.length * NODE_FLOATS);
+    for (let i = 0; i < this.nodes.length; i++) {
+      values.set(pose.translation[i], i * NODE_FLOATS);
+      values.set(pose.rotation[i], i * NODE_FLOATS + 3);
+      values.set(pose.scale[i], i * NODE_FLOATS + 7);
+      values.set(pose.world[i], i * NODE_FLOATS + 10);
+    }
+    this.time = pose.t;
+    this.draw(values, pose.t);
+    this.updatePlayback();
+  }
+
+  // The pose exactly at t, from animdex (one request: a stop, not a frame).
+  async seek(t, notify = true) {
+    if (!this.entry || !this.nodes.length) return;
+    const generation = this.generation;
+    this.time = t;
+    const query = this.skeletonId ? `&skeleton=${this.skeletonId}` : '';
+    const answer = await this.hooks.api(`/api/resources/${this.entry.id}/pose?t=${t}${query}`);
+    if (generation !== this.generation || this.playing) return;
+    this.applyExact(answer);
+    if (notify) this.hooks.onTime(answer.poses[0].t, true);
+  }
+
+  // A frame of playback: the sweep's sample nearest t, no request.
+  frameAt(t) {
+    const sweep = this.sweep;
+    if (!sweep || !sweep.times.length) return;
+    let lo = 0, hi = sweep.times.length - 1;
+    while (hi - lo > 1) { const mid = (lo + hi) >> 1; if (sweep.times[mid] <= t) lo = mid; else hi = mid; }
+    const k = Math.abs(sweep.times[hi] - t) < Math.abs(t - sweep.times[lo]) ? hi : lo;
+    const start = k * sweep.stride + 1;
+    this.time = sweep.times[k];
+    this.draw(sweep.data.subarray(start, start + this.nodes.length * NODE_FLOATS), sweep.times[k]);
+    this.hooks.onTime(this.time, false);
+  }
+
+  play() {
+    if (!this.sweep) return;
+    this.playing = true;
+    let last = performance.now();
+    let clock = this.time;
+    const tick = (now) => {
+      if (!this.playing) return;
+      const [lo, hi] = [this.sweep.lo, this.sweep.hi];
+      clock += ((now - last) / 1000) * this.speed;
+      last = now;
+      if (clock > hi) {
+        if (this.loop && hi > lo) clock = lo + ((clock - lo) % (hi - lo));
+        else { clock = hi; this.frameAt(clock); this.pause(); return; }
+      }
+      if (clock < lo) clock = lo;
+      this.frameAt(clock);
+      requestAnimationFrame(tick);
+    };
+    requestAnimationFrame(tick);
+    this.updatePlayback();
+  }
+
+  pause() {
+    if (!this.playing) return;
+    this.playing = false;
+    this.updatePlayback();
+    this.seek(this.time); // the frame shown, exactly
+  }
+
+  step(frames) {
+    this.playing = false;
+    const [lo, hi] = this.hooks.window();
+    const t = Math.min(Math.max(this.time + frames / this.fps, lo), hi);
+    this.seek(t);
+  }
+
+  updatePlayback() {
+    const [lo, hi] = this.hooks.window();
+    const scrub = $('#scrub');
+    scrub.value = String(hi > lo ? Math.round(((this.time - lo) / (hi - lo)) * 1000) : 0);
+    $('#play').textContent = this.playing ? 'Pause' : 'Play';
+    $('#play').setAttribute('aria-pressed', String(this.playing));
+    $('#time-text').textContent = `${shortest(this.time)} s`;
+    $('#view').dataset.time = String(this.time);
+    $('#view').dataset.playing = String(this.playing);
+  }
+
+  fillJoints() {
+    const table = $('#joints');
+    table.dataset.time = this.shown ? String(this.shown.t) : '';
+    if (!$('#joints-box').open && !table.dataset.filled) return;
+    const values = this.shown.values;
+    table.dataset.filled = 'true';
+    $('#joints tbody').replaceChildren(...this.nodes.map((node, i) => {
+      const w = i * NODE_FLOATS + 10;
+      const world = [values[w + 12], values[w + 13], values[w + 14]].map(shortest);
+      const row = document.createElement('tr');
+      row.dataset.node = String(node.source);
+      row.dataset.world = world.join(' ');
+      for (const text of [node.name, world.join(', ')]) {
+        const td = document.createElement('td');
+        td.textContent = text;
+        row.append(td);
+      }
+      return row;
+    }));
+    if (this.playing) this.updatePlayback();
+  }
+
+  frameAll() {
+    if (!this.extent) return;
+    const center = this.extent.box.getCenter(new THREE.Vector3());
+    const size = Math.max(this.extent.size, 1e-3);
+    const direction = this.camera.position.clone().sub(this.controls.target);
+    if (direction.lengthSq() === 0) direction.set(1, 1, 2);
+    direction.normalize().multiplyScalar(size * 1.4 + 0.01);
+    this.controls.target.copy(center);
+    this.camera.position.copy(center).add(direction);
+    this.camera.near = size / 1000 + 1e-5;
+    this.camera.far = size * 100 + 10;
+    this.camera.updateProjectionMatrix();
+    if (this.grid) {
+      this.scene.remove(this.grid);
+      this.grid = new THREE.GridHelper(size * 2, 10, 0x8c959f, 0xd0d7de);
+      this.grid.position.set(center.x, this.extent.box.min.y, center.z);
+      this.scene.add(this.grid);
+    }
+    this.controls.update();
+    this.render();
+  }
+
+  cameraText() {
+    const p = this.camera.position, t = this.controls.target;
+    return [p.x, p.y, p.z, t.x, t.y, t.z].map((v) => Number(v.toPrecision(6))).join(',');
+  }
+
+  setCamera(text) {
+    const v = String(text).split(',').map(Number);
+    if (v.length !== 6 || v.some((x) => !Number.isFinite(x))) { this.frameAll(); return; }
+    this.camera.position.set(v[0], v[1], v[2]);
+    this.controls.target.set(v[3], v[4], v[5]);
+    this.controls.update();
+    this.render();
+  }
+
+  pick(event) {
+    const rect = this.canvas.getBoundingClientRect();
+    const mouse = new THREE.Vector2(((event.clientX - rect.left) / rect.width) * 2 - 1, -((event.clientY - rect.top) / rect.height) * 2 + 1);
+    this.raycaster.setFromCamera(mouse, this.camera);
+    const hit = this.raycaster.intersectObjects(this.nodes.map((n) => n.sphere))[0];
+    return hit ? hit.object.userData.node : -1;
+  }
+
+  setUpEvents() {
+    const tip = $('#view-tip');
+    this.canvas.addEventListener('pointermove', (event) => {
+      const i = this.pick(event);
+      tip.hidden = i < 0;
+      if (i >= 0) {
+        tip.textContent = this.nodes[i].name;
+        tip.style.left = `${event.offsetX + 12}px`;
+        tip.style.top = `${event.offsetY + 8}px`;
+      }
+    });
+    this.canvas.addEventListener('click', (event) => {
+      const i = this.pick(event);
+      if (i < 0) return;
+      this.selected = i;
+      if (this.shown) this.draw(this.shown.values, this.shown.t);
+      this.hooks.onSelectTracks(this.tracksOf.get(i) || []);
+    });
+    $('#play').addEventListener('click', () => (this.playing ? this.pause() : this.play()));
+    $('#step-back').addEventListener('click', () => this.step(-1));
+    $('#step-forward').addEventListener('click', () => this.step(1));
+    $('#scrub').addEventListener('input', () => {
+      const [lo, hi] = this.hooks.window();
+      this.playing = false;
+      this.seek(lo + ((hi - lo) * Number($('#scrub').value)) / 1000);
+    });
+    $('#speed').addEventListener('change', () => { this.speed = Number($('#speed').value); this.hooks.onChange(); });
+    $('#loop').addEventListener('change', () => { this.loop = $('#loop').checked; });
+    $('#fps').addEventListener('change', () => { const f = Number($('#fps').value); if (f >= 1 && f <= 240) this.fps = f; });
+    $('#frame-all').addEventListener('click', () => { this.frameAll(); this.hooks.onChange(); });
+    $('#view-mode').addEventListener('change', () => this.applyMode());
+    $('#joints-box').addEventListener('toggle', () => this.fillJoints());
+    document.addEventListener('keydown', (event) => {
+      if (!this.entry || $('#entry').hidden || /^(INPUT|SELECT|TEXTAREA|BUTTON)$/.test(event.target.tagName)) return;
+      if (event.key === ' ') { event.preventDefault(); if (this.playing) this.pause(); else this.play(); }
+      else if (event.key === 'ArrowRight') { event.preventDefault(); this.step(1); }
+      else if (event.key === 'ArrowLeft') { event.preventDefault(); this.step(-1); }
+    });
+  }
+}
