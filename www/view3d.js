@@ -73,6 +73,8 @@ export class MotionView {
     this.selected = -1;
     this.skeletonId = null; // null: the entry's own rig
     this.generation = 0;
+    this.seeks = 0; // seeks asked for: an answer to an older one is dropped
+    this.sweeps = 0;
     this.setUpEvents();
     new ResizeObserver(() => this.resize()).observe(this.canvas.parentElement);
     this.resize();
@@ -172,14 +174,15 @@ export class MotionView {
   // The sweep of the chart's window, as float32.
   async refreshSweep() {
     if (!this.entry || !this.nodes.length) return;
-    const generation = this.generation;
+    const generation = this.generation, asked = ++this.sweeps;
     const [lo, hi] = this.hooks.window();
     const span = Math.max(hi - lo, 0);
     const count = Math.max(2, Math.min(SWEEP_MAX, Math.floor(SAMPLE_BUDGET / this.nodes.length), Math.ceil(span * 120) + 1));
     const query = `from=${lo}&to=${hi}&count=${count}&format=f32${this.skeletonId ? `&skeleton=${this.skeletonId}` : ''}`;
     const response = await fetch(`/api/resources/${this.entry.id}/pose?${query}`, { headers: this.hooks.auth() });
-    if (!response.ok || generation !== this.generation) return;
+    if (!response.ok || generation !== this.generation || asked !== this.sweeps) return;
     const floats = new Float32Array(await response.arrayBuffer());
+    if (asked !== this.sweeps) return;
     const stride = 1 + this.nodes.length * NODE_FLOATS;
     const times = new Float32Array(floats.length / stride);
     for (let k = 0; k < times.length; k++) times[k] = floats[k * stride];
@@ -251,11 +254,12 @@ export class MotionView {
   // The pose exactly at t, from animdex (one request: a stop, not a frame).
   async seek(t, notify = true) {
     if (!this.entry || !this.nodes.length) return;
-    const generation = this.generation;
+    const generation = this.generation, asked = ++this.seeks;
     this.time = t;
     const query = this.skeletonId ? `&skeleton=${this.skeletonId}` : '';
     const answer = await this.hooks.api(`/api/resources/${this.entry.id}/pose?t=${t}${query}`);
-    if (generation !== this.generation || this.playing) return;
+    // answers may come back out of order: only the last one asked for is shown
+    if (generation !== this.generation || asked !== this.seeks || this.playing) return;
     this.applyExact(answer);
     if (notify) this.hooks.onTime(answer.poses[0].t, true);
   }

@@ -249,6 +249,8 @@ static json_t *ranked(struct catalog *cat, struct candidates *c, const struct wa
 	size_t shown = c->count < limit ? c->count : limit;
 	json_t *list = json_array();
 
+	if (c->count == 0)
+		return list; /* (qsort is not for a NULL list, even an empty one) */
 	qsort(c->list, c->count, sizeof(*c->list), by_matched);
 	for (size_t i = 0; i < shown; i++) {
 		struct rig rig;

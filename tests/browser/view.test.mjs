@@ -1,10 +1,11 @@
 // view.test.mjs: the page's 3D view in Debian's Chromium (tests/scripts/view.sh), on a real
-// animdexd: a glTF entry with a node tree and a mesh, and a Zouna Animation_Z posed on a Skel_Z
-// (written by tests/browser/zouna_files). The view draws; it moves; its "Joints at t" table
-// equals GET .../pose at the time it shows, after scrubbing, playing and pausing, and
-// stepping; the chart's time and the view's are one; a link restores the frame and the camera;
-// the skeleton can be changed, and one that covers nothing says so; a page without WebGL says
-// so and charts; playing costs no request a frame. Screenshots go to $ANIMDEX_SCREENSHOTS.
+// animdexd: a glTF entry with a node tree, a mesh and two clips; a Zouna Animation_Z posed on a
+// Skel_Z and a Burnout vehicle (both written by tests/browser/rig_files); a Radient clip posed on
+// a glTF entry's rig. The view draws; it moves; its "Joints at t" table equals GET .../pose at
+// the time it shows, after scrubbing, playing and pausing, and stepping; the chart's time and
+// the view's are one; a link restores the frame and the camera; the skeleton can be changed,
+// and one that covers nothing says so; a page without WebGL says so and charts; playing costs
+// no request a frame. Screenshots (one a family) go to $ANIMDEX_SCREENSHOTS.
 import { execFileSync, spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -135,12 +136,20 @@ async function openEntry(browser, url) {
 }
 
 async function main() {
-  execFileSync(join(dirname(bin), 'tests', 'browser', 'zouna_files'), [dir]);
+  execFileSync(join(dirname(bin), 'tests', 'browser', 'rig_files'), [dir]);
   const { child, base } = await startDaemon();
   const tree = await upload(base, 'tree.glb', treeGlb());
   const hero = await upload(base, 'hero.Skel_Z', readFileSync(join(dir, 'hero.Skel_Z')));
   const other = await upload(base, 'other.Skel_Z', readFileSync(join(dir, 'other.Skel_Z')));
   const run = await upload(base, 'run.Animation_Z', readFileSync(join(dir, 'run.Animation_Z')));
+  const vehicle = await upload(base, 'pusmc01_vanm.dat', readFileSync(join(dir, 'pusmc01_vanm.dat')));
+  const nod = await upload(base, 'nod.json', Buffer.from(JSON.stringify({
+    name: 'radient nod', duration: 2,
+    targets: [{ schema: 'E4ADD320-EECA-439F-A6C3-1D8A25AEFBC3', object: 0, name: 'spine' }],
+    samplers: [{ value: { type: 'FLOAT4' }, interpolation: 'LINEAR', semantic: 'NORMALIZED_QUATERNION', times: [0, 2],
+      values: [0, 0, 0, 1, 0.6, 0, 0, 0.8] }],
+    channels: [{ target: 0, property: 2, sampler: 0 }],
+  })));
   const browser = await chromium.launch({ executablePath: '/usr/bin/chromium', args: chromiumArgs });
   try {
     // --- a glTF entry with its own tree
@@ -264,6 +273,21 @@ async function main() {
       && m.ok && m.rows === 2, `${otherCoverage} / ${message} / ${m.why}`);
     check('the Zouna page made no error', z.errors.length === 0, z.errors.slice(0, 3).join(' | '));
     await z.page.close();
+
+    // --- a Burnout vehicle's own rig, and a Radient clip posed on a glTF entry's rig
+    const b = await openEntry(browser, `${base}/?id=${vehicle}`);
+    m = await jointsMatchPose(b.page, base, vehicle);
+    check('a Burnout vehicle shows its root, parts and wheels', m.ok && m.rows === 7 && (await pixels(b.page)).drawn > 100, m.why);
+    await b.page.locator('#view-box').screenshot({ path: join(shots, 'view-burnout.png') });
+    await b.page.close();
+    const r = await openEntry(browser, `${base}/?id=${nod}`);
+    const rCoverage = await r.page.locator('#coverage').innerText();
+    const rSkeleton = await r.page.locator('#skeleton-choice').inputValue();
+    m = await jointsMatchPose(r.page, base, nod, Number(rSkeleton));
+    check('a Radient clip is posed on a glTF rig with the node it names', /1 of 1 targets/.test(rCoverage) && m.ok, `${rCoverage}; ${m.why}`);
+    await r.page.locator('#view-box').screenshot({ path: join(shots, 'view-radient.png') });
+    check('the Burnout and Radient pages made no error', b.errors.length + r.errors.length === 0, [...b.errors, ...r.errors].slice(0, 3).join(' | '));
+    await r.page.close();
   } finally {
     await browser.close();
   }

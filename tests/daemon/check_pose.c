@@ -276,6 +276,12 @@ START_TEST(skeletons_rank_the_rig_the_bones_fit)
 	ck_assert_int_eq(json_integer_value(json_object_get(second, "matched")), 1);
 	ck_assert_str_eq(json_string_value(json_object_get(first, "class")), "Skel_Z");
 	json_decref(j);
+	/* no rig has the glTF tree's nodes: an empty list */
+	snprintf(path, sizeof(path), "/api/resources/%lld/skeletons", (long long)tree);
+	j = get_json(path, 200);
+	ck_assert_int_eq(json_integer_value(json_object_get(j, "count")), 0);
+	ck_assert_int_eq(json_array_size(json_object_get(j, "skeletons")), 0);
+	json_decref(j);
 }
 END_TEST
 

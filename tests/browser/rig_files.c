@@ -1,11 +1,13 @@
-/* zouna_files.c: writes the Zouna files the page's 3D view test uploads (tests/browser/
+/* rig_files.c: writes the binary files the page's 3D view test uploads (tests/browser/
  * view.test.mjs), with the test library's writers: hero.Skel_Z (a root and a chain of three
- * bones), run.Animation_Z (two of hero's bones move, one bone hero lacks), and other.Skel_Z
- * (bones none of run's tracks name). Usage: zouna_files DIR */
+ * bones), run.Animation_Z (two of hero's bones move, one bone hero lacks), other.Skel_Z (bones
+ * none of run's tracks name), and pusmc01_vanm.dat (a Burnout vehicle: a root, two animated
+ * parts, four wheels at their corners). Usage: rig_files DIR */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "burnout_writer.h"
 #include "hash.h"
 #include "zouna_writer.h"
 
@@ -46,6 +48,31 @@ static int skeleton(const char *dir, const char *file, const char *const *names,
 	return rc;
 }
 
+static int vehicle(const char *dir)
+{
+	static const struct bpart parts[2] = {{{4, -1, -1}}, {{5, -1, -1}}};
+	static const struct banimation animations[1] = {
+	    {0, 1, -1, {1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1, 0}}};
+	static const struct bstate states[1] = {{1, 10, 1, {0, 0, 0, 0, 1, 1, 1, 1}}};
+	static const float corners[4][3] = {
+	    {0.8f, 0.35f, 1.4f}, {-0.8f, 0.35f, 1.4f}, {0.8f, 0.35f, -1.3f}, {-0.8f, 0.35f, -1.3f}};
+	struct bvehicle v = {parts, 2, animations, 1, states, 1, {-1, -1, -1, -1}, {{0}}, 0};
+	struct zbuf b;
+	int rc;
+
+	for (int w = 0; w < 4; w++) {
+		for (int k = 0; k < 4; k++)
+			v.wheel_matrices[w][k * 5] = 1;
+		for (int k = 0; k < 3; k++)
+			v.wheel_matrices[w][12 + k] = corners[w][k];
+	}
+	zbuf_init(&b, 0);
+	burnout_write_vehicle(&b, &v, 0);
+	rc = save(dir, "pusmc01_vanm.dat", &b);
+	zbuf_free(&b);
+	return rc < 0 ? 1 : 0;
+}
+
 int main(int argc, char **argv)
 {
 	static const char *const hero[4] = {"ROOT", "Bip01 Pelvis", "Bip01 Spine", "Bip01 Head"};
@@ -67,7 +94,7 @@ int main(int argc, char **argv)
 	struct zbuf b;
 
 	if (argc != 2) {
-		fprintf(stderr, "usage: zouna_files DIR\n");
+		fprintf(stderr, "usage: rig_files DIR\n");
 		return 2;
 	}
 	if (skeleton(argv[1], "hero.Skel_Z", hero, 4) < 0 ||
@@ -83,5 +110,5 @@ int main(int argc, char **argv)
 	if (save(argv[1], "run.Animation_Z", &b) < 0)
 		return 1;
 	zbuf_free(&b);
-	return 0;
+	return vehicle(argv[1]);
 }
