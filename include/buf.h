@@ -32,6 +32,10 @@ int buf_printf(struct buf *b, const char *fmt, ...) __attribute__((format(printf
 int buf_put_uint(struct buf *b, unsigned long long v);
 /* Copies text into out[size], cut short (on a byte) when it does not fit; always ends it. */
 void text_copy(char *out, size_t size, const char *text);
+/* Copies into out[room] what of the buffer is not given yet (from *given on), advancing
+ * *given: how many bytes, 0 when all was given. For answers made a piece at a time into a
+ * buffer and sent as the connection takes them. */
+size_t buf_give(const struct buf *b, size_t *given, char *out, size_t room);
 /* Hands the data to the caller (free() it) and leaves the buffer empty. */
 char *buf_steal(struct buf *b, size_t *len);
 

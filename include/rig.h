@@ -56,6 +56,9 @@ int rig_world(const struct rig *rig, const double *local, double *world);
  * index. */
 json_t *rig_json(const struct rig *rig);
 
+/* n floats as a JSON array of numbers. */
+json_t *rig_floats_json(const float *v, size_t n);
+
 /* What a node is called in answers and exports: its name, else its handle's known name, else
  * "node N" after its source index (never after its place in the rig). */
 void rig_node_label(const struct rig_node *node, char *out, size_t size);

@@ -125,3 +125,15 @@ char *buf_steal(struct buf *b, size_t *len)
 	buf_init(b, b->max);
 	return p;
 }
+
+size_t buf_give(const struct buf *b, size_t *given, char *out, size_t room)
+{
+	size_t take = *given < b->len ? b->len - *given : 0;
+
+	if (take > room)
+		take = room;
+	if (take)
+		memcpy(out, b->data + *given, take);
+	*given += take;
+	return take;
+}

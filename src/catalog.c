@@ -195,3 +195,33 @@ char *catalog_text_copy(struct db_stmt *s, int c, int *failed)
 		*failed = 1;
 	return copy;
 }
+
+int catalog_collect_ids(struct db_stmt *s, const char *what, int64_t **ids, size_t *count,
+                        struct error *err)
+{
+	size_t cap = 0;
+	int rc;
+
+	*ids = NULL;
+	*count = 0;
+	while ((rc = db_step(s, what, err)) == 1) {
+		if (*count == cap) {
+			int64_t *grown = realloc(*ids, (cap = cap ? 2 * cap : 256) * sizeof(**ids));
+			if (!grown) {
+				error_set(err, ERROR_INTERNAL, NULL, -1, "out of memory");
+				rc = -1;
+				break;
+			}
+			*ids = grown;
+		}
+		(*ids)[(*count)++] = db_column_int64(s, 0);
+	}
+	db_reset(s);
+	if (rc < 0) {
+		free(*ids);
+		*ids = NULL;
+		*count = 0;
+		return -1;
+	}
+	return 0;
+}

@@ -65,6 +65,10 @@ json_t *catalog_json_text(struct db_stmt *s, int c);
 json_t *catalog_json_int(struct db_stmt *s, int c);
 /* A malloc'd copy of a blob column (never NULL when it succeeds, even when empty). */
 void *catalog_blob_copy(struct db_stmt *s, int c, size_t *length);
+/* Steps s to its end, the first column of each row into *ids (malloc'd); then resets it. 0, or
+ * -1 with err set (nothing kept). */
+int catalog_collect_ids(struct db_stmt *s, const char *what, int64_t **ids, size_t *count,
+                        struct error *err);
 /* A strdup of a text column; NULL for NULL, and *failed set when out of memory. */
 char *catalog_text_copy(struct db_stmt *s, int c, int *failed);
 

@@ -37,36 +37,6 @@ int64_t catalog_outdated(struct catalog *cat, struct error *err)
 }
 
 /* Appends the first column of every row to a malloc'd array. */
-static int collect_ids(struct db_stmt *s, const char *what, int64_t **ids, size_t *count,
-                       struct error *err)
-{
-	size_t cap = 0;
-	int rc;
-
-	*ids = NULL;
-	*count = 0;
-	while ((rc = db_step(s, what, err)) == 1) {
-		if (*count == cap) {
-			int64_t *grown = realloc(*ids, (cap = cap ? 2 * cap : 256) * sizeof(**ids));
-			if (!grown) {
-				error_set(err, ERROR_INTERNAL, NULL, -1, "out of memory");
-				rc = -1;
-				break;
-			}
-			*ids = grown;
-		}
-		(*ids)[(*count)++] = db_column_int64(s, 0);
-	}
-	db_reset(s);
-	if (rc < 0) {
-		free(*ids);
-		*ids = NULL;
-		*count = 0;
-		return -1;
-	}
-	return 0;
-}
-
 int catalog_select_ids(struct catalog *cat, const char *family, const char *class_name, int64_t id,
                        int64_t **ids, size_t *count, struct error *err)
 {
@@ -79,7 +49,7 @@ int catalog_select_ids(struct catalog *cat, const char *family, const char *clas
 	db_bind_text(s, 1, family);
 	db_bind_text(s, 2, class_name);
 	db_bind_int64(s, 3, id);
-	return collect_ids(s, "selecting entries", ids, count, err);
+	return catalog_collect_ids(s, "selecting entries", ids, count, err);
 }
 
 int catalog_get_stored(struct catalog *cat, int64_t id, struct catalog_stored *out,

@@ -132,8 +132,6 @@ int catalog_rigs_with(struct catalog *cat, const struct catalog_rig_key *key, in
 	                    : key->kind == RIG_KEY_NAME ? ST_RIGS_BY_NAME
 	                                                : ST_RIGS_BY_SOURCE;
 	struct db_stmt *s = db_prepare(cat->db, st, err);
-	size_t cap = 0;
-	int rc;
 
 	*ids = NULL;
 	*count = 0;
@@ -143,24 +141,5 @@ int catalog_rigs_with(struct catalog *cat, const struct catalog_rig_key *key, in
 		db_bind_text(s, 1, key->name);
 	else
 		db_bind_int64(s, 1, key->kind == RIG_KEY_HANDLE ? key->handle : key->source);
-	while ((rc = db_step(s, "finding rigs", err)) == 1) {
-		if (*count == cap) {
-			int64_t *grown = realloc(*ids, (cap = cap ? 2 * cap : 64) * sizeof(*grown));
-			if (!grown) {
-				error_set(err, ERROR_INTERNAL, NULL, -1, "out of memory");
-				rc = -1;
-				break;
-			}
-			*ids = grown;
-		}
-		(*ids)[(*count)++] = db_column_int64(s, 0);
-	}
-	db_reset(s);
-	if (rc < 0) {
-		free(*ids);
-		*ids = NULL;
-		*count = 0;
-		return -1;
-	}
-	return 0;
+	return catalog_collect_ids(s, "finding rigs", ids, count, err);
 }

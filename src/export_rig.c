@@ -53,15 +53,6 @@ int exporter_set_skeleton(struct exporter *ex, struct catalog *cat, int64_t id, 
 	return 0;
 }
 
-static json_t *floats(const float *v, size_t n)
-{
-	json_t *a = json_array();
-
-	for (size_t i = 0; i < n; i++)
-		json_array_append_new(a, json_real(v[i]));
-	return a;
-}
-
 /* The skin of a rig's nodes with inverse bind matrices: joints in rig order, their matrices
  * in an accessor made again from the rig when the buffer is. */
 static int add_skin(struct exporter *ex, const struct export_rig *er)
@@ -147,11 +138,11 @@ static int add_nodes(struct exporter *ex, struct export_rig *er)
 			return -1;
 		}
 		er->slot[i] = (size_t)(node - ex->nodes);
-		json_array_append_new(nodes,
-		                      json_pack("{s:s, s:o, s:o, s:o, s:{s:o}}", "name", node->name,
-		                                "translation", floats(n->translation, 3),
-		                                "rotation", floats(n->rotation, 4), "scale",
-		                                floats(n->scale, 3), "extras", "animdex", about));
+		json_array_append_new(
+		    nodes, json_pack("{s:s, s:o, s:o, s:o, s:{s:o}}", "name", node->name,
+		                     "translation", rig_floats_json(n->translation, 3), "rotation",
+		                     rig_floats_json(n->rotation, 4), "scale",
+		                     rig_floats_json(n->scale, 3), "extras", "animdex", about));
 	}
 	for (size_t i = 0; i < er->rig.count; i++) {
 		int32_t p = er->rig.nodes[i].parent;

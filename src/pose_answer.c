@@ -329,12 +329,7 @@ long pose_answer_fill(void *state, char *out, size_t room)
 
 	while (n < room) {
 		if (pa->sent < pa->pending.len) {
-			size_t take = pa->pending.len - pa->sent;
-			if (take > room - n)
-				take = room - n;
-			memcpy(out + n, pa->pending.data + pa->sent, take);
-			pa->sent += take;
-			n += take;
+			n += buf_give(&pa->pending, &pa->sent, out + n, room - n);
 			continue;
 		}
 		if (pa->phase == PHASE_DONE)

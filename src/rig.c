@@ -199,7 +199,7 @@ int rig_world(const struct rig *rig, const double *local, double *world)
 	return 0;
 }
 
-static json_t *floats_json(const float *v, size_t n)
+json_t *rig_floats_json(const float *v, size_t n)
 {
 	json_t *a = json_array();
 
@@ -224,10 +224,10 @@ json_t *rig_json(const struct rig *rig)
 		        "name", n->name ? json_string(n->name) : json_null(), "handle",
 		        n->has_handle ? json_string(handle) : json_null(), "parent",
 		        n->parent >= 0 ? json_integer(rig->nodes[n->parent].source) : json_null(),
-		        "translation", floats_json(n->translation, 3), "rotation",
-		        floats_json(n->rotation, 4), "scale", floats_json(n->scale, 3),
+		        "translation", rig_floats_json(n->translation, 3), "rotation",
+		        rig_floats_json(n->rotation, 4), "scale", rig_floats_json(n->scale, 3),
 		        "inverse_bind_matrix",
-		        n->has_inverse_bind ? floats_json(n->inverse_bind, 16) : json_null()));
+		        n->has_inverse_bind ? rig_floats_json(n->inverse_bind, 16) : json_null()));
 		if (n->has_handle)
 			json_object_set_new(json_array_get(nodes, i), "handle_name",
 			                    n->handle_name ? json_string(n->handle_name)

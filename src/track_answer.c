@@ -637,12 +637,7 @@ long track_answer_fill(void *state, char *out, size_t room)
 
 	while (n < room) {
 		if (ta->sent < ta->pending.len) {
-			size_t take = ta->pending.len - ta->sent;
-			if (take > room - n)
-				take = room - n;
-			memcpy(out + n, ta->pending.data + ta->sent, take);
-			ta->sent += take;
-			n += take;
+			n += buf_give(&ta->pending, &ta->sent, out + n, room - n);
 			continue;
 		}
 		if (ta->done)
