@@ -1,0 +1,308 @@
+/* routes_compare.c: GET /api/compare?a=ID&b=ID: how two entries' tracks differ (two versions of
+ * a resource, say). Tracks are paired by target (its handle, else its name, else its object),
+ * property and first array element, in order; each pair is compared by compare.c over `count`
+ * times (1001 by default); the tracks one side has and the other lacks are listed. JSON, or
+ * format=csv: a row a pair and component. */
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#include "compare.h"
+#include "http.h"
+#include "render.h"
+
+#define DEFAULT_COUNT 1001
+
+/* ?name=ID: 0, or -1 with err naming it. */
+static int entry_arg(struct request *req, const char *name, int64_t *id, struct error *err)
+{
+	const char *text = request_arg(req, name);
+	uint64_t v;
+
+	if (!text || route_decimal(text, INT64_MAX, &v) < 0 || v == 0) {
+		error_set(err, ERROR_BAD_PARAMETER, name, -1,
+		          "%s: '%.40s' is not an entry id (1, 2, 3...); compare takes a=ID&b=ID",
+		          name, text ? text : "");
+		return -1;
+	}
+	*id = (int64_t)v;
+	return 0;
+}
+
+/* What pairs a track with its counterpart: schema, target, property, first element. */
+static void pair_key(const json_t *track, char *out, size_t size)
+{
+	const json_t *target = json_object_get(track, "target");
+	const char *handle = json_string_value(json_object_get(target, "handle"));
+	const char *name = json_string_value(json_object_get(target, "name"));
+	char *object = json_dumps(json_object_get(target, "object"), JSON_ENCODE_ANY);
+
+	snprintf(out, size, "%s|%s%s|%lld|%lld",
+	         json_string_value(json_object_get(target, "schema")),
+	         handle ? "h:"
+	         : name ? "n:"
+	                : "o:",
+	         handle   ? handle
+	         : name   ? name
+	         : object ? object
+	                  : "",
+	         (long long)json_integer_value(json_object_get(track, "property")),
+	         (long long)json_integer_value(json_object_get(track, "first_array_element")));
+	free(object);
+}
+
+static json_t *doubles(const double *v, size_t n)
+{
+	json_t *a = json_array();
+
+	for (size_t i = 0; i < n; i++)
+		json_array_append_new(a, json_real(v[i]));
+	return a;
+}
+
+/* One pair compared: its JSON. NULL with err set when a track cannot be read. */
+static json_t *compare_pair(struct catalog *cat, int64_t a, int64_t b, const json_t *ta,
+                            const json_t *tb, size_t count, struct error *err)
+{
+	unsigned na = (unsigned)json_integer_value(json_object_get(ta, "n"));
+	unsigned nb = (unsigned)json_integer_value(json_object_get(tb, "n"));
+	struct catalog_track x, y;
+	struct compare_result r;
+	const char *unfit;
+	json_t *row;
+
+	if (catalog_read_track(cat, a, na, &x, err) < 0)
+		return NULL;
+	if (catalog_read_track(cat, b, nb, &y, err) < 0) {
+		catalog_track_cleanup(&x);
+		return NULL;
+	}
+	row = json_pack("{s:I, s:I, s:O, s:O}", "a", (json_int_t)na, "b", (json_int_t)nb, "name",
+	                json_object_get(ta, "name"), "target", json_object_get(ta, "target"));
+	unfit = x.events != y.events ? "one track holds events, the other values"
+	        : x.events           ? NULL
+	                             : compare_unfit(&x.sampler, &y.sampler);
+	if (unfit) {
+		json_object_set_new(row, "reason", json_string(unfit));
+	} else if (compare_samplers(&x.sampler, &y.sampler, x.events ? 0 : count, &r) < 0) {
+		json_decref(row);
+		row = NULL;
+		error_set(err, ERROR_INTERNAL, NULL, -1, "out of memory");
+	} else if (x.events && !r.identical) {
+		/* events are compared by their keys alone: said, not measured */
+		json_object_set_new(row, "identical", json_false());
+		json_object_set_new(row, "reason",
+		                    json_string("events differ; they are compared "
+		                                "by their keys only"));
+	} else {
+		json_object_set_new(row, "identical", json_boolean(r.identical));
+		json_object_set_new(row, "keys",
+		                    json_pack("{s:I, s:I, s:b, s:b}", "a",
+		                              (json_int_t)x.sampler.key_count, "b",
+		                              (json_int_t)y.sampler.key_count, "times_equal",
+		                              r.times_equal, "values_equal", r.values_equal));
+		json_object_set_new(row, "compared_as",
+		                    json_string(r.as_angle ? "angle (radians)" : "components"));
+		json_object_set_new(row, "largest", doubles(r.largest, r.components));
+		json_object_set_new(row, "at", doubles(r.at, r.components));
+		json_object_set_new(row, "rms", doubles(r.rms, r.components));
+		if (!r.identical)
+			json_object_set_new(row, "sampled", json_integer((json_int_t)r.count));
+	}
+	catalog_track_cleanup(&x);
+	catalog_track_cleanup(&y);
+	return row;
+}
+
+static json_t *only(const json_t *track)
+{
+	return json_pack("{s:O, s:O, s:O}", "n", json_object_get(track, "n"), "name",
+	                 json_object_get(track, "name"), "target",
+	                 json_object_get(track, "target"));
+}
+
+/* The pairs and the tracks left over, into answer; -1 with err set. */
+static int pair_tracks(struct catalog *cat, int64_t a, int64_t b, const json_t *tracks_a,
+                       const json_t *tracks_b, size_t count, json_t *answer, struct error *err)
+{
+	size_t nb = json_array_size(tracks_b), i;
+	unsigned char *taken = calloc(nb + 1, 1);
+	json_t *pairs = json_object_get(answer, "pairs"), *track;
+	char key[400], other[400];
+
+	if (!taken) {
+		error_set(err, ERROR_INTERNAL, NULL, -1, "out of memory");
+		return -1;
+	}
+	json_array_foreach(tracks_a, i, track)
+	{
+		size_t j = nb;
+		pair_key(track, key, sizeof(key));
+		for (size_t k = 0; k < nb && j == nb; k++) {
+			if (taken[k])
+				continue;
+			pair_key(json_array_get(tracks_b, k), other, sizeof(other));
+			if (strcmp(key, other) == 0)
+				j = k;
+		}
+		if (j == nb) {
+			json_array_append_new(json_object_get(answer, "only_in_a"), only(track));
+			continue;
+		}
+		taken[j] = 1;
+		json_t *row =
+		    compare_pair(cat, a, b, track, json_array_get(tracks_b, j), count, err);
+		if (!row) {
+			free(taken);
+			return -1;
+		}
+		json_array_append_new(pairs, row);
+	}
+	for (size_t k = 0; k < nb; k++)
+		if (!taken[k])
+			json_array_append_new(json_object_get(answer, "only_in_b"),
+			                      only(json_array_get(tracks_b, k)));
+	free(taken);
+	return 0;
+}
+
+/* A name as one CSV field: quoted, its quotes doubled. */
+static void csv_field(struct buf *b, const char *text)
+{
+	buf_putc(b, '"');
+	for (const char *p = text ? text : ""; *p; p++) {
+		if (*p == '"')
+			buf_putc(b, '"');
+		buf_putc(b, *p);
+	}
+	buf_putc(b, '"');
+}
+
+/* format=csv: a row a pair and component ("angle" for a rotation, "all" for identical
+ * tracks); pairs that could not be compared, and tracks on one side only, say so. */
+static void answer_csv(struct response *resp, const json_t *answer)
+{
+	static const char *const sides[2] = {"only_in_a", "only_in_b"};
+	struct buf b;
+	size_t i, len;
+	json_t *row;
+	char *body;
+
+	buf_init(&b, (size_t)64 << 20);
+	buf_puts(&b, "a_track,b_track,name,component,largest,at,rms,identical\n");
+	json_array_foreach(json_object_get(answer, "pairs"), i, row)
+	{
+		const json_t *largest = json_object_get(row, "largest");
+		int identical = json_is_true(json_object_get(row, "identical"));
+		const char *as = json_string_value(json_object_get(row, "compared_as"));
+		size_t n = largest ? json_array_size(largest) : 1;
+		for (size_t c = 0; c < n; c++) {
+			buf_printf(&b, "%lld,%lld,",
+			           (long long)json_integer_value(json_object_get(row, "a")),
+			           (long long)json_integer_value(json_object_get(row, "b")));
+			csv_field(&b, json_string_value(json_object_get(row, "name")));
+			if (!largest) {
+				buf_puts(&b, ",,,,,not compared\n");
+				continue;
+			}
+			if (identical)
+				buf_puts(&b, ",all");
+			else if (as && strcmp(as, "angle (radians)") == 0)
+				buf_puts(&b, ",angle");
+			else
+				buf_printf(&b, ",%zu", c);
+			buf_printf(
+			    &b, ",%.9g,%.9g,%.9g,%s\n",
+			    json_number_value(json_array_get(largest, c)),
+			    json_number_value(json_array_get(json_object_get(row, "at"), c)),
+			    json_number_value(json_array_get(json_object_get(row, "rms"), c)),
+			    identical ? "yes" : "no");
+		}
+	}
+	for (int side = 0; side < 2; side++)
+		json_array_foreach(json_object_get(answer, sides[side]), i, row)
+		{
+			long long n = json_integer_value(json_object_get(row, "n"));
+			buf_printf(&b, side ? ",%lld," : "%lld,,", n);
+			csv_field(&b, json_string_value(json_object_get(row, "name")));
+			buf_printf(&b, ",,,,,%s\n", sides[side]);
+		}
+	body = buf_steal(&b, &len);
+	response_take(resp, 200, "text/csv", body ? body : strdup(""), body ? len : 0);
+}
+
+void route_compare(struct request *req, struct response *resp)
+{
+	struct catalog *cat = route_catalog(req, resp);
+	const char *format = request_arg(req, "format"), *count_text = request_arg(req, "count");
+	json_t *ea = NULL, *eb = NULL, *answer = NULL;
+	struct error err;
+	int64_t a, b;
+	unsigned count = DEFAULT_COUNT;
+	size_t pairs_at_most;
+
+	error_init(&err);
+	if (!cat)
+		return;
+	if (entry_arg(req, "a", &a, &err) < 0 || entry_arg(req, "b", &b, &err) < 0)
+		goto fail;
+	if (format && strcasecmp(format, "json") != 0 && strcasecmp(format, "csv") != 0) {
+		error_set(&err, ERROR_BAD_PARAMETER, "format", -1,
+		          "format: '%.40s' is not json or csv", format);
+		goto fail;
+	}
+	if (count_text && (route_index(count_text, "count", "a number of times, 2 or more",
+	                               UINT32_MAX, &count, &err) < 0))
+		goto fail;
+	if (count < 2) {
+		error_set(&err, ERROR_BAD_PARAMETER, "count", -1,
+		          "count: %u is not a number of times, 2 or more", count);
+		goto fail;
+	}
+	if (!(ea = catalog_get_export_entry(cat, a, &err)) ||
+	    !(eb = catalog_get_export_entry(cat, b, &err)))
+		goto fail;
+	/* bounded as sampling is: each pair samples both tracks count times */
+	pairs_at_most = json_array_size(json_object_get(ea, "tracks"));
+	if ((uint64_t)pairs_at_most * count * 2 > req->config->max_samples) {
+		error_set(
+		    &err, ERROR_BAD_PARAMETER, "count", -1,
+		    "count: %u times for up to %zu pairs of tracks is more than the %u samples "
+		    "one request may ask for (--max-samples)",
+		    count, pairs_at_most, req->config->max_samples);
+		goto fail;
+	}
+	answer = json_pack("{s:{s:I, s:O, s:O}, s:{s:I, s:O, s:O}, s:I, s:[], s:[], s:[]}", "a",
+	                   "id", (json_int_t)a, "name", json_object_get(ea, "name"), "class",
+	                   json_object_get(ea, "class"), "b", "id", (json_int_t)b, "name",
+	                   json_object_get(eb, "name"), "class", json_object_get(eb, "class"),
+	                   "count", (json_int_t)count, "pairs", "only_in_a", "only_in_b");
+	if (!answer || pair_tracks(cat, a, b, json_object_get(ea, "tracks"),
+	                           json_object_get(eb, "tracks"), count, answer, &err) < 0)
+		goto fail;
+	{
+		size_t i;
+		json_t *row;
+		int same = json_array_size(json_object_get(answer, "only_in_a")) == 0 &&
+		           json_array_size(json_object_get(answer, "only_in_b")) == 0;
+		json_array_foreach(json_object_get(answer, "pairs"), i, row) same &=
+		    json_is_true(json_object_get(row, "identical"));
+		json_object_set_new(answer, "identical", json_boolean(same));
+	}
+	json_decref(ea);
+	json_decref(eb);
+	if (format && strcasecmp(format, "csv") == 0) {
+		answer_csv(resp, answer);
+		json_decref(answer);
+	} else {
+		response_json(resp, 200, answer);
+	}
+	return;
+fail:
+	json_decref(ea);
+	json_decref(eb);
+	json_decref(answer);
+	response_error(resp, &err);
+}

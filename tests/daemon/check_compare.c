@@ -1,0 +1,219 @@
+/* check_compare.c: GET /api/compare on the real daemon, with two clips built so that every
+ * difference is known in advance: a key moved by 0.5 at t = 1, a rotation turned 0.3 rad further
+ * at its end, a track on one side only; identical keys said without sampling; an entry compared
+ * with itself all zeros; the bounds and refusals. */
+#include <check.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "testutil.h"
+
+static struct daemon_proc d;
+static char *dir;
+static json_int_t a, b, again;
+
+#define NODE "\"E4ADD320-EECA-439F-A6C3-1D8A25AEFBC3\""
+
+/* A clip: hips translation keyed at 0, 1, 2 (the key at 1 raised by `raise`), arm rotation from
+ * rest to `turn` radians about z over 2 s, and, with `tail`, a third track. */
+static char *clip(double raise, double turn, int tail, const char *pad)
+{
+	char *doc = malloc(4096);
+	snprintf(doc, 4096,
+	         "{\"name\": \"walk\",%s \"duration\": 2, \"targets\": [{\"schema\": " NODE
+	         ", \"object\": 0, \"name\": \"hips\"}, {\"schema\": " NODE
+	         ", \"object\": 1, \"name\": \"arm\"}%s], \"samplers\": [{\"value\": {\"type\": "
+	         "\"FLOAT3\"}, \"times\": [0, 1, 2], \"values\": [0,0,0, 1,%g,0, 2,0,0]}, "
+	         "{\"value\": {\"type\": \"FLOAT4\"}, \"semantic\": \"NORMALIZED_QUATERNION\", "
+	         "\"times\": [0, 2], \"values\": [0,0,0,1, 0,0,%.9g,%.9g]}%s], \"channels\": "
+	         "[{\"target\": 0, \"property\": 1, \"sampler\": 0}, {\"target\": 1, \"property\": "
+	         "2, \"sampler\": 1}%s]}",
+	         pad, tail ? ", {\"schema\": " NODE ", \"object\": 2, \"name\": \"tail\"}" : "",
+	         raise, sin(turn / 2), cos(turn / 2),
+	         tail ? ", {\"value\": {\"type\": \"FLOAT3\"}, \"times\": [0], \"values\": [0,0,1]}"
+	              : "",
+	         tail ? ", {\"target\": 2, \"property\": 1, \"sampler\": 2}" : "");
+	return doc;
+}
+
+static json_int_t upload(const char *name, char *doc)
+{
+	struct http_reply r;
+	const char *names[1] = {name};
+	const void *datas[1] = {doc};
+	size_t len = strlen(doc);
+	json_t *j;
+	json_int_t id;
+
+	ck_assert_int_eq(http_upload(&d, 1, names, datas, &len, NULL, &r), 0);
+	ck_assert_msg(r.status == 201, "%s: %ld %.300s", name, r.status, r.body);
+	j = http_json(&r);
+	id = json_integer_value(
+	    json_object_get(json_array_get(json_object_get(j, "resources"), 0), "id"));
+	json_decref(j);
+	http_reply_cleanup(&r);
+	free(doc);
+	return id;
+}
+
+static void start(void)
+{
+	char db[512];
+
+	dir = testutil_temp_dir();
+	snprintf(db, sizeof(db), "%s/compare.db", dir);
+	if (daemon_start(&d, db, "--max-samples 100000") < 0)
+		exit(1);
+	a = upload("a.json", clip(0, 1.0, 0, ""));
+	b = upload("b.json", clip(0.5, 1.3, 1, ""));
+	again = upload("again.json", clip(0, 1.0, 0, " ")); /* other bytes, the same keys */
+}
+
+static void stop(void)
+{
+	if (daemon_stop(&d) != 0) {
+		printf("FAIL: the daemon exited badly\n");
+		exit(1);
+	}
+	testutil_remove_tree(dir);
+	free(dir);
+}
+
+static json_t *get(const char *path, long want)
+{
+	struct http_reply r;
+	json_t *j;
+
+	ck_assert_int_eq(http_request(&d, "GET", path, NULL, 0, NULL, &r), 0);
+	ck_assert_msg(r.status == want, "%s: %ld %.300s", path, r.status, r.body);
+	j = http_json(&r);
+	http_reply_cleanup(&r);
+	return j;
+}
+
+static double at(const json_t *row, const char *key, size_t i)
+{
+	return json_number_value(json_array_get(json_object_get(row, key), i));
+}
+
+START_TEST(the_known_differences_are_found)
+{
+	char path[128];
+	json_t *j, *hips, *arm;
+
+	snprintf(path, sizeof(path), "/api/compare?a=%lld&b=%lld", (long long)a, (long long)b);
+	j = get(path, 200);
+	ck_assert(json_is_false(json_object_get(j, "identical")));
+	ck_assert_int_eq(json_array_size(json_object_get(j, "pairs")), 2);
+	hips = json_array_get(json_object_get(j, "pairs"), 0);
+	arm = json_array_get(json_object_get(j, "pairs"), 1);
+	/* the key raised by 0.5 at t = 1: y only; keys at the same times, other values */
+	ck_assert(json_is_false(json_object_get(hips, "identical")));
+	ck_assert(json_is_true(json_object_get(json_object_get(hips, "keys"), "times_equal")));
+	ck_assert(json_is_false(json_object_get(json_object_get(hips, "keys"), "values_equal")));
+	ck_assert_double_eq_tol(at(hips, "largest", 1), 0.5, 1e-6);
+	ck_assert_double_eq_tol(at(hips, "at", 1), 1.0, 1e-6);
+	ck_assert_double_eq(at(hips, "largest", 0), 0);
+	ck_assert_double_eq(at(hips, "largest", 2), 0);
+	/* a triangle of height 0.5 over [0, 2]: RMS 0.5 / sqrt(3) */
+	ck_assert_double_eq_tol(at(hips, "rms", 1), 0.5 / sqrt(3.0), 1e-3);
+	/* the rotation: an angle, 0.15 t apart, so 0.3 rad at t = 2 */
+	ck_assert_str_eq(json_string_value(json_object_get(arm, "compared_as")), "angle (radians)");
+	ck_assert_int_eq(json_array_size(json_object_get(arm, "largest")), 1);
+	ck_assert_double_eq_tol(at(arm, "largest", 0), 0.3, 1e-5);
+	ck_assert_double_eq_tol(at(arm, "at", 0), 2.0, 1e-6);
+	/* the tail: on b's side only */
+	ck_assert_int_eq(json_array_size(json_object_get(j, "only_in_a")), 0);
+	ck_assert_int_eq(json_array_size(json_object_get(j, "only_in_b")), 1);
+	ck_assert_str_eq(
+	    json_string_value(json_object_get(
+	        json_object_get(json_array_get(json_object_get(j, "only_in_b"), 0), "target"),
+	        "name")),
+	    "tail");
+	json_decref(j);
+}
+END_TEST
+
+START_TEST(identical_keys_are_said_without_sampling)
+{
+	char path[128];
+	json_t *j, *row;
+	size_t i;
+
+	for (int self = 0; self < 2; self++) {
+		snprintf(path, sizeof(path), "/api/compare?a=%lld&b=%lld", (long long)a,
+		         (long long)(self ? a : again));
+		j = get(path, 200);
+		ck_assert(json_is_true(json_object_get(j, "identical")));
+		json_array_foreach(json_object_get(j, "pairs"), i, row)
+		{
+			ck_assert(json_is_true(json_object_get(row, "identical")));
+			ck_assert_ptr_null(json_object_get(row, "sampled")); /* no sampling */
+			for (size_t c = 0; c < json_array_size(json_object_get(row, "largest"));
+			     c++) {
+				ck_assert_double_eq(at(row, "largest", c), 0);
+				ck_assert_double_eq(at(row, "rms", c), 0);
+			}
+		}
+		json_decref(j);
+	}
+}
+END_TEST
+
+START_TEST(csv_and_refusals)
+{
+	struct http_reply r;
+	char path[160];
+	json_t *j;
+
+	snprintf(path, sizeof(path), "/api/compare?a=%lld&b=%lld&format=csv&count=201",
+	         (long long)a, (long long)b);
+	ck_assert_int_eq(http_request(&d, "GET", path, NULL, 0, NULL, &r), 0);
+	ck_assert_int_eq(r.status, 200);
+	ck_assert_str_eq(r.content_type, "text/csv");
+	ck_assert_ptr_nonnull(
+	    strstr(r.body, "a_track,b_track,name,component,largest,at,rms,identical\n"));
+	ck_assert_ptr_nonnull(strstr(r.body, ",1,0.5,1,")); /* y: 0.5 at t = 1 */
+	{                                                   /* the rotation: 0.3 rad */
+		const char *angle = strstr(r.body, ",angle,");
+		ck_assert_ptr_nonnull(angle);
+		ck_assert_double_eq_tol(strtod(angle + 7, NULL), 0.3, 1e-5);
+	}
+	ck_assert_ptr_nonnull(strstr(r.body, ",,,,,only_in_b\n")); /* the tail */
+	http_reply_cleanup(&r);
+	j = get("/api/compare?b=1", 400);
+	ck_assert_str_eq(json_string_value(json_object_get(json_object_get(j, "error"), "path")),
+	                 "a");
+	json_decref(j);
+	snprintf(path, sizeof(path), "/api/compare?a=%lld&b=99999", (long long)a);
+	json_decref(get(path, 404));
+	snprintf(path, sizeof(path), "/api/compare?a=%lld&b=%lld&count=1", (long long)a,
+	         (long long)b);
+	json_decref(get(path, 400));
+	/* --max-samples 100000: 2 pairs x 2 tracks x 30,000 times is too many */
+	snprintf(path, sizeof(path), "/api/compare?a=%lld&b=%lld&count=30000", (long long)a,
+	         (long long)b);
+	j = get(path, 400);
+	ck_assert_str_eq(json_string_value(json_object_get(json_object_get(j, "error"), "path")),
+	                 "count");
+	json_decref(j);
+	snprintf(path, sizeof(path), "/api/compare?a=%lld&b=%lld&format=xml", (long long)a,
+	         (long long)b);
+	json_decref(get(path, 400));
+}
+END_TEST
+
+int main(void)
+{
+	Suite *s = suite_create("compare");
+	TCase *tc = tcase_create("compare");
+
+	tcase_add_unchecked_fixture(tc, start, stop);
+	tcase_add_test(tc, the_known_differences_are_found);
+	tcase_add_test(tc, identical_keys_are_said_without_sampling);
+	tcase_add_test(tc, csv_and_refusals);
+	suite_add_tcase(s, tc);
+	return testutil_run(s);
+}
