@@ -159,7 +159,9 @@ json_t *catalog_list(struct catalog *cat, const struct catalog_query *q, struct 
  * newest first; more than `max` is a 413 naming the limit. *ids is malloc'd. */
 int catalog_select_matching(struct catalog *cat, const struct catalog_query *q, size_t max,
                             int64_t **ids, size_t *count, struct error *err);
-/* The whole entry: summary, structure, assumed notes, tracks. */
+/* The whole entry: summary, structure, assumed notes, tracks, rig, and its versions (the other
+ * entries of its handle and class: {"id", "name", "uploaded_by", "uploaded_at", "filename",
+ * "decoder_version", "size", "track_count"}, newest first, at most 100). */
 json_t *catalog_get(struct catalog *cat, int64_t id, struct error *err);
 /* What an export (or a pose) needs of an entry: {"id", "class", "family", "name", "crc32",
  * "filename", "tracks"}, each track {"n", "name", "kind", "target": {"schema", "object",

@@ -328,6 +328,47 @@ json_t *catalog_get_export_entry(struct catalog *cat, int64_t id, struct error *
 	return with_tracks(cat, id, entry, 0, err);
 }
 
+/* entry with its "versions": the other entries of its handle and class (the same resource
+ * uploaded again), newest first; entry is taken over (NULL on failure). */
+static json_t *with_versions(struct catalog *cat, int64_t id, json_t *entry, struct error *err)
+{
+	struct db_stmt *s = db_prepare(cat->db, ST_VERSIONS, err);
+	json_t *versions = json_array();
+	int rc;
+
+	if (!s) {
+		json_decref(entry);
+		json_decref(versions);
+		return NULL;
+	}
+	db_bind_int64(
+	    s, 1,
+	    (int64_t)strtoull(json_string_value(json_object_get(entry, "crc32")) + 2, NULL, 16));
+	db_bind_text(s, 2, json_string_value(json_object_get(entry, "class")));
+	db_bind_int64(s, 3, id);
+	while ((rc = db_step(s, "reading an entry's versions", err)) == 1) {
+		char when[32];
+		render_time_ms(db_column_int64(s, 3), when);
+		json_array_append_new(
+		    versions,
+		    json_pack("{s:I, s:o, s:o, s:s, s:o, s:I, s:I, s:I}", "id",
+		              (json_int_t)db_column_int64(s, 0), "name", catalog_json_text(s, 1),
+		              "uploaded_by", catalog_json_text(s, 2), "uploaded_at", when,
+		              "filename", catalog_json_text(s, 4), "decoder_version",
+		              (json_int_t)db_column_int64(s, 5), "size",
+		              (json_int_t)db_column_int64(s, 6), "track_count",
+		              (json_int_t)db_column_int64(s, 7)));
+	}
+	db_reset(s);
+	if (rc < 0) {
+		json_decref(versions);
+		json_decref(entry);
+		return NULL;
+	}
+	json_object_set_new(entry, "versions", versions);
+	return entry;
+}
+
 /* entry with its "rig" (null when it has none); entry is taken over (NULL on failure). */
 static json_t *with_rig(struct catalog *cat, int64_t id, json_t *entry, struct error *err)
 {
@@ -372,7 +413,8 @@ json_t *catalog_get(struct catalog *cat, int64_t id, struct error *err)
 	json_object_set_new(entry, "assumed", json_loads(db_column_text(s, 17), 0, NULL));
 	db_reset(s);
 	entry = with_tracks(cat, id, entry, 1, err);
-	return entry ? with_rig(cat, id, entry, err) : NULL;
+	entry = entry ? with_rig(cat, id, entry, err) : NULL;
+	return entry ? with_versions(cat, id, entry, err) : NULL;
 }
 
 int catalog_raw_open(struct catalog *cat, int64_t id, struct catalog_raw *out, struct error *err)

@@ -46,6 +46,7 @@ const state = {
   chart: null,
   readoutToken: 0,
   time: null, // the view's time, the chart's cursor
+  compare: null, // {id, answer, byTrack: Map(track n -> pair)} while comparing with another entry
   motion: null, // the 3D view: {view} once made, {off: why} when it cannot be
 };
 
@@ -56,6 +57,7 @@ function readUrl() {
   return {
     id: p.get('id'), tracks: p.get('tracks'), from: p.get('from'), to: p.get('to'),
     skeleton: p.get('skeleton'), t: p.get('t'), speed: p.get('speed'), cam: p.get('cam'),
+    compare: p.get('compare'),
   };
 }
 
@@ -67,6 +69,7 @@ function writeUrl() {
     p.set('id', state.entry.id);
     if (state.selected.length) p.set('tracks', state.selected.join(','));
     if (state.window) { p.set('from', state.window[0]); p.set('to', state.window[1]); }
+    if (state.compare) p.set('compare', state.compare.id);
     const motion = state.motion, view = motion && motion.view;
     if (view && motion.skeleton !== null && motion.skeleton !== undefined) p.set('skeleton', motion.skeleton || 'own');
     if (view && view.entry && view.entry.id === state.entry.id) {
@@ -309,10 +312,86 @@ async function openEntry(id, selected = null, window = null, restore = {}) {
       }),
       make('td', { text: String(t.key_count) }), make('td', { text: `${t.time_range[0]} – ${t.time_range[1]} s` })]);
   }));
+  renderVersions(entry);
+  state.compare = null;
+  if (restore.compare) await startCompare(Number(restore.compare)); else renderCompare();
   writeUrl();
   await drawChart();
   await showMotion(entry, restore);
   section.scrollIntoView({ block: 'start' });
+}
+
+// ---------------------------------------------------------------------------------------
+// Versions (the other entries of this handle and class) and comparing with another entry.
+
+function renderVersions(entry) {
+  const versions = entry.versions || [];
+  $('#versions-box').hidden = !versions.length;
+  $('#versions tbody').replaceChildren(...versions.map((v) => {
+    const link = make('a', { href: `?id=${v.id}`, text: `${v.id}${v.name ? ` ${v.name}` : ''}` });
+    link.addEventListener('click', (event) => { event.preventDefault(); openEntry(v.id); });
+    const compare = make('button', { type: 'button', text: 'Compare', 'data-compare': String(v.id) });
+    compare.addEventListener('click', () => startCompare(v.id).then(drawChart));
+    return make('tr', {}, [make('td', {}, [link]), make('td', { text: v.uploaded_at.replace('T', ' ').slice(0, 19) }),
+      make('td', { text: v.uploaded_by || '' }), make('td', { text: v.filename || '' }),
+      make('td', { text: String(v.decoder_version) }), make('td', {}, [compare])]);
+  }));
+}
+
+// The largest difference of a pair as text, and as a number to sort by.
+const largestOf = (pair) => (pair.largest ? Math.max(...pair.largest) : NaN);
+const differenceText = (pair) => {
+  if (!pair) return 'only here';
+  if (pair.reason) return pair.reason;
+  if (pair.identical) return '0 (identical keys)';
+  const i = pair.largest.indexOf(Math.max(...pair.largest));
+  return `${pair.largest[i].toPrecision(4)}${pair.compared_as.startsWith('angle') ? ' rad' : ''} at ${pair.at[i].toPrecision(4)} s`;
+};
+
+async function startCompare(id) {
+  const entry = state.entry;
+  try {
+    const answer = await api(`/api/compare?a=${entry.id}&b=${id}`);
+    state.compare = { id, answer, byTrack: new Map(answer.pairs.map((p) => [p.a, p])) };
+    text($('#compare-status'), `with entry ${id}: ${answer.identical ? 'identical' : count(answer.pairs.length, 'pair of tracks', 'pairs of tracks')}`
+      + `${answer.only_in_a.length ? `, ${answer.only_in_a.length} only here` : ''}${answer.only_in_b.length ? `, ${answer.only_in_b.length} only there` : ''}`);
+  } catch (e) {
+    state.compare = null;
+    text($('#compare-status'), `compare with entry ${id}: ${e.message}`);
+  }
+  renderCompare();
+  writeUrl();
+}
+
+function renderCompare() {
+  const on = !!state.compare;
+  $('#compare-clear').hidden = !on;
+  if (!on && !$('#compare-status').textContent.startsWith('compare with')) text($('#compare-status'), '');
+  for (const cell of document.querySelectorAll('.compare-column')) cell.hidden = !on;
+  for (const row of document.querySelectorAll('#tracks tbody tr')) {
+    const n = Number(row.children[1].textContent);
+    let cell = row.querySelector('.compare-column');
+    if (!cell) { cell = make('td', { class: 'compare-column' }); row.append(cell); }
+    cell.hidden = !on;
+    const pair = on ? state.compare.byTrack.get(n) : null;
+    text(cell, on ? differenceText(pair) : '');
+    row.dataset.difference = on && pair && pair.largest ? String(largestOf(pair)) : '';
+  }
+}
+
+function setUpCompare() {
+  $('#compare-form').addEventListener('submit', async (event) => {
+    event.preventDefault();
+    const id = Number($('#compare-id').value);
+    if (state.entry && Number.isInteger(id) && id > 0) { await startCompare(id); drawChart(); }
+  });
+  $('#compare-clear').addEventListener('click', () => { state.compare = null; text($('#compare-status'), ''); renderCompare(); writeUrl(); drawChart(); });
+  $('#sort-difference').addEventListener('click', () => {
+    const body = $('#tracks tbody');
+    const rows = [...body.children].sort((x, y) => (Number(y.dataset.difference) || -1) - (Number(x.dataset.difference) || -1));
+    body.replaceChildren(...rows);
+    $('#sort-difference').setAttribute('aria-sort', 'descending');
+  });
 }
 
 // ---------------------------------------------------------------------------------------
@@ -512,10 +591,18 @@ async function drawChart() {
     ]);
     const names = componentNames(t);
     const toNumber = (v) => (typeof v === 'boolean' ? Number(v) : v);
+    const pair = state.compare && state.compare.byTrack.get(t.n);
+    const other = pair && !pair.reason
+      ? await api(`/api/resources/${state.compare.id}/tracks/${pair.b}/sample?from=${lo}&to=${hi}&count=500`).catch(() => null)
+      : null;
     names.forEach((name, c) => {
       const color = palette[colour++ % palette.length];
       datasets.push({ label: `${t.n} ${name}`, data: samples.times.map((x, i) => ({ x, y: toNumber(samples.values[i][c]) })),
         showLine: true, pointRadius: 0, borderWidth: 1.5, borderColor: color, backgroundColor: color, tension: 0 });
+      if (other) {
+        datasets.push({ label: `${t.n} ${name} (entry ${state.compare.id})`, data: other.times.map((x, i) => ({ x, y: toNumber(other.values[i][c]) })),
+          showLine: true, pointRadius: 0, borderWidth: 1.5, borderDash: [6, 4], borderColor: color, backgroundColor: color, tension: 0, compared: true });
+      }
       const keyPoints = keys.times.map((x, i) => ({ x, y: toNumber(keys.values[i][c]) })).filter((p) => p.x >= lo && p.x <= hi);
       datasets.push({ label: `${t.n} ${name} keys`, data: keyPoints, showLine: false, pointRadius: 3.5, pointStyle: 'rectRot',
         borderColor: color, backgroundColor: '#fff' });
@@ -682,11 +769,12 @@ async function start() {
   setUpUpload();
   setUpCatalogue();
   setUpEntry();
+  setUpCompare();
   await Promise.all([loadHealth(), loadClasses(), loadCatalogue()]);
   if (view.id) {
     const window = view.from !== null && view.to !== null ? [Number(view.from), Number(view.to)] : null;
     await openEntry(view.id, view.tracks ? view.tracks.split(',').map(Number) : null, window,
-      { skeleton: view.skeleton, t: view.t, speed: view.speed, cam: view.cam });
+      { skeleton: view.skeleton, t: view.t, speed: view.speed, cam: view.cam, compare: view.compare });
   }
   document.body.dataset.ready = 'true';
 }

@@ -166,6 +166,29 @@ async function main() {
     await page.waitForFunction(() => window.Chart && Object.values(Chart.instances)[0].scales.x.max === 0.75);
     check('the time window narrows the chart', page.url().includes('from=0.5') && page.url().includes('to=0.75'), page.url());
 
+    // a second version of the clip (its key at 1 s moved by 1 in x): listed, and compared
+    const walk2 = join(dir, 'browser-walk-2.json');
+    const changed = JSON.parse(JSON.stringify(walk));
+    changed.samplers[0].values[12] = 3;
+    writeFileSync(walk2, JSON.stringify(changed));
+    const firstId = new URL(page.url()).searchParams.get('id');
+    await page.setInputFiles('#file-input', walk2);
+    await page.locator('#uploads li').first().locator('a').first().waitFor({ timeout: 15000 });
+    await page.goto(`${base}/?id=${firstId}`);
+    await page.waitForSelector('body[data-ready="true"]');
+    await page.waitForFunction(() => document.querySelectorAll('#versions tbody tr').length === 1, null, { timeout: 10000 });
+    const version = await page.locator('#versions tbody tr td').nth(3).innerText();
+    await page.click('#versions button[data-compare]');
+    await page.waitForFunction(() => !document.querySelector('#tracks .compare-column').hidden
+      && Chart.getChart('chart').data.datasets.some((d) => d.compared), null, { timeout: 10000 });
+    const difference = await page.locator('#tracks tbody tr .compare-column').first().innerText();
+    const dashed = await page.evaluate(() => Chart.getChart('chart').data.datasets.filter((d) => d.compared && d.borderDash).length);
+    check('another version is listed, and comparing shows both curves and the largest difference',
+      version === 'browser-walk-2.json' && difference === '1.000 at 1.000 s' && dashed === 3 && page.url().includes('compare='),
+      `${version} / ${difference} / ${dashed} dashed / ${page.url()}`);
+    await page.screenshot({ path: join(shots, 'compare-1280x800.png'), fullPage: true });
+    await page.click('#compare-clear');
+
                 // an event track: a Zouna message keyframer, its messages listed under the chart
     const events = join(dir, 'footsteps.KeyframerMessage_Z');
     writeFileSync(events, messageKeyframer());

@@ -1,7 +1,7 @@
 /* check_compare.c: GET /api/compare on the real daemon, with two clips built so that every
  * difference is known in advance: a key moved by 0.5 at t = 1, a rotation turned 0.3 rad further
  * at its end, a track on one side only; identical keys said without sampling; an entry compared
- * with itself all zeros; the bounds and refusals. */
+ * with itself all zeros; the bounds and refusals; and an entry's versions. */
 #include <check.h>
 #include <math.h>
 #include <stdio.h>
@@ -205,6 +205,29 @@ START_TEST(csv_and_refusals)
 }
 END_TEST
 
+/* The three clips share a name, so a handle, and a class: each lists the other two as its
+ * versions, newest first, with who uploaded them, when, from which file. */
+START_TEST(versions_are_the_entries_of_one_handle_and_class)
+{
+	char path[64];
+	json_t *j, *v;
+
+	snprintf(path, sizeof(path), "/api/resources/%lld", (long long)a);
+	j = get(path, 200);
+	v = json_object_get(j, "versions");
+	ck_assert_int_eq(json_array_size(v), 2);
+	ck_assert_int_eq(json_integer_value(json_object_get(json_array_get(v, 0), "id")), again);
+	ck_assert_int_eq(json_integer_value(json_object_get(json_array_get(v, 1), "id")), b);
+	ck_assert_str_eq(json_string_value(json_object_get(json_array_get(v, 1), "filename")),
+	                 "b.json");
+	ck_assert_int_eq(
+	    json_integer_value(json_object_get(json_array_get(v, 1), "decoder_version")), 1);
+	ck_assert_ptr_nonnull(
+	    json_string_value(json_object_get(json_array_get(v, 1), "uploaded_at")));
+	json_decref(j);
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("compare");
@@ -214,6 +237,7 @@ int main(void)
 	tcase_add_test(tc, the_known_differences_are_found);
 	tcase_add_test(tc, identical_keys_are_said_without_sampling);
 	tcase_add_test(tc, csv_and_refusals);
+	tcase_add_test(tc, versions_are_the_entries_of_one_handle_and_class);
 	suite_add_tcase(s, tc);
 	return testutil_run(s);
 }
