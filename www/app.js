@@ -361,6 +361,13 @@ async function startCompare(id) {
   }
   renderCompare();
   writeUrl();
+  ghost();
+}
+
+// While comparing, the other entry plays in the 3D view as a grey ghost on the same rig.
+function ghost() {
+  const view = state.motion && state.motion.view;
+  if (view && view.entry && state.entry && view.entry.id === state.entry.id) view.setGhost(state.compare ? state.compare.id : null);
 }
 
 function renderCompare() {
@@ -385,7 +392,7 @@ function setUpCompare() {
     const id = Number($('#compare-id').value);
     if (state.entry && Number.isInteger(id) && id > 0) { await startCompare(id); drawChart(); }
   });
-  $('#compare-clear').addEventListener('click', () => { state.compare = null; text($('#compare-status'), ''); renderCompare(); writeUrl(); drawChart(); });
+  $('#compare-clear').addEventListener('click', () => { state.compare = null; text($('#compare-status'), ''); renderCompare(); writeUrl(); ghost(); drawChart(); });
   $('#sort-difference').addEventListener('click', () => {
     const body = $('#tracks tbody');
     const rows = [...body.children].sort((x, y) => (Number(y.dataset.difference) || -1) - (Number(x.dataset.difference) || -1));
@@ -536,6 +543,7 @@ async function chooseSkeleton(entry, value, ranked, restore) {
     if (!moved) motionMessage(`This skeleton has none of the animation's ${entry.family === 'zouna' ? 'bones' : 'targets'}: it is drawn at rest.`);
   }
   coverage.dataset.matched = String(moved);
+  if (state.compare) await view.setGhost(state.compare.id);
   state.time = view.time;
   if (state.chart) state.chart.draw();
   writeUrl();
@@ -628,6 +636,7 @@ async function drawChart() {
   const view = state.motion && state.motion.view;
   if (view && view.entry && view.entry.id === entry.id) {
     await view.refreshSweep();
+    if (state.compare) await view.setGhost(state.compare.id); /* its sweep: the same window */
     view.updatePlayback();
   }
 }

@@ -72,6 +72,7 @@ export class MotionView {
     this.mesh = null; // {root, objects: [Object3D by node index]}
     this.selected = -1;
     this.skeletonId = null; // null: the entry's own rig
+    this.ghost = null; // {id, sweep, group, bones}: another entry posed on the same rig, in grey
     this.generation = 0;
     this.seeks = 0; // seeks asked for: an answer to an older one is dropped
     this.sweeps = 0;
@@ -97,6 +98,8 @@ export class MotionView {
     const generation = ++this.generation;
     this.entry = entry;
     this.playing = false;
+    if (this.ghost) this.scene.remove(this.ghost.group);
+    this.ghost = null;
     this.skeletonId = options.skeleton ?? null;
     if (options.time !== undefined) this.time = options.time;
     const query = this.skeletonId ? `&skeleton=${this.skeletonId}` : '';
@@ -130,7 +133,11 @@ export class MotionView {
       node.sphere.userData.node = i;
       this.skeleton.add(node.sphere);
     }
-    const segments = this.nodes.filter((n) => n.parent >= 0).length;
+    for (const node of this.nodes) node.leaf = true;
+    for (const node of this.nodes) if (node.parent >= 0) this.nodes[node.parent].leaf = false;
+    // a bone to each node from its parent, and from each leaf a tip along its y axis, so
+    // that a leaf's rotation shows
+    const segments = this.nodes.filter((n) => n.parent >= 0).length + this.nodes.filter((n) => n.leaf).length;
     const lines = new THREE.BufferGeometry();
     lines.setAttribute('position', new THREE.BufferAttribute(new Float32Array(Math.max(segments, 1) * 6), 3));
     this.bones = new THREE.LineSegments(lines, new THREE.LineBasicMaterial({ color: 0x24292f }));
@@ -171,6 +178,70 @@ export class MotionView {
     this.render();
   }
 
+  // Another entry (a version being compared) posed on the same rig, drawn in grey at the same
+  // time from a sweep of its own; null removes it.
+  async setGhost(id) {
+    if (this.ghost) this.scene.remove(this.ghost.group);
+    this.ghost = null;
+    this.canvas.dataset.ghost = 'off';
+    if (!id || !this.entry || !this.nodes.length) { this.render(); return; }
+    const rig = this.skeletonId || this.entry.id;
+    const [lo, hi] = this.hooks.window();
+    const count = Math.max(2, Math.min(SWEEP_MAX, Math.floor(SAMPLE_BUDGET / this.nodes.length), Math.ceil((hi - lo) * 120) + 1));
+    const response = await fetch(`/api/resources/${id}/pose?skeleton=${rig}&from=${lo}&to=${hi}&count=${count}&format=f32`,
+      { headers: this.hooks.auth() });
+    if (!response.ok) return;
+    const floats = new Float32Array(await response.arrayBuffer());
+    const stride = 1 + this.nodes.length * NODE_FLOATS;
+    if (floats.length % stride) return; // another rig than the one drawn
+    const times = new Float32Array(floats.length / stride);
+    for (let k = 0; k < times.length; k++) times[k] = floats[k * stride];
+    const group = new THREE.Group();
+    const lines = new THREE.BufferGeometry();
+    lines.setAttribute('position', new THREE.BufferAttribute(new Float32Array(this.bones.geometry.attributes.position.array.length), 3));
+    const bones = new THREE.LineSegments(lines, new THREE.LineBasicMaterial({ color: 0x8c959f, transparent: true, opacity: 0.8 }));
+    group.add(bones);
+    this.scene.add(group);
+    this.ghost = { id, sweep: { times, data: floats, stride }, group, bones };
+    this.canvas.dataset.ghost = 'on';
+    if (this.shown) this.draw(this.shown.values, this.shown.t);
+  }
+
+  drawGhost(t) {
+    const g = this.ghost;
+    if (!g || !g.sweep.times.length) return;
+    const times = g.sweep.times;
+    let lo = 0, hi = times.length - 1;
+    while (hi - lo > 1) { const mid = (lo + hi) >> 1; if (times[mid] <= t) lo = mid; else hi = mid; }
+    const k = Math.abs(times[hi] - t) < Math.abs(t - times[lo]) ? hi : lo;
+    this.segments(g.sweep.data.subarray(k * g.sweep.stride + 1), g.bones.geometry.attributes.position);
+    g.bones.geometry.computeBoundingSphere();
+  }
+
+  // The bones of node values (nodes x 26 floats) into a LineSegments' positions: parent to
+  // node, and a tip from each leaf along its y axis, as long as the bones are on average.
+  segments(values, positions) {
+    const out = positions.array;
+    let s = 0, total = 0, bones = 0;
+    for (const [i, node] of this.nodes.entries()) {
+      if (node.parent < 0) continue;
+      const w = i * NODE_FLOATS + 10, p = node.parent * NODE_FLOATS + 10;
+      out.set([values[p + 12], values[p + 13], values[p + 14], values[w + 12], values[w + 13], values[w + 14]], s++ * 6);
+      total += Math.hypot(values[w + 12] - values[p + 12], values[w + 13] - values[p + 13], values[w + 14] - values[p + 14]);
+      bones++;
+    }
+    const tip = bones && total > 0 ? (0.5 * total) / bones : 0.1;
+    for (const [i, node] of this.nodes.entries()) {
+      if (!node.leaf) continue;
+      const w = i * NODE_FLOATS + 10;
+      const y = [values[w + 4], values[w + 5], values[w + 6]];
+      const length = Math.hypot(...y) || 1;
+      out.set([values[w + 12], values[w + 13], values[w + 14], values[w + 12] + (y[0] / length) * tip,
+        values[w + 13] + (y[1] / length) * tip, values[w + 14] + (y[2] / length) * tip], s++ * 6);
+    }
+    positions.needsUpdate = true;
+  }
+
   // The sweep of the chart's window, as float32.
   async refreshSweep() {
     if (!this.entry || !this.nodes.length) return;
@@ -192,20 +263,15 @@ export class MotionView {
 
   // Draws node values (nodes x 26 floats: local TRS, world matrix) at time t.
   draw(values, t) {
-    const positions = this.bones.geometry.attributes.position;
     const box = new THREE.Box3();
-    let s = 0;
     for (const [i, node] of this.nodes.entries()) {
       const w = i * NODE_FLOATS + 10;
       node.sphere.position.set(values[w + 12], values[w + 13], values[w + 14]);
       box.expandByPoint(node.sphere.position);
-      if (node.parent >= 0) {
-        const p = node.parent * NODE_FLOATS + 10;
-        positions.array.set([values[p + 12], values[p + 13], values[p + 14], values[w + 12], values[w + 13], values[w + 14]], s * 6);
-        s++;
-      }
     }
-    positions.needsUpdate = true;
+    this.segments(values, this.bones.geometry.attributes.position);
+    const ends = this.bones.geometry.attributes.position.array, point = new THREE.Vector3();
+    for (let e = 0; e + 2 < ends.length; e += 3) box.expandByPoint(point.set(ends[e], ends[e + 1], ends[e + 2]));
     this.bones.geometry.computeBoundingSphere();
     const size = Math.max(box.getSize(new THREE.Vector3()).length(), 1e-3);
     const radius = size * 0.02;
@@ -226,6 +292,7 @@ export class MotionView {
       }
       this.mesh.root.updateMatrixWorld(true);
     }
+    this.drawGhost(t);
     if (!this.grid) {
       this.grid = new THREE.GridHelper(1, 10, 0x8c959f, 0xd0d7de);
       this.scene.add(this.grid);

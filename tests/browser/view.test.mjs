@@ -246,6 +246,19 @@ async function main() {
     await page.waitForFunction((t) => document.querySelector('#joints').dataset.time === t, clipTime, { timeout: 10000 }).catch(() => {});
     const after = await page.evaluate(() => document.querySelector('#joints').dataset.time);
     check('the file\'s other clip plays in the same view at the same time', clips === 2 && after === clipTime, `${clips} clips, ${clipTime} -> ${after}`);
+    // comparing with the other clip: it plays as a grey ghost on the same rig
+    const nodClip = new URL(page.url()).searchParams.get('id');
+    const g = await openEntry(browser, `${base}/?id=${tree}&t=1`);
+    const alone = await pixels(g.page);
+    await g.page.goto(`${base}/?id=${tree}&t=1&compare=${nodClip}`);
+    await g.page.waitForSelector('body[data-ready="true"]');
+    await g.page.waitForFunction(() => document.querySelector('#view').dataset.ghost === 'on', null, { timeout: 10000 }).catch(() => {});
+    const withGhost = await pixels(g.page);
+    check('comparing with another entry shows its pose as a ghost on the same rig',
+      (await g.page.evaluate(() => document.querySelector('#view').dataset.ghost)) === 'on' && withGhost.digest !== alone.digest,
+      `${alone.digest} ${withGhost.digest}`);
+    await g.page.locator('#view-box').screenshot({ path: join(shots, 'view-compare.png') });
+    await g.page.close();
     check('the page made no error', errors.length === 0, errors.slice(0, 3).join(' | '));
     await page.close();
 
