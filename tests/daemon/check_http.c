@@ -1204,6 +1204,17 @@ static json_t *entries_by_content(const struct daemon_proc *d)
 		json_object_del(entry, "uploaded_at");
 		json_object_del(entry, "filename");
 		json_object_del(entry, "url");
+		{ /* the versions name other entries by id and time; their files and decoders stay
+		   */
+			size_t v;
+			json_t *version;
+			json_array_foreach(json_object_get(entry, "versions"), v, version)
+			{
+				json_object_del(version, "id");
+				json_object_del(version, "uploaded_at");
+				json_object_del(version, "filename");
+			}
+		}
 		json_object_set_new(out, key, entry);
 	}
 	json_decref(list);
