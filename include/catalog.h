@@ -204,6 +204,11 @@ void catalog_track_cleanup(struct catalog_track *track);
 /* An entry's rig as it was stored (rig.h), each handle's known name in handle_name; an entry
  * without one gives an empty rig. */
 int catalog_read_rig(struct catalog *cat, int64_t id, struct rig *rig, struct error *err);
+/* The rig of entry id named by a skeleton= parameter: an entry that does not exist, or has no
+ * rig, is an ERROR_BAD_PARAMETER naming "skeleton". */
+int catalog_read_skeleton(struct catalog *cat, int64_t id, struct rig *rig, struct error *err);
+/* How many nodes an entry's rig has (without reading them), or -1 with err set. */
+int64_t catalog_rig_size(struct catalog *cat, int64_t id, struct error *err);
 
 /* A node to look rigs up by: a handle (a Zouna bone), a name, or an unnamed node's source
  * index. */

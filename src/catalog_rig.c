@@ -2,6 +2,7 @@
  * the entry, reading them back bit for bit with the names users gave their handles, and
  * finding the entries whose rigs have a node (by the indexes on handles, names and unnamed
  * nodes' source indices: no scan). */
+#include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -110,6 +111,47 @@ int catalog_read_rig(struct catalog *cat, int64_t id, struct rig *rig, struct er
 		return -1;
 	}
 	return 0;
+}
+
+int catalog_read_skeleton(struct catalog *cat, int64_t id, struct rig *rig, struct error *err)
+{
+	struct db_stmt *s;
+
+	if (catalog_read_rig(cat, id, rig, err) < 0)
+		return -1;
+	if (rig->count > 0)
+		return 0;
+	s = db_prepare(cat->db, ST_GET_ENTRY_NAMES, err);
+	if (!s)
+		return -1;
+	if (catalog_step_resource(s, id, "finding the skeleton", err) < 0) {
+		if (err->code == ERROR_NOT_FOUND) {
+			error_init(err);
+			error_set(err, ERROR_BAD_PARAMETER, "skeleton", -1,
+			          "skeleton: no entry has id %" PRId64, id);
+		}
+		return -1;
+	}
+	db_reset(s);
+	error_set(err, ERROR_BAD_PARAMETER, "skeleton", -1,
+	          "skeleton: entry %" PRId64 " has no rig (a Skel_Z, a glTF Skeleton or an "
+	          "animation with a rig of its own has one)",
+	          id);
+	return -1;
+}
+
+int64_t catalog_rig_size(struct catalog *cat, int64_t id, struct error *err)
+{
+	struct db_stmt *s = db_prepare(cat->db, ST_RIG_SIZE, err);
+	int64_t n = -1;
+
+	if (!s)
+		return -1;
+	db_bind_int64(s, 1, id);
+	if (db_step(s, "counting a rig's nodes", err) == 1)
+		n = db_column_int64(s, 0);
+	db_reset(s);
+	return n;
 }
 
 int catalog_delete_rig(struct catalog *cat, int64_t id, struct error *err)

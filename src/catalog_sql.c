@@ -137,6 +137,7 @@ static const char *const shared_sql[ST_COUNT] = {
     [ST_COPY_RIG_GET] = "SELECT " RIG_COLUMNS " FROM rig_nodes WHERE resource_id = ?1 ORDER BY i",
     [ST_COPY_RIG_PUT] =
         "INSERT INTO rig_nodes (" RIG_COLUMNS ") VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)",
+    [ST_RIG_SIZE] = "SELECT count(*) FROM rig_nodes WHERE resource_id = ?1",
     [ST_VERSIONS] = "SELECT r.id, r.name, r.uploaded_by, r.uploaded_at, r.filename, "
                     "r.decoder_version, b.size, r.track_count" SUMMARY_FROM
                     "WHERE r.crc32 = ?1 AND r.class = ?2 AND r.id <> ?3 ORDER BY r.id DESC "

@@ -22,28 +22,11 @@ void export_rigs_free(struct exporter *ex)
 
 int exporter_set_skeleton(struct exporter *ex, struct catalog *cat, int64_t id, struct error *err)
 {
-	json_t *entry = catalog_get_export_entry(cat, id, err);
 	const struct export_rig *er;
 	struct rig rig;
 
-	if (!entry) {
-		if (err->code == ERROR_NOT_FOUND) {
-			error_init(err);
-			error_set(err, ERROR_BAD_PARAMETER, "skeleton", -1,
-			          "skeleton: no entry has id %" PRId64, id);
-		}
+	if (catalog_read_skeleton(cat, id, &rig, err) < 0)
 		return -1;
-	}
-	json_decref(entry);
-	if (catalog_read_rig(cat, id, &rig, err) < 0)
-		return -1;
-	if (rig.count == 0) {
-		error_set(err, ERROR_BAD_PARAMETER, "skeleton", -1,
-		          "skeleton: entry %" PRId64 " has no rig to export onto (a Skel_Z, a glTF "
-		          "Skeleton or an animation with a rig of its own has one)",
-		          id);
-		return -1;
-	}
 	er = export_rig_add(ex, id, &rig, err);
 	rig_cleanup(&rig);
 	if (!er)

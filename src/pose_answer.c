@@ -98,39 +98,20 @@ static int bind_track(struct catalog *cat, struct pose_answer *pa, const json_t 
 }
 
 /* The rig to pose on: the entry's own, or the skeleton's. */
+/* The rig to pose on: the skeleton's, or the entry's own. */
 static int read_rig(struct catalog *cat, struct pose_answer *pa, const json_t *entry,
                     struct error *err)
 {
-	int64_t from = pa->skeleton ? pa->skeleton : pa->id;
-
-	if (pa->skeleton) {
-		json_t *skel = catalog_get_export_entry(cat, pa->skeleton, err);
-		if (!skel) {
-			if (err->code == ERROR_NOT_FOUND) {
-				error_init(err);
-				error_set(err, ERROR_BAD_PARAMETER, "skeleton", -1,
-				          "skeleton: no entry has id %" PRId64, pa->skeleton);
-			}
-			return -1;
-		}
-		json_decref(skel);
-	}
-	if (catalog_read_rig(cat, from, &pa->rig, err) < 0)
+	if (pa->skeleton)
+		return catalog_read_skeleton(cat, pa->skeleton, &pa->rig, err);
+	if (catalog_read_rig(cat, pa->id, &pa->rig, err) < 0)
 		return -1;
 	if (pa->rig.count > 0)
 		return 0;
-	if (pa->skeleton)
-		error_set(err, ERROR_BAD_PARAMETER, "skeleton", -1,
-		          "skeleton: entry %" PRId64 " has no rig to pose on (a Skel_Z, a glTF "
-		          "Skeleton or an animation with a rig of its own has one)",
-		          pa->skeleton);
-	else
-		error_set(err, ERROR_CONFLICT, "skeleton", -1,
-		          "entry %" PRId64
-		          " (%s) has no rig of its own: pose it on a skeleton with "
-		          "skeleton=ID (GET /api/resources/%" PRId64 "/skeletons lists those that "
-		          "fit)",
-		          pa->id, json_string_value(json_object_get(entry, "class")), pa->id);
+	error_set(err, ERROR_CONFLICT, "skeleton", -1,
+	          "entry %" PRId64 " (%s) has no rig of its own: pose it on a skeleton with "
+	          "skeleton=ID (GET /api/resources/%" PRId64 "/skeletons lists those that fit)",
+	          pa->id, json_string_value(json_object_get(entry, "class")), pa->id);
 	return -1;
 }
 

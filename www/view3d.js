@@ -23,6 +23,13 @@ const shortest = (x) => {
   return String(Number(f.toPrecision(9)));
 };
 
+// The index of the time nearest t in increasing times.
+function nearest(times, t) {
+  let lo = 0, hi = times.length - 1;
+  while (hi - lo > 1) { const mid = (lo + hi) >> 1; if (times[mid] <= t) lo = mid; else hi = mid; }
+  return Math.abs(times[hi] - t) < Math.abs(t - times[lo]) ? hi : lo;
+}
+
 export function webglAvailable() {
   try {
     const canvas = document.createElement('canvas');
@@ -185,24 +192,15 @@ export class MotionView {
     this.ghost = null;
     this.canvas.dataset.ghost = 'off';
     if (!id || !this.entry || !this.nodes.length) { this.render(); return; }
-    const rig = this.skeletonId || this.entry.id;
-    const [lo, hi] = this.hooks.window();
-    const count = Math.max(2, Math.min(SWEEP_MAX, Math.floor(SAMPLE_BUDGET / this.nodes.length), Math.ceil((hi - lo) * 120) + 1));
-    const response = await fetch(`/api/resources/${id}/pose?skeleton=${rig}&from=${lo}&to=${hi}&count=${count}&format=f32`,
-      { headers: this.hooks.auth() });
-    if (!response.ok) return;
-    const floats = new Float32Array(await response.arrayBuffer());
-    const stride = 1 + this.nodes.length * NODE_FLOATS;
-    if (floats.length % stride) return; // another rig than the one drawn
-    const times = new Float32Array(floats.length / stride);
-    for (let k = 0; k < times.length; k++) times[k] = floats[k * stride];
+    const sweep = await this.fetchSweep(id, this.skeletonId || this.entry.id);
+    if (!sweep) return;
     const group = new THREE.Group();
     const lines = new THREE.BufferGeometry();
     lines.setAttribute('position', new THREE.BufferAttribute(new Float32Array(this.bones.geometry.attributes.position.array.length), 3));
     const bones = new THREE.LineSegments(lines, new THREE.LineBasicMaterial({ color: 0x8c959f, transparent: true, opacity: 0.8 }));
     group.add(bones);
     this.scene.add(group);
-    this.ghost = { id, sweep: { times, data: floats, stride }, group, bones };
+    this.ghost = { id, sweep, group, bones };
     this.canvas.dataset.ghost = 'on';
     if (this.shown) this.draw(this.shown.values, this.shown.t);
   }
@@ -210,10 +208,7 @@ export class MotionView {
   drawGhost(t) {
     const g = this.ghost;
     if (!g || !g.sweep.times.length) return;
-    const times = g.sweep.times;
-    let lo = 0, hi = times.length - 1;
-    while (hi - lo > 1) { const mid = (lo + hi) >> 1; if (times[mid] <= t) lo = mid; else hi = mid; }
-    const k = Math.abs(times[hi] - t) < Math.abs(t - times[lo]) ? hi : lo;
+    const k = nearest(g.sweep.times, t);
     this.segments(g.sweep.data.subarray(k * g.sweep.stride + 1), g.bones.geometry.attributes.position);
     g.bones.geometry.computeBoundingSphere();
   }
@@ -242,23 +237,31 @@ export class MotionView {
     positions.needsUpdate = true;
   }
 
-  // The sweep of the chart's window, as float32.
+  // A float32 sweep of the chart's window: entry id posed on the rig of entry `rig` (null: its
+  // own). {times, data, stride, lo, hi}, or null when it is not this rig's (or failed).
+  async fetchSweep(id, rig) {
+    const [lo, hi] = this.hooks.window();
+    const count = Math.max(2, Math.min(SWEEP_MAX, Math.floor(SAMPLE_BUDGET / this.nodes.length), Math.ceil(Math.max(hi - lo, 0) * 120) + 1));
+    const query = `from=${lo}&to=${hi}&count=${count}&format=f32${rig ? `&skeleton=${rig}` : ''}`;
+    const response = await fetch(`/api/resources/${id}/pose?${query}`, { headers: this.hooks.auth() });
+    if (!response.ok) return null;
+    const data = new Float32Array(await response.arrayBuffer());
+    const stride = 1 + this.nodes.length * NODE_FLOATS;
+    if (data.length % stride) return null; // another rig than the one drawn
+    const times = new Float32Array(data.length / stride);
+    for (let k = 0; k < times.length; k++) times[k] = data[k * stride];
+    return { times, data, stride, lo, hi };
+  }
+
+  // The sweep of the chart's window, refetched when it changes; answers older than the last
+  // one asked for are dropped.
   async refreshSweep() {
     if (!this.entry || !this.nodes.length) return;
     const generation = this.generation, asked = ++this.sweeps;
-    const [lo, hi] = this.hooks.window();
-    const span = Math.max(hi - lo, 0);
-    const count = Math.max(2, Math.min(SWEEP_MAX, Math.floor(SAMPLE_BUDGET / this.nodes.length), Math.ceil(span * 120) + 1));
-    const query = `from=${lo}&to=${hi}&count=${count}&format=f32${this.skeletonId ? `&skeleton=${this.skeletonId}` : ''}`;
-    const response = await fetch(`/api/resources/${this.entry.id}/pose?${query}`, { headers: this.hooks.auth() });
-    if (!response.ok || generation !== this.generation || asked !== this.sweeps) return;
-    const floats = new Float32Array(await response.arrayBuffer());
-    if (asked !== this.sweeps) return;
-    const stride = 1 + this.nodes.length * NODE_FLOATS;
-    const times = new Float32Array(floats.length / stride);
-    for (let k = 0; k < times.length; k++) times[k] = floats[k * stride];
-    this.sweep = { times, data: floats, stride, lo, hi };
-    $('#view').dataset.sweep = String(times.length);
+    const sweep = await this.fetchSweep(this.entry.id, this.skeletonId);
+    if (!sweep || generation !== this.generation || asked !== this.sweeps) return;
+    this.sweep = sweep;
+    $('#view').dataset.sweep = String(sweep.times.length);
   }
 
   // Draws node values (nodes x 26 floats: local TRS, world matrix) at time t.
@@ -335,9 +338,7 @@ export class MotionView {
   frameAt(t) {
     const sweep = this.sweep;
     if (!sweep || !sweep.times.length) return;
-    let lo = 0, hi = sweep.times.length - 1;
-    while (hi - lo > 1) { const mid = (lo + hi) >> 1; if (sweep.times[mid] <= t) lo = mid; else hi = mid; }
-    const k = Math.abs(sweep.times[hi] - t) < Math.abs(t - sweep.times[lo]) ? hi : lo;
+    const k = nearest(sweep.times, t);
     const start = k * sweep.stride + 1;
     this.time = sweep.times[k];
     this.draw(sweep.data.subarray(start, start + this.nodes.length * NODE_FLOATS), sweep.times[k]);

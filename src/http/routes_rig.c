@@ -253,13 +253,12 @@ static json_t *ranked(struct catalog *cat, struct candidates *c, const struct wa
 		return list; /* (qsort is not for a NULL list, even an empty one) */
 	qsort(c->list, c->count, sizeof(*c->list), by_matched);
 	for (size_t i = 0; i < shown; i++) {
-		struct rig rig;
-		if (catalog_read_rig(cat, c->list[i].id, &rig, err) < 0) {
+		int64_t nodes = catalog_rig_size(cat, c->list[i].id, err);
+		if (nodes < 0) {
 			json_decref(list);
 			return NULL;
 		}
-		c->list[i].nodes = rig.count;
-		rig_cleanup(&rig);
+		c->list[i].nodes = (size_t)nodes;
 	}
 	qsort(c->list, shown, sizeof(*c->list), by_fit);
 	for (size_t i = 0; i < shown; i++) {
