@@ -129,33 +129,41 @@ static int pair_tracks(struct catalog *cat, int64_t a, int64_t b, const json_t *
 {
 	size_t nb = json_array_size(tracks_b), i;
 	unsigned char *taken = calloc(nb + 1, 1);
+	json_t *waiting = json_object(); /* each key of b: its tracks' indices not paired yet */
 	json_t *pairs = json_object_get(answer, "pairs"), *track;
-	char key[400], other[400];
+	char key[400];
 
-	if (!taken) {
+	if (!taken || !waiting) {
+		free(taken);
+		json_decref(waiting);
 		error_set(err, ERROR_INTERNAL, NULL, -1, "out of memory");
 		return -1;
 	}
+	json_array_foreach(tracks_b, i, track)
+	{
+		json_t *list;
+		pair_key(track, key, sizeof(key));
+		if (!(list = json_object_get(waiting, key)))
+			json_object_set_new(waiting, key, list = json_array());
+		json_array_append_new(list, json_integer((json_int_t)i));
+	}
 	json_array_foreach(tracks_a, i, track)
 	{
-		size_t j = nb;
+		json_t *list, *row;
+		size_t j;
 		pair_key(track, key, sizeof(key));
-		for (size_t k = 0; k < nb && j == nb; k++) {
-			if (taken[k])
-				continue;
-			pair_key(json_array_get(tracks_b, k), other, sizeof(other));
-			if (strcmp(key, other) == 0)
-				j = k;
-		}
-		if (j == nb) {
+		list = json_object_get(waiting, key);
+		if (json_array_size(list) == 0) {
 			json_array_append_new(json_object_get(answer, "only_in_a"), only(track));
 			continue;
 		}
+		j = (size_t)json_integer_value(json_array_get(list, 0)); /* in order */
+		json_array_remove(list, 0);
 		taken[j] = 1;
-		json_t *row =
-		    compare_pair(cat, a, b, track, json_array_get(tracks_b, j), count, err);
+		row = compare_pair(cat, a, b, track, json_array_get(tracks_b, j), count, err);
 		if (!row) {
 			free(taken);
+			json_decref(waiting);
 			return -1;
 		}
 		json_array_append_new(pairs, row);
@@ -165,6 +173,7 @@ static int pair_tracks(struct catalog *cat, int64_t a, int64_t b, const json_t *
 			json_array_append_new(json_object_get(answer, "only_in_b"),
 			                      only(json_array_get(tracks_b, k)));
 	free(taken);
+	json_decref(waiting);
 	return 0;
 }
 
