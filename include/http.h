@@ -30,15 +30,16 @@ struct server_config {
 	unsigned max_samples;    /* samples in one sample request */
 	unsigned max_connections;
 	unsigned max_connections_per_ip;
-	unsigned timeout_seconds; /* idle connections are closed after this */
-	unsigned header_timeout;  /* seconds a request may take to send its headers (and, from
-	                           * then on, the grace before its body must keep min_body_rate) */
-	size_t min_body_rate;     /* bytes per second an upload body must average */
-	size_t answer_memory;     /* bytes of answers held at once, all requests together */
-	unsigned max_entries;     /* entries one upload may create */
-	int quiet;                /* no request log */
-	int private_reads;        /* reads need a token too (--private) */
-	int read_only;            /* the catalogue is served for reading only (--read-only) */
+	unsigned timeout_seconds;   /* idle connections are closed after this */
+	unsigned header_timeout;    /* seconds a request may take to send its headers (and, from
+	                             * then on, the grace before its body must keep min_body_rate) */
+	size_t min_body_rate;       /* bytes per second an upload body must average */
+	size_t answer_memory;       /* bytes of answers held at once, all requests together */
+	unsigned max_entries;       /* entries one upload may create */
+	int quiet;                  /* no request log */
+	int private_reads;          /* reads need a token too (--private) */
+	int read_only;              /* the catalogue is served for reading only (--read-only) */
+	unsigned max_event_streams; /* GET /api/events streams open at once */
 };
 
 /* One uploaded file: a multipart part with a file name, or a raw body. */
@@ -69,20 +70,27 @@ struct request {
 	size_t field_count;
 	const struct server_config *config;
 	struct catalog_pool *pool;
-	char user[72]; /* the name of the token that authorised the request, or "" */
+	struct event_hub *events; /* the server's event streams (event_hub.h) */
+	char user[72];            /* the name of the token that authorised the request, or "" */
 };
 
 /* A body produced while it is sent, so that a large answer needs bounded memory: `fill`
  * writes up to `room` bytes of what comes next into `out` and returns how many, 0 at the end,
  * or -1 to give up (the connection is closed). `release` frees `state` when the answer is
- * done or abandoned. */
+ * done or abandoned.
+ *
+ * A body that waits for what it sends (an event stream) returns RESPONSE_STREAM_WAITING
+ * instead, after suspending its connection with request_suspend; whoever has something for
+ * it then calls request_resume, and fill is called again. */
 #define RESPONSE_LENGTH_UNKNOWN UINT64_MAX
+#define RESPONSE_STREAM_WAITING (-2)
 struct response_stream {
 	long (*fill)(void *state, char *out, size_t room);
 	void (*release)(void *state);
 	void *state;
 	size_t memory;   /* bytes the state holds, counted against --answer-memory */
 	uint64_t length; /* the body's exact length, or RESPONSE_LENGTH_UNKNOWN (chunked) */
+	size_t block;    /* the most one fill is asked for (0: the server's 128 KiB) */
 };
 
 struct deferred;
@@ -111,6 +119,13 @@ struct deferred {
 	void *connection; /* the server's */
 };
 void deferred_answer(struct deferred *d);
+
+/* A request's connection (request->connection) leaves the server's polling until resumed:
+ * called only from the fill of its own answer's stream; resumed from any thread. */
+void request_suspend(void *connection);
+void request_resume(void *connection);
+/* Has the client closed its side of the connection (a suspended one cannot tell)? */
+int request_peer_closed(void *connection);
 
 /* A multipart form field if given, else the query argument, else NULL. */
 const char *request_arg(const struct request *req, const char *name);
@@ -155,6 +170,7 @@ void route_sample(struct request *req, struct response *resp);
 void route_pose(struct request *req, struct response *resp);
 void route_skeletons(struct request *req, struct response *resp);
 void route_compare(struct request *req, struct response *resp);
+void route_events(struct request *req, struct response *resp);
 void route_handle(struct request *req, struct response *resp);
 void route_names(struct request *req, struct response *resp);
 void route_classes(struct request *req, struct response *resp);

@@ -15,17 +15,23 @@ struct db *catalog_db(struct catalog *cat)
 	return cat->db;
 }
 
-/* Runs a statement that returns no rows (or whose rows do not matter). */
+/* Runs a statement that returns no rows (or whose rows do not matter). A transaction's
+ * events are written before its COMMIT, and follow its savepoints. */
 int catalog_exec(struct catalog *cat, enum statement st, const char *what, struct error *err)
 {
-	struct db_stmt *s = db_prepare(cat->db, st, err);
+	struct db_stmt *s;
 	int rc;
 
-	if (!s)
+	if (st == ST_COMMIT && catalog_events_flush(cat, err) < 0)
+		return -1;
+	if (!(s = db_prepare(cat->db, st, err)))
 		return -1;
 	rc = db_step(s, what, err);
 	db_reset(s);
-	return rc < 0 ? -1 : 0;
+	if (rc < 0)
+		return -1;
+	catalog_events_follow(cat, st);
+	return 0;
 }
 
 int db_is_postgres(const char *target)
@@ -83,6 +89,7 @@ void catalog_close(struct catalog *cat)
 	if (!cat)
 		return;
 	catalog_cache_clear(cat);
+	catalog_events_forget(cat);
 	cat->db->ops->close(cat->db);
 	free(cat);
 }
@@ -142,6 +149,7 @@ int catalog_commit(struct catalog *cat, struct error *err)
 
 void catalog_rollback(struct catalog *cat)
 {
+	catalog_events_forget(cat);
 	cat->bulk = 0;
 	cat->db->ops->bulk(cat->db, 0);
 	if (cat->db->ops->in_transaction(cat->db))

@@ -43,7 +43,7 @@ enum statement {
 	                       */
 	ST_GET_RAW,           /* ?1 id: the blob's sha256, its size, the entry's file name */
 	ST_READ_BLOB,         /* ?1 sha256 (?2 first byte, from 1, ?3 count: PostgreSQL's chunk) */
-	ST_GET_BLOB_OF,
+	ST_GET_BLOB_OF, /* ?1 id: its bytes' sha256, class, family, crc32, decoder_version */
 	ST_DELETE_RESOURCE,
 	ST_DELETE_UNUSED_BLOB,
 	ST_LOAD_TRACK,
@@ -102,6 +102,13 @@ enum statement {
 	ST_RIG_SIZE,       /* ?1 id: how many nodes its rig has */
 	ST_VERSIONS,       /* ?1 handle, ?2 class, ?3 id: the other entries of that handle and
 	                    * class, newest first */
+	ST_LOCK_EVENTS,    /* held to the commit: event ids follow the order of commits */
+	ST_INSERT_EVENT,   /* at, kind, resource_id, class, family, crc32, decoder_version */
+	ST_TRIM_EVENTS,    /* ?1: how many of the newest event ids to keep */
+	ST_EVENTS_AFTER,   /* ?1 id, ?2 limit: SUMMARY_COLUMNS of the entry (NULLs when gone),
+	                    * then the event's id, at, kind, resource_id, class, family, crc32,
+	                    * decoder_version */
+	ST_EVENTS_NEWEST,  /* the newest event's id, 0 when none */
 	ST_COUNT
 };
 

@@ -12,6 +12,7 @@
  *   catalog_tokens.c   upload tokens
  *   catalog_redecode.c entries made again by a newer decoder
  *   catalog_copy.c     copying a whole catalogue to another
+ *   catalog_events.c   what each transaction created, deleted or redecoded, in commit order
  *   catalog_files.c    which files on disk belong to a catalogue
  *   catalog_sql.c      the SQL both databases run; catalog_sqlite.c and catalog_postgres.c
  *                      answer catalog_backend.h with it
@@ -47,6 +48,11 @@ struct catalog {
 	uint64_t cache_clock;
 	int bulk;             /* in catalog_begin_bulk's transaction */
 	struct catalog *next; /* in its pool's list */
+	/* the events of the transaction under way, written just before its commit */
+	struct event_note *notes;
+	size_t note_count, note_capacity;
+	size_t marks[8];   /* note_count at each open savepoint, innermost last */
+	size_t mark_count; /* open savepoints (the marks of those past 8 are not kept) */
 };
 
 /* Opens a connection, for reading only or not (catalog_open, catalog_open_read_only). */
@@ -84,6 +90,21 @@ int catalog_delete_rig(struct catalog *cat, int64_t id, struct error *err);
 /* A resource's structure and assumptions as JSON text, as they are stored; -1 when out of
  * memory. */
 int catalog_stored_texts(const struct resource *res, char **structure_text, char **assumed_text);
+
+/* Notes an event of the transaction under way (kind: "created", "deleted", "redecoded"; a
+ * static string); it is written with the transaction, or forgotten with it. */
+int catalog_event_note(struct catalog *cat, const char *kind, int64_t id, const char *class_name,
+                       const char *family, uint32_t crc32, unsigned decoder_version,
+                       struct error *err);
+/* Writes the noted events, under the events' lock (catalog_exec calls it before COMMIT). */
+int catalog_events_flush(struct catalog *cat, struct error *err);
+/* The notes follow a transaction statement (BEGIN, SAVEPOINT, RELEASE, ROLLBACK...) that
+ * catalog_exec has just run. */
+void catalog_events_follow(struct catalog *cat, enum statement st);
+/* Forgets every note (a rollback, a closed connection). */
+void catalog_events_forget(struct catalog *cat);
+/* An entry's summary from the SUMMARY_COLUMNS at the start of the current row. */
+json_t *catalog_row_summary(struct db_stmt *s);
 
 /* Bumps the stored generation, inside the transaction that deletes or redecodes. */
 int catalog_bump_generation(struct catalog *cat, struct error *err);

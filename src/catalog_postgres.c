@@ -46,6 +46,9 @@ static const char *const postgres_sql[ST_COUNT] = {
     [ST_BEGIN_READ] = "BEGIN ISOLATION LEVEL REPEATABLE READ, READ ONLY",
     /* several daemons: the same bytes are stored by one of them at a time */
     [ST_LOCK_UPLOAD] = "SELECT pg_advisory_xact_lock(hashtextextended(?1::text, 0))",
+    /* one lock for every writer of events, taken just before the commit (the two-key form:
+     * apart from the uploads' one-key locks) */
+    [ST_LOCK_EVENTS] = "SELECT pg_advisory_xact_lock(1634625892, 1)",
     /* a bulk transaction's ids, taken from the sequence 256 at a time */
     [ST_RESERVE_IDS] = "SELECT nextval(pg_get_serial_sequence('resources', 'id')) FROM "
                        "generate_series(1, 256)",

@@ -13,7 +13,7 @@
 /* Rows to JSON. */
 
 /* A summary from the SUMMARY_COLUMNS of the current row. */
-static json_t *row_summary(struct db_stmt *s)
+json_t *catalog_row_summary(struct db_stmt *s)
 {
 	int64_t id = db_column_int64(s, 0);
 	uint32_t crc = (uint32_t)db_column_int64(s, 4);
@@ -50,7 +50,7 @@ static json_t *collect_summaries(struct db_stmt *s, struct error *err)
 	int rc;
 
 	while ((rc = db_step(s, "reading entries", err)) == 1)
-		json_array_append_new(list, row_summary(s));
+		json_array_append_new(list, catalog_row_summary(s));
 	db_reset(s);
 	if (rc < 0) {
 		json_decref(list);
@@ -408,7 +408,7 @@ json_t *catalog_get(struct catalog *cat, int64_t id, struct error *err)
 		return NULL;
 	if (catalog_step_resource(s, id, "reading an entry", err) < 0)
 		return NULL;
-	entry = row_summary(s);
+	entry = catalog_row_summary(s);
 	json_object_set_new(entry, "structure", json_loads(db_column_text(s, 16), 0, NULL));
 	json_object_set_new(entry, "assumed", json_loads(db_column_text(s, 17), 0, NULL));
 	db_reset(s);

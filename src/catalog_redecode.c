@@ -255,6 +255,10 @@ int catalog_replace_decoded(struct catalog *cat, int64_t id, const struct resour
 	                   changes->tracks_changed || changes->structure || changes->references ||
 	                   changes->handle || changes->rig;
 	if ((changes->changed && catalog_bump_generation(cat, err) < 0) ||
+	    ((changes->changed || old.decoder_version != res->decoder_version) &&
+	     catalog_event_note(cat, "redecoded", id, old.class_name, old.family,
+	                        (uint32_t)(old.crc32_source[0] ? old_handle : res->crc32),
+	                        res->decoder_version, err) < 0) ||
 	    catalog_exec(cat, ST_COMMIT, "committing the entry", err) < 0)
 		goto done;
 	catalog_cache_invalidate(); /* no stale cached track */

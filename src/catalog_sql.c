@@ -46,7 +46,8 @@ static const char *const shared_sql[ST_COUNT] = {
                              "property, kind, handle FROM tracks WHERE resource_id = ?1 ORDER "
                              "BY n",
     [ST_GET_RAW] = "SELECT r.blob_sha256, b.size, r.filename" SUMMARY_FROM "WHERE r.id = ?1",
-    [ST_GET_BLOB_OF] = "SELECT blob_sha256 FROM resources WHERE id = ?1",
+    [ST_GET_BLOB_OF] = "SELECT blob_sha256, class, family, crc32, decoder_version FROM "
+                       "resources WHERE id = ?1",
     [ST_DELETE_RESOURCE] = "DELETE FROM resources WHERE id = ?1",
     [ST_DELETE_UNUSED_BLOB] = "DELETE FROM blobs WHERE sha256 = ?1 AND NOT EXISTS "
                               "(SELECT 1 FROM resources WHERE blob_sha256 = ?1)",
@@ -142,6 +143,15 @@ static const char *const shared_sql[ST_COUNT] = {
                     "r.decoder_version, b.size, r.track_count" SUMMARY_FROM
                     "WHERE r.crc32 = ?1 AND r.class = ?2 AND r.id <> ?3 ORDER BY r.id DESC "
                     "LIMIT 100",
+    [ST_INSERT_EVENT] = "INSERT INTO events (at, kind, resource_id, class, family, crc32, "
+                        "decoder_version) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)",
+    [ST_TRIM_EVENTS] = "DELETE FROM events WHERE id <= (SELECT max(id) FROM events) - ?1",
+    /* the entry as the list gives it, when it is still there */
+    [ST_EVENTS_AFTER] = "SELECT " SUMMARY_COLUMNS ", e.id, e.at, e.kind, e.resource_id, e.class, "
+                        "e.family, e.crc32, e.decoder_version FROM events e LEFT JOIN resources "
+                        "r ON r.id = e.resource_id AND e.kind <> 'deleted' LEFT JOIN blobs b ON "
+                        "b.sha256 = r.blob_sha256 WHERE e.id > ?1 ORDER BY e.id LIMIT ?2",
+    [ST_EVENTS_NEWEST] = "SELECT coalesce(max(id), 0) FROM events",
     [ST_RIGS_BY_HANDLE] = "SELECT resource_id FROM rig_nodes WHERE handle = ?1",
     /* lower(name): the index's expression, then the exact name */
     [ST_RIGS_BY_NAME] = "SELECT resource_id FROM rig_nodes WHERE lower(name) = "

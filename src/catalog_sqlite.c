@@ -28,6 +28,7 @@ static const char *const sqlite_sql[ST_COUNT] = {
     [ST_BEGIN] = "BEGIN IMMEDIATE",
     [ST_BEGIN_READ] = "BEGIN DEFERRED",
     [ST_LOCK_UPLOAD] = "SELECT ?1",           /* BEGIN IMMEDIATE already serialises every writer */
+    [ST_LOCK_EVENTS] = "SELECT 1",            /* and commits come one at a time */
     [ST_RESERVE_IDS] = "SELECT NULL WHERE 0", /* ids come from the inserts themselves */
     /* read by sqlite_read_blob, a chunk at a time, with incremental blob I/O (by rowid) */
     [ST_READ_BLOB] = "SELECT rowid, size FROM blobs WHERE sha256 = ?1",

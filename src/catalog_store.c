@@ -285,7 +285,9 @@ json_t *catalog_put(struct catalog *cat, const struct catalog_upload *up,
 		const struct stored_texts *texts = decoded->texts ? &decoded->texts[p] : NULL;
 		if (insert_resource(cat, up, res, texts, (unsigned)p, when, &id, err) < 0 ||
 		    catalog_insert_refs(cat, id, res, err) < 0 ||
-		    catalog_insert_rig(cat, id, &res->rig, err) < 0)
+		    catalog_insert_rig(cat, id, &res->rig, err) < 0 ||
+		    catalog_event_note(cat, "created", id, res->class_name, res->family, res->crc32,
+		                       res->decoder_version, err) < 0)
 			goto fail;
 		for (size_t n = 0; n < res->clip.channel_count; n++)
 			if (catalog_insert_track(cat, id, res, (unsigned)n,
@@ -356,17 +358,20 @@ int catalog_delete(struct catalog *cat, int64_t id, struct error *err)
 		goto fail;
 	db_bind_int64(s, 1, id);
 	rc = db_step(s, "finding the entry", err);
-	if (rc == 1)
-		sha = strdup(db_column_text(s, 0));
+	if (rc == 1 && !(sha = strdup(db_column_text(s, 0)))) {
+		error_set(err, ERROR_INTERNAL, NULL, -1, "out of memory");
+		rc = -1;
+	} else if (rc == 1 &&
+	           catalog_event_note(cat, "deleted", id, db_column_text(s, 1),
+	                              db_column_text(s, 2), (uint32_t)db_column_int64(s, 3),
+	                              (unsigned)db_column_int64(s, 4), err) < 0) {
+		rc = -1;
+	}
 	db_reset(s);
 	if (rc < 0)
 		goto fail;
 	if (rc == 0) {
 		error_set(err, ERROR_NOT_FOUND, "id", -1, "no resource has id %" PRId64, id);
-		goto fail;
-	}
-	if (!sha) {
-		error_set(err, ERROR_INTERNAL, NULL, -1, "out of memory");
 		goto fail;
 	}
 	s = db_prepare(cat->db, ST_DELETE_RESOURCE, err);

@@ -42,6 +42,7 @@ static void parse_options(int argc, char **argv, struct server_config *cfg, int 
 		OPT_THREADS,
 		OPT_MAX_CONN,
 		OPT_MAX_CONN_IP,
+		OPT_MAX_EVENT_STREAMS,
 		OPT_TIMEOUT,
 		OPT_OPEN_WRITES,
 		OPT_QUIET,
@@ -67,6 +68,7 @@ static void parse_options(int argc, char **argv, struct server_config *cfg, int 
 	    {"threads", required_argument, NULL, OPT_THREADS},
 	    {"max-connections", required_argument, NULL, OPT_MAX_CONN},
 	    {"max-connections-per-ip", required_argument, NULL, OPT_MAX_CONN_IP},
+	    {"max-event-streams", required_argument, NULL, OPT_MAX_EVENT_STREAMS},
 	    {"timeout", required_argument, NULL, OPT_TIMEOUT},
 	    {"open-writes", no_argument, NULL, OPT_OPEN_WRITES},
 	    {"private", no_argument, NULL, OPT_PRIVATE},
@@ -107,6 +109,10 @@ static void parse_options(int argc, char **argv, struct server_config *cfg, int 
 		case OPT_MAX_CONN_IP:
 			cfg->max_connections_per_ip =
 			    cmd_parse_unsigned(optarg, "--max-connections-per-ip", 1, 65536);
+			break;
+		case OPT_MAX_EVENT_STREAMS:
+			cfg->max_event_streams =
+			    cmd_parse_unsigned(optarg, "--max-event-streams", 0, 65536);
 			break;
 		case OPT_TIMEOUT:
 			cfg->timeout_seconds = cmd_parse_unsigned(optarg, "--timeout", 1, 86400);
@@ -246,6 +252,7 @@ static int cmd_serve(int argc, char **argv)
 	    .max_samples = CMD_DEFAULT_MAX_SAMPLES,
 	    .max_connections = 256,
 	    .max_connections_per_ip = 32,
+	    .max_event_streams = 64,
 	    .timeout_seconds = 30,
 	    .header_timeout = 15,
 	    .min_body_rate = 1024,
@@ -294,6 +301,8 @@ const struct cmd_entry cmd_serve_entry = {
     "  --threads N            polling threads (default: the number of cores)\n"
     "  --max-connections N    open connections in all (default 256)\n"
     "  --max-connections-per-ip N  (default 32)\n"
+    "  --max-event-streams N  GET /api/events streams open at once (default 64; each is\n"
+    "                         one of the connections; 0: none)\n"
     "  --timeout SECONDS      idle connections are closed after this (default 30)\n"
     "  --header-timeout SECONDS  a request's headers must arrive within this of the\n"
     "                         connection opening or of its last answer (default 15)\n"

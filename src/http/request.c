@@ -1,8 +1,10 @@
 /* request.c: what a route reads of its request besides what the server collected (query
- * arguments, headers), and the resumption of a request answered from another thread. With
+ * arguments, headers), and the suspension and resumption of a request answered from another
+ * thread or waiting for what it streams. With
  * server.c, the only files that include microhttpd.h. */
 #include <microhttpd.h>
 #include <string.h>
+#include <sys/socket.h>
 
 #include "http.h"
 
@@ -28,4 +30,23 @@ const char *request_header(const struct request *req, const char *name)
 void deferred_answer(struct deferred *d)
 {
 	MHD_resume_connection(d->connection);
+}
+
+void request_suspend(void *connection)
+{
+	MHD_suspend_connection(connection);
+}
+
+void request_resume(void *connection)
+{
+	MHD_resume_connection(connection);
+}
+
+int request_peer_closed(void *connection)
+{
+	const union MHD_ConnectionInfo *info =
+	    MHD_get_connection_info(connection, MHD_CONNECTION_INFO_CONNECTION_FD);
+	char c;
+
+	return info && recv(info->connect_fd, &c, 1, MSG_PEEK | MSG_DONTWAIT) == 0;
 }

@@ -24,6 +24,7 @@ static const struct route routes[] = {
     {"GET", "/api/resources/{}/export", route_export_one, 0},
     {"GET", "/api/export", route_export_many, 0},
     {"GET", "/api/compare", route_compare, 0},
+    {"GET", "/api/events", route_events, 0},
     {"GET", "/api/handles/{}", route_handle, 0},
     {"POST", "/api/names", route_names, 1},
     {"GET", "/api/classes", route_classes, 0},

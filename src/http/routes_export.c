@@ -116,9 +116,12 @@ static void answer_export(struct request *req, struct response *resp, struct exp
 	es->asset = asset;
 	es->pool = req->pool;
 	{
-		struct response_stream stream = {export_fill, export_release, es,
+		struct response_stream stream = {export_fill,
+		                                 export_release,
+		                                 es,
 		                                 sizeof(*es) + export_asset_memory(asset),
-		                                 export_asset_length(asset)};
+		                                 export_asset_length(asset),
+		                                 0};
 		response_stream(resp, 200, glb ? "model/gltf-binary" : "model/gltf+json", &stream);
 	}
 	export_file_name(name, glb, file, sizeof(file));

@@ -492,8 +492,8 @@ void route_raw(struct request *req, struct response *resp)
 	memcpy(rs->sha256, raw.sha256, sizeof(rs->sha256));
 	rs->size = raw.size;
 	{
-		struct response_stream stream = {raw_fill, free, rs, sizeof(*rs),
-		                                 (uint64_t)raw.size};
+		struct response_stream stream = {raw_fill,           free, rs, sizeof(*rs),
+		                                 (uint64_t)raw.size, 0};
 		response_stream(resp, 200, "application/octet-stream", &stream);
 	}
 	resp->disposition = content_disposition(raw.filename, id);

@@ -93,11 +93,15 @@ void route_pose(struct request *req, struct response *resp)
 		              body ? body : strdup(""), body ? len : 0);
 	} else {
 		struct response_stream stream = {
-		    pose_answer_fill, pose_answer_free, pa, pose_answer_memory(pa),
+		    pose_answer_fill,
+		    pose_answer_free,
+		    pa,
+		    pose_answer_memory(pa),
 		    format == FORMAT_F32
 		        ? (uint64_t)pa->times.count *
 		              (1 + (uint64_t)pa->rig.count * POSE_F32_NODE_FLOATS) * sizeof(float)
-		        : RESPONSE_LENGTH_UNKNOWN};
+		        : RESPONSE_LENGTH_UNKNOWN,
+		    0};
 		response_stream(resp, 200,
 		                format == FORMAT_F32 ? "application/octet-stream"
 		                                     : "application/json",

@@ -90,7 +90,7 @@ static void answer_track(struct response *resp, struct track_answer *ta, const c
 	}
 	{
 		struct response_stream stream = {
-		    track_answer_fill, track_answer_free, ta, track_answer_memory(ta), length,
+		    track_answer_fill, track_answer_free, ta, track_answer_memory(ta), length, 0,
 		};
 		response_stream(resp, 200, type, &stream);
 	}

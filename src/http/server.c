@@ -31,6 +31,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "event_hub.h"
 #include "render.h"
 #include "server_internal.h"
 
@@ -47,6 +48,7 @@ struct server {
 	size_t buffered;             /* body bytes held or promised to uploads (atomic) */
 	size_t answering;            /* bytes held by answers being sent (atomic) */
 	struct watchdog watchdog;    /* over every open connection */
+	struct event_hub *events;    /* GET /api/events' streams */
 };
 
 /* One request's state, from its first callback to its completion. */
@@ -126,6 +128,8 @@ static ssize_t answer_fill(void *cls, uint64_t pos, char *out, size_t max)
 	if (h->failed)
 		return MHD_CONTENT_READER_END_WITH_ERROR;
 	n = h->stream.fill(h->stream.state, out, max);
+	if (n == RESPONSE_STREAM_WAITING)
+		return 0; /* suspended: called again once resumed */
 	if (n < 0) {
 		h->failed = 1;
 		return MHD_CONTENT_READER_END_WITH_ERROR;
@@ -160,7 +164,8 @@ static enum MHD_Result server_send(struct request_state *st, struct MHD_Connecti
 	struct answer_hold *hold;
 	enum MHD_Result ret;
 	int streamed = resp->stream.fill != NULL;
-	size_t bytes = streamed ? resp->stream.memory + STREAM_BLOCK : resp->length;
+	size_t block = resp->stream.block ? resp->stream.block : STREAM_BLOCK;
+	size_t bytes = streamed ? resp->stream.memory + block : resp->length;
 	uint64_t stream_length = resp->stream.length;
 
 	if (!streamed && !resp->body) {
@@ -201,7 +206,7 @@ static enum MHD_Result server_send(struct request_state *st, struct MHD_Connecti
 		hold->stream = resp->stream;
 		r = MHD_create_response_from_callback(
 		    stream_length == RESPONSE_LENGTH_UNKNOWN ? MHD_SIZE_UNKNOWN : stream_length,
-		    STREAM_BLOCK, answer_fill, hold, answer_release);
+		    block, answer_fill, hold, answer_release);
 	} else {
 		hold->body = resp->body;
 		r = MHD_create_response_from_buffer_with_free_callback_cls(resp->length, resp->body,
@@ -574,6 +579,7 @@ static enum MHD_Result request_begin(struct server *srv, struct MHD_Connection *
 	st->req.connection = conn;
 	st->req.config = &srv->config;
 	st->req.pool = srv->pool;
+	st->req.events = srv->events;
 	*con_cls = st;
 	if (__atomic_load_n(&srv->draining, __ATOMIC_ACQUIRE)) {
 		st->retry_after = 1;
@@ -907,6 +913,11 @@ struct server *server_start(const struct server_config *cfg, struct catalog_pool
 	if (ipv6)
 		flags |= MHD_USE_IPv6;
 	watchdog_init(&srv->watchdog, &srv->config);
+	srv->events = event_hub_start(pool, cfg->max_event_streams, err);
+	if (!srv->events) {
+		free(srv);
+		return NULL;
+	}
 	/* libmicrohttpd's own limit leaves room for newcomers to take a waiting one's slot */
 	srv->daemon = MHD_start_daemon(
 	    flags, 0, NULL, NULL, access_handler, srv, MHD_OPTION_EXTERNAL_LOGGER, server_log, NULL,
@@ -923,6 +934,7 @@ struct server *server_start(const struct server_config *cfg, struct catalog_pool
 		          "cannot listen on %s: %s (is the port in use?)", cfg->listen,
 		          strerror(errno));
 		watchdog_stop(&srv->watchdog);
+		event_hub_free(srv->events);
 		free(srv);
 		return NULL;
 	}
@@ -948,6 +960,7 @@ void server_stop(struct server *srv)
 	 * instead, but in libmicrohttpd 0.9.75 it races with the worker threads over the
 	 * listening socket's epoll registration, and the loser aborts the process.) */
 	__atomic_store_n(&srv->draining, 1, __ATOMIC_RELEASE);
+	event_hub_end_streams(srv->events); /* each ends its body, and its request */
 	for (int i = 0; i < 500 && __atomic_load_n(&srv->in_flight, __ATOMIC_ACQUIRE) > 0; i++)
 		nanosleep(&pause, NULL);
 	/* every upload handed over is stored and its connection resumed: libmicrohttpd aborts
@@ -955,5 +968,6 @@ void server_stop(struct server *srv)
 	catalog_pool_stop_writes(srv->pool);
 	MHD_stop_daemon(srv->daemon);
 	watchdog_stop(&srv->watchdog);
+	event_hub_free(srv->events);
 	free(srv);
 }
