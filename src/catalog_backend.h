@@ -43,7 +43,7 @@ enum statement {
 	                       */
 	ST_GET_RAW,           /* ?1 id: the blob's sha256, its size, the entry's file name */
 	ST_READ_BLOB,         /* ?1 sha256 (?2 first byte, from 1, ?3 count: PostgreSQL's chunk) */
-	ST_GET_BLOB_OF, /* ?1 id: its bytes' sha256, class, family, crc32, decoder_version */
+	ST_GET_BLOB_OF,       /* ?1 id: its bytes' sha256, class, family, crc32, decoder_version */
 	ST_DELETE_RESOURCE,
 	ST_DELETE_UNUSED_BLOB,
 	ST_LOAD_TRACK,

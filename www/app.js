@@ -217,7 +217,7 @@ function renderCatalogue() {
   $('#catalogue tbody').replaceChildren(...rows.map((r) => {
     const handle = make('td', { class: 'handle', text: r.crc32 });
     if (r.crc32_name) handle.append(' ', make('small', { text: r.crc32_name }));
-    const tr = make('tr', { tabindex: '0', 'data-id': String(r.id) }, [
+    const tr = make('tr', { tabindex: '0', 'data-id': String(r.id), ...(live.fresh.has(r.id) ? { class: 'new' } : {}) }, [
       make('td', { text: r.class }), handle, make('td', { text: r.name || '' }), make('td', { text: r.family }),
       make('td', { text: String(r.track_count) }),
       make('td', { text: r.duration === null ? '' : `${r.duration} s` }), make('td', { text: bytes(r.size) }),
@@ -225,6 +225,7 @@ function renderCatalogue() {
     ]);
     tr.addEventListener('click', () => openEntry(r.id));
     tr.addEventListener('keydown', (event) => { if (event.key === 'Enter' || event.key === ' ') { event.preventDefault(); openEntry(r.id); } });
+    if (live.fresh.has(r.id)) live.watch.observe(tr);
     return tr;
   }));
   for (const button of document.querySelectorAll('#catalogue th button')) {
@@ -241,6 +242,9 @@ function setUpCatalogue() {
     event.preventDefault();
     state.filters = { q: $('#q').value.trim(), class: $('#class-filter').value, crc32: $('#handle-filter').value.trim() };
     writeUrl();
+    live.waiting = [];
+    showWaiting();
+    followEvents();
     loadCatalogue();
   });
   $('#class-filter').addEventListener('change', () => $('#filters').requestSubmit());
@@ -260,6 +264,143 @@ function setUpCatalogue() {
 }
 
 // ---------------------------------------------------------------------------------------
+// The live catalogue: GET /api/events, read with fetch (an EventSource cannot send the token),
+// resumed after the last event seen. New entries the filter lets through join the list, marked
+// new until they have been on screen for a few seconds; while the user is scrolled away from the
+// top of the catalogue they wait behind an "N new" notice instead of moving the rows under the
+// pointer. A deleted or redecoded entry that is open says so.
+
+const SEEN_AFTER_MS = 4000;
+const live = {
+  controller: null,
+  last: null, // the id of the last event read
+  waiting: [], // entries held behind the notice
+  fresh: new Set(), // ids marked new
+  watch: new IntersectionObserver((seen) => {
+    for (const { target, isIntersecting } of seen) {
+      if (!isIntersecting) { clearTimeout(target.seenTimer); continue; }
+      target.seenTimer = setTimeout(() => {
+        live.fresh.delete(Number(target.dataset.id));
+        target.classList.remove('new');
+        live.watch.unobserve(target);
+      }, SEEN_AFTER_MS);
+    }
+  }),
+};
+
+// Does an entry belong in the list as it is filtered? (class and crc32 are filtered by the
+// stream; q as the list's search does: a substring of name, class, file or note, any case)
+function listWants(entry) {
+  const q = state.filters.q.toLowerCase();
+  return !q || [entry.name, entry.class, entry.filename, entry.note].some((v) => v && v.toLowerCase().includes(q));
+}
+
+// Is the top of the catalogue out of sight?
+const scrolledAway = () => $('#catalogue').getBoundingClientRect().top < 0;
+
+function showWaiting() {
+  const notice = $('#new-notice');
+  notice.hidden = !live.waiting.length;
+  text(notice, `${count(live.waiting.length, 'new entry', 'new entries')}: show`);
+}
+
+function takeWaiting() {
+  if (!live.waiting.length) return;
+  for (const entry of live.waiting) { live.fresh.add(entry.id); state.rows.unshift(entry); }
+  live.waiting = [];
+  showWaiting();
+  renderCatalogue();
+}
+
+function entryEvent(kind, data) {
+  const entry = data.entry;
+  if (kind === 'created') {
+    if (!entry || !listWants(entry) || state.rows.some((r) => r.id === entry.id) || live.waiting.some((r) => r.id === entry.id)) return;
+    live.waiting.push(entry);
+    if (!scrolledAway()) takeWaiting(); else showWaiting();
+    loadHealth();
+  } else if (kind === 'deleted') {
+    state.rows = state.rows.filter((r) => r.id !== data.id);
+    live.waiting = live.waiting.filter((r) => r.id !== data.id);
+    showWaiting();
+    renderCatalogue();
+    loadHealth();
+    if (state.entry && state.entry.id === data.id) {
+      const gone = $('#entry-gone');
+      text(gone, `This entry was deleted at ${data.at.replace('T', ' ').slice(0, 19)}: what is shown is what was loaded before.`);
+      gone.hidden = false;
+    }
+  } else if (kind === 'redecoded') {
+    if (entry) state.rows = state.rows.map((r) => (r.id === entry.id ? entry : r));
+    renderCatalogue();
+    if (state.entry && state.entry.id === data.id) {
+      text($('#entry-redecoded span'), `This entry was decoded again (decoder version ${data.decoder_version}).`);
+      $('#entry-redecoded').hidden = false;
+    }
+  } else if (kind === 'reset') {
+    live.waiting = [];
+    showWaiting();
+    loadCatalogue();
+  }
+}
+
+// One event block of the stream ("id:", "event:", "data:" lines).
+function eventBlock(block) {
+  let id = null, kind = null, data = '';
+  for (const line of block.split('\n')) {
+    if (line.startsWith('id:')) id = line.slice(3).trim();
+    else if (line.startsWith('event:')) kind = line.slice(6).trim();
+    else if (line.startsWith('data:')) data += line.slice(5).trim();
+  }
+  if (id !== null) live.last = id;
+  if (kind && data) entryEvent(kind, JSON.parse(data));
+}
+
+function followEvents() {
+  if (live.controller) live.controller.abort();
+  const controller = new AbortController();
+  live.controller = controller;
+  const p = new URLSearchParams();
+  if (state.filters.class) p.set('class', state.filters.class);
+  if (state.filters.crc32) p.set('crc32', state.filters.crc32);
+  const headers = authorised(live.last !== null ? { 'Last-Event-ID': live.last } : {});
+  (async () => {
+    try {
+      const response = await fetch(`/api/events?${p}`, { headers, signal: controller.signal });
+      if (!response.ok) throw new Error(`${response.status}`);
+      document.body.dataset.live = 'true';
+      text($('#live-status'), '');
+      const reader = response.body.getReader(), decoder = new TextDecoder();
+      let buffer = '';
+      for (;;) {
+        const { value, done } = await reader.read();
+        if (done) break;
+        buffer += decoder.decode(value, { stream: true });
+        for (let end; (end = buffer.indexOf('\n\n')) >= 0;) {
+          eventBlock(buffer.slice(0, end));
+          buffer = buffer.slice(end + 2);
+        }
+      }
+    } catch (e) {
+      if (controller.signal.aborted) return;
+    }
+    if (controller.signal.aborted) return;
+    document.body.dataset.live = 'false';
+    text($('#live-status'), 'Not following the catalogue live; trying again…');
+    setTimeout(() => { if (live.controller === controller) followEvents(); }, 3000);
+  })();
+}
+
+function setUpLive() {
+  $('#new-notice').addEventListener('click', () => {
+    takeWaiting();
+    $('#catalogue-section').scrollIntoView({ block: 'start' });
+  });
+  window.addEventListener('scroll', () => { if (live.waiting.length && !scrolledAway()) takeWaiting(); }, { passive: true });
+  $('#reload-entry').addEventListener('click', () => { if (state.entry) openEntry(state.entry.id, state.selected, state.window); });
+}
+
+// ---------------------------------------------------------------------------------------
 // Entry view
 
 async function openEntry(id, selected = null, window = null, restore = {}) {
@@ -272,6 +413,8 @@ async function openEntry(id, selected = null, window = null, restore = {}) {
   if (state.motion && state.motion.view) state.motion.view.pause();
   state.entry = entry;
   state.time = null;
+  $('#entry-gone').hidden = true;
+  $('#entry-redecoded').hidden = true;
   const tracks = entry.tracks || [];
   state.selected = (selected || [0]).filter((n) => n < tracks.length);
   state.window = window;
@@ -773,12 +916,14 @@ async function start() {
   field.addEventListener('change', () => {
     if (field.value.trim()) localStorage.setItem('animdex-token', field.value.trim());
     else localStorage.removeItem('animdex-token');
-    loadHealth(); loadClasses(); loadCatalogue();
+    loadHealth(); loadClasses(); loadCatalogue(); followEvents();
   });
   setUpUpload();
   setUpCatalogue();
   setUpEntry();
   setUpCompare();
+  setUpLive();
+  followEvents(); // first, so that nothing falls between the list and the stream
   await Promise.all([loadHealth(), loadClasses(), loadCatalogue()]);
   if (view.id) {
     const window = view.from !== null && view.to !== null ? [Number(view.from), Number(view.to)] : null;

@@ -63,7 +63,8 @@ start_daemon() { # db extra...
 	local db=$1
 	shift
 	"$bin" --listen 127.0.0.1:0 --db "$db" --quiet --threads "$threads" \
-		--max-connections-per-ip 512 --max-connections 1024 "$@" >"$dir/daemon.out" &
+		--max-connections-per-ip 512 --max-connections 1024 --max-event-streams 256 "$@" \
+		>"$dir/daemon.out" &
 	daemon=$!
 	for _ in $(seq 50); do grep -q listening "$dir/daemon.out" && break; sleep 0.1; done
 	base=$(sed -n 's/.*listening on \(http:[^ ]*\).*/\1/p' "$dir/daemon.out")
@@ -136,6 +137,42 @@ row "GET sample?t=0.5, 32 connections (animdex)" "$a_rps" "requests/s, p99 $(p99
 row "GET constant, 32 connections (minimal libmicrohttpd)" "$m_rps" "requests/s, p99 $(p99 "$dir"/wrk.m.*) ms"
 row "animdex / minimal server (median of 5 pairs)" "$(median <"$dir/pair.ratios")" "x (target >= 0.95)"
 row "peak RSS of animdexd after the read runs" "$(peak_rss "$daemon")" "MiB (target <= 32)"
+
+# 200 open GET /api/events streams against 200 idle keep-alive connections (each has had one
+# answer): how much does either slow sampling? Alternated in pairs, the ratio pair by pair.
+echo "event streams..." >&2
+hold() { # KIND: opens 200 connections of that kind, prints "ready", holds them until killed
+	python3 - "${base##*:}" 200 "$1" <<'PY' &
+import signal, socket, sys
+port, n, kind = int(sys.argv[1]), int(sys.argv[2]), sys.argv[3]
+path = "/api/events" if kind == "events" else "/api/health"
+held = []
+for _ in range(n):
+    s = socket.create_connection(("127.0.0.1", port))
+    s.sendall(f"GET {path} HTTP/1.1\r\nHost: bench\r\n\r\n".encode())
+    if not s.recv(65536).startswith(b"HTTP/1.1 200"):
+        sys.exit(f"{kind}: not answered 200")
+    held.append(s)
+print("ready", flush=True)
+signal.pause()
+PY
+	holder=$!
+}
+: >"$dir/streams.ratios"
+for rep in 1 2 3 4 5; do
+	for kind in events idle; do
+		hold "$kind" >"$dir/hold.$kind"
+		for _ in $(seq 100); do grep -q ready "$dir/hold.$kind" && break; sleep 0.1; done
+		wrk -t 2 -c 32 -d "${seconds}s" "$sample?t=0.5" >"$dir/wrk.$kind.$rep"
+		kill "$holder"
+		wait "$holder" 2>/dev/null
+	done
+	awk '/Requests\/sec/ {print $2}' "$dir/wrk.events.$rep" "$dir/wrk.idle.$rep" | paste -s -d ' ' |
+		awk '{printf "%.4f\n", $1 / $2}' >>"$dir/streams.ratios"
+done
+row "GET sample?t=0.5 beside 200 open event streams" "$(rps "$dir"/wrk.events.*)" "requests/s"
+row "GET sample?t=0.5 beside 200 idle keep-alive connections" "$(rps "$dir"/wrk.idle.*)" "requests/s"
+row "  with streams / with idle connections (median of 5 pairs)" "$(median <"$dir/streams.ratios")" "x (target >= 0.95: streams cost no more than idle connections)"
 kill "$minimal" "$daemon"
 wait "$minimal" "$daemon" 2>/dev/null
 

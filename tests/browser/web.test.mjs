@@ -1,7 +1,7 @@
 // web.test.mjs: the web page in real Chromium (Debian's), driven by playwright-core, against a
 // real animdexd on loopback with a temporary database. Prints "PASS: name" or "FAIL: name"
 // per check and exits non-zero on any failure. Screenshots go to $ANIMDEX_SCREENSHOTS.
-import { spawn } from 'node:child_process';
+import { execFileSync, spawn } from 'node:child_process';
 import { existsSync, mkdtempSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -16,6 +16,12 @@ let failures = 0;
 function check(name, ok, detail = '') {
   console.log(`${ok ? 'PASS' : 'FAIL'}: ${name}${ok || !detail ? '' : ` (${detail})`}`);
   if (!ok) failures++;
+}
+
+// An upload made the way a teammate would, with curl; the created entry's id.
+function curlUpload(base, path) {
+  const answer = JSON.parse(execFileSync('curl', ['-sf', '-F', `file=@${path}`, `${base}/api/resources`]));
+  return answer.resources[0].id;
 }
 
 function startDaemon() {
@@ -252,6 +258,72 @@ async function main() {
     check('the broken upload logs nothing but its 422',
       consoleErrors.every((e) => /status of 422/.test(e)), consoleErrors.join(' | '));
     consoleErrors.length = 0;
+
+    // the live catalogue: a teammate's upload made with curl appears without reloading, at the
+    // top, marked new; scrolled away, it waits behind a notice; an open entry deleted says so
+    const watcher = await browser.newPage({ viewport: { width: 1280, height: 800 } });
+    const watcherErrors = [];
+    watcher.on('console', (msg) => { if (msg.type() === 'error') watcherErrors.push(msg.text()); });
+    watcher.on('pageerror', (error) => watcherErrors.push(String(error)));
+    watcher.on('response', (r) => { if (r.status() >= 400) watcherErrors.push(`${r.status()} ${r.url()}`); });
+    await watcher.goto(base);
+    await watcher.waitForSelector('body[data-ready="true"]');
+    await watcher.waitForFunction(() => document.body.dataset.live === 'true', null, { timeout: 5000 });
+    const teammate = (name, value) => {
+      const path = join(dir, `${name}.json`);
+      writeFileSync(path, JSON.stringify({ ...walk, name, samplers: [{ ...walk.samplers[0], values: walk.samplers[0].values.map((v, i) => (i === 3 ? value : v)) }] }));
+      return curlUpload(base, path);
+    };
+    let liveStarted = Date.now();
+    const liveFirst = teammate('teammate walk', 7);
+    const appeared = await watcher.waitForSelector(`#catalogue tbody tr.new[data-id="${liveFirst}"]`, { timeout: 2000 }).then(() => Date.now() - liveStarted, () => -1);
+    check('an upload made with curl appears in the open page within 2 s, marked new', appeared >= 0, 'not within 2 s');
+    if (appeared >= 0) console.log(`note: it appeared ${appeared} ms after curl began`);
+    check('it is the top row (the newest first)', (await watcher.locator('#catalogue tbody tr').first().getAttribute('data-id')) === String(liveFirst));
+    check('it stops being new once it has been seen', await watcher.waitForSelector(`#catalogue tbody tr[data-id="${liveFirst}"]:not(.new)`, { timeout: 8000 }).then(() => true, () => false));
+    // scrolled away from the top: the rows stay put and a notice counts the new ones
+    await watcher.setViewportSize({ width: 1280, height: 300 });
+    await watcher.evaluate(() => window.scrollTo(0, document.body.scrollHeight));
+    const rowsBefore = await watcher.locator('#catalogue tbody tr').count();
+    const liveSecond = teammate('teammate run', 9);
+    const noticed = await watcher.waitForSelector('#new-notice:not([hidden])', { timeout: 2000 }).then(() => true, () => false);
+    const noticeText = noticed ? await watcher.locator('#new-notice').innerText() : '';
+    check('scrolled away, a new upload waits behind an "N new" notice instead of moving the rows',
+      noticed && noticeText.startsWith('1 new entry') && (await watcher.locator('#catalogue tbody tr').count()) === rowsBefore, noticeText);
+    await watcher.locator('#new-notice').click();
+    check('the notice shows it, marked new', await watcher.waitForSelector(`#catalogue tbody tr.new[data-id="${liveSecond}"]`, { timeout: 2000 }).then(() => true, () => false));
+    await watcher.setViewportSize({ width: 1280, height: 800 });
+    // an upload the filter leaves out does not join the list
+    await watcher.fill('#q', 'teammate walk');
+    await watcher.press('#q', 'Enter');
+    await watcher.waitForFunction(() => document.querySelectorAll('#catalogue tbody tr').length === 1);
+    await watcher.waitForFunction(() => document.body.dataset.live === 'true');
+    const liveThird = teammate('teammate jump', 3);
+    const liveFourth = teammate('teammate walk again', 4);
+    await watcher.waitForSelector(`#catalogue tbody tr[data-id="${liveFourth}"]`, { timeout: 2000 }).catch(() => {});
+    const liveShown = await watcher.locator('#catalogue tbody tr').evaluateAll((rows) => rows.map((r) => r.dataset.id));
+    check('with a filter, only the uploads it matches join the list', liveShown.includes(String(liveFourth)) && !liveShown.includes(String(liveThird)), liveShown.join(','));
+    // the open entry is deleted by someone else
+    await watcher.locator(`#catalogue tbody tr[data-id="${liveFirst}"]`).click();
+    await watcher.waitForFunction(() => document.querySelector('#entry:not([hidden])') && document.querySelector('#tracks tbody tr') &&
+      document.querySelector('#skeleton-choice').options.length > 0); // opened with its 3D view
+    liveStarted = Date.now();
+    execFileSync('curl', ['-sf', '-X', 'DELETE', `${base}/api/resources/${liveFirst}`]);
+    const liveSaid = await watcher.waitForSelector('#entry-gone:not([hidden])', { timeout: 2000 }).then(() => true, () => false);
+    const liveGone = liveSaid ? await watcher.locator('#entry-gone').innerText() : '';
+    check('an open entry deleted by someone else says so', liveSaid && liveGone.includes('This entry was deleted'), liveGone);
+    check('and its row leaves the list', (await watcher.locator(`#catalogue tbody tr[data-id="${liveFirst}"]`).count()) === 0);
+    await watcher.screenshot({ path: join(shots, 'live-1280x800.png') });
+    // an open entry decoded again by `animdexd redecode` beside the daemon says so
+    await watcher.locator(`#catalogue tbody tr[data-id="${liveFourth}"]`).click();
+    await watcher.waitForFunction(() => document.querySelector('#entry-gone[hidden]') && document.querySelector('#skeleton-choice').options.length > 0);
+    execFileSync('sqlite3', [join(dir, 'web.db'), `UPDATE resources SET decoder_version = 0 WHERE id = ${liveFourth}`]);
+    execFileSync(bin, ['redecode', '--quiet', '--db', join(dir, 'web.db')]);
+    const redecoded = await watcher.waitForSelector('#entry-redecoded:not([hidden])', { timeout: 2000 }).then(() => true, () => false);
+    check('an open entry decoded again beside the daemon says so, with a way to reload it',
+      redecoded && (await watcher.locator('#entry-redecoded').innerText()).includes('decoded again'));
+    check('no console errors on the live page', watcherErrors.length === 0, watcherErrors.join(' | '));
+    await watcher.close();
 
     // a narrow window: no sideways scrolling of the page itself
     await page.setViewportSize({ width: 390, height: 800 });
