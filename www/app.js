@@ -312,19 +312,32 @@ function takeWaiting() {
   renderCatalogue();
 }
 
+// Many events may come at once (an import of a folder): the list is drawn again, and the
+// header's counts read again, once for all of them.
+let drawTimer = null, healthTimer = null;
+function drawSoon() {
+  if (drawTimer) return;
+  drawTimer = setTimeout(() => {
+    drawTimer = null;
+    if (live.waiting.length && !scrolledAway()) takeWaiting(); else { showWaiting(); renderCatalogue(); }
+  }, 100);
+}
+function healthSoon() {
+  if (!healthTimer) healthTimer = setTimeout(() => { healthTimer = null; loadHealth(); }, 1000);
+}
+
 function entryEvent(kind, data) {
   const entry = data.entry;
   if (kind === 'created') {
+    healthSoon();
     if (!entry || !listWants(entry) || state.rows.some((r) => r.id === entry.id) || live.waiting.some((r) => r.id === entry.id)) return;
     live.waiting.push(entry);
-    if (!scrolledAway()) takeWaiting(); else showWaiting();
-    loadHealth();
+    drawSoon();
   } else if (kind === 'deleted') {
+    healthSoon();
     state.rows = state.rows.filter((r) => r.id !== data.id);
     live.waiting = live.waiting.filter((r) => r.id !== data.id);
-    showWaiting();
-    renderCatalogue();
-    loadHealth();
+    drawSoon();
     if (state.entry && state.entry.id === data.id) {
       const gone = $('#entry-gone');
       text(gone, `This entry was deleted at ${data.at.replace('T', ' ').slice(0, 19)}: what is shown is what was loaded before.`);
@@ -332,7 +345,7 @@ function entryEvent(kind, data) {
     }
   } else if (kind === 'redecoded') {
     if (entry) state.rows = state.rows.map((r) => (r.id === entry.id ? entry : r));
-    renderCatalogue();
+    drawSoon();
     if (state.entry && state.entry.id === data.id) {
       text($('#entry-redecoded span'), `This entry was decoded again (decoder version ${data.decoder_version}).`);
       $('#entry-redecoded').hidden = false;
@@ -341,6 +354,7 @@ function entryEvent(kind, data) {
     live.waiting = [];
     showWaiting();
     loadCatalogue();
+    healthSoon();
   }
 }
 

@@ -312,7 +312,8 @@ async function main() {
     const liveSaid = await watcher.waitForSelector('#entry-gone:not([hidden])', { timeout: 2000 }).then(() => true, () => false);
     const liveGone = liveSaid ? await watcher.locator('#entry-gone').innerText() : '';
     check('an open entry deleted by someone else says so', liveSaid && liveGone.includes('This entry was deleted'), liveGone);
-    check('and its row leaves the list', (await watcher.locator(`#catalogue tbody tr[data-id="${liveFirst}"]`).count()) === 0);
+    check('and its row leaves the list', await watcher.waitForSelector(`#catalogue tbody tr[data-id="${liveFirst}"]`, { state: 'detached', timeout: 2000 })
+      .then(() => true, () => false));
     await watcher.screenshot({ path: join(shots, 'live-1280x800.png') });
     // an open entry decoded again by `animdexd redecode` beside the daemon says so
     await watcher.locator(`#catalogue tbody tr[data-id="${liveFourth}"]`).click();
@@ -322,6 +323,19 @@ async function main() {
     const redecoded = await watcher.waitForSelector('#entry-redecoded:not([hidden])', { timeout: 2000 }).then(() => true, () => false);
     check('an open entry decoded again beside the daemon says so, with a way to reload it',
       redecoded && (await watcher.locator('#entry-redecoded').innerText()).includes('decoded again'));
+    // a folder imported beside the daemon: its 300 entries join the list together
+    await watcher.click('#clear-filters');
+    await watcher.waitForFunction(() => !new URLSearchParams(location.search).get('q'));
+    await watcher.evaluate(() => window.scrollTo(0, 0));
+    const rowsNow = await watcher.locator('#catalogue tbody tr').count();
+    const folder = join(dir, 'folder');
+    mkdirSync(folder);
+    for (let i = 0; i < 300; i++) writeFileSync(join(folder, `clip${i}.json`), JSON.stringify({ ...walk, name: `folder clip ${i}` }));
+    execFileSync(bin, ['import', '--quiet', '--db', join(dir, 'web.db'), folder]);
+    const joined = await watcher.waitForFunction((n) => document.querySelectorAll('#catalogue tbody tr.new').length >= n, 300,
+      { timeout: 3000 }).then(() => true, () => false);
+    check('an import of 300 files beside the daemon joins the list within 3 s', joined,
+      `${(await watcher.locator('#catalogue tbody tr').count()) - rowsNow} rows more`);
     check('no console errors on the live page', watcherErrors.length === 0, watcherErrors.join(' | '));
     await watcher.close();
 
