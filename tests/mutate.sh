@@ -8,11 +8,13 @@ set -u
 src=${ANIMDEX_SRCDIR:-.}
 build=$(pwd)
 list=${MUTANTS:-$src/tests/mutants.txt}
-programs="unit/check_reader unit/check_hash unit/check_curve unit/check_render \
+# MUTATE_PROGRAMS: other programs, to try a few mutants against the suite meant to catch them
+programs=${MUTATE_PROGRAMS:-"unit/check_reader unit/check_hash unit/check_curve unit/check_render \
 unit/check_track_answer unit/check_rig unit/check_radient unit/check_zouna unit/check_skel unit/check_gltf unit/check_sqlite_wal \
 unit/check_burnout unit/check_catalog unit/check_regressions daemon/check_upgrade \
 daemon/check_answers daemon/check_http daemon/check_crash daemon/check_export daemon/check_pose \
-daemon/check_hostile daemon/check_safety daemon/powercut/check_powercut"
+daemon/check_compare daemon/check_hostile daemon/check_safety daemon/check_events \
+daemon/powercut/check_powercut"}
 export ANIMDEXD="$build/animdexd" ANIMDEX_SRCDIR="$src" CK_VERBOSITY=silent CK_DEFAULT_TIMEOUT=120
 export ANIMDEX_FIXTURES=${ANIMDEX_FIXTURES:-$src/../shared/fixtures}
 caught=0 survived=0 broken=0 n=0

@@ -484,6 +484,20 @@ START_TEST(a_reconnect_gets_exactly_the_missed_events)
 		free(doc);
 	}
 	run("\"$ANIMDEXD\" import --quiet --db '%s' '%s'", db, folder);
+	if (testutil_backend == TESTUTIL_SQLITE) { /* the table holds the kept window, no more */
+		sqlite3 *h;
+		sqlite3_stmt *q;
+		ck_assert_int_eq(sqlite3_open_v2(db, &h, SQLITE_OPEN_READONLY, NULL), SQLITE_OK);
+		ck_assert_int_eq(
+		    sqlite3_prepare_v2(h, "SELECT count(*), max(id) - min(id) FROM events", -1, &q,
+		                       NULL),
+		    SQLITE_OK);
+		ck_assert_int_eq(sqlite3_step(q), SQLITE_ROW);
+		ck_assert_int_eq(sqlite3_column_int(q, 0), CATALOG_EVENTS_KEPT);
+		ck_assert_int_eq(sqlite3_column_int(q, 1), CATALOG_EVENTS_KEPT - 1);
+		sqlite3_finalize(q);
+		sqlite3_close(h);
+	}
 	snprintf(last, sizeof(last), "%lld", newest);
 	s = sse_open(&a, "/api/events", last, NULL);
 	expect(s, "reset", 0, 2 * WITHIN_MS, &e, "an id older than the kept events");
