@@ -723,6 +723,9 @@ int main(void)
 {
 	Suite *s = suite_create("events");
 
+	/* one cluster for the whole suite, started here so that every test's process shares it */
+	if (testutil_postgres_wanted() && !testutil_postgres())
+		fprintf(stderr, "check_events: the PostgreSQL tests will fail: no cluster\n");
 	add_tests(s, 0);
 	if (testutil_postgres_wanted())
 		add_tests(s, 1);
