@@ -32,6 +32,9 @@ void event_hub_end_streams(struct event_hub *hub);
 /* Stops the thread and frees the hub (after the server has let go of every stream). */
 void event_hub_free(struct event_hub *hub);
 
+/* {"streams": open now, "max_streams": the most at once, "newest": the newest event read} */
+json_t *event_hub_describe(struct event_hub *hub);
+
 /* What a stream sends: events of this class, family and handle (NULL / has_crc32 0: any). */
 struct event_filter {
 	const char *class_name;

@@ -327,6 +327,17 @@ void event_hub_free(struct event_hub *hub)
 	free(hub);
 }
 
+json_t *event_hub_describe(struct event_hub *hub)
+{
+	json_t *out;
+
+	pthread_mutex_lock(&hub->lock);
+	out = json_pack("{s:i, s:i, s:I}", "streams", (int)hub->stream_count, "max_streams",
+	                (int)hub->max_streams, "newest", (json_int_t)hub->newest);
+	pthread_mutex_unlock(&hub->lock);
+	return out;
+}
+
 static int stream_wants(const struct event_stream *s, const struct hub_event *e)
 {
 	return (!s->class_name || strcmp(s->class_name, e->class_name) == 0) &&

@@ -10,6 +10,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "event_hub.h"
 #include "format.h"
 #include "hash.h"
 #include "http.h"
@@ -122,6 +123,9 @@ void route_health(struct request *req, struct response *resp)
 	} else {
 		json_object_set_new(out, "writes", json_string("accepted"));
 	}
+	/* GET /api/events: the streams open on this daemon */
+	if (req->events)
+		json_object_set_new(out, "events", event_hub_describe(req->events));
 	if (outdated > 0)
 		json_object_set_new(out, "outdated_hint",
 		                    json_sprintf("%lld entries were made by an older decoder; "

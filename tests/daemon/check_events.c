@@ -600,11 +600,17 @@ START_TEST(streams_are_bounded_and_a_gone_client_frees_its_slot)
 	sse_read(refused, 500);
 	ck_assert_ptr_nonnull(strstr(refused->body, "--max-event-streams 3"));
 	sse_close(refused);
-	/* other requests still go through */
+	/* other requests still go through; the health says how many streams are open */
 	{
 		struct http_reply r;
+		json_t *h, *events;
 		ck_assert_int_eq(http_request(&d, "GET", "/api/health", NULL, 0, NULL, &r), 0);
 		ck_assert_int_eq(r.status, 200);
+		h = http_json(&r);
+		events = json_object_get(h, "events");
+		ck_assert_int_eq(json_integer_value(json_object_get(events, "streams")), 3);
+		ck_assert_int_eq(json_integer_value(json_object_get(events, "max_streams")), 3);
+		json_decref(h);
 		http_reply_cleanup(&r);
 	}
 	/* a client goes away: its slot is free well before the keep-alive would have found out */
