@@ -427,6 +427,10 @@ async function openEntry(id, selected = null, window = null, restore = {}) {
   if (state.motion && state.motion.view) state.motion.view.pause();
   state.entry = entry;
   state.time = null;
+  if (live.fresh.delete(entry.id)) { // opened: seen
+    const row = document.querySelector(`#catalogue tbody tr[data-id="${entry.id}"]`);
+    if (row) row.classList.remove('new');
+  }
   $('#entry-gone').hidden = true;
   $('#entry-redecoded').hidden = true;
   const tracks = entry.tracks || [];

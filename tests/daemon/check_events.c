@@ -570,6 +570,11 @@ START_TEST(filters_choose_the_events)
 		ck_assert_ptr_nonnull(strstr(bad->body, "Last-Event-ID: 'seven'"));
 		sse_close(bad);
 	}
+	/* HEAD: a stream's headers, no stream */
+	ck_assert_int_eq(http_request(&d, "HEAD", "/api/events", NULL, 0, NULL, &r), 0);
+	ck_assert_int_eq(r.status, 200);
+	ck_assert_str_eq(r.content_type, "text/event-stream; charset=utf-8");
+	http_reply_cleanup(&r);
 	ck_assert_int_eq(http_request(&d, "POST", "/api/events", "x", 1, "text/plain", &r), 0);
 	ck_assert_int_eq(r.status, 405);
 	http_reply_cleanup(&r);
