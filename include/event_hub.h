@@ -3,7 +3,8 @@
  *
  * The events come from the catalogue (catalog_events_after), whoever wrote them: this daemon,
  * another one on the same PostgreSQL database, or an `animdexd import` or `redecode` beside
- * it. The hub reads new ones every EVENT_HUB_POLL_MS while a stream is open, keeps the newest
+ * it. The hub reads new ones every EVENT_HUB_POLL_MS while a stream is open (and at once after
+ * a write through this daemon: event_hub_poke), keeps the newest
  * CATALOG_EVENTS_KEPT rendered as server-sent events, and wakes the streams waiting for them.
  * A stream with nothing to send is suspended (its connection leaves the polling threads) and
  * resumed when an event arrives, every EVENT_HUB_KEEPALIVE_MS to send a comment that keeps
@@ -32,6 +33,9 @@ void event_hub_end_streams(struct event_hub *hub);
 /* Stops the thread and frees the hub (after the server has let go of every stream). */
 void event_hub_free(struct event_hub *hub);
 
+/* Something was written through this daemon: read the catalogue's events now rather than at
+ * the next EVENT_HUB_POLL_MS. */
+void event_hub_poke(struct event_hub *hub);
 /* {"streams": open now, "max_streams": the most at once, "newest": the newest event read} */
 json_t *event_hub_describe(struct event_hub *hub);
 

@@ -28,6 +28,7 @@
 #define STREAM_CHUNK  (64 * 1024) /* text a stream makes ready at a time */
 #define ERROR_LOG_MS  60000       /* at most one line about a failing read this often */
 #define RECONNECT_MS  2000        /* the client's wait before reconnecting (retry:) */
+#define POKE_MS       20          /* a write through this daemon is read this soon */
 #define RING_CAPACITY CATALOG_EVENTS_KEPT
 
 struct hub_event {
@@ -65,6 +66,7 @@ struct event_hub {
 	int started;
 	int stopping; /* the thread ends */
 	int closed;   /* no new streams; the open ones end */
+	int poked;    /* a write went through this daemon: read now */
 	/* the newest events, oldest first, in ring[(start + i) % RING_CAPACITY] */
 	struct hub_event ring[RING_CAPACITY];
 	size_t start, count;
@@ -172,10 +174,16 @@ static int catch_up(struct event_hub *hub, struct catalog *cat, struct error *er
 	int rc = 0;
 
 	pthread_mutex_lock(&hub->reading);
+	/* one snapshot, so that no event is trimmed between the newest id and the reads */
+	if (catalog_begin_read(cat, err) < 0) {
+		pthread_mutex_unlock(&hub->reading);
+		return -1;
+	}
 	/* events trimmed from the catalogue since the last read cannot be sent: the kept ones
 	 * start after newest - CATALOG_EVENTS_KEPT, and so does the ring */
 	newest = catalog_events_newest(cat, err);
 	if (newest < 0) {
+		catalog_rollback(cat);
 		pthread_mutex_unlock(&hub->reading);
 		return -1;
 	}
@@ -217,6 +225,7 @@ static int catch_up(struct event_hub *hub, struct catalog *cat, struct error *er
 		}
 		json_decref(rows);
 	} while (rc == 0 && got == READ_BATCH);
+	catalog_rollback(cat); /* it only read */
 	if (added) {
 		pthread_mutex_lock(&hub->lock);
 		for (struct event_stream *s = hub->streams; s; s = s->next)
@@ -230,18 +239,30 @@ static int catch_up(struct event_hub *hub, struct catalog *cat, struct error *er
 static void *hub_main(void *arg)
 {
 	struct event_hub *hub = arg;
+	uint64_t last_read = 0;
 
 	pthread_mutex_lock(&hub->lock);
 	while (!hub->stopping) {
-		struct timespec until;
 		int reading;
-		clock_gettime(CLOCK_REALTIME, &until);
-		until.tv_nsec += EVENT_HUB_POLL_MS * 1000000L;
-		if (until.tv_nsec >= 1000000000L)
-			until.tv_sec++, until.tv_nsec -= 1000000000L;
-		pthread_cond_timedwait(&hub->wake, &hub->lock, &until);
+		/* the next read: POLL_MS after the last, or POKE_MS after it once poked (a burst
+		 * of writes is read in a few goes, not once for each) */
+		for (;;) {
+			uint64_t next = last_read + (hub->poked ? POKE_MS : EVENT_HUB_POLL_MS);
+			uint64_t now = now_ms();
+			struct timespec until;
+			if (hub->stopping || now >= next)
+				break;
+			clock_gettime(CLOCK_REALTIME, &until);
+			until.tv_sec += (time_t)((next - now) / 1000);
+			until.tv_nsec += (long)((next - now) % 1000) * 1000000L;
+			if (until.tv_nsec >= 1000000000L)
+				until.tv_sec++, until.tv_nsec -= 1000000000L;
+			pthread_cond_timedwait(&hub->wake, &hub->lock, &until);
+		}
 		if (hub->stopping)
 			break;
+		hub->poked = 0;
+		last_read = now_ms();
 		reading = hub->stream_count > 0 && !hub->closed;
 		pthread_mutex_unlock(&hub->lock);
 		if (reading) {
@@ -325,6 +346,14 @@ void event_hub_free(struct event_hub *hub)
 	pthread_mutex_destroy(&hub->lock);
 	pthread_mutex_destroy(&hub->reading);
 	free(hub);
+}
+
+void event_hub_poke(struct event_hub *hub)
+{
+	pthread_mutex_lock(&hub->lock);
+	hub->poked = 1;
+	pthread_cond_signal(&hub->wake);
+	pthread_mutex_unlock(&hub->lock);
 }
 
 json_t *event_hub_describe(struct event_hub *hub)

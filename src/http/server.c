@@ -707,6 +707,10 @@ static enum MHD_Result send_route_answer(struct request_state *st, struct MHD_Co
 		error_set(&err, ERROR_INTERNAL, NULL, -1, "the route gave no answer");
 		response_error(resp, &err);
 	}
+	/* a write that succeeded: this daemon's streams need not wait for the next read */
+	if (resp->status < 300 && strcmp(st->req.method, "GET") != 0 &&
+	    strcmp(st->req.method, "HEAD") != 0)
+		event_hub_poke(st->srv->events);
 	return server_send(st, conn, resp);
 }
 
