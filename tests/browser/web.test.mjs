@@ -281,18 +281,23 @@ async function main() {
     if (appeared >= 0) console.log(`note: it appeared ${appeared} ms after curl began`);
     check('it is the top row (the newest first)', (await watcher.locator('#catalogue tbody tr').first().getAttribute('data-id')) === String(liveFirst));
     check('it stops being new once it has been seen', await watcher.waitForSelector(`#catalogue tbody tr[data-id="${liveFirst}"]:not(.new)`, { timeout: 8000 }).then(() => true, () => false));
-    // scrolled away from the top: the rows stay put and a notice counts the new ones
-    await watcher.setViewportSize({ width: 1280, height: 300 });
-    await watcher.evaluate(() => window.scrollTo(0, document.body.scrollHeight));
+    // scrolled away from the top (an entry open below the catalogue): the rows stay put and a
+    // notice counts the new ones
+    await watcher.locator(`#catalogue tbody tr[data-id="${liveFirst}"]`).click();
+    await watcher.waitForFunction(() => document.querySelector('#entry:not([hidden])') && document.querySelector('#tracks tbody tr') &&
+      document.querySelector('#skeleton-choice').options.length > 0);
+    await watcher.evaluate(() => document.querySelector('#chart-part').scrollIntoView({ block: 'start' }));
+    const away = await watcher.evaluate(() => document.querySelector('#catalogue').getBoundingClientRect().top < 0);
+    check('(the catalogue is out of sight)', away);
     const rowsBefore = await watcher.locator('#catalogue tbody tr').count();
     const liveSecond = teammate('teammate run', 9);
     const noticed = await watcher.waitForSelector('#new-notice:not([hidden])', { timeout: 2000 }).then(() => true, () => false);
     const noticeText = noticed ? await watcher.locator('#new-notice').innerText() : '';
     check('scrolled away, a new upload waits behind an "N new" notice instead of moving the rows',
       noticed && noticeText.startsWith('1 new entry') && (await watcher.locator('#catalogue tbody tr').count()) === rowsBefore, noticeText);
+    await watcher.screenshot({ path: join(shots, 'live-notice-1280x800.png') });
     await watcher.locator('#new-notice').click();
     check('the notice shows it, marked new', await watcher.waitForSelector(`#catalogue tbody tr.new[data-id="${liveSecond}"]`, { timeout: 2000 }).then(() => true, () => false));
-    await watcher.setViewportSize({ width: 1280, height: 800 });
     // an upload the filter leaves out does not join the list
     await watcher.fill('#q', 'teammate walk');
     await watcher.press('#q', 'Enter');
@@ -303,10 +308,8 @@ async function main() {
     await watcher.waitForSelector(`#catalogue tbody tr[data-id="${liveFourth}"]`, { timeout: 2000 }).catch(() => {});
     const liveShown = await watcher.locator('#catalogue tbody tr').evaluateAll((rows) => rows.map((r) => r.dataset.id));
     check('with a filter, only the uploads it matches join the list', liveShown.includes(String(liveFourth)) && !liveShown.includes(String(liveThird)), liveShown.join(','));
-    // the open entry is deleted by someone else
-    await watcher.locator(`#catalogue tbody tr[data-id="${liveFirst}"]`).click();
-    await watcher.waitForFunction(() => document.querySelector('#entry:not([hidden])') && document.querySelector('#tracks tbody tr') &&
-      document.querySelector('#skeleton-choice').options.length > 0); // opened with its 3D view
+    // the entry opened above, still open, is deleted by someone else
+    check('(the first upload is still the open entry)', new URL(watcher.url()).searchParams.get('id') === String(liveFirst), watcher.url());
     liveStarted = Date.now();
     execFileSync('curl', ['-sf', '-X', 'DELETE', `${base}/api/resources/${liveFirst}`]);
     const liveSaid = await watcher.waitForSelector('#entry-gone:not([hidden])', { timeout: 2000 }).then(() => true, () => false);
