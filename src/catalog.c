@@ -204,6 +204,22 @@ char *catalog_text_copy(struct db_stmt *s, int c, int *failed)
 	return copy;
 }
 
+json_t *catalog_collect_json(struct db_stmt *s, json_t *(*row)(struct db_stmt *s), const char *what,
+                             struct error *err)
+{
+	json_t *list = json_array();
+	int rc;
+
+	while ((rc = db_step(s, what, err)) == 1)
+		json_array_append_new(list, row(s));
+	db_reset(s);
+	if (rc < 0) {
+		json_decref(list);
+		return NULL;
+	}
+	return list;
+}
+
 int catalog_collect_ids(struct db_stmt *s, const char *what, int64_t **ids, size_t *count,
                         struct error *err)
 {

@@ -163,23 +163,12 @@ static json_t *event_row(struct db_stmt *s)
 json_t *catalog_events_after(struct catalog *cat, int64_t after, unsigned limit, struct error *err)
 {
 	struct db_stmt *s = db_prepare(cat->db, ST_EVENTS_AFTER, err);
-	json_t *list = json_array();
-	int rc;
 
-	if (!s || !list) {
-		json_decref(list);
+	if (!s)
 		return NULL;
-	}
 	db_bind_int64(s, 1, after);
 	db_bind_int64(s, 2, limit);
-	while ((rc = db_step(s, "reading events", err)) == 1)
-		json_array_append_new(list, event_row(s));
-	db_reset(s);
-	if (rc < 0) {
-		json_decref(list);
-		return NULL;
-	}
-	return list;
+	return catalog_collect_json(s, event_row, "reading events", err);
 }
 
 int64_t catalog_events_newest(struct catalog *cat, struct error *err)

@@ -75,6 +75,10 @@ void *catalog_blob_copy(struct db_stmt *s, int c, size_t *length);
  * -1 with err set (nothing kept). */
 int catalog_collect_ids(struct db_stmt *s, const char *what, int64_t **ids, size_t *count,
                         struct error *err);
+/* Steps s to its end, row(s) of each row into a JSON array; then resets it. NULL with err set
+ * (nothing kept). */
+json_t *catalog_collect_json(struct db_stmt *s, json_t *(*row)(struct db_stmt *s), const char *what,
+                             struct error *err);
 /* A strdup of a text column; NULL for NULL, and *failed set when out of memory. */
 char *catalog_text_copy(struct db_stmt *s, int c, int *failed);
 

@@ -44,21 +44,6 @@ json_t *catalog_row_summary(struct db_stmt *s)
 	return o;
 }
 
-static json_t *collect_summaries(struct db_stmt *s, struct error *err)
-{
-	json_t *list = json_array();
-	int rc;
-
-	while ((rc = db_step(s, "reading entries", err)) == 1)
-		json_array_append_new(list, catalog_row_summary(s));
-	db_reset(s);
-	if (rc < 0) {
-		json_decref(list);
-		return NULL;
-	}
-	return list;
-}
-
 json_t *catalog_find_by_sha256(struct catalog *cat, const char *sha256, struct error *err)
 {
 	struct db_stmt *s = db_prepare(cat->db, ST_FIND_BY_SHA256, err);
@@ -66,7 +51,7 @@ json_t *catalog_find_by_sha256(struct catalog *cat, const char *sha256, struct e
 	if (!s)
 		return NULL;
 	db_bind_text(s, 1, sha256);
-	return collect_summaries(s, err);
+	return catalog_collect_json(s, catalog_row_summary, "reading entries", err);
 }
 
 /* List with filters and keyset paging. */
@@ -135,7 +120,7 @@ json_t *catalog_list(struct catalog *cat, const struct catalog_query *q, struct 
 
 	if (!s)
 		return NULL;
-	list = collect_summaries(s, err);
+	list = catalog_collect_json(s, catalog_row_summary, "reading entries", err);
 	free(pattern);
 	if (!list)
 		return NULL;
@@ -328,40 +313,34 @@ json_t *catalog_get_export_entry(struct catalog *cat, int64_t id, struct error *
 	return with_tracks(cat, id, entry, 0, err);
 }
 
+/* A row of ST_VERSIONS. */
+static json_t *version_row(struct db_stmt *s)
+{
+	char when[32];
+
+	render_time_ms(db_column_int64(s, 3), when);
+	return json_pack(
+	    "{s:I, s:o, s:o, s:s, s:o, s:I, s:I, s:I}", "id", (json_int_t)db_column_int64(s, 0),
+	    "name", catalog_json_text(s, 1), "uploaded_by", catalog_json_text(s, 2), "uploaded_at",
+	    when, "filename", catalog_json_text(s, 4), "decoder_version",
+	    (json_int_t)db_column_int64(s, 5), "size", (json_int_t)db_column_int64(s, 6),
+	    "track_count", (json_int_t)db_column_int64(s, 7));
+}
+
 /* entry with its "versions": the other entries of its handle and class (the same resource
  * uploaded again), newest first; entry is taken over (NULL on failure). */
 static json_t *with_versions(struct catalog *cat, int64_t id, json_t *entry, struct error *err)
 {
 	struct db_stmt *s = db_prepare(cat->db, ST_VERSIONS, err);
-	json_t *versions = json_array();
-	int rc;
+	json_t *versions = NULL;
 
-	if (!s) {
-		json_decref(entry);
-		json_decref(versions);
-		return NULL;
+	if (s) {
+		db_bind_int64(s, 1, json_integer_value(json_object_get(entry, "crc32_decimal")));
+		db_bind_text(s, 2, json_string_value(json_object_get(entry, "class")));
+		db_bind_int64(s, 3, id);
+		versions = catalog_collect_json(s, version_row, "reading an entry's versions", err);
 	}
-	db_bind_int64(
-	    s, 1,
-	    (int64_t)strtoull(json_string_value(json_object_get(entry, "crc32")) + 2, NULL, 16));
-	db_bind_text(s, 2, json_string_value(json_object_get(entry, "class")));
-	db_bind_int64(s, 3, id);
-	while ((rc = db_step(s, "reading an entry's versions", err)) == 1) {
-		char when[32];
-		render_time_ms(db_column_int64(s, 3), when);
-		json_array_append_new(
-		    versions,
-		    json_pack("{s:I, s:o, s:o, s:s, s:o, s:I, s:I, s:I}", "id",
-		              (json_int_t)db_column_int64(s, 0), "name", catalog_json_text(s, 1),
-		              "uploaded_by", catalog_json_text(s, 2), "uploaded_at", when,
-		              "filename", catalog_json_text(s, 4), "decoder_version",
-		              (json_int_t)db_column_int64(s, 5), "size",
-		              (json_int_t)db_column_int64(s, 6), "track_count",
-		              (json_int_t)db_column_int64(s, 7)));
-	}
-	db_reset(s);
-	if (rc < 0) {
-		json_decref(versions);
+	if (!versions) {
 		json_decref(entry);
 		return NULL;
 	}
@@ -478,7 +457,7 @@ json_t *catalog_handle(struct catalog *cat, uint32_t crc32, struct error *err)
 	if (!s)
 		return NULL;
 	db_bind_int64(s, 1, crc32);
-	resources = collect_summaries(s, err);
+	resources = catalog_collect_json(s, catalog_row_summary, "reading entries", err);
 	if (!resources)
 		return NULL;
 	refs = json_array();

@@ -4,9 +4,9 @@
  * server.c, the only files that include microhttpd.h. */
 #include <microhttpd.h>
 #include <string.h>
-#include <sys/socket.h>
 
 #include "http.h"
+#include "server_internal.h"
 
 static const char *connection_value(const struct request *req, enum MHD_ValueKind kind,
                                     const char *name)
@@ -46,7 +46,6 @@ int request_peer_closed(void *connection)
 {
 	const union MHD_ConnectionInfo *info =
 	    MHD_get_connection_info(connection, MHD_CONNECTION_INFO_CONNECTION_FD);
-	char c;
 
-	return info && recv(info->connect_fd, &c, 1, MSG_PEEK | MSG_DONTWAIT) == 0;
+	return info && watchdog_peer_closed(info->connect_fd);
 }

@@ -83,5 +83,7 @@ void watchdog_closed(struct watchdog *wd, struct conn_watch *w);
 void watchdog_phase(struct conn_watch *w, enum watch_phase phase, uint64_t declared);
 /* Bytes of a body received. */
 void watchdog_body(struct conn_watch *w, size_t bytes);
+/* Has the client closed its side of socket fd (an EOF waiting in it)? */
+int watchdog_peer_closed(int fd);
 
 #endif

@@ -69,8 +69,7 @@ static void watch_shut(struct watchdog *wd, struct conn_watch *w)
 	shutdown(w->fd, SHUT_RDWR); /* libmicrohttpd sees it and closes the connection */
 }
 
-/* Has the client closed its side (EOF waiting in the socket)? */
-static int peer_closed(int fd)
+int watchdog_peer_closed(int fd)
 {
 	char c;
 	ssize_t n = recv(fd, &c, 1, MSG_PEEK | MSG_DONTWAIT);
@@ -150,7 +149,7 @@ static void shut_slow(struct watchdog *wd, uint64_t now_ms)
 		else if (stamp_phase(stamp) == PHASE_BODY)
 			slow = (age > grace &&
 			        (double)bytes < (double)wd->config->min_body_rate * age) ||
-			       (bytes < declared && peer_closed(w->fd));
+			       (bytes < declared && watchdog_peer_closed(w->fd));
 		if (slow) {
 			watch_shut(wd, w);
 			wd->closed_slow++;
