@@ -38,22 +38,11 @@ static char *clip(double raise, double turn, int tail, const char *pad)
 	return doc;
 }
 
+/* Uploads a clip made by clip() (and frees it); its id. */
 static json_int_t upload(const char *name, char *doc)
 {
-	struct http_reply r;
-	const char *names[1] = {name};
-	const void *datas[1] = {doc};
-	size_t len = strlen(doc);
-	json_t *j;
-	json_int_t id;
+	json_int_t id = http_upload_one(&d, name, doc, strlen(doc));
 
-	ck_assert_int_eq(http_upload(&d, 1, names, datas, &len, NULL, &r), 0);
-	ck_assert_msg(r.status == 201, "%s: %ld %.300s", name, r.status, r.body);
-	j = http_json(&r);
-	id = json_integer_value(
-	    json_object_get(json_array_get(json_object_get(j, "resources"), 0), "id"));
-	json_decref(j);
-	http_reply_cleanup(&r);
 	free(doc);
 	return id;
 }
@@ -81,18 +70,6 @@ static void stop(void)
 	free(dir);
 }
 
-static json_t *get(const char *path, long want)
-{
-	struct http_reply r;
-	json_t *j;
-
-	ck_assert_int_eq(http_request(&d, "GET", path, NULL, 0, NULL, &r), 0);
-	ck_assert_msg(r.status == want, "%s: %ld %.300s", path, r.status, r.body);
-	j = http_json(&r);
-	http_reply_cleanup(&r);
-	return j;
-}
-
 static double at(const json_t *row, const char *key, size_t i)
 {
 	return json_number_value(json_array_get(json_object_get(row, key), i));
@@ -104,7 +81,7 @@ START_TEST(the_known_differences_are_found)
 	json_t *j, *hips, *arm;
 
 	snprintf(path, sizeof(path), "/api/compare?a=%lld&b=%lld", (long long)a, (long long)b);
-	j = get(path, 200);
+	j = http_get_json(&d, path, 200);
 	ck_assert(json_is_false(json_object_get(j, "identical")));
 	ck_assert_int_eq(json_array_size(json_object_get(j, "pairs")), 2);
 	hips = json_array_get(json_object_get(j, "pairs"), 0);
@@ -145,7 +122,7 @@ START_TEST(identical_keys_are_said_without_sampling)
 	for (int self = 0; self < 2; self++) {
 		snprintf(path, sizeof(path), "/api/compare?a=%lld&b=%lld", (long long)a,
 		         (long long)(self ? a : again));
-		j = get(path, 200);
+		j = http_get_json(&d, path, 200);
 		ck_assert(json_is_true(json_object_get(j, "identical")));
 		json_array_foreach(json_object_get(j, "pairs"), i, row)
 		{
@@ -183,25 +160,25 @@ START_TEST(csv_and_refusals)
 	}
 	ck_assert_ptr_nonnull(strstr(r.body, ",,,,,only_in_b\n")); /* the tail */
 	http_reply_cleanup(&r);
-	j = get("/api/compare?b=1", 400);
+	j = http_get_json(&d, "/api/compare?b=1", 400);
 	ck_assert_str_eq(json_string_value(json_object_get(json_object_get(j, "error"), "path")),
 	                 "a");
 	json_decref(j);
 	snprintf(path, sizeof(path), "/api/compare?a=%lld&b=99999", (long long)a);
-	json_decref(get(path, 404));
+	json_decref(http_get_json(&d, path, 404));
 	snprintf(path, sizeof(path), "/api/compare?a=%lld&b=%lld&count=1", (long long)a,
 	         (long long)b);
-	json_decref(get(path, 400));
+	json_decref(http_get_json(&d, path, 400));
 	/* --max-samples 100000: 2 pairs x 2 tracks x 30,000 times is too many */
 	snprintf(path, sizeof(path), "/api/compare?a=%lld&b=%lld&count=30000", (long long)a,
 	         (long long)b);
-	j = get(path, 400);
+	j = http_get_json(&d, path, 400);
 	ck_assert_str_eq(json_string_value(json_object_get(json_object_get(j, "error"), "path")),
 	                 "count");
 	json_decref(j);
 	snprintf(path, sizeof(path), "/api/compare?a=%lld&b=%lld&format=xml", (long long)a,
 	         (long long)b);
-	json_decref(get(path, 400));
+	json_decref(http_get_json(&d, path, 400));
 }
 END_TEST
 
@@ -213,7 +190,7 @@ START_TEST(versions_are_the_entries_of_one_handle_and_class)
 	json_t *j, *v;
 
 	snprintf(path, sizeof(path), "/api/resources/%lld", (long long)a);
-	j = get(path, 200);
+	j = http_get_json(&d, path, 200);
 	v = json_object_get(j, "versions");
 	ck_assert_int_eq(json_array_size(v), 2);
 	ck_assert_int_eq(json_integer_value(json_object_get(json_array_get(v, 0), "id")), again);

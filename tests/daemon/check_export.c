@@ -28,19 +28,6 @@
 static struct daemon_proc d;
 static char *dir, out_dir[512];
 
-static json_t *get_json(const char *path)
-{
-	struct http_reply r;
-	json_t *j;
-
-	ck_assert_int_eq(http_request(&d, "GET", path, NULL, 0, NULL, &r), 0);
-	ck_assert_msg(r.status == 200, "%.200s: %ld %.300s", path, r.status, r.body);
-	j = http_json(&r);
-	http_reply_cleanup(&r);
-	ck_assert_ptr_nonnull(j);
-	return j;
-}
-
 /* Uploads bytes; the ids of the entries they gave. */
 static json_t *upload(const char *name, const void *data, size_t len)
 {
@@ -302,7 +289,7 @@ static json_t *samples(json_int_t id, json_int_t n, const float *times, size_t c
 		             (long long)n);
 		for (size_t i = at; i < count && i < at + 150; i++)
 			p += sprintf(p, "%s%.9g", i > at ? "," : "", (double)times[i]);
-		j = get_json(path);
+		j = http_get_json(&d, path, 200);
 		json_array_extend(all, json_object_get(j, "values"));
 		json_decref(j);
 		free(path);
@@ -376,9 +363,9 @@ static void round_trip(json_int_t id, int *tracks_compared, int *values_compared
 	json_t *track;
 
 	snprintf(path, sizeof(path), "/api/resources/%lld", (long long)id);
-	entry = get_json(path);
+	entry = http_get_json(&d, path, 200);
 	snprintf(path, sizeof(path), "/api/resources/%lld/export?summary=1", (long long)id);
-	summary = get_json(path);
+	summary = http_get_json(&d, path, 200);
 	snprintf(path, sizeof(path), "/api/resources/%lld/export", (long long)id);
 	ck_assert_int_eq(http_request(&d, "GET", path, NULL, 0, NULL, &r), 0);
 	ck_assert_msg(r.status == 200, "%s: %ld %.300s", path, r.status, r.body);
@@ -418,7 +405,7 @@ static void round_trip(json_int_t id, int *tracks_compared, int *values_compared
 	ck_assert_uint_eq(json_array_size(back), 1);
 	back_id = json_integer_value(json_array_get(back, 0));
 	snprintf(path, sizeof(path), "/api/resources/%lld", (long long)back_id);
-	back_entry = get_json(path);
+	back_entry = http_get_json(&d, path, 200);
 	expected = json_pack("{s:[{s:O, s:[]}]}", "animations", "name",
 	                     json_object_get(back_entry, "name"), "channels");
 	anim_channels =
@@ -442,10 +429,10 @@ static void round_trip(json_int_t id, int *tracks_compared, int *values_compared
 		zouna = strcmp(json_string_value(json_object_get(entry, "family")), "zouna") == 0;
 		snprintf(path, sizeof(path), "/api/resources/%lld/tracks/%lld/keys", (long long)id,
 		         (long long)n);
-		keys = get_json(path);
+		keys = http_get_json(&d, path, 200);
 		snprintf(path, sizeof(path), "/api/resources/%lld/tracks/%zu/keys",
 		         (long long)back_id, next);
-		back_keys = get_json(path);
+		back_keys = http_get_json(&d, path, 200);
 		count = probe_times(keys, zouna, times);
 		a = samples(id, n, times, count);
 		b = samples(back_id, (json_int_t)next, times, count);
@@ -563,7 +550,7 @@ static void round_trip(json_int_t id, int *tracks_compared, int *values_compared
 
 START_TEST(every_entry_exports_and_comes_back_the_same)
 {
-	json_t *list = get_json("/api/resources?limit=500"), *e;
+	json_t *list = http_get_json(&d, "/api/resources?limit=500", 200), *e;
 	int tracks = 0, values = 0;
 	size_t i;
 
@@ -581,7 +568,7 @@ END_TEST
  * Euler rotations baked, shared nodes for one skeleton. */
 START_TEST(the_mapping_keeps_everything)
 {
-	json_t *summary = get_json("/api/export?family=zouna&summary=1"), *x;
+	json_t *summary = http_get_json(&d, "/api/export?family=zouna&summary=1", 200), *x;
 	struct http_reply r;
 	json_t *doc;
 	uint32_t json_len;
@@ -703,7 +690,7 @@ static json_t *kept_track(json_t *doc, json_int_t id, json_int_t n)
  * and out-tangent of a key in one list), or the events the keys route lists. */
 START_TEST(kept_tracks_carry_their_keys)
 {
-	json_t *summary = get_json("/api/export?summary=1"), *x;
+	json_t *summary = http_get_json(&d, "/api/export?summary=1", 200), *x;
 	struct http_reply r;
 	json_t *doc;
 	size_t i, with_keys = 0, with_events = 0;
@@ -725,7 +712,7 @@ START_TEST(kept_tracks_carry_their_keys)
 		    json_equal(json_object_get(kept, "reason"), json_object_get(x, "reason")));
 		snprintf(path, sizeof(path), "/api/resources/%lld/tracks/%lld/keys", (long long)id,
 		         (long long)n);
-		keys = get_json(path);
+		keys = http_get_json(&d, path, 200);
 		if (json_object_get(kept, "events")) {
 			ck_assert_uint_eq(json_array_size(json_object_get(kept, "events")),
 			                  json_array_size(json_object_get(keys, "events")));
@@ -985,7 +972,7 @@ static json_t *parents_of(const json_t *doc)
  * position of every rig node at t = 0, 1, 2 as animdex poses it. */
 static void write_rig_expected(const char *file, const json_t *doc, const char *pose_path)
 {
-	json_t *pose = get_json(pose_path), *world = json_array(), *p;
+	json_t *pose = http_get_json(&d, pose_path, 200), *world = json_array(), *p;
 	json_t *expected, *nodes = json_object_get(pose, "nodes");
 	size_t i, n;
 	char *text;
@@ -1103,9 +1090,9 @@ START_TEST(rigs_export_as_node_trees)
 		back = upload_one("arm-again.glb", r.body, r.length);
 		http_reply_cleanup(&r);
 		snprintf(path, sizeof(path), "/api/resources/%lld", (long long)tree);
-		a = get_json(path);
+		a = http_get_json(&d, path, 200);
 		snprintf(path, sizeof(path), "/api/resources/%lld", (long long)back);
-		b = get_json(path);
+		b = http_get_json(&d, path, 200);
 		ck_assert_uint_eq(json_array_size(json_object_get(a, "rig")),
 		                  json_array_size(json_object_get(b, "rig")));
 		for (i = 0; i < json_array_size(json_object_get(a, "rig")); i++) {
@@ -1124,10 +1111,10 @@ START_TEST(rigs_export_as_node_trees)
 		json_decref(b);
 		snprintf(path, sizeof(path), "/api/resources/%lld/pose?from=0&to=2&count=41",
 		         (long long)tree);
-		pa = get_json(path);
+		pa = http_get_json(&d, path, 200);
 		snprintf(path, sizeof(path), "/api/resources/%lld/pose?from=0&to=2&count=41",
 		         (long long)back);
-		pb = get_json(path);
+		pb = http_get_json(&d, path, 200);
 		for (i = 0; i < 41; i++)
 			for (size_t n = 0; n < 3; n++)
 				for (size_t k = 0; k < 16; k++) {

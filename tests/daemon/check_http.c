@@ -72,19 +72,6 @@ static void stop_main_daemon(void)
 	free(dir);
 }
 
-static json_t *get_json(const char *path, long want_status)
-{
-	struct http_reply r;
-	json_t *j;
-
-	ck_assert_int_eq(http_request(&daemon_main, "GET", path, NULL, 0, NULL, &r), 0);
-	ck_assert_msg(r.status == want_status, "GET %s: %ld %s", path, r.status, r.body);
-	j = http_json(&r);
-	ck_assert_msg(j != NULL, "GET %s: not JSON: %s", path, r.body);
-	http_reply_cleanup(&r);
-	return j;
-}
-
 static json_t *upload(const char *filename, const char *text, size_t len, const char *const *fields,
                       long want_status)
 {
@@ -115,7 +102,8 @@ static json_int_t first_id(json_t *reply)
 /* resources, tracks, blobs from /api/health */
 static void counts(json_int_t out[3])
 {
-	json_t *h = get_json("/api/health", 200), *c = json_object_get(h, "counts");
+	json_t *h = http_get_json(&daemon_main, "/api/health", 200),
+	       *c = json_object_get(h, "counts");
 	out[0] = json_integer_value(json_object_get(c, "resources"));
 	out[1] = json_integer_value(json_object_get(c, "tracks"));
 	out[2] = json_integer_value(json_object_get(c, "blobs"));
@@ -145,32 +133,32 @@ START_TEST(upload_find_get_keys_sample_download_delete)
 	json_decref(j);
 
 	/* found by class, by handle (hex, decimal, signed) and by name */
-	j = get_json("/api/resources?class=RadientAnimationClip", 200);
+	j = http_get_json(&daemon_main, "/api/resources?class=RadientAnimationClip", 200);
 	ck_assert_int_eq(first_id(j), id);
 	json_decref(j);
 	snprintf(path, sizeof(path), "/api/resources?crc32=%s", handle);
-	j = get_json(path, 200);
+	j = http_get_json(&daemon_main, path, 200);
 	ck_assert_int_eq(first_id(j), id);
 	json_decref(j);
 	snprintf(path, sizeof(path), "/api/resources?crc32=%d",
 	         (int32_t)hash_crc32_lower("walk", 4));
-	j = get_json(path, 200);
+	j = http_get_json(&daemon_main, path, 200);
 	ck_assert_int_eq(first_id(j), id);
 	json_decref(j);
-	j = get_json("/api/resources?name=WALK", 200);
+	j = http_get_json(&daemon_main, "/api/resources?name=WALK", 200);
 	ck_assert_int_eq(first_id(j), id);
 	json_decref(j);
-	j = get_json("/api/resources?class=KeyframerRot_Z", 200);
+	j = http_get_json(&daemon_main, "/api/resources?class=KeyframerRot_Z", 200);
 	ck_assert_uint_eq(json_array_size(json_object_get(j, "resources")), 0);
 	json_decref(j);
 	snprintf(path, sizeof(path), "/api/handles/%s", handle);
-	j = get_json(path, 200);
+	j = http_get_json(&daemon_main, path, 200);
 	ck_assert_int_eq(first_id(j), id);
 	json_decref(j);
 
 	/* the entry */
 	snprintf(path, sizeof(path), "/api/resources/%lld", (long long)id);
-	j = get_json(path, 200);
+	j = http_get_json(&daemon_main, path, 200);
 	ck_assert_str_eq(json_string_value(json_object_get(
 	                     json_array_get(json_object_get(j, "tracks"), 1), "semantic")),
 	                 "NORMALIZED_QUATERNION");
@@ -181,7 +169,7 @@ START_TEST(upload_find_get_keys_sample_download_delete)
 
 	/* keys */
 	snprintf(path, sizeof(path), "/api/resources/%lld/tracks/0/keys", (long long)id);
-	j = get_json(path, 200);
+	j = http_get_json(&daemon_main, path, 200);
 	ck_assert_float_eq(
 	    json_number_value(json_array_get(json_array_get(json_object_get(j, "values"), 1), 0)),
 	    2.0);
@@ -190,7 +178,7 @@ START_TEST(upload_find_get_keys_sample_download_delete)
 	/* samples: json */
 	snprintf(path, sizeof(path), "/api/resources/%lld/tracks/0/sample?t=0.25,0.5,2",
 	         (long long)id);
-	j = get_json(path, 200);
+	j = http_get_json(&daemon_main, path, 200);
 	e = json_object_get(j, "values");
 	ck_assert_float_eq(json_number_value(json_array_get(json_array_get(e, 0), 0)), 0.5);
 	ck_assert_float_eq(json_number_value(json_array_get(json_array_get(e, 1), 1)), 0.5);
@@ -199,7 +187,7 @@ START_TEST(upload_find_get_keys_sample_download_delete)
 	/* a BOOL track: booleans, switching at the key */
 	snprintf(path, sizeof(path), "/api/resources/%lld/tracks/2/sample?t=0.49,0.5",
 	         (long long)id);
-	j = get_json(path, 200);
+	j = http_get_json(&daemon_main, path, 200);
 	e = json_object_get(j, "values");
 	ck_assert(json_is_true(json_array_get(json_array_get(e, 0), 0)));
 	ck_assert(json_is_false(json_array_get(json_array_get(e, 1), 0)));
@@ -247,9 +235,9 @@ START_TEST(upload_find_get_keys_sample_download_delete)
 	ck_assert_int_eq(http_request(&daemon_main, "DELETE", path, NULL, 0, NULL, &r), 0);
 	ck_assert_int_eq(r.status, 200);
 	http_reply_cleanup(&r);
-	json_decref(get_json(path, 404));
+	json_decref(http_get_json(&daemon_main, path, 404));
 	snprintf(path, sizeof(path), "/api/resources/%lld/tracks/0/sample?t=0", (long long)id);
-	json_decref(get_json(path, 404));
+	json_decref(http_get_json(&daemon_main, path, 404));
 }
 END_TEST
 
@@ -303,7 +291,7 @@ START_TEST(list_pages_with_a_cursor)
 	do {
 		snprintf(path, sizeof(path), "/api/resources?q=page&limit=3%s%s",
 		         cursor ? "&cursor=" : "", cursor ? cursor_copy : "");
-		j = get_json(path, 200);
+		j = http_get_json(&daemon_main, path, 200);
 		seen += (int)json_array_size(json_object_get(j, "resources"));
 		cursor = json_string_value(json_object_get(j, "next_cursor"));
 		if (cursor)
@@ -492,15 +480,15 @@ START_TEST(other_bad_requests)
 	ck_assert_mem_eq(before, after, sizeof(before));
 
 	/* parameters */
-	json_decref(get_json("/api/resources/abc", 400));
-	json_decref(get_json("/api/resources/999999", 404));
-	json_decref(get_json("/api/resources/999999/raw", 404));
-	json_decref(get_json("/api/resources?limit=0", 400));
-	json_decref(get_json("/api/resources?limit=501", 400));
-	json_decref(get_json("/api/resources?cursor=x", 400));
-	json_decref(get_json("/api/resources?crc32=0x", 400));
-	json_decref(get_json("/api/handles/banana", 400));
-	json_decref(get_json("/api/nothing", 404));
+	json_decref(http_get_json(&daemon_main, "/api/resources/abc", 400));
+	json_decref(http_get_json(&daemon_main, "/api/resources/999999", 404));
+	json_decref(http_get_json(&daemon_main, "/api/resources/999999/raw", 404));
+	json_decref(http_get_json(&daemon_main, "/api/resources?limit=0", 400));
+	json_decref(http_get_json(&daemon_main, "/api/resources?limit=501", 400));
+	json_decref(http_get_json(&daemon_main, "/api/resources?cursor=x", 400));
+	json_decref(http_get_json(&daemon_main, "/api/resources?crc32=0x", 400));
+	json_decref(http_get_json(&daemon_main, "/api/handles/banana", 400));
+	json_decref(http_get_json(&daemon_main, "/api/nothing", 404));
 	ck_assert_int_eq(http_request(&daemon_main, "PUT", "/api/resources", NULL, 0, NULL, &r), 0);
 	ck_assert_int_eq(r.status, 405);
 	http_reply_cleanup(&r);
@@ -538,7 +526,7 @@ START_TEST(sample_parameters_are_checked)
 	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
 		snprintf(path, sizeof(path), "/api/resources/%lld/tracks/0/sample?%s",
 		         (long long)id, bad[i]);
-		j = get_json(path, 400);
+		j = http_get_json(&daemon_main, path, 400);
 		ck_assert_str_eq(
 		    json_string_value(json_object_get(json_object_get(j, "error"), "code")),
 		    "bad_parameter");
@@ -547,21 +535,21 @@ START_TEST(sample_parameters_are_checked)
 	/* f32 of a BOOL track is refused; json of it is fine */
 	snprintf(path, sizeof(path), "/api/resources/%lld/tracks/2/sample?format=f32",
 	         (long long)id);
-	json_decref(get_json(path, 400));
+	json_decref(http_get_json(&daemon_main, path, 400));
 	snprintf(path, sizeof(path), "/api/resources/%lld/tracks/9/sample", (long long)id);
-	json_decref(get_json(path, 404));
+	json_decref(http_get_json(&daemon_main, path, 404));
 	snprintf(path, sizeof(path), "/api/resources/%lld/tracks/x/keys", (long long)id);
-	json_decref(get_json(path, 400));
+	json_decref(http_get_json(&daemon_main, path, 400));
 	/* defaults: 101 samples over the keys; digits shortens */
 	snprintf(path, sizeof(path), "/api/resources/%lld/tracks/0/sample?digits=2&t=0.3333",
 	         (long long)id);
-	j = get_json(path, 200);
+	j = http_get_json(&daemon_main, path, 200);
 	ck_assert_float_eq(
 	    json_number_value(json_array_get(json_array_get(json_object_get(j, "values"), 0), 0)),
 	    0.67);
 	json_decref(j);
 	snprintf(path, sizeof(path), "/api/resources/%lld/tracks/0/sample", (long long)id);
-	j = get_json(path, 200);
+	j = http_get_json(&daemon_main, path, 200);
 	ck_assert_int_eq(json_integer_value(json_object_get(j, "count")), 101);
 	json_decref(j);
 }
@@ -675,7 +663,7 @@ START_TEST(conformance_over_http)
 		double dot = 0, norm = 0;
 		snprintf(path, sizeof(path), "/api/resources/%lld/tracks/0/sample?t=%.17g",
 		         (long long)id, json_number_value(json_array_get(sample, 0)));
-		j = get_json(path, 200);
+		j = http_get_json(&daemon_main, path, 200);
 		got = json_array_get(json_object_get(j, "values"), 0);
 		for (size_t k = 0; k < 4; k++) {
 			double w = json_number_value(json_array_get(want, k));
@@ -775,7 +763,7 @@ START_TEST(classes_list_what_is_stored)
 
 	snprintf(doc, sizeof(doc), "{\"name\": \"classy\", \"duration\": 9}");
 	json_decref(upload("classy.json", doc, strlen(doc), NULL, 201));
-	j = get_json("/api/classes", 200);
+	j = http_get_json(&daemon_main, "/api/classes", 200);
 	json_array_foreach(json_object_get(j, "classes"), i, c)
 	{
 		if (strcmp(json_string_value(json_object_get(c, "class")),
@@ -787,7 +775,7 @@ START_TEST(classes_list_what_is_stored)
 	}
 	ck_assert(found);
 	json_decref(j);
-	j = get_json("/api/health", 200);
+	j = http_get_json(&daemon_main, "/api/health", 200);
 	ck_assert_str_eq(json_string_value(json_object_get(j, "status")), "ok");
 	ck_assert_int_eq(
 	    json_integer_value(json_object_get(json_object_get(j, "counts"), "schema_version")),
@@ -908,12 +896,12 @@ START_TEST(zouna_animation_end_to_end)
 	/* found by the name CRC of its header */
 	snprintf(handle, sizeof(handle), "0x%08X", hash_asobo32("hero_run", 8));
 	snprintf(path, sizeof(path), "/api/handles/%s", handle);
-	j = get_json(path, 200);
+	j = http_get_json(&daemon_main, path, 200);
 	ck_assert_int_eq(first_id(j), id);
 	json_decref(j);
 	/* the message receiver is a reference */
 	snprintf(path, sizeof(path), "/api/handles/0x%08X", hash_asobo32("snd_step", 8));
-	j = get_json(path, 200);
+	j = http_get_json(&daemon_main, path, 200);
 	ck_assert_str_eq(json_string_value(json_object_get(
 	                     json_array_get(json_object_get(j, "references"), 0), "kind")),
 	                 "message_receiver");
@@ -928,7 +916,7 @@ START_TEST(zouna_animation_end_to_end)
 	json_decref(j);
 	http_reply_cleanup(&r);
 	snprintf(path, sizeof(path), "/api/resources/%lld", (long long)id);
-	j = get_json(path, 200);
+	j = http_get_json(&daemon_main, path, 200);
 	ck_assert_str_eq(json_string_value(json_object_get(j, "crc32_name")), "hero_run");
 	tracks = json_object_get(j, "tracks");
 	ck_assert_str_eq(json_string_value(json_object_get(
@@ -941,7 +929,7 @@ START_TEST(zouna_animation_end_to_end)
 	/* the pelvis rotation at 1 s: halfway from identity to 180 degrees about z */
 	snprintf(path, sizeof(path), "/api/resources/%lld/tracks/0/sample?t=1&digits=6",
 	         (long long)id);
-	j = get_json(path, 200);
+	j = http_get_json(&daemon_main, path, 200);
 	ck_assert_float_eq_tol(
 	    json_number_value(json_array_get(json_array_get(json_object_get(j, "values"), 0), 2)),
 	    0.707107, 1e-6);
@@ -949,14 +937,14 @@ START_TEST(zouna_animation_end_to_end)
 	/* the events fired in [0, 1): the first message, with its receiver's name */
 	snprintf(path, sizeof(path), "/api/resources/%lld/tracks/1/sample?from=0&to=1",
 	         (long long)id);
-	j = get_json(path, 200);
+	j = http_get_json(&daemon_main, path, 200);
 	ck_assert_int_eq(json_integer_value(json_object_get(j, "count")), 1);
 	e = json_array_get(json_object_get(j, "events"), 0);
 	ck_assert_str_eq(json_string_value(json_object_get(e, "receiver_name")), "snd_step");
 	ck_assert_float_eq(json_number_value(json_object_get(e, "parameter")), 0.75);
 	json_decref(j);
 	snprintf(path, sizeof(path), "/api/resources/%lld/tracks/1/sample?t=1", (long long)id);
-	json_decref(get_json(path, 400));
+	json_decref(http_get_json(&daemon_main, path, 400));
 	zbuf_free(&b);
 }
 END_TEST
@@ -1016,15 +1004,15 @@ START_TEST(burnout_bundle_end_to_end)
 	ck_assert_int_eq(after[0] - before[0], 2); /* two entries */
 	ck_assert_int_eq(after[2] - before[2], 1); /* one copy of the bundle's bytes */
 	/* found by its resource ID and by its name */
-	j = get_json("/api/handles/0x2CE66AC1", 200);
+	j = http_get_json(&daemon_main, "/api/handles/0x2CE66AC1", 200);
 	id = first_id(j);
 	json_decref(j);
-	j = get_json("/api/resources?name=pusmc01_vanm", 200);
+	j = http_get_json(&daemon_main, "/api/resources?name=pusmc01_vanm", 200);
 	ck_assert_int_eq(first_id(j), id);
 	json_decref(j);
 	/* every field readable; the state track samples */
 	snprintf(path, sizeof(path), "/api/resources/%lld", (long long)id);
-	j = get_json(path, 200);
+	j = http_get_json(&daemon_main, path, 200);
 	ck_assert_str_eq(json_string_value(json_object_get(j, "class")), "VehicleAnimation");
 	ck_assert_str_eq(
 	    json_string_value(json_object_get(
@@ -1038,7 +1026,7 @@ START_TEST(burnout_bundle_end_to_end)
 	    "throttle");
 	json_decref(j);
 	snprintf(path, sizeof(path), "/api/resources/%lld/tracks/0/sample?t=0.25", (long long)id);
-	j = get_json(path, 200);
+	j = http_get_json(&daemon_main, path, 200);
 	ck_assert_float_eq(
 	    json_number_value(json_array_get(json_array_get(json_object_get(j, "values"), 0), 3)),
 	    2.0);

@@ -17,37 +17,6 @@ static struct daemon_proc d;
 static char *dir;
 static json_int_t hero, other, run, tree;
 
-static json_t *get_json(const char *path, long want)
-{
-	struct http_reply r;
-	json_t *j;
-
-	ck_assert_int_eq(http_request(&d, "GET", path, NULL, 0, NULL, &r), 0);
-	ck_assert_msg(r.status == want, "%.200s: %ld %.300s", path, r.status, r.body);
-	j = http_json(&r);
-	http_reply_cleanup(&r);
-	ck_assert_ptr_nonnull(j);
-	return j;
-}
-
-static json_int_t upload(const char *name, const void *data, size_t len)
-{
-	struct http_reply r;
-	const char *names[1] = {name};
-	const void *datas[1] = {data};
-	json_t *j;
-	json_int_t id;
-
-	ck_assert_int_eq(http_upload(&d, 1, names, datas, &len, NULL, &r), 0);
-	ck_assert_msg(r.status == 201, "upload %s: %ld %.300s", name, r.status, r.body);
-	j = http_json(&r);
-	http_reply_cleanup(&r);
-	id = json_integer_value(
-	    json_object_get(json_array_get(json_object_get(j, "resources"), 0), "id"));
-	json_decref(j);
-	return id;
-}
-
 static const char *const bone_names[4] = {"ROOT", "Bip01 Pelvis", "Bip01 Spine", "Bip01 Head"};
 
 /* hero: the four bones (Head untracked); other: ROOT and Pelvis only. */
@@ -71,7 +40,7 @@ static json_int_t upload_skeleton(const char *file, uint32_t count)
 	s.name_crc = hash_asobo32(file, strlen(file));
 	zbuf_init(&b, 1); /* big-endian, as on a GameCube */
 	zouna_write_skeleton(&b, &s, 0, 0);
-	id = upload(file, b.data, b.len);
+	id = http_upload_one(&d, file, b.data, b.len);
 	zbuf_free(&b);
 	return id;
 }
@@ -104,7 +73,7 @@ static json_int_t upload_animation(void)
 	a.name_crc = hash_asobo32("run", 3);
 	zbuf_init(&b, 0);
 	zouna_write_animation(&b, &a, 16, 0);
-	id = upload("run.Animation_Z", b.data, b.len);
+	id = http_upload_one(&d, "run.Animation_Z", b.data, b.len);
 	zbuf_free(&b);
 	return id;
 }
@@ -140,7 +109,7 @@ static json_int_t upload_tree(void)
 	output = gltf_writer_accessor(&w, 5126, "VEC3", 2, along, sizeof(along), 0, 0);
 	gltf_writer_channel(&w, 0, 2, "translation", "LINEAR", input, output);
 	data = gltf_writer_embedded(&w, &length);
-	id = upload("tree.gltf", data, length);
+	id = http_upload_one(&d, "tree.gltf", data, length);
 	free(data);
 	gltf_writer_cleanup(&w);
 	return id;
@@ -257,7 +226,7 @@ START_TEST(skeletons_rank_the_rig_the_bones_fit)
 	json_t *j, *first, *second;
 
 	snprintf(path, sizeof(path), "/api/resources/%lld/skeletons", (long long)run);
-	j = get_json(path, 200);
+	j = http_get_json(&d, path, 200);
 	ck_assert_int_eq(json_integer_value(json_object_get(j, "targets")), 3);
 	first = json_array_get(json_object_get(j, "skeletons"), 0);
 	second = json_array_get(json_object_get(j, "skeletons"), 1);
@@ -278,7 +247,7 @@ START_TEST(skeletons_rank_the_rig_the_bones_fit)
 	json_decref(j);
 	/* no rig has the glTF tree's nodes: an empty list */
 	snprintf(path, sizeof(path), "/api/resources/%lld/skeletons", (long long)tree);
-	j = get_json(path, 200);
+	j = http_get_json(&d, path, 200);
 	ck_assert_int_eq(json_integer_value(json_object_get(j, "count")), 0);
 	ck_assert_int_eq(json_array_size(json_object_get(j, "skeletons")), 0);
 	json_decref(j);
@@ -294,7 +263,7 @@ START_TEST(a_zouna_animation_posed_on_its_skeleton)
 
 	snprintf(path, sizeof(path), "/api/resources/%lld/pose?skeleton=%lld&t=0,0.5,1,3",
 	         (long long)run, (long long)hero);
-	j = get_json(path, 200);
+	j = http_get_json(&d, path, 200);
 	nodes = json_object_get(j, "nodes");
 	ck_assert_int_eq(json_array_size(nodes), 4);
 	ck_assert_int_eq(json_integer_value(json_object_get(j, "skeleton")), hero);
@@ -340,7 +309,7 @@ START_TEST(f32_carries_the_same_pose)
 
 	snprintf(path, sizeof(path), "/api/resources/%lld/pose?skeleton=%lld&from=0&to=2&count=5",
 	         (long long)run, (long long)hero);
-	j = get_json(path, 200);
+	j = http_get_json(&d, path, 200);
 	snprintf(path, sizeof(path),
 	         "/api/resources/%lld/pose?skeleton=%lld&from=0&to=2&count=5&format=f32",
 	         (long long)run, (long long)hero);
@@ -374,7 +343,7 @@ START_TEST(a_gltf_animation_poses_on_its_own_rig)
 
 	/* the entry's tracks point at the rig nodes they move */
 	snprintf(path, sizeof(path), "/api/resources/%lld", (long long)tree);
-	j = get_json(path, 200);
+	j = http_get_json(&d, path, 200);
 	ck_assert_int_eq(json_integer_value(json_object_get(
 	                     json_array_get(json_object_get(j, "tracks"), 0), "rig_node")),
 	                 1);
@@ -383,7 +352,7 @@ START_TEST(a_gltf_animation_poses_on_its_own_rig)
 	                 2);
 	json_decref(j);
 	snprintf(path, sizeof(path), "/api/resources/%lld/pose?t=0.5", (long long)tree);
-	j = get_json(path, 200);
+	j = http_get_json(&d, path, 200);
 	ck_assert(json_is_null(json_object_get(j, "skeleton")));
 	ck_assert_int_eq(json_array_size(json_object_get(j, "nodes")), 3);
 	/* unnamed nodes are named after their source index */
@@ -410,36 +379,36 @@ START_TEST(refusals_name_the_parameter)
 
 	/* no rig of its own, no skeleton: 409, saying where to look */
 	snprintf(path, sizeof(path), "/api/resources/%lld/pose?t=0", (long long)run);
-	j = get_json(path, 409);
+	j = http_get_json(&d, path, 409);
 	ck_assert_ptr_nonnull(
 	    strstr(json_string_value(json_object_get(json_object_get(j, "error"), "message")),
 	           "skeletons"));
 	json_decref(j);
 	snprintf(path, sizeof(path), "/api/resources/%lld/pose?skeleton=999", (long long)run);
-	j = get_json(path, 400);
+	j = http_get_json(&d, path, 400);
 	ck_assert_str_eq(json_string_value(json_object_get(json_object_get(j, "error"), "path")),
 	                 "skeleton");
 	json_decref(j);
 	snprintf(path, sizeof(path), "/api/resources/%lld/pose?skeleton=x1", (long long)run);
-	json_decref(get_json(path, 400));
+	json_decref(http_get_json(&d, path, 400));
 	/* a skeleton without a rig: an animation with none */
 	snprintf(path, sizeof(path), "/api/resources/%lld/pose?skeleton=%lld", (long long)tree,
 	         (long long)run);
-	json_decref(get_json(path, 400));
+	json_decref(http_get_json(&d, path, 400));
 	/* --max-samples 2000 counts nodes x times: 4 nodes x 501 times is too many */
 	snprintf(path, sizeof(path), "/api/resources/%lld/pose?skeleton=%lld&count=501",
 	         (long long)run, (long long)hero);
-	j = get_json(path, 400);
+	j = http_get_json(&d, path, 400);
 	ck_assert_str_eq(json_string_value(json_object_get(json_object_get(j, "error"), "path")),
 	                 "count");
 	json_decref(j);
 	snprintf(path, sizeof(path), "/api/resources/%lld/pose?skeleton=%lld&count=500",
 	         (long long)run, (long long)hero);
-	json_decref(get_json(path, 200));
+	json_decref(http_get_json(&d, path, 200));
 	snprintf(path, sizeof(path), "/api/resources/99999/pose");
-	json_decref(get_json(path, 404));
+	json_decref(http_get_json(&d, path, 404));
 	snprintf(path, sizeof(path), "/api/resources/%lld/pose?format=csv", (long long)tree);
-	json_decref(get_json(path, 400));
+	json_decref(http_get_json(&d, path, 400));
 }
 END_TEST
 
@@ -455,7 +424,7 @@ START_TEST(names_given_to_handles_name_rig_nodes)
 	ck_assert_int_eq(r.status, 200);
 	http_reply_cleanup(&r);
 	snprintf(path, sizeof(path), "/api/resources/%lld", (long long)hero);
-	j = get_json(path, 200);
+	j = http_get_json(&d, path, 200);
 	ck_assert_str_eq(json_string_value(json_object_get(
 	                     json_array_get(json_object_get(j, "rig"), 3), "handle_name")),
 	                 "Bip01 Head");
@@ -464,7 +433,7 @@ START_TEST(names_given_to_handles_name_rig_nodes)
 	json_decref(j);
 	snprintf(path, sizeof(path), "/api/resources/%lld/pose?skeleton=%lld&t=0", (long long)run,
 	         (long long)hero);
-	j = get_json(path, 200);
+	j = http_get_json(&d, path, 200);
 	ck_assert_str_eq(json_string_value(json_object_get(
 	                     json_array_get(json_object_get(j, "nodes"), 3), "name")),
 	                 "Bip01 Head");
@@ -491,11 +460,11 @@ START_TEST(euler_rotations_turn_their_bone)
 	a.name_crc = hash_asobo32("nod", 3);
 	zbuf_init(&b, 0);
 	zouna_write_animation(&b, &a, 0, 0);
-	id = upload("nod.Animation_Z", b.data, b.len);
+	id = http_upload_one(&d, "nod.Animation_Z", b.data, b.len);
 	zbuf_free(&b);
 	snprintf(path, sizeof(path), "/api/resources/%lld/pose?skeleton=%lld&t=1", (long long)id,
 	         (long long)hero);
-	j = get_json(path, 200);
+	j = http_get_json(&d, path, 200);
 	ck_assert_int_eq(json_integer_value(json_object_get(j, "matched")), 1);
 	ck_assert_ptr_nonnull(
 	    strstr(json_string_value(json_array_get(json_object_get(j, "assumed"), 0)), "Euler"));

@@ -603,6 +603,38 @@ json_t *http_json(const struct http_reply *reply)
 	return json_loadb(reply->body, reply->length, 0, NULL);
 }
 
+json_t *http_get_json(const struct daemon_proc *d, const char *path, long want)
+{
+	struct http_reply r;
+	json_t *j;
+
+	ck_assert_int_eq(http_request(d, "GET", path, NULL, 0, NULL, &r), 0);
+	ck_assert_msg(r.status == want, "GET %.200s: %ld %.300s", path, r.status, r.body);
+	j = http_json(&r);
+	ck_assert_msg(j != NULL, "GET %.200s: not JSON: %.300s", path, r.body);
+	http_reply_cleanup(&r);
+	return j;
+}
+
+json_int_t http_upload_one(const struct daemon_proc *d, const char *name, const void *data,
+                           size_t length)
+{
+	struct http_reply r;
+	const char *names[1] = {name};
+	const void *datas[1] = {data};
+	json_t *j;
+	json_int_t id;
+
+	ck_assert_int_eq(http_upload(d, 1, names, datas, &length, NULL, &r), 0);
+	ck_assert_msg(r.status == 201, "upload %s: %ld %.300s", name, r.status, r.body);
+	j = http_json(&r);
+	http_reply_cleanup(&r);
+	id = json_integer_value(
+	    json_object_get(json_array_get(json_object_get(j, "resources"), 0), "id"));
+	json_decref(j);
+	return id;
+}
+
 void http_reply_cleanup(struct http_reply *reply)
 {
 	free(reply->body);

@@ -74,6 +74,12 @@ int http_upload(const struct daemon_proc *d, size_t count, const char *const *na
                 const void *const *data, const size_t *lengths, const char *const *fields,
                 struct http_reply *reply);
 json_t *http_json(const struct http_reply *reply);
+/* GET path on d: asserts that an answer came, with status `want`, as JSON; the JSON (the
+ * caller's). */
+json_t *http_get_json(const struct daemon_proc *d, const char *path, long want);
+/* One file uploaded to d: asserts 201; the id of the first entry it made. */
+json_int_t http_upload_one(const struct daemon_proc *d, const char *name, const void *data,
+                           size_t length);
 
 /* Raw sockets, for requests libcurl would not send. A connection to the daemon, from the
  * local address `source` (NULL: any); -1 when it cannot be made. */
