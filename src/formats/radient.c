@@ -249,10 +249,13 @@ static int parse_times(const json_t *arr, size_t index, struct sampler *s, doubl
 			          (double)t, (double)s->times[k - 1]);
 			return -1;
 		}
-		if (t < 0.0f || (double)t > duration) {
+		/* keys are held as float32: compare with the duration in that precision, so
+		 * that a key written as the duration (2.456) is within it however it rounds */
+		if (t < 0.0f || t > (float)duration) {
 			error_set(err, ERROR_TIME_OUT_OF_RANGE, path, -1,
-			          "%s: %.9g is outside the clip's time range [0, %.9g]", path,
-			          (double)t, duration);
+			          "%s: %.9g is outside the clip's time range [0, %.9g] (the "
+			          "duration held as a 32-bit float, as the keys are)",
+			          path, (double)t, (double)(float)duration);
 			return -1;
 		}
 		s->times[k] = t;
@@ -860,6 +863,27 @@ oom:
 	return -1;
 }
 
+/* A key time at the duration can round above the decimal duration when both are held as
+ * float32 (2.456 is 2.45600009): such keys are accepted, and the note says so. */
+static int note_rounded_duration(struct resource *res)
+{
+	const struct clip *clip = &res->clip;
+	float last = 0.0f;
+	char note[256];
+
+	for (size_t i = 0; i < clip->sampler_count; i++)
+		if (clip->samplers[i].key_count &&
+		    clip->samplers[i].times[clip->samplers[i].key_count - 1] > last)
+			last = clip->samplers[i].times[clip->samplers[i].key_count - 1];
+	if (!((double)last > clip->duration))
+		return 0;
+	snprintf(note, sizeof(note),
+	         "duration: %.17g is held as the 32-bit float %.9g, as the key times are; a key "
+	         "at %.9g was taken as the clip's end",
+	         clip->duration, (double)(float)clip->duration, (double)last);
+	return resource_assume(res, note);
+}
+
 static int radient_decode(const struct upload *up, struct decode_result *out, struct error *err)
 {
 	json_error_t jerr;
@@ -884,6 +908,11 @@ static int radient_decode(const struct upload *up, struct decode_result *out, st
 		return -1;
 	}
 	json_decref(doc);
+	if (note_rounded_duration(res) < 0) {
+		resource_free(res);
+		error_set(err, ERROR_INTERNAL, NULL, -1, "out of memory");
+		return -1;
+	}
 	if (res->clip.name) {
 		res->name = strdup(res->clip.name);
 		if (!res->name) {

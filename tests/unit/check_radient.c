@@ -170,6 +170,67 @@ START_TEST(name_gives_the_handle)
 }
 END_TEST
 
+/* Decodes a clip of one FLOAT sampler with keys at 0 and `last`, of the given duration text. */
+static int decode_clip_text(const char *duration, const char *last,
+                            struct decode_result *result, struct error *err)
+{
+	char doc[512];
+	struct upload up = {0};
+
+	snprintf(doc, sizeof(doc),
+	         "{\"name\": \"end\", \"duration\": %s, \"targets\": [{\"schema\": "
+	         "\"0F0E0D0C-0B0A-0908-0706-050403020100\", \"object\": 0}], \"samplers\": "
+	         "[{\"value\": {\"type\": \"FLOAT\", \"array_size\": 1}, \"interpolation\": "
+	         "\"LINEAR\", \"times\": [0, %s], \"values\": [0, 1]}], \"channels\": "
+	         "[{\"target\": 0, \"property\": 1, \"first_array_element\": 0, "
+	         "\"sampler\": 0}]}",
+	         duration, last);
+	up.data = (const uint8_t *)doc;
+	up.length = strlen(doc);
+	up.filename = "end.json";
+	error_init(err);
+	decode_result_init(result);
+	return format_decode(&up, result, err);
+}
+
+/* A key at the duration is within the clip however the decimal rounds as a float32 (1,000
+ * durations, about half of which round up); when it rounds up, `assumed` says so. A key one
+ * float step past the float32 duration is still refused. */
+START_TEST(a_key_at_the_duration_is_within_the_clip)
+{
+	unsigned rounded_up = 0;
+
+	for (unsigned i = 1; i <= 1000; i++) {
+		char duration[32], above[32];
+		double d = i * 0.007 + 0.001;
+		struct decode_result result;
+		struct error err;
+		const json_t *assumed;
+
+		snprintf(duration, sizeof(duration), "%.3f", d);
+		d = strtod(duration, NULL);
+		ck_assert_msg(decode_clip_text(duration, duration, &result, &err) == 0,
+		              "duration %s: %s", duration, err.message);
+		assumed = result.resources[0]->assumed;
+		if ((double)(float)d > d) {
+			rounded_up++;
+			ck_assert_msg(json_array_size(assumed) == 1, "duration %s: no note", duration);
+			ck_assert_msg(strstr(json_string_value(json_array_get(assumed, 0)),
+			                     "32-bit float") != NULL,
+			              "%s", json_string_value(json_array_get(assumed, 0)));
+		} else {
+			ck_assert_uint_eq(json_array_size(assumed), 0);
+		}
+		decode_result_cleanup(&result);
+		snprintf(above, sizeof(above), "%.9g", (double)nextafterf((float)d, INFINITY));
+		ck_assert_int_eq(decode_clip_text(duration, above, &result, &err), -1);
+		ck_assert_str_eq(error_code_name(err.code), "time_out_of_range");
+		decode_result_cleanup(&result);
+	}
+	ck_assert_uint_gt(rounded_up, 300);
+}
+END_TEST
+
 /* Conformance with the independent samples. */
 
 static const char *const conformance_files[][2] = {
@@ -309,6 +370,7 @@ static Suite *radient_suite(void)
 	tcase_add_loop_test(rules, invalid_document_is_refused_with_its_code, 0, invalid_count);
 	tcase_add_loop_test(rules, valid_document_decodes, 0, valid_count);
 	tcase_add_test(rules, messages_name_field_value_and_rule);
+	tcase_add_test(rules, a_key_at_the_duration_is_within_the_clip);
 	tcase_add_test(model, every_value_type_is_stored_natively);
 	tcase_add_test(model, name_gives_the_handle);
 	tcase_add_loop_test(conformance, samples_match_an_independent_implementation, 0,
