@@ -39,6 +39,7 @@ struct pose_answer {
 	int euler; /* some rotations are Zouna Euler angles (an assumed reading) */
 	struct buf pending;
 	size_t sent;
+	struct error failure; /* set when a pose is beyond float32 (the answer stops there) */
 };
 
 /* Reads the entry's tracks and the rig (the entry's own, or skeleton's when not 0), matches

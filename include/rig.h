@@ -35,8 +35,15 @@ void rig_init(struct rig *rig);
 void rig_cleanup(struct rig *rig);
 
 /* Every parent is a node of the rig and no node is its own ancestor: 0, or -1 with err set
- * naming the node ("rig.nodes[3].parent"). */
+ * naming the node ("rig.nodes[3].parent"). Linear in the nodes (rig_order). */
 int rig_check(const struct rig *rig, struct error *err);
+
+/* Every node of the rig once, each after its parent, into order[count] (a topological order,
+ * in one walk up from each node: linear in the nodes however deep the tree, so that a chain of
+ * 100,000 bones costs what 100,000 siblings do). The parents must be nodes of the rig or -1.
+ * 0; 1 when the parents make a cycle (*looped is the first node whose ancestors loop, and
+ * order is incomplete); -1 when out of memory. */
+int rig_order(const struct rig *rig, uint32_t *order, size_t *looped);
 
 /* The matrix of a translation, rotation (a unit quaternion) and scale: T * R * S. */
 void rig_compose(const float t[3], const float r[4], const float s[3], double m[16]);

@@ -100,35 +100,18 @@ const char *pose_sampler_fits(enum node_property property, int euler, const stru
 
 int pose_init(struct pose *p, const struct rig *rig)
 {
-	size_t n = rig->count, done = 0;
-	unsigned char *placed;
+	size_t n = rig->count, looped;
 
 	memset(p, 0, sizeof(*p));
 	p->rig = rig;
 	p->order = malloc((n + 1) * sizeof(*p->order));
 	p->trs = malloc((n + 1) * POSE_TRS * sizeof(*p->trs));
 	p->world = malloc((n + 1) * 16 * sizeof(*p->world));
-	placed = calloc(n + 1, 1);
-	if (!p->order || !p->trs || !p->world || !placed) {
-		free(placed);
+	/* parents first, in one linear walk (a checked rig has no cycle) */
+	if (!p->order || !p->trs || !p->world || rig_order(rig, p->order, &looped) != 0) {
 		pose_cleanup(p);
 		return -1;
 	}
-	/* parents first: each pass places the nodes whose parent is placed (a checked rig has
-	 * no cycle, so every pass places one at least) */
-	while (done < n) {
-		size_t before = done;
-		for (size_t i = 0; i < n; i++) {
-			int32_t parent = rig->nodes[i].parent;
-			if (!placed[i] && (parent < 0 || placed[parent])) {
-				placed[i] = 1;
-				p->order[done++] = (uint32_t)i;
-			}
-		}
-		if (done == before)
-			break; /* not a checked rig: leave the rest unposed */
-	}
-	free(placed);
 	return 0;
 }
 

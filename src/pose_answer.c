@@ -3,6 +3,7 @@
 #include "pose_answer.h"
 
 #include <inttypes.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -262,6 +263,30 @@ static void put_pose_f32(struct pose_answer *pa, float t, struct buf *b)
 	}
 }
 
+/* Whether every float of the pose just made holds in float32; when one does not (rest values
+ * or keys near float32's limits multiply beyond it), pa->failure names the node and the time,
+ * and the answer stops there rather than write a number JSON cannot hold. */
+static int pose_finite(struct pose_answer *pa, float t)
+{
+	for (size_t n = 0; n < pa->rig.count; n++) {
+		int finite = 1;
+		char label[96];
+		for (int e = 0; e < POSE_TRS && finite; e++)
+			finite = isfinite(pa->pose.trs[n * POSE_TRS + e]);
+		for (int e = 0; e < 16 && finite; e++)
+			finite = isfinite((float)pa->pose.world[n * 16 + e]);
+		if (finite)
+			continue;
+		rig_node_label(&pa->rig.nodes[n], label, sizeof(label));
+		error_set(&pa->failure, ERROR_VALUE_OUT_OF_RANGE, "t", -1,
+		          "t: at %.9g s the pose of %s (source %" PRIu32 ") is beyond a 32-bit "
+		          "float's range: its values or its ancestors' multiply past +-3.4e38",
+		          (double)t, label, pa->rig.nodes[n].source);
+		return 0;
+	}
+	return 1;
+}
+
 int pose_answer_produce(struct pose_answer *pa, struct buf *b)
 {
 	size_t start = b->len;
@@ -289,6 +314,11 @@ int pose_answer_produce(struct pose_answer *pa, struct buf *b)
 		}
 		track_answer_times(&pa->times, pa->i, 1, &t);
 		pose_at(&pa->pose, t);
+		if (!pose_finite(pa, t)) {
+			b->overflow = 1;
+			pa->phase = PHASE_DONE;
+			return 0;
+		}
 		if (pa->format == FORMAT_JSON)
 			put_pose_json(pa, t, b);
 		else

@@ -3,6 +3,7 @@
  * and column c is m[c * 4 + r]. */
 #include "rig.h"
 
+#include <inttypes.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -26,30 +27,115 @@ void rig_cleanup(struct rig *rig)
 	rig_init(rig);
 }
 
+int rig_order(const struct rig *rig, uint32_t *order, size_t *looped)
+{
+	size_t n = rig->count, done = 0;
+	unsigned char *state = calloc(n + 1, 1); /* 0 unseen, 1 on this walk, 2 ordered */
+	uint32_t *walk = malloc((n + 1) * sizeof(*walk));
+	int rc = 0;
+
+	if (!state || !walk) {
+		free(state);
+		free(walk);
+		return -1;
+	}
+	/* from each node, walk up to the first node already ordered (or a root), then order the
+	 * walk from its top: every node is walked once, however deep the tree */
+	for (size_t i = 0; i < n && rc == 0; i++) {
+		size_t depth = 0;
+		int32_t p = (int32_t)i;
+		while (p >= 0 && state[p] == 0) {
+			state[p] = 1;
+			walk[depth++] = (uint32_t)p;
+			p = rig->nodes[p].parent;
+		}
+		if (p >= 0 && state[p] == 1) {
+			*looped = i;
+			rc = 1;
+			break;
+		}
+		while (depth > 0) {
+			uint32_t k = walk[--depth];
+			state[k] = 2;
+			order[done++] = k;
+		}
+	}
+	free(state);
+	free(walk);
+	return rc;
+}
+
+/* Whether every node's rest values and rest world matrix hold in float32 (a rest pose of
+ * 3e38 in a bone and its child multiplies past it): 0, or -1 with err naming the node. */
+static int rest_in_float32(const struct rig *rig, const uint32_t *order, struct error *err)
+{
+	double *world = malloc((rig->count + 1) * 16 * sizeof(*world));
+
+	if (!world) {
+		error_set(err, ERROR_INTERNAL, NULL, -1, "out of memory");
+		return -1;
+	}
+	for (size_t k = 0; k < rig->count; k++) {
+		const struct rig_node *n = &rig->nodes[order[k]];
+		double *m = world + (size_t)order[k] * 16;
+		char label[96];
+		int finite = 1;
+		rig_compose(n->translation, n->rotation, n->scale, m);
+		if (n->parent >= 0)
+			rig_multiply(world + (size_t)n->parent * 16, m, m);
+		for (int e = 0; e < 16 && finite; e++)
+			finite = isfinite((float)m[e]);
+		for (int e = 0; e < 3 && finite; e++)
+			finite = isfinite(n->translation[e]) && isfinite(n->scale[e]);
+		if (finite)
+			continue;
+		rig_node_label(n, label, sizeof(label));
+		error_set(err, ERROR_VALUE_OUT_OF_RANGE, "rig.nodes", -1,
+		          "rig.nodes[%" PRIu32 "]: %s's rest pose is beyond a 32-bit float's range "
+		          "(its translation, scale or its ancestors' multiply past +-3.4e38: "
+		          "translation %.9g %.9g %.9g, scale %.9g %.9g %.9g)",
+		          order[k], label, (double)n->translation[0], (double)n->translation[1],
+		          (double)n->translation[2], (double)n->scale[0], (double)n->scale[1],
+		          (double)n->scale[2]);
+		free(world);
+		return -1;
+	}
+	free(world);
+	return 0;
+}
+
 int rig_check(const struct rig *rig, struct error *err)
 {
+	uint32_t *order;
+	size_t looped = 0;
+	int rc;
+
 	for (size_t i = 0; i < rig->count; i++) {
 		int32_t p = rig->nodes[i].parent;
-		size_t steps = 0;
 		if (p != -1 && (p < 0 || (size_t)p >= rig->count)) {
 			error_set(err, ERROR_INDEX_OUT_OF_RANGE, "rig.nodes.parent", -1,
 			          "rig.nodes[%zu].parent: %d is not a node of the rig's %zu", i,
 			          (int)p, rig->count);
 			return -1;
 		}
-		/* a chain longer than the rig comes back to a node: a cycle */
-		for (; p != -1 && steps <= rig->count; steps++)
-			p = rig->nodes[p].parent;
-		if (p != -1) {
-			error_set(
-			    err, ERROR_INVALID, "rig.nodes.parent", -1,
-			    "rig.nodes[%zu].parent: its parents come back to a node (a cycle); a "
-			    "node tree has none",
-			    i);
-			return -1;
-		}
 	}
-	return 0;
+	order = malloc((rig->count + 1) * sizeof(*order));
+	rc = order ? rig_order(rig, order, &looped) : -1;
+	if (rc < 0) {
+		error_set(err, ERROR_INTERNAL, NULL, -1, "out of memory");
+		return -1;
+	}
+	if (rc > 0) {
+		free(order);
+		error_set(err, ERROR_INVALID, "rig.nodes.parent", -1,
+		          "rig.nodes[%zu].parent: its parents come back to a node (a cycle); a "
+		          "node tree has none",
+		          looped);
+		return -1;
+	}
+	rc = rest_in_float32(rig, order, err);
+	free(order);
+	return rc;
 }
 
 void rig_compose(const float t[3], const float r[4], const float s[3], double m[16])

@@ -191,13 +191,24 @@ static int check_samplers(struct gltf *g, const json_t *samplers, size_t ai,
 	return 0;
 }
 
-/* The channels' sampler and node references, formats, counts, duplicate targets. */
+/* The channels' sampler and node references, formats, counts, duplicate targets (the first
+ * channel of each node and path kept in one table: linear in the channels). */
 static int check_channels(struct gltf *g, const json_t *channels, size_t ai,
                           const struct anim_samplers *as)
 {
+	size_t node_count = json_array_size(json_object_get(g->doc, "nodes"));
+	size_t *first = malloc((node_count * PATH_OTHER + 1) * sizeof(*first));
 	char ptr[160];
 	size_t i;
 	const json_t *x;
+	int rc = -1;
+
+	if (!first) {
+		error_set(g->err, ERROR_INTERNAL, NULL, -1, "out of memory");
+		return -1;
+	}
+	for (size_t k = 0; k < node_count * PATH_OTHER; k++)
+		first[k] = SIZE_MAX;
 
 	json_array_foreach(channels, i, x)
 	{
@@ -206,45 +217,57 @@ static int check_channels(struct gltf *g, const json_t *channels, size_t ai,
 		enum path p = path_of(json_string_value(json_object_get(target, "path")));
 		size_t want;
 		snprintf(ptr, sizeof(ptr), "/animations/%zu/channels/%zu/sampler", ai, i);
-		if (s < 0 || (size_t)s >= as->count)
-			return gltf_fail(g, "UNRESOLVED_REFERENCE", ptr,
-			                 "sampler %lld does not exist", (long long)s);
+		if (s < 0 || (size_t)s >= as->count) {
+			gltf_fail(g, "UNRESOLVED_REFERENCE", ptr, "sampler %lld does not exist",
+			          (long long)s);
+			goto done;
+		}
 		if (p == PATH_OTHER || !json_object_get(target, "node"))
 			continue; /* skipped when read, with the reason */
 		snprintf(ptr, sizeof(ptr), "/animations/%zu/channels/%zu/target/node", ai, i);
 		node = gltf_item(g->doc, "nodes", n);
-		if (!node)
-			return gltf_fail(g, "UNRESOLVED_REFERENCE", ptr, "node %lld does not exist",
-			                 (long long)n);
-		snprintf(ptr, sizeof(ptr), "/animations/%zu/channels/%zu/target", ai, i);
-		if (json_object_get(node, "matrix"))
-			return gltf_fail(g, "ANIMATION_CHANNEL_TARGET_NODE_MATRIX", ptr,
-			                 "node %lld has a matrix and cannot be animated",
-			                 (long long)n);
-		if (p == PATH_WEIGHTS && morph_targets(g, node) == 0)
-			return gltf_fail(g, "ANIMATION_CHANNEL_TARGET_NODE_WEIGHTS_NO_MORPHS", ptr,
-			                 "node %lld has no morph targets to weigh", (long long)n);
-		for (size_t j = 0; j < i; j++) {
-			const json_t *t2 = json_object_get(json_array_get(channels, j), "target");
-			if (gltf_int(t2, "node", -2) == n &&
-			    path_of(json_string_value(json_object_get(t2, "path"))) == p)
-				return gltf_fail(g, "ANIMATION_DUPLICATE_TARGETS", ptr,
-				                 "channel %zu already animates node %lld's %s", j,
-				                 (long long)n, path_names[p]);
+		if (!node) {
+			gltf_fail(g, "UNRESOLVED_REFERENCE", ptr, "node %lld does not exist",
+			          (long long)n);
+			goto done;
 		}
+		snprintf(ptr, sizeof(ptr), "/animations/%zu/channels/%zu/target", ai, i);
+		if (json_object_get(node, "matrix")) {
+			gltf_fail(g, "ANIMATION_CHANNEL_TARGET_NODE_MATRIX", ptr,
+			          "node %lld has a matrix and cannot be animated", (long long)n);
+			goto done;
+		}
+		if (p == PATH_WEIGHTS && morph_targets(g, node) == 0) {
+			gltf_fail(g, "ANIMATION_CHANNEL_TARGET_NODE_WEIGHTS_NO_MORPHS", ptr,
+			          "node %lld has no morph targets to weigh", (long long)n);
+			goto done;
+		}
+		if (first[(size_t)n * PATH_OTHER + p] != SIZE_MAX) {
+			gltf_fail(g, "ANIMATION_DUPLICATE_TARGETS", ptr,
+			          "channel %zu already animates node %lld's %s",
+			          first[(size_t)n * PATH_OTHER + p], (long long)n, path_names[p]);
+			goto done;
+		}
+		first[(size_t)n * PATH_OTHER + p] = i;
 		snprintf(ptr, sizeof(ptr), "/animations/%zu/channels/%zu/sampler", ai, i);
-		if (!output_format_ok(p, &as->outputs[s]))
-			return gltf_fail(g, "ANIMATION_SAMPLER_OUTPUT_ACCESSOR_INVALID_FORMAT", ptr,
-			                 "the output accessor's format does not fit %s",
-			                 path_names[p]);
+		if (!output_format_ok(p, &as->outputs[s])) {
+			gltf_fail(g, "ANIMATION_SAMPLER_OUTPUT_ACCESSOR_INVALID_FORMAT", ptr,
+			          "the output accessor's format does not fit %s", path_names[p]);
+			goto done;
+		}
 		want = as->inputs[s].count * (as->interp[s] == INTERP_CUBIC_SPLINE ? 3 : 1) *
 		       (p == PATH_WEIGHTS ? morph_targets(g, node) : 1);
-		if (as->outputs[s].count != want)
-			return gltf_fail(g, "ANIMATION_SAMPLER_OUTPUT_ACCESSOR_INVALID_COUNT", ptr,
-			                 "the output has %zu elements; %s needs %zu",
-			                 as->outputs[s].count, path_names[p], want);
+		if (as->outputs[s].count != want) {
+			gltf_fail(g, "ANIMATION_SAMPLER_OUTPUT_ACCESSOR_INVALID_COUNT", ptr,
+			          "the output has %zu elements; %s needs %zu", as->outputs[s].count,
+			          path_names[p], want);
+			goto done;
+		}
 	}
-	return 0;
+	rc = 0;
+done:
+	free(first);
+	return rc;
 }
 
 /* Sampler s's key times, checked (finite, not negative, increasing), or NULL with the error

@@ -6,6 +6,7 @@
  * checked as the validator checks it: children exist, a node has one parent at most
  * (NODE_PARENT_OVERRIDE), and none is its own ancestor (NODE_LOOP).
  */
+#include <float.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -14,12 +15,19 @@
 #include "gltf.h"
 #include "hash.h"
 
-/* Every node's parent (-1 for a root) into parent[count], checked. */
+/* Every node's parent (-1 for a root) into parent[count], checked. A loop is found in one
+ * walk up from each node that stops at the first node already walked: linear in the nodes. */
 static int node_parents(struct gltf *g, const json_t *nodes, int32_t *parent)
 {
 	size_t count = json_array_size(nodes);
+	unsigned char *state = calloc(count + 1, 1); /* 0 unseen, 1 on this walk, 2 done */
 	char ptr[96];
+	int rc = -1;
 
+	if (!state) {
+		error_set(g->err, ERROR_INTERNAL, NULL, -1, "out of memory");
+		return -1;
+	}
 	for (size_t i = 0; i < count; i++)
 		parent[i] = -1;
 	for (size_t i = 0; i < count; i++) {
@@ -28,27 +36,39 @@ static int node_parents(struct gltf *g, const json_t *nodes, int32_t *parent)
 			const json_t *c = json_array_get(children, k);
 			json_int_t child = json_is_integer(c) ? json_integer_value(c) : -1;
 			snprintf(ptr, sizeof(ptr), "/nodes/%zu/children/%zu", i, k);
-			if (child < 0 || (size_t)child >= count)
-				return gltf_fail(g, "UNRESOLVED_REFERENCE", ptr,
-				                 "node %lld does not exist", (long long)child);
-			if (parent[child] != -1)
-				return gltf_fail(g, "NODE_PARENT_OVERRIDE", ptr,
-				                 "node %lld is already a child of node %d",
-				                 (long long)child, (int)parent[child]);
+			if (child < 0 || (size_t)child >= count) {
+				gltf_fail(g, "UNRESOLVED_REFERENCE", ptr, "node %lld does not exist",
+				          (long long)child);
+				goto done;
+			}
+			if (parent[child] != -1) {
+				gltf_fail(g, "NODE_PARENT_OVERRIDE", ptr,
+				          "node %lld is already a child of node %d", (long long)child,
+				          (int)parent[child]);
+				goto done;
+			}
 			parent[child] = (int32_t)i;
 		}
 	}
 	for (size_t i = 0; i < count; i++) {
-		int32_t p = parent[i];
-		for (size_t steps = 0; p != -1 && steps <= count; steps++)
+		int32_t p = (int32_t)i;
+		while (p != -1 && state[p] == 0) {
+			state[p] = 1;
 			p = parent[p];
-		if (p != -1) {
-			snprintf(ptr, sizeof(ptr), "/nodes/%zu", i);
-			return gltf_fail(g, "NODE_LOOP", ptr,
-			                 "node %zu is its own ancestor through its parents", i);
 		}
+		if (p != -1 && state[p] == 1) { /* back on this walk: a loop above node i */
+			snprintf(ptr, sizeof(ptr), "/nodes/%zu", i);
+			gltf_fail(g, "NODE_LOOP", ptr,
+			          "node %zu is its own ancestor through its parents", i);
+			goto done;
+		}
+		for (p = (int32_t)i; p != -1 && state[p] == 1; p = parent[p])
+			state[p] = 2;
 	}
-	return 0;
+	rc = 0;
+done:
+	free(state);
+	return rc;
 }
 
 /* Marks node n and its ancestors as nodes of the rig. */
@@ -77,6 +97,11 @@ static int node_floats(struct gltf *g, const json_t *node, size_t i, const char 
 		if (!json_is_number(v) || !isfinite(json_number_value(v)))
 			return gltf_fail(g, "TYPE_MISMATCH", ptr,
 			                 "element %zu is not a finite number", k);
+		if (fabs(json_number_value(v)) > FLT_MAX)
+			return gltf_fail(g, "VALUE_NOT_FLOAT32", ptr,
+			                 "node %zu's %s element %zu is %.17g, beyond a 32-bit "
+			                 "float's range (+-3.40282347e+38)",
+			                 i, key, k, json_number_value(v));
 		out[k] = json_number_value(v);
 	}
 	return 1;
@@ -101,6 +126,13 @@ static int rest_pose(struct gltf *g, const json_t *node, size_t i, struct rig_no
 			                 "rotation and scale (it has shear, a zero scale or a "
 			                 "projection)",
 			                 i);
+		for (int k = 0; k < 3; k++)
+			if (!isfinite(rn->translation[k]) || !isfinite(rn->scale[k]))
+				return gltf_fail(g, "VALUE_NOT_FLOAT32", ptr,
+				                 "node %zu's matrix gives a %s of %.9g, beyond a "
+				                 "32-bit float's range",
+				                 i, isfinite(rn->scale[k]) ? "translation" : "scale",
+				                 isfinite(rn->scale[k]) ? m[12 + k] : (double)rn->scale[k]);
 		return 0;
 	}
 	if (node_floats(g, node, i, "translation", 3, t) < 0 ||
@@ -113,12 +145,16 @@ static int rest_pose(struct gltf *g, const json_t *node, size_t i, struct rig_no
 		return gltf_fail(g, "NODE_ROTATION_NON_UNIT", ptr, "node %zu's rotation is zero",
 		                 i);
 	}
-	if (fabs(len - 1.0) > QUATERNION_TOLERANCE) { /* the validator's, as for keys */
+	/* a rotation within the validator's tolerance of unit is kept as the file has it (rest
+	 * TRS bit for bit); only one beyond it is normalised, and the note says so */
+	if (fabs(len - 1.0) > QUATERNION_TOLERANCE) {
 		char note[160];
 		snprintf(note, sizeof(note),
 		         "nodes[%zu].rotation has length %.6g: normalised for the rig's rest pose",
 		         i, len);
 		resource_assume(res, note);
+	} else {
+		len = 1.0;
 	}
 	for (int k = 0; k < 3; k++) {
 		rn->translation[k] = (float)t[k];

@@ -79,13 +79,17 @@ void route_pose(struct request *req, struct response *resp)
 		buf_init(&b, BUFFERED_MAX * 8);
 		while (pose_answer_produce(pa, &b) && !b.overflow)
 			;
-		pose_answer_free(pa);
 		if (b.overflow) {
+			if (error_is_set(&pa->failure))
+				err = pa->failure;
+			else
+				error_set(&err, ERROR_INTERNAL, NULL, -1, "out of memory");
+			pose_answer_free(pa);
 			buf_cleanup(&b);
-			error_set(&err, ERROR_INTERNAL, NULL, -1, "out of memory");
 			response_error(resp, &err);
 			return;
 		}
+		pose_answer_free(pa);
 		body = buf_steal(&b, &len);
 		response_take(resp, 200,
 		              format == FORMAT_F32 ? "application/octet-stream"

@@ -772,6 +772,62 @@ START_TEST(every_truncated_glb_is_a_clear_error)
 }
 END_TEST
 
+/* 45,000 channels, three paths on each of 15,000 nodes sharing one sampler each: the check
+ * for duplicate targets is linear (comparing each channel with every earlier one took 15 s
+ * for 20,000 channels: past the test case's time-out); a duplicate at the end is still found
+ * and names the first channel of its target. */
+START_TEST(many_channels_are_checked_in_linear_time)
+{
+	enum { NODES = 15000 };
+	static const float times[2] = {0, 1};
+	static const float moves[6] = {0, 0, 0, 1, 0, 0};
+	static const float turns[8] = {0, 0, 0, 1, 0, 0, 0, 1};
+	static const char *const paths[3] = {"translation", "rotation", "scale"};
+	struct gltf_writer w;
+	struct decode_result r;
+	struct error err;
+	json_t *nodes = json_array(), *channels, *samplers;
+	uint8_t *data;
+	size_t length;
+	int input, vec3, quat;
+
+	gltf_writer_init(&w);
+	for (int i = 0; i < NODES; i++)
+		json_array_append_new(nodes, json_object());
+	json_object_set_new(w.doc, "nodes", nodes);
+	input = gltf_writer_accessor(&w, 5126, "SCALAR", 2, times, sizeof(times), 0, 1);
+	vec3 = gltf_writer_accessor(&w, 5126, "VEC3", 2, moves, sizeof(moves), 0, 0);
+	quat = gltf_writer_accessor(&w, 5126, "VEC4", 2, turns, sizeof(turns), 0, 0);
+	samplers = json_pack("[{s:i, s:i}, {s:i, s:i}]", "input", input, "output", vec3, "input",
+	                     input, "output", quat);
+	channels = json_array();
+	for (int i = 0; i < NODES; i++)
+		for (int p = 0; p < 3; p++)
+			json_array_append_new(channels,
+			                      json_pack("{s:i, s:{s:i, s:s}}", "sampler", p == 1,
+			                                "target", "node", i, "path", paths[p]));
+	json_object_set_new(w.doc, "animations",
+	                    json_pack("[{s:o, s:o}]", "samplers", samplers, "channels", channels));
+	data = gltf_writer_glb(&w, &length);
+	ck_assert_msg(decode_bytes(data, length, "many.glb", NULL, 0, &r, &err) == 0, "%s",
+	              err.message);
+	ck_assert_uint_eq(r.resources[0]->clip.channel_count, NODES * 3);
+	decode_result_cleanup(&r);
+	free(data);
+	json_array_append_new(channels, json_pack("{s:i, s:{s:i, s:s}}", "sampler", 1, "target",
+	                                          "node", NODES - 2, "path", "rotation"));
+	data = gltf_writer_glb(&w, &length);
+	ck_assert_int_eq(decode_bytes(data, length, "many.glb", NULL, 0, &r, &err), -1);
+	ck_assert_msg(strstr(err.message, "ANIMATION_DUPLICATE_TARGETS at /animations/0/channels/"
+	                                  "45000/target: channel 44995 already animates node "
+	                                  "14998's rotation"),
+	              "%s", err.message);
+	decode_result_cleanup(&r);
+	free(data);
+	gltf_writer_cleanup(&w);
+}
+END_TEST
+
 static Suite *gltf_suite(void)
 {
 	Suite *s = suite_create("gltf");
@@ -791,6 +847,8 @@ static Suite *gltf_suite(void)
 	tcase_add_test(own, sparse_accessors_replace_their_elements);
 	tcase_add_test(own, hostile_files_get_clear_errors);
 	tcase_add_test(own, every_truncated_glb_is_a_clear_error);
+	tcase_add_test(own, many_channels_are_checked_in_linear_time);
+	tcase_set_timeout(own, 30);
 	suite_add_tcase(s, conf);
 	suite_add_tcase(s, own);
 	return s;

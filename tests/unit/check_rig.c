@@ -10,6 +10,7 @@
 
 #include "format.h"
 #include "gltf_writer.h"
+#include "pose.h"
 #include "rig.h"
 
 #define GLTF_FLOAT 5126
@@ -315,6 +316,182 @@ START_TEST(gltf_trees_that_are_not_trees_are_refused)
 }
 END_TEST
 
+/* Rig operations are linear in the nodes, however deep the tree: a chain of 300,000 nodes
+ * given children first (node i's parent is i + 1) is checked, ordered parents first and
+ * posed. Walking every node's ancestors (the quadratic way) takes minutes here: past the test
+ * case's time-out, so this test fails on that code; the linear walk takes milliseconds. */
+#define DEEP 300000
+START_TEST(a_deep_chain_costs_what_a_wide_tree_costs)
+{
+	struct rig rig = {calloc(DEEP, sizeof(struct rig_node)), DEEP};
+	size_t *place = malloc(DEEP * sizeof(*place));
+	struct error err;
+	struct pose pose;
+
+	ck_assert(rig.nodes && place);
+	for (size_t i = 0; i < DEEP; i++) {
+		rig.nodes[i].parent = i + 1 < DEEP ? (int32_t)(i + 1) : -1;
+		rig.nodes[i].source = (uint32_t)i;
+		rig.nodes[i].translation[0] = 1;
+		rig.nodes[i].rotation[3] = 1;
+		rig.nodes[i].scale[0] = rig.nodes[i].scale[1] = rig.nodes[i].scale[2] = 1;
+	}
+	error_init(&err);
+	ck_assert_msg(rig_check(&rig, &err) == 0, "%s", err.message);
+	ck_assert_int_eq(pose_init(&pose, &rig), 0);
+	for (size_t k = 0; k < DEEP; k++)
+		place[pose.order[k]] = k;
+	for (size_t i = 0; i + 1 < DEEP; i++)
+		ck_assert_uint_lt(place[i + 1], place[i]); /* every parent before its child */
+	pose_at(&pose, 0);
+	assert_close(pose.world[0 * 16 + 12], DEEP, 0, "the deepest node's x");
+	pose_cleanup(&pose);
+	/* a cycle at the top of the chain is still found, and named by the first node below it */
+	rig.nodes[DEEP - 1].parent = DEEP - 2;
+	error_init(&err);
+	ck_assert_int_eq(rig_check(&rig, &err), -1);
+	ck_assert_msg(strstr(err.message, "rig.nodes[0].parent") && strstr(err.message, "cycle"),
+	              "%s", err.message);
+	free(place);
+	free(rig.nodes);
+}
+END_TEST
+
+/* Rest values that float32 holds but whose world matrices multiply past it (3e38 in a bone and
+ * again in its child, as a hostile Skel_Z has them) are refused, naming the node: a pose of
+ * them would be infinite, which JSON cannot carry. */
+START_TEST(rest_poses_beyond_float32_are_refused)
+{
+	struct rig_node nodes[2] = {{.parent = -1, .source = 0}, {.parent = 0, .source = 1}};
+	struct rig rig = {nodes, 2};
+	struct error err;
+
+	for (int i = 0; i < 2; i++) {
+		nodes[i].translation[0] = 3e38f;
+		nodes[i].rotation[3] = 1;
+		nodes[i].scale[0] = nodes[i].scale[1] = nodes[i].scale[2] = 1;
+	}
+	error_init(&err);
+	ck_assert_int_eq(rig_check(&rig, &err), -1);
+	ck_assert_str_eq(error_code_name(err.code), "value_out_of_range");
+	ck_assert_msg(strstr(err.message, "rig.nodes[1]: node 1's rest pose is beyond a 32-bit"),
+	              "%s", err.message);
+	nodes[1].translation[0] = -3e38f; /* back to 0: every float finite */
+	error_init(&err);
+	ck_assert_msg(rig_check(&rig, &err) == 0, "%s", err.message);
+}
+END_TEST
+
+/* A glTF chain of 100,000 nodes, its deepest animated: the decoder's parent and loop checks
+ * are linear too (they walked every node's ancestors). */
+START_TEST(a_deep_gltf_chain_decodes)
+{
+	enum { N = 100000 };
+	static const float times[2] = {0, 1};
+	static const float moves[6] = {0, 0, 0, 1, 0, 0};
+	struct gltf_writer w;
+	struct upload up = {0};
+	struct decode_result out;
+	struct error err;
+	json_t *nodes;
+	uint8_t *data;
+	size_t length;
+	int input, output;
+
+	gltf_writer_init(&w);
+	nodes = json_array();
+	for (int i = 0; i < N; i++)
+		json_array_append_new(nodes, i + 1 < N ? json_pack("{s:[i]}", "children", i + 1)
+		                                       : json_object());
+	json_object_set_new(w.doc, "nodes", nodes);
+	input = gltf_writer_accessor(&w, GLTF_FLOAT, "SCALAR", 2, times, sizeof(times), 0, 1);
+	output = gltf_writer_accessor(&w, GLTF_FLOAT, "VEC3", 2, moves, sizeof(moves), 0, 0);
+	gltf_writer_channel(&w, 0, N - 1, "translation", "LINEAR", input, output);
+	data = gltf_writer_embedded(&w, &length);
+	up.data = data;
+	up.length = length;
+	up.filename = "chain.gltf";
+	decode_result_init(&out);
+	error_init(&err);
+	ck_assert_msg(format_decode(&up, &out, &err) == 0, "%s", err.message);
+	ck_assert_uint_eq(out.resources[0]->rig.count, N);
+	decode_result_cleanup(&out);
+	free(data);
+	gltf_writer_cleanup(&w);
+}
+END_TEST
+
+/* Decodes the tree file with node 1's `key` set to the JSON `value`. */
+static int decode_tree_with(const char *key, const char *value, struct decode_result *out,
+                            struct error *err)
+{
+	struct gltf_writer w;
+	struct upload up = {0};
+	size_t length;
+	uint8_t *data = tree_file(&w, "[1,0,0,0, 0,1,0,0, 0,0,1,0, 0,0,0,1]", &length);
+	int rc;
+
+	free(data);
+	json_object_set_new(json_array_get(json_object_get(w.doc, "nodes"), 1), key,
+	                    json_loads(value, JSON_DECODE_ANY, NULL));
+	data = gltf_writer_embedded(&w, &length);
+	up.data = data;
+	up.length = length;
+	up.filename = "tree.gltf";
+	decode_result_init(out);
+	error_init(err);
+	rc = format_decode(&up, out, err);
+	free(data);
+	gltf_writer_cleanup(&w);
+	return rc;
+}
+
+/* A rest rotation within the validator's tolerance of unit length is kept as the file has it,
+ * bit for bit, and nothing is noted; one beyond it is normalised, and `assumed` says so. */
+START_TEST(rest_rotations_near_unit_are_kept_bit_for_bit)
+{
+	static const float near[4] = {0.1f, 0.2f, 0.3f, 0.93f}; /* length 1.00245 */
+	struct decode_result out;
+	struct error err;
+	const struct rig_node *n1;
+
+	ck_assert_msg(decode_tree_with("rotation", "[0.1, 0.2, 0.3, 0.93]", &out, &err) == 0,
+	              "%s", err.message);
+	n1 = by_source(&out.resources[0]->rig, 1);
+	ck_assert_int_eq(memcmp(n1->rotation, near, sizeof(near)), 0);
+	ck_assert_uint_eq(json_array_size(out.resources[0]->assumed), 0);
+	decode_result_cleanup(&out);
+
+	ck_assert_msg(decode_tree_with("rotation", "[0, 0, 0, 2]", &out, &err) == 0, "%s",
+	              err.message);
+	n1 = by_source(&out.resources[0]->rig, 1);
+	ck_assert(n1->rotation[3] == 1.0f);
+	ck_assert_msg(strstr(json_string_value(json_array_get(out.resources[0]->assumed, 0)),
+	                     "nodes[1].rotation has length 2: normalised"),
+	              "%s", json_dumps(out.resources[0]->assumed, 0));
+	decode_result_cleanup(&out);
+}
+END_TEST
+
+/* A rest value a double holds but float32 does not (1e300) is refused naming the node, the
+ * element and the value: stored, it was infinite, and answers showed it as nothing. */
+START_TEST(rest_values_beyond_float32_are_refused)
+{
+	struct decode_result out;
+	struct error err;
+
+	ck_assert_int_eq(decode_tree_with("translation", "[0, 1e300, 0]", &out, &err), -1);
+	ck_assert_str_eq(error_code_name(err.code), "gltf_invalid");
+	ck_assert_msg(strstr(err.message, "VALUE_NOT_FLOAT32 at /nodes/1/translation: node 1's "
+	                                  "translation element 1 is 1.0000000000000001e+300"),
+	              "%s", err.message);
+	decode_result_cleanup(&out);
+	ck_assert_int_eq(decode_tree_with("scale", "[1, 1, -3.5e38]", &out, &err), -1);
+	ck_assert_msg(strstr(err.message, "/nodes/1/scale"), "%s", err.message);
+	decode_result_cleanup(&out);
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("rig");
@@ -329,6 +506,15 @@ int main(void)
 	tcase_add_test(gltf, gltf_rig_keeps_ancestors_and_skin_joints);
 	tcase_add_test(gltf, gltf_trees_that_are_not_trees_are_refused);
 	tcase_add_test(gltf, a_gltf_without_animations_is_a_skeleton);
+	tcase_add_test(math, a_deep_chain_costs_what_a_wide_tree_costs);
+	tcase_add_test(math, rest_poses_beyond_float32_are_refused);
+	tcase_add_test(gltf, a_deep_gltf_chain_decodes);
+	tcase_add_test(gltf, rest_rotations_near_unit_are_kept_bit_for_bit);
+	tcase_add_test(gltf, rest_values_beyond_float32_are_refused);
+	/* the deep chains take milliseconds when linear, minutes when not; 30 s leaves room for a
+	 * loaded machine and the sanitizers */
+	tcase_set_timeout(math, 30);
+	tcase_set_timeout(gltf, 30);
 	suite_add_tcase(s, math);
 	suite_add_tcase(s, gltf);
 	sr = srunner_create(s);
