@@ -280,6 +280,25 @@ static int read_skeleton(const struct upload *up, const struct zouna_object_head
 	return 0;
 }
 
+/* Between Ratatouille's and WALL-E's body prefixes, the one after which bone 0 (the root)
+ * has parent -1 at its record's offset 232, whatever the count says: LAYOUT_RAT or
+ * LAYOUT_WALLE, or LAYOUT_FUEL when both or neither do (the bytes do not tell). */
+static enum skel_layout root_layout(const struct upload *up, const struct zouna_object_header *h)
+{
+	size_t body = h->start + OBJECT_HEADER_SIZE + h->link_size;
+	int root[2];
+
+	for (int l = LAYOUT_RAT; l <= LAYOUT_WALLE; l++) {
+		struct reader r;
+		reader_init(&r, up->data, up->length, h->order, NULL);
+		reader_seek(&r, body + layouts[l].prefix + 4 + 232, NULL);
+		root[l] = reader_i32(&r, NULL) == -1 && !reader_failed(&r);
+	}
+	if (root[LAYOUT_RAT] == root[LAYOUT_WALLE])
+		return LAYOUT_FUEL;
+	return root[LAYOUT_RAT] ? LAYOUT_RAT : LAYOUT_WALLE;
+}
+
 /* Which layout the bytes are: FUEL's by its link header; Ratatouille's or WALL-E's by the one
  * prefix that reads whole. */
 static int read_any_layout(const struct upload *up, const struct zouna_object_header *h,
@@ -331,8 +350,19 @@ static int read_any_layout(const struct upload *up, const struct zouna_object_he
 		*evidence = "only the 36-byte (Ratatouille) prefix reads the bones and tail whole";
 		return 0;
 	}
-	/* neither: the reading that went further says best what is wrong */
-	*err = sk->reached >= walle.reached ? rat_err : walle_err;
+	/* neither: report the reading the file's own bytes point to (bone 0, the root, has
+	 * parent -1 where that layout puts it), so that the count and offset named are the
+	 * file's; when the bytes do not tell, the reading that went further */
+	switch (root_layout(up, h)) {
+	case LAYOUT_RAT:
+		*err = rat_err;
+		break;
+	case LAYOUT_WALLE:
+		*err = walle_err;
+		break;
+	default:
+		*err = sk->reached >= walle.reached ? rat_err : walle_err;
+	}
 	skel_read_cleanup(&walle);
 	return -1;
 }
@@ -359,7 +389,11 @@ static int make_rig(const struct skel_read *sk, struct resource *res, struct err
 		memcpy(n->scale, b->scale, sizeof(n->scale));
 	}
 	error_init(&cycle);
-	if (rig_check(rig, &cycle) < 0) {
+	if (rig_check(rig, &cycle) < 0 && cycle.code == ERROR_VALUE_OUT_OF_RANGE) {
+		*err = cycle; /* rest values whose world matrices float32 cannot hold */
+		return -1;
+	}
+	if (error_is_set(&cycle)) {
 		error_set(err, ERROR_INDEX_OUT_OF_RANGE, "bones.parent", -1,
 		          "bones.parent: the parents make a cycle, which no skeleton has (%s)",
 		          cycle.message);

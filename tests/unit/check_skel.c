@@ -239,6 +239,47 @@ START_TEST(hostile_skeletons_are_refused_naming_the_field)
 }
 END_TEST
 
+/* A bone count that lies (7 in a file of 5 bones, or 0x7FFFFFFF) in a Ratatouille or WALL-E
+ * layout, where both prefixes fail: the error names the count the file holds and its offset,
+ * not what the other layout's prefix reads there. */
+START_TEST(a_lying_bone_count_is_named_as_the_file_holds_it)
+{
+	static const uint32_t lies[2] = {7, 0x7FFFFFFFu};
+
+	for (int layout = ZSKEL_RAT; layout <= ZSKEL_WALLE; layout++)
+		for (int big = 0; big < 2; big++)
+			for (int k = 0; k < 2; k++) {
+				struct zbone bones[BONES];
+				struct zskeleton s = {.layout = (enum zskel_layout)layout,
+				                      .name_crc = 1,
+				                      .bones = bones,
+				                      .bone_count = BONES,
+				                      .declared_bone_count = lies[k]};
+				/* object header 24, link header 8, the prefix (its flag included),
+				 * the count: the reader names the offset after it, where the bones
+				 * would start */
+				size_t at = 24 + 8 + (layout == ZSKEL_RAT ? 36 : 20) + 4;
+				struct decode_result result;
+				struct error err;
+				struct zbuf b;
+				char want[64];
+
+				five_bones(bones);
+				zbuf_init(&b, big);
+				zouna_write_skeleton(&b, &s, 0, 0);
+				ck_assert_int_eq(decode(&b, "lie.Skel_Z", &result, &err), -1);
+				snprintf(want, sizeof(want), "boneCount: count %u", lies[k]);
+				ck_assert_msg(strstr(err.message, want) != NULL,
+				              "%s layout, %s: %s (want '%s')", layout_names[layout],
+				              big ? "big" : "little", err.message, want);
+				ck_assert_msg(err.offset == (long long)at, "%s: offset %lld, want %zu",
+				              err.message, err.offset, at);
+				decode_result_cleanup(&result);
+				zbuf_free(&b);
+			}
+}
+END_TEST
+
 START_TEST(bytes_after_the_tail_and_truncations_are_refused)
 {
 	struct zbone bones[BONES];
@@ -283,6 +324,7 @@ static Suite *skel_suite(void)
 	tcase_add_test(layouts, the_example_of_formats_1_7_poses_as_the_engine);
 	tcase_add_test(hostile, hostile_skeletons_are_refused_naming_the_field);
 	tcase_add_test(hostile, bytes_after_the_tail_and_truncations_are_refused);
+	tcase_add_test(hostile, a_lying_bone_count_is_named_as_the_file_holds_it);
 	suite_add_tcase(s, layouts);
 	suite_add_tcase(s, hostile);
 	return s;
