@@ -184,6 +184,65 @@ json_t *catalog_json_int(struct db_stmt *s, int c)
 }
 
 /* A malloc'd copy of a blob column (never NULL when it succeeds, even when empty). */
+int catalog_put_chunks(struct db *db, const char *sha256, const void *bytes, size_t length,
+                       struct error *err)
+{
+	for (size_t at = 0; at < length; at += CATALOG_BLOB_CHUNK) {
+		struct db_stmt *s = db_prepare(db, ST_INSERT_BLOB_CHUNK, err);
+		size_t n = length - at < CATALOG_BLOB_CHUNK ? length - at : CATALOG_BLOB_CHUNK;
+		int rc;
+		if (!s)
+			return -1;
+		db_bind_text(s, 1, sha256);
+		db_bind_int64(s, 2, (int64_t)(at / CATALOG_BLOB_CHUNK));
+		db_bind_blob(s, 3, (const uint8_t *)bytes + at, n);
+		rc = db_step(s, "storing the uploaded bytes", err);
+		db_reset(s);
+		if (rc < 0)
+			return -1;
+	}
+	return 0;
+}
+
+uint8_t *catalog_read_chunks(struct db *db, const char *sha256, int64_t size, struct error *err)
+{
+	struct db_stmt *s = db_prepare(db, ST_GET_BLOB_CHUNKS, err);
+	uint8_t *bytes;
+	size_t at = 0;
+	int rc;
+
+	if (!s)
+		return NULL;
+	if (size < 0 || (uint64_t)size > SIZE_MAX - 1 || !(bytes = malloc((size_t)size + 1))) {
+		error_set(err, ERROR_INTERNAL, NULL, -1, "out of memory");
+		return NULL;
+	}
+	db_bind_text(s, 1, sha256);
+	while ((rc = db_step(s, "reading the uploaded bytes", err)) == 1) {
+		size_t n = 0;
+		const void *chunk = db_column_blob(s, 0, &n);
+		if (n > (size_t)size - at) {
+			rc = 2;
+			break;
+		}
+		if (n)
+			memcpy(bytes + at, chunk, n);
+		at += n;
+	}
+	db_reset(s);
+	if (rc == 0 && at != (size_t)size)
+		rc = 2;
+	if (rc == 2)
+		error_set(err, ERROR_INTERNAL, NULL, -1,
+		          "catalogue: the stored chunks of %s do not add up to its %lld bytes", sha256,
+		          (long long)size);
+	if (rc != 0) {
+		free(bytes);
+		return NULL;
+	}
+	return bytes;
+}
+
 void *catalog_blob_copy(struct db_stmt *s, int c, size_t *length)
 {
 	const void *data = db_column_blob(s, c, length);

@@ -21,6 +21,10 @@
 
 #include "error.h"
 
+/* The uploaded bytes are stored in chunks of this size, a row each (schema/009_blob_chunks.sql):
+ * a download's block is one chunk, found by its key, at the same cost anywhere in the upload. */
+#define CATALOG_BLOB_CHUNK 131072
+
 enum statement {
 	ST_BEGIN,      /* a write transaction: writers queue for it */
 	ST_BEGIN_READ, /* a read transaction: one snapshot for many reads, no lock */
@@ -33,6 +37,8 @@ enum statement {
 	ST_RESERVE_IDS, /* ids for the entries of a bulk transaction (PostgreSQL only) */
 	ST_FIND_BY_SHA256,
 	ST_INSERT_BLOB,
+	ST_INSERT_BLOB_CHUNK, /* ?1 sha256, ?2 n, ?3 bytes */
+	ST_GET_BLOB_CHUNKS,   /* ?1 sha256: every chunk's bytes, in order */
 	ST_INSERT_RESOURCE, /* RETURNING id */
 	ST_INSERT_TRACK,
 	ST_INSERT_REF,
@@ -42,9 +48,10 @@ enum statement {
 	ST_GET_TRACK_TARGETS, /* n, name, target_schema, target_object, target_name, property, kind
 	                       */
 	ST_GET_RAW,           /* ?1 id: the blob's sha256, its size, the entry's file name */
-	ST_READ_BLOB,         /* ?1 sha256 (?2 first byte, from 1, ?3 count: PostgreSQL's chunk) */
+	ST_READ_BLOB,         /* ?1 sha256, ?2 n: chunk n of the bytes (schema/009) */
 	ST_GET_BLOB_OF,       /* ?1 id: its bytes' sha256, class, family, crc32, decoder_version */
 	ST_DELETE_RESOURCE,
+	ST_DELETE_UNUSED_CHUNKS, /* ?1 sha256: the chunks of bytes no entry has any more */
 	ST_DELETE_UNUSED_BLOB,
 	ST_LOAD_TRACK,
 	ST_HANDLE_RESOURCES,
@@ -76,7 +83,7 @@ enum statement {
 	ST_COPY_BLOB_LIST, /* sha256 of every blob */
 	ST_COPY_BLOB_GET,  /* ?1 sha256 */
 	ST_COPY_BLOB_PUT, /* nothing when the sha256 is there already; RETURNING a row when added */
-	ST_COPY_BLOB_CHECK, /* ?1 sha256: size and bytes, to verify */
+	ST_COPY_BLOB_CHECK, /* ?1 sha256: its size, to verify (the bytes: ST_GET_BLOB_CHUNKS) */
 	ST_COPY_RESOURCE_GET,
 	ST_COPY_RESOURCE_PUT,     /* with its id */
 	ST_COPY_RESOURCE_PUT_NEW, /* without: RETURNING the new id */
@@ -191,11 +198,6 @@ struct db_ops {
 	/* 0 when a write transaction may begin; -1 with err set when it may not (opened for
 	 * reading only: ERROR_READ_ONLY; a file no longer at its path: ERROR_UNAVAILABLE). */
 	int (*writable)(struct db *db, struct error *err);
-	/* Up to `n` bytes of a blob from `offset` into out, in a short read of their own: the
-	 * count (0 past the end), or -1 with err set (ERROR_NOT_FOUND: no such blob now). NULL:
-	 * ST_READ_BLOB's chunk is read instead. */
-	long (*read_blob)(struct db *db, const char *sha256, int64_t offset, void *out, size_t n,
-	                  struct error *err);
 };
 
 /* A statement's SQL: the backend's own text in `dialect` where it has one, else the text

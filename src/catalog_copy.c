@@ -110,6 +110,34 @@ static int count_rows(struct db *db, int64_t counts[6], struct error *err)
 static const char *const table_names[6] = {"blobs", "resources", "tracks",
                                            "refs",  "names",     "tokens"};
 
+/* A blob's chunks, in order, as they are (chunk by chunk: one chunk in memory at a time). */
+static int copy_chunks(struct db *from, struct db *to, const char *sha256, struct error *err)
+{
+	struct db_stmt *s = db_prepare(from, ST_GET_BLOB_CHUNKS, err);
+	int64_t n = 0;
+	int rc;
+
+	if (!s)
+		return -1;
+	db_bind_text(s, 1, sha256);
+	while ((rc = db_step(s, "reading stored bytes", err)) == 1) {
+		struct db_stmt *put = db_prepare(to, ST_INSERT_BLOB_CHUNK, err);
+		if (!put) {
+			rc = -1;
+			break;
+		}
+		db_bind_text(put, 1, sha256);
+		db_bind_int64(put, 2, n++);
+		bind_column(put, 3, s, 0);
+		rc = db_step(put, "storing bytes", err);
+		db_reset(put);
+		if (rc < 0)
+			break;
+	}
+	db_reset(s);
+	return rc < 0 ? -1 : 0;
+}
+
 /* One blob, unless the target has it. */
 static int copy_blob(struct db *from, struct db *to, const char *sha256, struct copy_report *report,
                      struct error *err)
@@ -128,6 +156,8 @@ static int copy_blob(struct db *from, struct db *to, const char *sha256, struct 
 			*(rc == 1 ? &report->blobs : &report->blobs_skipped) += 1;
 	}
 	db_reset(s);
+	if (rc == 1 && copy_chunks(from, to, sha256, err) < 0)
+		return -1;
 	return rc < 0 ? -1 : 0;
 }
 
@@ -248,30 +278,53 @@ static int copy_table(struct db *from, struct db *to, enum statement get, enum s
 	return rc < 0 ? -1 : 0;
 }
 
+/* The SHA-256 (hex) and length of a blob's chunks, read in order: 1, 0 when it has no
+ * blob row, -1 with err set. */
+static int chunks_digest(struct db *db, const char *sha256, char digest[SHA256_HEX_SIZE],
+                         int64_t *size, int64_t *length, struct error *err)
+{
+	struct db_stmt *s = db_prepare(db, ST_COPY_BLOB_CHECK, err);
+	struct sha256 h;
+	uint8_t raw[SHA256_DIGEST_SIZE];
+	int rc;
+
+	if (!s)
+		return -1;
+	db_bind_text(s, 1, sha256);
+	rc = db_step(s, "verifying the copied bytes", err);
+	*size = rc == 1 ? db_column_int64(s, 0) : -1;
+	db_reset(s);
+	if (rc != 1 || !(s = db_prepare(db, ST_GET_BLOB_CHUNKS, err)))
+		return rc == 1 ? -1 : rc;
+	sha256_init(&h);
+	*length = 0;
+	db_bind_text(s, 1, sha256);
+	while ((rc = db_step(s, "verifying the copied bytes", err)) == 1) {
+		size_t n = 0;
+		const void *bytes = db_column_blob(s, 0, &n);
+		sha256_update(&h, bytes ? bytes : "", n);
+		*length += (int64_t)n;
+	}
+	db_reset(s);
+	if (rc < 0)
+		return -1;
+	sha256_final(&h, raw);
+	for (int i = 0; i < SHA256_DIGEST_SIZE; i++)
+		snprintf(digest + 2 * i, 3, "%02x", raw[i]);
+	return 1;
+}
+
 /* Reads every blob back from the target and checks its bytes against its SHA-256. */
 static int verify_blobs(struct db *to, char **shas, size_t count, struct copy_report *report,
                         struct error *err)
 {
 	for (size_t i = 0; i < count; i++) {
-		struct db_stmt *s = db_prepare(to, ST_COPY_BLOB_CHECK, err);
 		char digest[SHA256_HEX_SIZE];
-		const void *bytes;
-		size_t length = 0;
-		int rc;
+		int64_t size, length;
+		int rc = chunks_digest(to, shas[i], digest, &size, &length, err);
 
-		if (!s)
-			return -1;
-		db_bind_text(s, 1, shas[i]);
-		rc = db_step(s, "verifying the copied bytes", err);
-		if (rc == 1) {
-			bytes = db_column_blob(s, 1, &length);
-			sha256_hex(bytes ? bytes : "", length, digest);
-			rc =
-			    strcmp(digest, shas[i]) == 0 && (int64_t)length == db_column_int64(s, 0)
-			        ? 1
-			        : 2;
-		}
-		db_reset(s);
+		if (rc == 1)
+			rc = strcmp(digest, shas[i]) == 0 && length == size ? 1 : 2;
 		if (rc < 0)
 			return -1;
 		if (rc != 1) {

@@ -69,6 +69,13 @@ int64_t catalog_now_ms(void);
 /* Columns as JSON: a string or null; an integer or null. */
 json_t *catalog_json_text(struct db_stmt *s, int c);
 json_t *catalog_json_int(struct db_stmt *s, int c);
+/* Stores `length` bytes as the chunks of blob sha256: 0, or -1 with err set. */
+int catalog_put_chunks(struct db *db, const char *sha256, const void *bytes, size_t length,
+                       struct error *err);
+/* The whole of blob sha256, from its chunks, malloc'd (never NULL when it succeeds, even when
+ * empty), checked to be `size` bytes: NULL with err set. */
+uint8_t *catalog_read_chunks(struct db *db, const char *sha256, int64_t size, struct error *err);
+
 /* A malloc'd copy of a blob column (never NULL when it succeeds, even when empty). */
 void *catalog_blob_copy(struct db_stmt *s, int c, size_t *length);
 /* Steps s to its end, the first column of each row into *ids (malloc'd); then resets it. 0, or

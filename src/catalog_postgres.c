@@ -52,9 +52,6 @@ static const char *const postgres_sql[ST_COUNT] = {
     /* a bulk transaction's ids, taken from the sequence 256 at a time */
     [ST_RESERVE_IDS] = "SELECT nextval(pg_get_serial_sequence('resources', 'id')) FROM "
                        "generate_series(1, 256)",
-    /* a chunk: substring of a bytea reads only the pages it needs */
-    [ST_READ_BLOB] = "SELECT substring(bytes FROM ?2::integer FOR ?3::integer) FROM blobs "
-                     "WHERE sha256 = ?1",
     /* refs keep the order they were stored in by a seq column here, by rowid in SQLite */
     [ST_REF_DIGESTS] = "SELECT crc32, kind, track, key FROM refs WHERE resource_id = ?1 "
                        "ORDER BY seq",

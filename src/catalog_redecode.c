@@ -56,6 +56,8 @@ int catalog_get_stored(struct catalog *cat, int64_t id, struct catalog_stored *o
                        struct error *err)
 {
 	struct db_stmt *s = db_prepare(cat->db, ST_GET_STORED, err);
+	char sha256[65];
+	int64_t size;
 	int failed = 0;
 
 	memset(out, 0, sizeof(*out));
@@ -69,13 +71,20 @@ int catalog_get_stored(struct catalog *cat, int64_t id, struct catalog_stored *o
 	snprintf(out->crc32_source, sizeof(out->crc32_source), "%s", db_column_text(s, 4));
 	out->structure = json_loads(db_column_text(s, 5), 0, NULL);
 	out->filename = catalog_text_copy(s, 6, &failed);
-	out->bytes = catalog_blob_copy(s, 7, &out->length);
+	snprintf(sha256, sizeof(sha256), "%s", db_column_text(s, 7) ? db_column_text(s, 7) : "");
+	size = db_column_int64(s, 8);
 	db_reset(s);
-	if (!out->bytes || failed) {
+	if (failed) {
 		catalog_stored_cleanup(out);
 		error_set(err, ERROR_INTERNAL, NULL, -1, "out of memory");
 		return -1;
 	}
+	out->bytes = catalog_read_chunks(cat->db, sha256, size, err);
+	if (!out->bytes) {
+		catalog_stored_cleanup(out);
+		return -1;
+	}
+	out->length = (size_t)size;
 	return 0;
 }
 

@@ -19,8 +19,11 @@ static const char *const shared_sql[ST_COUNT] = {
     [ST_ROLLBACK_TO] = "ROLLBACK TO SAVEPOINT upload",
     [ST_FIND_BY_SHA256] =
         "SELECT " SUMMARY_COLUMNS SUMMARY_FROM "WHERE r.blob_sha256 = ?1 ORDER BY r.part",
-    [ST_INSERT_BLOB] = "INSERT INTO blobs (sha256, size, bytes, filename, uploaded_at, "
-                       "entry_count) VALUES (?1, ?2, ?3, ?4, ?5, ?6)",
+    [ST_INSERT_BLOB] = "INSERT INTO blobs (sha256, size, filename, uploaded_at, entry_count) "
+                       "VALUES (?1, ?2, ?3, ?4, ?5)",
+    [ST_INSERT_BLOB_CHUNK] = "INSERT INTO blob_chunks (sha256, n, bytes) VALUES (?1, ?2, ?3)",
+    [ST_GET_BLOB_CHUNKS] = "SELECT bytes FROM blob_chunks WHERE sha256 = ?1 ORDER BY n",
+    [ST_READ_BLOB] = "SELECT bytes FROM blob_chunks WHERE sha256 = ?1 AND n = ?2",
     [ST_BLOB_ENTRY_COUNT] = "SELECT entry_count FROM blobs WHERE sha256 = ?1",
     [ST_SET_BLOB_ENTRY_COUNT] = "UPDATE blobs SET entry_count = ?2 WHERE sha256 = ?1",
     [ST_INSERT_RESOURCE] = "INSERT INTO resources (" RESOURCE_COLUMNS
@@ -49,6 +52,8 @@ static const char *const shared_sql[ST_COUNT] = {
     [ST_GET_BLOB_OF] = "SELECT blob_sha256, class, family, crc32, decoder_version FROM "
                        "resources WHERE id = ?1",
     [ST_DELETE_RESOURCE] = "DELETE FROM resources WHERE id = ?1",
+    [ST_DELETE_UNUSED_CHUNKS] = "DELETE FROM blob_chunks WHERE sha256 = ?1 AND NOT EXISTS "
+                                "(SELECT 1 FROM resources WHERE blob_sha256 = ?1)",
     [ST_DELETE_UNUSED_BLOB] = "DELETE FROM blobs WHERE sha256 = ?1 AND NOT EXISTS "
                               "(SELECT 1 FROM resources WHERE blob_sha256 = ?1)",
     [ST_LOAD_TRACK] = "SELECT name, value_type, array_size, interpolation, semantic, "
@@ -75,7 +80,7 @@ static const char *const shared_sql[ST_COUNT] = {
     [ST_TOKEN_ALL] = "SELECT name, hash, revoked_at IS NOT NULL FROM tokens",
     [ST_OUTDATED] = "SELECT count(*) FROM resources WHERE family = ?1 AND decoder_version < ?2",
     [ST_GET_STORED] = "SELECT r.part, r.family, r.class, r.decoder_version, r.crc32_source, "
-                      "r.structure, r.filename, b.bytes" SUMMARY_FROM "WHERE r.id = ?1",
+                      "r.structure, r.filename, r.blob_sha256, b.size" SUMMARY_FROM "WHERE r.id = ?1",
     [ST_TRACK_DIGESTS] = "SELECT n, name, target_schema, target_object, target_name, property, "
                          "first_element, value_type, array_size, interpolation, semantic, "
                          "key_count, times, key_values, kind, info, handle, rules FROM tracks "
@@ -97,12 +102,11 @@ static const char *const shared_sql[ST_COUNT] = {
                       "(SELECT count(*) FROM tracks), (SELECT count(*) FROM refs), "
                       "(SELECT count(*) FROM names), (SELECT count(*) FROM tokens)",
     [ST_COPY_BLOB_LIST] = "SELECT sha256 FROM blobs ORDER BY sha256",
-    [ST_COPY_BLOB_GET] = "SELECT sha256, size, bytes, filename, uploaded_at, entry_count "
+    [ST_COPY_BLOB_GET] = "SELECT sha256, size, filename, uploaded_at, entry_count "
                          "FROM blobs WHERE sha256 = ?1",
-    [ST_COPY_BLOB_PUT] = "INSERT INTO blobs (sha256, size, bytes, filename, uploaded_at, "
-                         "entry_count) VALUES (?1, ?2, ?3, ?4, ?5, ?6) ON CONFLICT DO NOTHING "
-                         "RETURNING 1",
-    [ST_COPY_BLOB_CHECK] = "SELECT size, bytes FROM blobs WHERE sha256 = ?1",
+    [ST_COPY_BLOB_PUT] = "INSERT INTO blobs (sha256, size, filename, uploaded_at, entry_count) "
+                         "VALUES (?1, ?2, ?3, ?4, ?5) ON CONFLICT DO NOTHING RETURNING 1",
+    [ST_COPY_BLOB_CHECK] = "SELECT size FROM blobs WHERE sha256 = ?1",
     [ST_COPY_RESOURCE_GET] = "SELECT id, " RESOURCE_COLUMNS " FROM resources WHERE id = ?1",
     [ST_COPY_RESOURCE_PUT] = "INSERT INTO resources (id, " RESOURCE_COLUMNS
                              ") VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, "

@@ -30,8 +30,6 @@ static const char *const sqlite_sql[ST_COUNT] = {
     [ST_LOCK_UPLOAD] = "SELECT ?1",           /* BEGIN IMMEDIATE already serialises every writer */
     [ST_LOCK_EVENTS] = "SELECT 1",            /* and commits come one at a time */
     [ST_RESERVE_IDS] = "SELECT NULL WHERE 0", /* ids come from the inserts themselves */
-    /* read by sqlite_read_blob, a chunk at a time, with incremental blob I/O (by rowid) */
-    [ST_READ_BLOB] = "SELECT rowid, size FROM blobs WHERE sha256 = ?1",
     /* refs keep the order they were stored in by rowid here, by a seq column on PostgreSQL */
     [ST_REF_DIGESTS] = "SELECT crc32, kind, track, key FROM refs WHERE resource_id = ?1 "
                        "ORDER BY rowid",
@@ -181,52 +179,6 @@ static int sqlite_writable(struct db *base, struct error *err)
 		return -1;
 	}
 	return sqlite_still_at_path(db, err);
-}
-
-/* A chunk of a blob by SQLite's incremental blob I/O, which reads only the pages that hold
- * it (a column read would load the whole upload). The row is found and read while the finding
- * statement holds the read transaction, so no delete comes between. */
-static long sqlite_read_blob(struct db *base, const char *sha256, int64_t offset, void *out,
-                             size_t n, struct error *err)
-{
-	struct sqlite_db *db = (struct sqlite_db *)base;
-	struct db_stmt *s = sqlite_prepare_sql(db, &db->stmt[ST_READ_BLOB],
-	                                       catalog_sql(sqlite_sql, ST_READ_BLOB), err);
-	sqlite3_stmt *find;
-	sqlite3_blob *blob = NULL;
-	int64_t size;
-	long got = -1;
-	int rc;
-
-	if (!s)
-		return -1;
-	find = ((struct sqlite_stmt *)s)->stmt;
-	sqlite3_bind_text(find, 1, sha256, -1, SQLITE_STATIC);
-	rc = sqlite3_step(find);
-	if (rc == SQLITE_DONE) {
-		error_set(err, ERROR_NOT_FOUND, NULL, -1,
-		          "catalogue: the uploaded bytes %s are no longer stored", sha256);
-	} else if (rc != SQLITE_ROW) {
-		sqlite_fail(db, err, "finding the uploaded bytes");
-	} else {
-		size = sqlite3_column_int64(find, 1);
-		if (offset >= size) {
-			got = 0;
-		} else {
-			if ((int64_t)n > size - offset)
-				n = (size_t)(size - offset);
-			if (sqlite3_blob_open(db->conn, "main", "blobs", "bytes",
-			                      sqlite3_column_int64(find, 0), 0,
-			                      &blob) != SQLITE_OK ||
-			    sqlite3_blob_read(blob, out, (int)n, (int)offset) != SQLITE_OK)
-				sqlite_fail(db, err, "reading the uploaded bytes");
-			else
-				got = (long)n;
-			sqlite3_blob_close(blob);
-		}
-	}
-	sqlite3_reset(find);
-	return got;
 }
 
 static struct db_stmt *sqlite_prepare(struct db *base, enum statement st, struct error *err)
@@ -526,7 +478,6 @@ static const struct db_ops sqlite_ops = {
     .describe = sqlite_describe,
     .busy_writer = sqlite_busy_writer,
     .writable = sqlite_writable,
-    .read_blob = sqlite_read_blob,
 };
 
 /* Runs SQL, waiting while another process holds the file: two processes that start on a new
@@ -573,6 +524,42 @@ static int sqlite_check_version(struct sqlite_db *db, int version, unsigned late
 	return -1;
 }
 
+/* schema/009_blob_chunks.sql's second half: every upload's bytes moved into chunks, one upload
+ * read at a time, then blobs.bytes dropped. A SQLite statement must do what SQL alone could
+ * only do reading the whole upload again for every chunk. */
+static int sqlite_move_bytes_to_chunks(struct sqlite_db *db, char **msg)
+{
+	sqlite3_stmt *get = NULL, *put = NULL;
+	int rc = sqlite3_prepare_v2(db->conn, "SELECT sha256, bytes FROM blobs", -1, &get, NULL);
+
+	if (rc == SQLITE_OK)
+		rc = sqlite3_prepare_v2(db->conn,
+		                        "INSERT INTO blob_chunks (sha256, n, bytes) VALUES (?1, ?2, ?3)",
+		                        -1, &put, NULL);
+	while (rc == SQLITE_OK && (rc = sqlite3_step(get)) == SQLITE_ROW) {
+		const uint8_t *bytes = sqlite3_column_blob(get, 1);
+		int64_t length = sqlite3_column_bytes(get, 1);
+		rc = SQLITE_OK;
+		for (int64_t at = 0; at < length && rc == SQLITE_OK; at += CATALOG_BLOB_CHUNK) {
+			int64_t n = length - at < CATALOG_BLOB_CHUNK ? length - at : CATALOG_BLOB_CHUNK;
+			sqlite3_bind_text(put, 1, (const char *)sqlite3_column_text(get, 0), -1,
+			                  SQLITE_TRANSIENT);
+			sqlite3_bind_int64(put, 2, at / CATALOG_BLOB_CHUNK);
+			sqlite3_bind_blob(put, 3, bytes + at, (int)n, SQLITE_STATIC);
+			rc = sqlite3_step(put) == SQLITE_DONE ? SQLITE_OK : SQLITE_ERROR;
+			sqlite3_reset(put);
+		}
+	}
+	sqlite3_finalize(get);
+	sqlite3_finalize(put);
+	if (rc != SQLITE_DONE && rc != SQLITE_OK) {
+		*msg = sqlite3_mprintf("moving the uploaded bytes into chunks: %s",
+		                       sqlite3_errmsg(db->conn));
+		return SQLITE_ERROR;
+	}
+	return sqlite3_exec(db->conn, "ALTER TABLE blobs DROP COLUMN bytes", NULL, NULL, msg);
+}
+
 static int sqlite_migrate(struct sqlite_db *db, struct error *err)
 {
 	int version = sqlite_schema_version(&db->base);
@@ -596,6 +583,7 @@ static int sqlite_migrate(struct sqlite_db *db, struct error *err)
 			continue;
 		snprintf(pragma, sizeof(pragma), "PRAGMA user_version = %u", m->version);
 		if (sqlite3_exec(db->conn, m->sql, NULL, NULL, &msg) != SQLITE_OK ||
+		    (m->version == 9 && sqlite_move_bytes_to_chunks(db, &msg) != SQLITE_OK) ||
 		    sqlite3_exec(db->conn, pragma, NULL, NULL, &msg) != SQLITE_OK) {
 			error_set(err, ERROR_INTERNAL, NULL, -1, "catalogue: migration %s: %s",
 			          m->file, msg ? msg : "failed");

@@ -221,14 +221,15 @@ static int put_blob(struct catalog *cat, const struct catalog_upload *up, size_t
 		db_bind_int64(s, 2, (int64_t)entries);
 	} else {
 		db_bind_int64(s, 2, (int64_t)up->length);
-		db_bind_blob(s, 3, up->bytes, up->length);
-		db_bind_text(s, 4, up->filename);
-		db_bind_int64(s, 5, when);
-		db_bind_int64(s, 6, (int64_t)entries);
+		db_bind_text(s, 3, up->filename);
+		db_bind_int64(s, 4, when);
+		db_bind_int64(s, 5, (int64_t)entries);
 	}
 	rc = db_step(
 	    s, stored ? "counting the stored bytes' entries" : "storing the uploaded bytes", err);
 	db_reset(s);
+	if (rc >= 0 && !stored)
+		rc = catalog_put_chunks(cat->db, up->sha256, up->bytes, up->length, err);
 	return rc < 0 ? -1 : 0;
 }
 
@@ -382,12 +383,16 @@ int catalog_delete(struct catalog *cat, int64_t id, struct error *err)
 	db_reset(s);
 	if (rc < 0)
 		goto fail;
-	s = db_prepare(cat->db, ST_DELETE_UNUSED_BLOB, err);
-	if (!s)
-		goto fail;
-	db_bind_text(s, 1, sha);
-	rc = db_step(s, "deleting the uploaded bytes", err);
-	db_reset(s);
+	for (int st = ST_DELETE_UNUSED_CHUNKS; st <= ST_DELETE_UNUSED_BLOB; st++) {
+		s = db_prepare(cat->db, (enum statement)st, err);
+		if (!s)
+			goto fail;
+		db_bind_text(s, 1, sha);
+		rc = db_step(s, "deleting the uploaded bytes", err);
+		db_reset(s);
+		if (rc < 0)
+			goto fail;
+	}
 	if (rc < 0 || catalog_bump_generation(cat, err) < 0 ||
 	    catalog_exec(cat, ST_COMMIT, "committing the delete", err) < 0)
 		goto fail;

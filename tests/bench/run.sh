@@ -287,6 +287,30 @@ PY
 	kill "$daemon"
 	wait "$daemon" 2>/dev/null
 done
+# raw downloads of a 10 and a 40 MiB upload (a Radient clip padded with spaces): each block is
+# one stored chunk, so the time grows with the size, not its square (issue target: 40 MiB at
+# most 5x 10 MiB)
+rm -f "$dir/raw.db"*
+start_daemon "$dir/raw.db" --max-upload 64M
+for mib in 10 40; do
+	python3 - "$dir/raw$mib.json" "$mib" <<'PY'
+import sys
+size = int(sys.argv[2]) << 20
+head = b'{"name": "raw%s", "duration": 1' % sys.argv[2].encode()
+open(sys.argv[1], "wb").write(head + b" " * (size - len(head) - 1) + b"}")
+PY
+	curl -s -o /dev/null --data-binary @"$dir/raw$mib.json" "$base/api/resources?filename=raw$mib.json"
+done
+for rep in 1 2 3 4 5; do
+	a=$(curl -s -o /dev/null -w '%{time_total}' "$base/api/resources/1/raw")
+	b=$(curl -s -o /dev/null -w '%{time_total}' "$base/api/resources/2/raw")
+	echo "$a $b"
+done >"$dir/raw.pairs"
+row "GET raw of a 10 MiB upload" "$(awk '{print $1}' "$dir/raw.pairs" | median)" "s"
+row "GET raw of a 40 MiB upload" "$(awk '{print $2}' "$dir/raw.pairs" | median)" "s"
+row "  40 MiB / 10 MiB (median of 5 pairs)" "$(awk '{printf "%.2f\n", $2 / $1}' "$dir/raw.pairs" | median)" "x (target <= 5; 4 is linear)"
+kill "$daemon"
+wait "$daemon" 2>/dev/null
 start_daemon "$dir/upload.db"
 for rep in 1 2 3; do
 	# new bytes in every run: a run that sent the last one's again would time duplicates

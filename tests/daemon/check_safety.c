@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/ioctl.h>
 #include <sys/mount.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
@@ -566,6 +567,32 @@ START_TEST(a_very_long_euler_track_exports)
 }
 END_TEST
 
+/* Waits until every one of the sockets has received bytes and none receives more (the daemon
+ * has sent what the connections take and waits for the clients): the received bytes are
+ * polled every 20 ms, and the same total 25 polls in a row is the state (at most 120 s). */
+static long wait_until_the_sockets_are_full(const int *fds, int count)
+{
+	long last = -1, total = 0;
+	int same = 0;
+
+	for (int poll = 0; poll < 6000 && same < 25; poll++) {
+		struct timespec step = {0, 20 * 1000 * 1000};
+		int all = 1;
+		total = 0;
+		for (int c = 0; c < count; c++) {
+			int queued = 0;
+			ck_assert_int_eq(ioctl(fds[c], FIONREAD, &queued), 0);
+			all = all && queued > 0;
+			total += queued;
+		}
+		same = all && total == last ? same + 1 : 0;
+		last = total;
+		nanosleep(&step, NULL);
+	}
+	ck_assert_msg(same >= 25, "the downloads never settled (%ld bytes received)", total);
+	return total;
+}
+
 /* Six clients that do not read a 40 MB download hold a block each, not the upload. */
 START_TEST(slow_raw_downloads_hold_a_block_not_the_upload)
 {
@@ -576,7 +603,7 @@ START_TEST(slow_raw_downloads_hold_a_block_not_the_upload)
 	struct daemon_proc d;
 	struct http_reply r;
 	int fds[CLIENTS];
-	long before, after;
+	long before, after, received;
 
 	ck_assert_ptr_nonnull(doc);
 	memset(doc, ' ', SIZE);
@@ -603,10 +630,12 @@ START_TEST(slow_raw_downloads_hold_a_block_not_the_upload)
 		ck_assert_int_ge(fds[c], 0);
 		ck_assert_int_eq(raw_send(fds[c], request, strlen(request)), 0);
 	}
-	sleep(2); /* the daemon sends what the sockets take, then waits */
+	/* the daemon sends what the sockets take, then waits */
+	received = wait_until_the_sockets_are_full(fds, CLIENTS);
 	after = process_rss_kib(d.pid, "VmRSS");
-	printf("note: %d clients not reading a %d MiB download: the daemon's RSS %ld -> %ld KiB\n",
-	       CLIENTS, SIZE >> 20, before, after);
+	printf("note: %d clients not reading a %d MiB download (%ld bytes in their sockets): the "
+	       "daemon's RSS %ld -> %ld KiB\n",
+	       CLIENTS, SIZE >> 20, received, before, after);
 	ck_assert_msg(after - before < 32 * 1024, "RSS grew by %ld KiB", after - before);
 	for (int c = 0; c < CLIENTS; c++)
 		close(fds[c]);

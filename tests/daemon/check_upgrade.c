@@ -267,7 +267,7 @@ START_TEST(refused_entries_are_left_and_listed)
 		char cmd[1000];
 		snprintf(
 		    cmd, sizeof(cmd),
-		    "sqlite3 '%s' \"UPDATE blobs SET bytes = X'0000000100000000' WHERE sha256 = "
+		    "sqlite3 '%s' \"UPDATE blobs SET bytes = X'0000000100000000', size = 8 WHERE sha256 = "
 		    "(SELECT blob_sha256 FROM resources WHERE id = 3)\"",
 		    db);
 		ck_assert_msg(system(cmd) == 0, "the sqlite3 shell (autogen.sh installs it)");

@@ -104,10 +104,44 @@ char *testutil_shell(const char *cmd, int *status)
 	return text;
 }
 
+/* Every temporary folder of a test program is named after the program's first process (the
+ * suite's main, before Check forks a process a test): when that process ends, it removes what
+ * is left of them, so that a test that failed (its process ended at the failed assertion) or
+ * timed out (killed) leaves nothing in /tmp. */
+static pid_t temp_owner;
+
+static void temp_dirs_remove(void)
+{
+	char prefix[64];
+	DIR *d;
+	struct dirent *e;
+
+	if (getpid() != temp_owner || !(d = opendir("/tmp")))
+		return;
+	snprintf(prefix, sizeof(prefix), "animdex-test-%ld-", (long)temp_owner);
+	while ((e = readdir(d))) {
+		char path[300];
+		if (strncmp(e->d_name, prefix, strlen(prefix)) != 0)
+			continue;
+		snprintf(path, sizeof(path), "/tmp/%s", e->d_name);
+		testutil_remove_tree(path);
+	}
+	closedir(d);
+}
+
+__attribute__((constructor)) static void temp_dirs_owner(void)
+{
+	temp_owner = getpid();
+	atexit(temp_dirs_remove);
+}
+
 char *testutil_temp_dir(void)
 {
-	char tmpl[] = "/tmp/animdex-test-XXXXXX";
-	char *dir = mkdtemp(tmpl);
+	char tmpl[64];
+	char *dir;
+
+	snprintf(tmpl, sizeof(tmpl), "/tmp/animdex-test-%ld-XXXXXX", (long)temp_owner);
+	dir = mkdtemp(tmpl);
 	return dir ? strdup(dir) : NULL;
 }
 

@@ -237,7 +237,9 @@ START_TEST(an_old_catalogue_is_migrated_in_place)
 	snprintf(sql, sizeof(sql), "%s/schema/001_initial.sql", getenv("ANIMDEX_SRCDIR"));
 	snprintf(cmd, sizeof(cmd),
 	         "sqlite3 '%s' < '%s' && sqlite3 '%s' \"PRAGMA user_version = 1; INSERT INTO blobs "
-	         "VALUES ('ab', 1, x'00', NULL, 0); INSERT INTO resources (blob_sha256, family, "
+	         "VALUES ('ab', 1, x'00', NULL, 0); INSERT INTO blobs VALUES ('big', 302144, "
+	         "CAST(printf('%%.*c', 262144, 'a') || printf('%%.*c', 40000, 'b') AS BLOB), NULL, "
+	         "0); INSERT INTO resources (blob_sha256, family, "
 	         "class, crc32, crc32_source, uploaded_at, track_count, structure) VALUES ('ab', "
 	         "'radient', 'RadientAnimationClip', 7, 'name', 0, 1, '{}'); INSERT INTO tracks "
 	         "VALUES (1, 0, 'old', 'S', '0', NULL, '1', 0, 'FLOAT', 1, 'STEP', "
@@ -258,6 +260,29 @@ START_TEST(an_old_catalogue_is_migrated_in_place)
 	ck_assert_int_eq(track.events, 0); /* the new column's default */
 	ck_assert_float_eq(((float *)track.sampler.values)[0], 1.0f);
 	catalog_track_cleanup(&track);
+	/* the bytes moved into chunks of 128 KiB (schema/009): 'a' x 262144 then 'b' x 40000,
+	 * read back a chunk at a time across both boundaries */
+	{
+		static const int64_t at[] = {0, 131071, 131072, 262143, 262144, 302143};
+		char got[4] = {0};
+		for (size_t i = 0; i < sizeof(at) / sizeof(at[0]); i++) {
+			ck_assert_int_eq(catalog_raw_read(cat, "big", at[i], got, 1, &err), 1);
+			ck_assert_int_eq(got[0], at[i] < 262144 ? 'a' : 'b');
+		}
+		/* a read is one chunk's: it stops at the chunk's end */
+		{
+			char *block = malloc(200000);
+			ck_assert_int_eq(catalog_raw_read(cat, "big", 131000, block, 200000, &err),
+			                 72);
+			ck_assert_int_eq(catalog_raw_read(cat, "big", 262144, block, 200000, &err),
+			                 40000);
+			ck_assert_int_eq(catalog_raw_read(cat, "big", 302144, block, 200000, &err),
+			                 0);
+			free(block);
+		}
+		ck_assert_int_eq(catalog_raw_read(cat, "ab", 0, got, 4, &err), 1);
+		ck_assert_int_eq(got[0], 0);
+	}
 	catalog_close(cat);
 }
 END_TEST
@@ -705,6 +730,53 @@ START_TEST(rig_lookups_use_their_indexes)
 }
 END_TEST
 
+/* A PostgreSQL catalogue of schema 3 (bytes in blobs.bytes) is brought up to date on open:
+ * its bytes moved into chunks of 128 KiB (schema/postgresql/004), read back across both
+ * boundaries. */
+START_TEST(an_older_postgresql_catalogue_is_migrated)
+{
+	static const int64_t at[] = {0, 131071, 131072, 262143, 262144, 302143};
+	struct error err;
+	struct catalog *cat;
+	char got[4], *block;
+
+	ck_assert_int_eq(testutil_postgres_exec(db_path, "CREATE TABLE animdex_schema (version "
+	                                                 "integer PRIMARY KEY, file text NOT NULL, "
+	                                                 "applied_at timestamptz NOT NULL DEFAULT "
+	                                                 "now())"),
+	                 0);
+	for (unsigned i = 0; i < postgres_migration_count && postgres_migrations[i].version <= 3;
+	     i++) {
+		char record[160];
+		ck_assert_int_eq(testutil_postgres_exec(db_path, postgres_migrations[i].sql), 0);
+		snprintf(record, sizeof(record),
+		         "INSERT INTO animdex_schema (version, file) VALUES (%u, '%s')",
+		         postgres_migrations[i].version, postgres_migrations[i].file);
+		ck_assert_int_eq(testutil_postgres_exec(db_path, record), 0);
+	}
+	ck_assert_int_eq(testutil_postgres_exec(
+	                     db_path, "INSERT INTO blobs (sha256, size, bytes, uploaded_at) VALUES "
+	                              "('big', 302144, convert_to(repeat('a', 262144) || "
+	                              "repeat('b', 40000), 'UTF8'), 0), ('empty', 0, '', 0)"),
+	                 0);
+	error_init(&err);
+	cat = catalog_open(db_path, &err);
+	ck_assert_msg(cat != NULL, "%s", err.message);
+	ck_assert_int_eq(catalog_schema_version(cat), (int)LATEST);
+	for (size_t i = 0; i < sizeof(at) / sizeof(at[0]); i++) {
+		ck_assert_int_eq(catalog_raw_read(cat, "big", at[i], got, 1, &err), 1);
+		ck_assert_int_eq(got[0], at[i] < 262144 ? 'a' : 'b');
+	}
+	block = malloc(200000);
+	ck_assert_int_eq(catalog_raw_read(cat, "big", 131000, block, 200000, &err), 72);
+	ck_assert_int_eq(catalog_raw_read(cat, "big", 262144, block, 200000, &err), 40000);
+	free(block);
+	/* an empty upload has no chunk */
+	ck_assert_int_eq(catalog_raw_read(cat, "empty", 0, got, 4, &err), -1);
+	catalog_close(cat);
+}
+END_TEST
+
 static void add_tests(TCase *tc)
 {
 	tcase_add_test(tc, migrations_create_the_schema_once);
@@ -732,6 +804,7 @@ static Suite *catalog_suite(void)
 		tc = tcase_create("postgresql");
 		tcase_add_checked_fixture(tc, setup_postgres, teardown);
 		add_tests(tc);
+		tcase_add_test(tc, an_older_postgresql_catalogue_is_migrated);
 		suite_add_tcase(s, tc);
 	} else {
 		suite_add_tcase(s, testutil_postgres_skipped());
