@@ -45,8 +45,8 @@ enum statement {
 	ST_GET_RESOURCE,
 	ST_GET_ENTRY_NAMES, /* id, class, family, name, crc32, filename: what an export names */
 	ST_GET_TRACKS,
-	ST_GET_TRACK_TARGETS, /* n, name, target_schema, target_object, target_name, property, kind
-	                       */
+	ST_GET_TRACK_TARGETS, /* n, name, target_schema, target_object, target_name, property, kind,
+	                       * handle, its known name */
 	ST_GET_RAW,           /* ?1 id: the blob's sha256, its size, the entry's file name */
 	ST_READ_BLOB,         /* ?1 sha256, ?2 n: chunk n of the bytes (schema/009) */
 	ST_GET_BLOB_OF,       /* ?1 id: its bytes' sha256, class, family, crc32, decoder_version */

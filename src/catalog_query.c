@@ -254,6 +254,8 @@ static json_t *track_target_row(struct db_stmt *s)
 		char handle[11];
 		render_handle((uint32_t)db_column_int64(s, 7), handle);
 		json_object_set_new_nocheck(target, "handle", json_string(handle));
+		if (!db_column_is_null(s, 8))
+			json_object_set_new_nocheck(target, "handle_name", catalog_json_text(s, 8));
 	}
 	json_object_set_new_nocheck(o, "n", json_integer((int)db_column_int64(s, 0)));
 	json_object_set_new_nocheck(o, "name", catalog_json_text(s, 1));

@@ -210,25 +210,33 @@ struct export_node *export_node_add(struct exporter *ex, const char *key, const 
 }
 
 /* The node of an object of an entry without a rig, made on first use at the scene's root,
- * named after its target (or, unnamed, after its object: "node 2"), unique in the asset. */
-static struct export_node *node_for(struct exporter *ex, uint64_t object, const char *name)
+ * named after its handle's known name (POST /api/names), else its target (or, unnamed, after
+ * its object: "node 2"), unique in the asset; a handle is kept in the node's extras. */
+static struct export_node *node_for(struct exporter *ex, uint64_t object, const json_t *target)
 {
+	const char *name = json_string_value(json_object_get(target, "handle_name"));
+	const char *handle = json_string_value(json_object_get(target, "handle"));
 	struct export_node *n;
 	char key[24], fallback[32];
-	json_t *known;
+	json_t *known, *node;
 
 	snprintf(key, sizeof(key), "%" PRIu64, object);
 	known = json_object_get(ex->node_of, key);
 	if (known)
 		return &ex->nodes[json_integer_value(known)];
+	if (!name || !*name)
+		name = json_string_value(json_object_get(target, "name"));
 	snprintf(fallback, sizeof(fallback), "node %" PRIu64, object);
 	n = export_node_add(ex, key, name && *name ? name : fallback,
 	                    (int)json_array_size(json_object_get(ex->doc, "nodes")));
 	if (!n)
 		return NULL;
 	n->object = object;
-	json_array_append_new(json_object_get(ex->doc, "nodes"),
-	                      json_pack("{s:s}", "name", n->name));
+	node = json_pack("{s:s}", "name", n->name);
+	if (handle)
+		json_object_set_new(node, "extras",
+		                    json_pack("{s:{s:s}}", "animdex", "handle", handle));
+	json_array_append_new(json_object_get(ex->doc, "nodes"), node);
 	json_array_append_new(
 	    json_object_get(json_array_get(json_object_get(ex->doc, "scenes"), 0), "nodes"),
 	    json_integer(n->index));
@@ -659,7 +667,7 @@ static int export_track(struct exporter *ex, struct export_entry *read, size_t i
 	}
 	if (!er || !node)
 		node = node_for(ex, (uint64_t)json_integer_value(json_object_get(target, "object")),
-		                json_string_value(json_object_get(target, "name")));
+		                target);
 	paths = node ? node_paths(ea, node->index) : NULL;
 	if (!paths) {
 		catalog_track_cleanup(&t);

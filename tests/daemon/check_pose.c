@@ -438,6 +438,33 @@ START_TEST(names_given_to_handles_name_rig_nodes)
 	                     json_array_get(json_object_get(j, "nodes"), 3), "name")),
 	                 "Bip01 Head");
 	json_decref(j);
+	/* every export names the node too, the handle kept in its extras: the entry's own */
+	ck_assert_int_eq(http_request(&d, "POST", "/api/names", "Bip01 Spine\n", 12, "text/plain",
+	                              &r),
+	                 0);
+	ck_assert_int_eq(r.status, 200);
+	http_reply_cleanup(&r);
+	snprintf(path, sizeof(path), "/api/resources/%lld/export?format=gltf", (long long)run);
+	j = http_get_json(&d, path, 200);
+	{
+		json_t *nodes = json_object_get(j, "nodes"), *node;
+		size_t i, named = 0;
+		json_array_foreach(nodes, i, node)
+		{
+			const char *name = json_string_value(json_object_get(node, "name"));
+			ck_assert_msg(!strstr(name, "0x546B18B0"), "node %zu still '%s'", i, name);
+			if (strcmp(name, "Bip01 Spine") == 0) {
+				named++;
+				ck_assert_str_eq(json_string_value(json_object_get(
+				                     json_object_get(json_object_get(node, "extras"),
+				                                     "animdex"),
+				                     "handle")),
+				                 "0x546B18B0");
+			}
+		}
+		ck_assert_uint_eq(named, 1);
+	}
+	json_decref(j);
 }
 END_TEST
 
