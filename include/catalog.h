@@ -185,15 +185,19 @@ int catalog_delete(struct catalog *cat, int64_t id, struct error *err);
 
 /* The catalogue's events: every entry created (an upload, an import), deleted, or decoded
  * again, written in the transaction that did it, numbered in the order of commits. Only the
- * newest are kept: those whose id is within CATALOG_EVENTS_KEPT of the newest. */
-#define CATALOG_EVENTS_KEPT 1000
+ * newest are kept: those whose id is within CATALOG_EVENTS_KEPT of the newest, and every
+ * event younger than CATALOG_EVENTS_GRACE_MS, so that a transaction of thousands (an import's
+ * batch) reaches the readers open at its commit whole. */
+#define CATALOG_EVENTS_KEPT     1000
+#define CATALOG_EVENTS_GRACE_MS 30000
 /* The events after id `after`, oldest first, at most `limit`: [{"event": id, "kind":
  * "created"|"deleted"|"redecoded", "at", "id" (the entry's), "class", "family", "crc32",
  * "decoder_version" (the entry's when the event happened), "entry": the entry's summary as the
  * list gives it, or null when it is deleted (or is gone since)}]; NULL with err set. */
 json_t *catalog_events_after(struct catalog *cat, int64_t after, unsigned limit, struct error *err);
-/* The newest event's id (0 when there is none), or -1 with err set. */
-int64_t catalog_events_newest(struct catalog *cat, struct error *err);
+/* The newest event's id (0 when there is none), or -1 with err set; *oldest (when given) the
+ * oldest kept (0 when none). */
+int64_t catalog_events_newest(struct catalog *cat, int64_t *oldest, struct error *err);
 
 /* One track ready to sample: its sampler owns copies of the keys. */
 struct catalog_track {

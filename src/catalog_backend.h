@@ -111,11 +111,12 @@ enum statement {
 	                    * class, newest first */
 	ST_LOCK_EVENTS,    /* held to the commit: event ids follow the order of commits */
 	ST_INSERT_EVENT,   /* at, kind, resource_id, class, family, crc32, decoder_version */
-	ST_TRIM_EVENTS,    /* ?1: how many of the newest event ids to keep */
+	ST_TRIM_EVENTS,    /* ?1: how many of the newest event ids to keep, ?2: and those at or
+	                    * after this time (ms) */
 	ST_EVENTS_AFTER,   /* ?1 id, ?2 limit: SUMMARY_COLUMNS of the entry (NULLs when gone),
 	                    * then the event's id, at, kind, resource_id, class, family, crc32,
 	                    * decoder_version */
-	ST_EVENTS_NEWEST,  /* the newest event's id, 0 when none */
+	ST_EVENTS_NEWEST,  /* the newest and the oldest event's id, 0 when none */
 	ST_COUNT
 };
 

@@ -129,6 +129,7 @@ int catalog_events_flush(struct catalog *cat, struct error *err)
 	if (!(s = db_prepare(cat->db, ST_TRIM_EVENTS, err)))
 		return -1;
 	db_bind_int64(s, 1, CATALOG_EVENTS_KEPT);
+	db_bind_int64(s, 2, catalog_now_ms() - CATALOG_EVENTS_GRACE_MS);
 	if (db_step(s, "forgetting old events", err) < 0) {
 		db_reset(s);
 		return -1;
@@ -171,15 +172,18 @@ json_t *catalog_events_after(struct catalog *cat, int64_t after, unsigned limit,
 	return catalog_collect_json(s, event_row, "reading events", err);
 }
 
-int64_t catalog_events_newest(struct catalog *cat, struct error *err)
+int64_t catalog_events_newest(struct catalog *cat, int64_t *oldest, struct error *err)
 {
 	struct db_stmt *s = db_prepare(cat->db, ST_EVENTS_NEWEST, err);
 	int64_t newest = -1;
 
 	if (!s)
 		return -1;
-	if (db_step(s, "reading the newest event", err) == 1)
+	if (db_step(s, "reading the newest event", err) == 1) {
 		newest = db_column_int64(s, 0);
+		if (oldest)
+			*oldest = db_column_int64(s, 1);
+	}
 	db_reset(s);
 	return newest;
 }

@@ -150,13 +150,14 @@ static const char *const shared_sql[ST_COUNT] = {
                     "LIMIT 100",
     [ST_INSERT_EVENT] = "INSERT INTO events (at, kind, resource_id, class, family, crc32, "
                         "decoder_version) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)",
-    [ST_TRIM_EVENTS] = "DELETE FROM events WHERE id <= (SELECT max(id) FROM events) - ?1",
+    [ST_TRIM_EVENTS] = "DELETE FROM events WHERE id <= (SELECT max(id) FROM events) - ?1 AND "
+                       "at < ?2",
     /* the entry as the list gives it, when it is still there */
     [ST_EVENTS_AFTER] = "SELECT " SUMMARY_COLUMNS ", e.id, e.at, e.kind, e.resource_id, e.class, "
                         "e.family, e.crc32, e.decoder_version FROM events e LEFT JOIN resources "
                         "r ON r.id = e.resource_id AND e.kind <> 'deleted' LEFT JOIN blobs b ON "
                         "b.sha256 = r.blob_sha256 WHERE e.id > ?1 ORDER BY e.id LIMIT ?2",
-    [ST_EVENTS_NEWEST] = "SELECT coalesce(max(id), 0) FROM events",
+    [ST_EVENTS_NEWEST] = "SELECT coalesce(max(id), 0), coalesce(min(id), 0) FROM events",
     [ST_RIGS_BY_HANDLE] = "SELECT resource_id FROM rig_nodes WHERE handle = ?1",
     /* lower(name): the index's expression, then the exact name */
     [ST_RIGS_BY_NAME] = "SELECT resource_id FROM rig_nodes WHERE lower(name) = "

@@ -29,7 +29,10 @@
 #define ERROR_LOG_MS  60000       /* at most one line about a failing read this often */
 #define RECONNECT_MS  2000        /* the client's wait before reconnecting (retry:) */
 #define POKE_MS       20          /* a write through this daemon is read this soon */
-#define RING_CAPACITY CATALOG_EVENTS_KEPT
+#define RING_MIN      CATALOG_EVENTS_KEPT
+/* the ring grows past RING_MIN while an open stream has not yet sent its oldest event (an
+ * import's batch of thousands committed at once), up to this many events */
+#define RING_MAX      65536
 
 struct hub_event {
 	int64_t id;
@@ -67,9 +70,9 @@ struct event_hub {
 	int stopping; /* the thread ends */
 	int closed;   /* no new streams; the open ones end */
 	int poked;    /* a write went through this daemon: read now */
-	/* the newest events, oldest first, in ring[(start + i) % RING_CAPACITY] */
-	struct hub_event ring[RING_CAPACITY];
-	size_t start, count;
+	/* the newest events, oldest first, in ring[(start + i) % capacity] */
+	struct hub_event *ring;
+	size_t start, count, capacity;
 	int loaded;     /* floor and newest are read */
 	int64_t floor;  /* every event after this id is in the ring */
 	int64_t newest; /* the newest event read */
@@ -125,20 +128,57 @@ static int event_render(json_t *row, struct hub_event *out)
 	return 0;
 }
 
-/* With the lock held: the event that follows the newest, the oldest giving way when the
- * ring is full. */
+/* With the lock held: whether an open stream has yet to look at event `id`. */
+static int a_stream_needs(const struct event_hub *hub, int64_t id)
+{
+	for (const struct event_stream *s = hub->streams; s; s = s->next)
+		if (!s->gone && !s->ending && s->cursor < id)
+			return 1;
+	return 0;
+}
+
+/* With the lock held: the ring twice as large (up to RING_MAX), its events in order from
+ * index 0; 0, or -1 when it cannot grow. */
+static int ring_grow(struct event_hub *hub)
+{
+	size_t capacity = hub->capacity ? 2 * hub->capacity : RING_MIN;
+	struct hub_event *ring;
+
+	if (capacity > RING_MAX || !(ring = calloc(capacity, sizeof(*ring))))
+		return -1;
+	for (size_t i = 0; i < hub->count; i++)
+		ring[i] = hub->ring[(hub->start + i) % hub->capacity];
+	free(hub->ring);
+	hub->ring = ring;
+	hub->start = 0;
+	hub->capacity = capacity;
+	return 0;
+}
+
+/* With the lock held: the oldest event gives way. */
+static void ring_drop_oldest(struct event_hub *hub)
+{
+	if (hub->ring[hub->start].id > hub->floor)
+		hub->floor = hub->ring[hub->start].id;
+	event_free(&hub->ring[hub->start]);
+	hub->start = (hub->start + 1) % hub->capacity;
+	hub->count--;
+}
+
+/* With the lock held: the event that follows the newest. When the ring is full it grows while
+ * a stream still has to send the oldest (so that a burst larger than the ring reaches every
+ * stream open at its commit), else the oldest gives way; past RING_MIN events, the oldest no
+ * stream needs give way too (the ring keeps RING_MIN for reconnecting clients). */
 static void ring_push(struct event_hub *hub, struct hub_event *e)
 {
-	if (hub->count == RING_CAPACITY) {
-		if (hub->ring[hub->start].id > hub->floor)
-			hub->floor = hub->ring[hub->start].id;
-		event_free(&hub->ring[hub->start]);
-		hub->start = (hub->start + 1) % RING_CAPACITY;
-		hub->count--;
-	}
-	hub->ring[(hub->start + hub->count) % RING_CAPACITY] = *e;
+	if (hub->count == hub->capacity &&
+	    (!a_stream_needs(hub, hub->ring[hub->start].id) || ring_grow(hub) < 0))
+		ring_drop_oldest(hub);
+	hub->ring[(hub->start + hub->count) % hub->capacity] = *e;
 	hub->count++;
 	hub->newest = e->id;
+	while (hub->count > RING_MIN && !a_stream_needs(hub, hub->ring[hub->start].id))
+		ring_drop_oldest(hub);
 }
 
 /* With the lock held: the ring's index of the first event after id `after`. */
@@ -148,7 +188,7 @@ static size_t ring_after(const struct event_hub *hub, int64_t after)
 
 	while (lo < hi) {
 		size_t mid = lo + (hi - lo) / 2;
-		if (hub->ring[(hub->start + mid) % RING_CAPACITY].id <= after)
+		if (hub->ring[(hub->start + mid) % hub->capacity].id <= after)
 			lo = mid + 1;
 		else
 			hi = mid;
@@ -169,7 +209,7 @@ static void wake_stream(struct event_stream *s)
  * set. The first read starts CATALOG_EVENTS_KEPT ids before the catalogue's newest. */
 static int catch_up(struct event_hub *hub, struct catalog *cat, struct error *err)
 {
-	int64_t after, newest;
+	int64_t after, newest, oldest;
 	size_t got, added = 0;
 	int rc = 0;
 
@@ -179,23 +219,25 @@ static int catch_up(struct event_hub *hub, struct catalog *cat, struct error *er
 		pthread_mutex_unlock(&hub->reading);
 		return -1;
 	}
-	/* events trimmed from the catalogue since the last read cannot be sent: the kept ones
-	 * start after newest - CATALOG_EVENTS_KEPT, and so does the ring */
-	newest = catalog_events_newest(cat, err);
+	/* the first read starts CATALOG_EVENTS_KEPT events back (for a stream that reconnects
+	 * with its Last-Event-ID); events trimmed from the catalogue before they were read cannot
+	 * be sent (the catalogue keeps events younger than CATALOG_EVENTS_GRACE_MS, so only a
+	 * reader stalled that long finds some gone): the streams behind them are reset */
+	newest = catalog_events_newest(cat, &oldest, err);
 	if (newest < 0) {
 		catalog_rollback(cat);
 		pthread_mutex_unlock(&hub->reading);
 		return -1;
 	}
 	pthread_mutex_lock(&hub->lock);
-	if (!hub->loaded || newest - CATALOG_EVENTS_KEPT > hub->newest) {
-		int64_t kept_after =
-		    newest > CATALOG_EVENTS_KEPT ? newest - CATALOG_EVENTS_KEPT : 0;
-		if (kept_after > hub->floor || !hub->loaded)
-			hub->floor = kept_after;
-		if (kept_after > hub->newest || !hub->loaded)
-			hub->newest = kept_after;
+	if (!hub->loaded) {
+		int64_t start = newest > CATALOG_EVENTS_KEPT ? newest - CATALOG_EVENTS_KEPT : 0;
+		if (oldest > 0 && oldest - 1 > start)
+			start = oldest - 1;
+		hub->floor = hub->newest = start;
 		hub->loaded = 1;
+	} else if (oldest > hub->newest + 1) {
+		hub->floor = hub->newest = oldest - 1;
 	}
 	pthread_mutex_unlock(&hub->lock);
 	do {
@@ -304,6 +346,11 @@ struct event_hub *event_hub_start(struct catalog_pool *pool, unsigned max_stream
 	}
 	hub->pool = pool;
 	hub->max_streams = max_streams;
+	if (ring_grow(hub) < 0) {
+		free(hub);
+		error_set(err, ERROR_INTERNAL, NULL, -1, "out of memory");
+		return NULL;
+	}
 	pthread_mutex_init(&hub->reading, NULL);
 	pthread_mutex_init(&hub->lock, NULL);
 	pthread_cond_init(&hub->wake, NULL);
@@ -341,7 +388,8 @@ void event_hub_free(struct event_hub *hub)
 		pthread_join(hub->thread, NULL);
 	}
 	for (size_t i = 0; i < hub->count; i++)
-		event_free(&hub->ring[(hub->start + i) % RING_CAPACITY]);
+		event_free(&hub->ring[(hub->start + i) % hub->capacity]);
+	free(hub->ring);
 	pthread_cond_destroy(&hub->wake);
 	pthread_mutex_destroy(&hub->lock);
 	pthread_mutex_destroy(&hub->reading);
@@ -397,7 +445,7 @@ static void stream_compose(struct event_stream *s)
 	}
 	for (size_t i = ring_after(hub, s->cursor); i < hub->count && s->out.len < STREAM_CHUNK;
 	     i++) {
-		const struct hub_event *e = &hub->ring[(hub->start + i) % RING_CAPACITY];
+		const struct hub_event *e = &hub->ring[(hub->start + i) % hub->capacity];
 		if (stream_wants(s, e))
 			buf_append(&s->out, e->text, e->length);
 		s->cursor = e->id;

@@ -16,6 +16,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -221,6 +222,58 @@ static void expect_quiet(struct sse *s, int ms)
 	struct event e;
 	int got = sse_next(s, ms, &e);
 	ck_assert_msg(got < 0, "an unexpected %s event %lld", e.kind, e.id);
+}
+
+static char *clip_doc(const char *name, double value);
+
+/* Writes `count` clips into dir/name/ (its path into folder). */
+static void write_clips(char *folder, size_t size, const char *dir, const char *name, int count)
+{
+	snprintf(folder, size, "%s/%s", dir, name);
+	ck_assert_int_eq(mkdir(folder, 0755), 0);
+	for (int i = 0; i < count; i++) {
+		char clip[64], file[700], *doc;
+		FILE *f;
+		snprintf(clip, sizeof(clip), "%s%04d", name, i);
+		snprintf(file, sizeof(file), "%s/%s.json", folder, clip);
+		doc = clip_doc(clip, i);
+		f = fopen(file, "w");
+		ck_assert_ptr_nonnull(f);
+		fputs(doc, f);
+		fclose(f);
+		free(doc);
+	}
+}
+
+/* Waits (up to 10 s) until the daemon holds `count` event streams (/api/health). */
+static void wait_for_streams(const struct daemon_proc *d, int count)
+{
+	json_int_t open = -1;
+
+	for (int tries = 0; tries < 500 && open != count; tries++) {
+		struct http_reply r;
+		json_t *h;
+		struct timespec step = {0, 20 * 1000 * 1000};
+		ck_assert_int_eq(http_request(d, "GET", "/api/health", NULL, 0, NULL, &r), 0);
+		h = http_json(&r);
+		open = json_integer_value(json_object_get(json_object_get(h, "events"), "streams"));
+		json_decref(h);
+		http_reply_cleanup(&r);
+		if (open != count)
+			nanosleep(&step, NULL);
+	}
+	ck_assert_msg(open == count, "the daemon holds %lld event streams, not %d",
+	              (long long)open, count);
+}
+
+/* Runs SQL on a SQLite catalogue file. */
+static void sqlite_run(const char *db, const char *sql)
+{
+	sqlite3 *h;
+
+	ck_assert_int_eq(sqlite3_open(db, &h), SQLITE_OK);
+	ck_assert_int_eq(sqlite3_exec(h, sql, NULL, NULL, NULL), SQLITE_OK);
+	sqlite3_close(h);
 }
 
 static char *clip_doc(const char *name, double value)
@@ -469,22 +522,17 @@ START_TEST(a_reconnect_gets_exactly_the_missed_events)
 	event_cleanup(&e);
 	sse_close(s);
 
-	/* more events than are kept: an id before them gets reset, then the stream goes on */
-	snprintf(folder, sizeof(folder), "%s/many", dir);
-	run("mkdir -p '%s'", folder);
-	for (int i = 0; i < CATALOG_EVENTS_KEPT + 5; i++) {
-		char name[64], file[700], *doc;
-		FILE *f;
-		snprintf(name, sizeof(name), "many%04d", i);
-		snprintf(file, sizeof(file), "%s/%s.json", folder, name);
-		doc = clip_doc(name, i);
-		f = fopen(file, "w");
-		fputs(doc, f);
-		fclose(f);
-		free(doc);
-	}
+	/* more events than are kept: an id before them gets reset, then the stream goes on (the
+	 * daemon has dropped every stream closed above, so that none holds the events for a
+	 * client that is gone) */
+	wait_for_streams(&a, 0);
+	write_clips(folder, sizeof(folder), dir, "many", CATALOG_EVENTS_KEPT + 5);
+	if (testutil_backend == TESTUTIL_SQLITE) /* the events so far older than the grace */
+		sqlite_run(db, "UPDATE events SET at = 0");
 	run("\"$ANIMDEXD\" import --quiet --db '%s' '%s'", db, folder);
-	if (testutil_backend == TESTUTIL_SQLITE) { /* the table holds the kept window, no more */
+	if (testutil_backend == TESTUTIL_SQLITE) {
+		/* the table holds the import's batch whole (younger than the grace, though more
+		 * than the kept window), and the older events are trimmed */
 		sqlite3 *h;
 		sqlite3_stmt *q;
 		ck_assert_int_eq(sqlite3_open_v2(db, &h, SQLITE_OPEN_READONLY, NULL), SQLITE_OK);
@@ -493,8 +541,8 @@ START_TEST(a_reconnect_gets_exactly_the_missed_events)
 		                       NULL),
 		    SQLITE_OK);
 		ck_assert_int_eq(sqlite3_step(q), SQLITE_ROW);
-		ck_assert_int_eq(sqlite3_column_int(q, 0), CATALOG_EVENTS_KEPT);
-		ck_assert_int_eq(sqlite3_column_int(q, 1), CATALOG_EVENTS_KEPT - 1);
+		ck_assert_int_eq(sqlite3_column_int(q, 0), CATALOG_EVENTS_KEPT + 5);
+		ck_assert_int_eq(sqlite3_column_int(q, 1), CATALOG_EVENTS_KEPT + 4);
 		sqlite3_finalize(q);
 		sqlite3_close(h);
 	}
@@ -508,6 +556,27 @@ START_TEST(a_reconnect_gets_exactly_the_missed_events)
 	json_decref(upload(&b, "after", 4));
 	expect(s, "created", 0, WITHIN_MS, &e, "an upload after the reset");
 	event_cleanup(&e);
+	sse_close(s);
+
+	/* an import's batch of more entries than the kept window, committed at once, reaches a
+	 * stream open at its commit whole, in order, without a reset */
+	s = sse_open(&a, "/api/events", NULL, NULL);
+	write_clips(folder, sizeof(folder), dir, "burst", CATALOG_EVENTS_KEPT + 500);
+	run("\"$ANIMDEXD\" import --quiet --db '%s' '%s'", db, folder);
+	{
+		long long previous = 0;
+		for (int i = 0; i < CATALOG_EVENTS_KEPT + 500; i++) {
+			ck_assert_msg(sse_next(s, 4 * WITHIN_MS, &e) == 0,
+			              "the batch's event %d of %d did not come", i + 1,
+			              CATALOG_EVENTS_KEPT + 500);
+			ck_assert_msg(strcmp(e.kind, "created") == 0,
+			              "the batch's event %d: a %s event (%s)", i + 1, e.kind,
+			              json_string_value(json_object_get(e.data, "reason")));
+			ck_assert_int_gt(e.id, previous);
+			previous = e.id;
+			event_cleanup(&e);
+		}
+	}
 	sse_close(s);
 
 	json_decref(one);
