@@ -159,6 +159,17 @@ json_t *catalog_list(struct catalog *cat, const struct catalog_query *q, struct 
  * newest first; more than `max` is a 413 naming the limit. *ids is malloc'd. */
 int catalog_select_matching(struct catalog *cat, const struct catalog_query *q, size_t max,
                             int64_t **ids, size_t *count, struct error *err);
+/* What an entry's answers hold, read without reading them: its JSON text's bytes (structure,
+ * notes, tracks' names and details), its tracks and its rig's nodes. 0, or -1 with err set
+ * (ERROR_NOT_FOUND). */
+struct catalog_weight {
+	int64_t text_bytes, tracks, rig_nodes;
+};
+int catalog_entry_weight(struct catalog *cat, int64_t id, struct catalog_weight *out,
+                         struct error *err);
+/* About the bytes catalog_get's JSON tree of such an entry holds while it is made. */
+size_t catalog_weight_tree_bytes(const struct catalog_weight *w);
+
 /* The whole entry: summary, structure, assumed notes, tracks, rig, and its versions (the other
  * entries of its handle and class: {"id", "name", "uploaded_by", "uploaded_at", "filename",
  * "decoder_version", "size", "track_count"}, newest first, at most 100). */

@@ -72,6 +72,8 @@ struct request {
 	struct catalog_pool *pool;
 	struct event_hub *events; /* the server's event streams (event_hub.h) */
 	char user[72];            /* the name of the token that authorised the request, or "" */
+	size_t *answering;        /* the server's answer memory in use (request_reserve) */
+	size_t reserved;          /* of it, what this request holds while it makes its answer */
 };
 
 /* A body produced while it is sent, so that a large answer needs bounded memory: `fill`
@@ -126,6 +128,13 @@ void request_suspend(void *connection);
 void request_resume(void *connection);
 /* Has the client closed its side of the connection (a suspended one cannot tell)? */
 int request_peer_closed(void *connection);
+
+/* Holds `bytes` of --answer-memory while the route makes its answer (a JSON tree is larger
+ * than its text): counted before the answer is built, so that a request the memory cannot take
+ * is refused before it takes any. Given back when the route returns (the answer's own size is
+ * then counted as it is sent). 0, or -1 with err set: ERROR_UNAVAILABLE (503, Retry-After),
+ * naming what the answer needs. */
+int request_reserve(struct request *req, size_t bytes, const char *what, struct error *err);
 
 /* A multipart form field if given, else the query argument, else NULL. */
 const char *request_arg(const struct request *req, const char *name);

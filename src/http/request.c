@@ -14,6 +14,23 @@ static const char *connection_value(const struct request *req, enum MHD_ValueKin
 	return MHD_lookup_connection_value((struct MHD_Connection *)req->connection, kind, name);
 }
 
+int request_reserve(struct request *req, size_t bytes, const char *what, struct error *err)
+{
+	if (!req->answering)
+		return 0;
+	if (budget_take(req->answering, req->config->answer_memory, bytes) < 0) {
+		error_set(err, ERROR_UNAVAILABLE, NULL, -1,
+		          "%s needs about %zu bytes to make, and the server holds as many answers "
+		          "as it may at once (--answer-memory %zu bytes); try again shortly%s",
+		          what, bytes, req->config->answer_memory,
+		          bytes > req->config->answer_memory ? " with a larger --answer-memory"
+		                                              : "");
+		return -1;
+	}
+	req->reserved += bytes;
+	return 0;
+}
+
 const char *request_arg(const struct request *req, const char *name)
 {
 	for (size_t i = 0; i < req->field_count; i++)

@@ -386,9 +386,18 @@ void route_get(struct request *req, struct response *resp)
 	int64_t id;
 	json_t *entry;
 
+	struct catalog_weight weight;
+
 	error_init(&err);
 	if (!cat || route_id(req, resp, &id) < 0)
 		return;
+	/* counted before it is made: the tree of an entry of 100,000 tracks is hundreds of MB */
+	if (catalog_entry_weight(cat, id, &weight, &err) < 0 ||
+	    request_reserve(req, catalog_weight_tree_bytes(&weight), "the entry's answer",
+	                    &err) < 0) {
+		response_error(resp, &err);
+		return;
+	}
 	entry = catalog_get(cat, id, &err);
 	route_link_entry(entry);
 	response_result(resp, entry, &err);

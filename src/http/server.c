@@ -578,6 +578,7 @@ static enum MHD_Result request_begin(struct server *srv, struct MHD_Connection *
 	st->req.path = url;
 	st->req.connection = conn;
 	st->req.config = &srv->config;
+	st->req.answering = &srv->answering;
 	st->req.pool = srv->pool;
 	st->req.events = srv->events;
 	*con_cls = st;
@@ -769,6 +770,9 @@ static enum MHD_Result access_handler(void *cls, struct MHD_Connection *conn, co
 		                         "nothing was stored");
 	watchdog_phase(st->watch, PHASE_ANSWER, 0);
 	st->route->handler(&st->req, &resp);
+	/* what the route held while it made its answer: the answer is counted on its own */
+	budget_give(&srv->answering, st->req.reserved);
+	st->req.reserved = 0;
 	if (resp.deferred) {
 		/* suspended before the work is handed over, so that its answer cannot come first */
 		st->deferred = resp.deferred;

@@ -649,7 +649,7 @@ END_TEST
 /* A Radient clip of `tracks` node translations of `keys` LINEAR keys each (malloc'd). */
 static char *large_clip(int tracks, int keys, size_t *length)
 {
-	size_t cap = (size_t)tracks * (size_t)keys * 48 + 4096, n = 0;
+	size_t cap = (size_t)tracks * ((size_t)keys * 48 + 512) + 4096, n = 0;
 	char *doc = malloc(cap);
 
 	ck_assert_ptr_nonnull(doc);
@@ -731,6 +731,78 @@ START_TEST(exports_side_by_side_stay_in_bounded_memory)
 }
 END_TEST
 
+/* An entry's answer and a comparison are counted against --answer-memory before they are
+ * made: under 8M, the entry of 20,000 tracks (a JSON tree of about 120 MB) is refused with 503
+ * at once, and the daemon does not grow; comparing a one-track entry with it counts both
+ * sides' tracks against --max-samples. */
+START_TEST(answers_are_counted_before_they_are_made)
+{
+	char *dir = testutil_temp_dir(), db[600], *doc, cmd[600];
+	struct daemon_proc d;
+	struct http_reply r;
+	size_t length;
+	long rest, peak;
+
+	snprintf(db, sizeof(db), "%s/animdex.db", dir);
+	ck_assert_int_eq(daemon_start(&d, db, NULL), 0);
+	doc = large_clip(20000, 2, &length);
+	ck_assert_int_eq(http_request(&d, "POST", "/api/resources?filename=wide.json", doc, length,
+	                              "application/json", &r),
+	                 0);
+	ck_assert_msg(r.status == 201, "%ld %s", r.status, r.body);
+	http_reply_cleanup(&r);
+	free(doc);
+	doc = large_clip(1, 2, &length);
+	ck_assert_int_eq(http_request(&d, "POST", "/api/resources?filename=one.json", doc, length,
+	                              "application/json", &r),
+	                 0);
+	ck_assert_msg(r.status == 201, "%ld %s", r.status, r.body);
+	http_reply_cleanup(&r);
+	free(doc);
+	ck_assert_int_eq(get_status(&d, "/api/resources/1", NULL, 0), 200); /* it fits 256M */
+	ck_assert_int_eq(daemon_stop(&d), 0);
+
+	ck_assert_int_eq(daemon_start(&d, db, "--answer-memory 8M --max-samples 100000"), 0);
+	rest = process_rss_kib(d.pid, "VmHWM");
+	ck_assert_int_eq(http_request(&d, "GET", "/api/resources/1", NULL, 0, NULL, &r), 0);
+	ck_assert_int_eq(r.status, 503);
+	ck_assert_msg(strstr(r.body, "the entry's answer needs about") &&
+	                  strstr(r.body, "--answer-memory 8388608"),
+	              "%s", r.body);
+	http_reply_cleanup(&r);
+	/* 1 + 20,000 tracks x 5 times: past --max-samples, whichever side is a */
+	for (int side = 0; side < 2; side++) {
+		char body[4096];
+		snprintf(cmd, sizeof(cmd), "/api/compare?a=%d&b=%d&count=5", side ? 1 : 2,
+		         side ? 2 : 1);
+		ck_assert_int_eq(get_status(&d, cmd, body, sizeof(body)), 400);
+		ck_assert_msg(strstr(body, side ? "(20000 in a, 1 in b)" : "(1 in a, 20000 in b)") &&
+		                  strstr(body, "\"path\":\"count\""),
+		              "%s", body);
+	}
+	/* within the samples, past the memory */
+	ck_assert_int_eq(http_request(&d, "GET", "/api/compare?a=2&b=1&count=2", NULL, 0, NULL, &r),
+	                 0);
+	ck_assert_int_eq(r.status, 503);
+	ck_assert_msg(strstr(r.body, "the comparison needs about"), "%s", r.body);
+	http_reply_cleanup(&r);
+	peak = process_rss_kib(d.pid, "VmHWM");
+	printf("note: an entry of 20,000 tracks asked for and compared under --answer-memory 8M: "
+	       "the daemon's peak RSS %ld KiB, at rest %ld KiB\n",
+	       peak, rest);
+	snprintf(cmd, sizeof(cmd), "ldd '%s' | grep -q libasan", animdexd());
+	if (system(cmd) == 0)
+		printf("note: the memory bound is not checked on a sanitizer build\n");
+	else
+		/* what is read to weigh it (its 6 MB of structure text) and SQLite's page cache,
+		 * not the 120 MB tree */
+		ck_assert_msg(peak - rest < 16 * 1024, "peak %ld KiB, at rest %ld KiB", peak, rest);
+	ck_assert_int_eq(daemon_stop(&d), 0);
+	testutil_remove_tree(dir);
+	free(dir);
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("safety");
@@ -749,6 +821,7 @@ int main(void)
 	tcase_add_test(tc, import_stores_paths_below_its_argument);
 	tcase_add_test(tc, a_very_long_euler_track_exports);
 	tcase_add_test(tc, slow_raw_downloads_hold_a_block_not_the_upload);
+	tcase_add_test(tc, answers_are_counted_before_they_are_made);
 	tcase_add_test(tc, exports_side_by_side_stay_in_bounded_memory);
 	suite_add_tcase(s, tc);
 	return testutil_run(s);
