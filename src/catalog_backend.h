@@ -46,7 +46,8 @@ enum statement {
 	ST_GET_ENTRY_NAMES, /* id, class, family, name, crc32, filename: what an export names */
 	ST_GET_TRACKS,
 	ST_GET_TRACK_TARGETS, /* n, name, target_schema, target_object, target_name, property, kind,
-	                       * handle, its known name */
+	                       * handle, its known name, key_count, value_type, array_size,
+	                       * interpolation */
 	ST_GET_RAW,           /* ?1 id: the blob's sha256, its size, the entry's file name */
 	ST_READ_BLOB,         /* ?1 sha256, ?2 n: chunk n of the bytes (schema/009) */
 	ST_GET_BLOB_OF,       /* ?1 id: its bytes' sha256, class, family, crc32, decoder_version */
@@ -200,6 +201,12 @@ struct db_ops {
 	/* 0 when a write transaction may begin; -1 with err set when it may not (opened for
 	 * reading only: ERROR_READ_ONLY; a file no longer at its path: ERROR_UNAVAILABLE). */
 	int (*writable)(struct db *db, struct error *err);
+	/* n bytes of a row's blob column into out, read straight from the database's pages (no
+	 * copy of the whole value held by the database): 0, or -1 with err set. NULL: the column
+	 * is read with its statement. Used for ST_LOAD_TRACK, whose dialect then gives the arrays'
+	 * lengths in their columns and the row's id after them. */
+	int (*read_blob_into)(struct db *db, const char *table, const char *column, int64_t row,
+	                      void *out, size_t n, struct error *err);
 };
 
 /* A statement's SQL: the backend's own text in `dialect` where it has one, else the text

@@ -263,6 +263,11 @@ static json_t *track_target_row(struct db_stmt *s)
 	json_object_set_new_nocheck(o, "target", target);
 	json_object_set_new_nocheck(o, "property",
 	                            render_u64(strtoull(db_column_text(s, 5), NULL, 10)));
+	/* the keys' shape, for what is planned without reading them */
+	json_object_set_new_nocheck(o, "key_count", json_integer(db_column_int64(s, 9)));
+	json_object_set_new_nocheck(o, "type", catalog_json_text(s, 10));
+	json_object_set_new_nocheck(o, "array_size", json_integer(db_column_int64(s, 11)));
+	json_object_set_new_nocheck(o, "interpolation", catalog_json_text(s, 12));
 	return o;
 }
 

@@ -47,8 +47,8 @@ static const char *const shared_sql[ST_COUNT] = {
                       "FROM tracks t WHERE resource_id = ?1 ORDER BY n",
     [ST_GET_TRACK_TARGETS] = "SELECT n, name, target_schema, target_object, target_name, "
                              "property, kind, handle, (SELECT min(n.name) FROM names n WHERE "
-                             "n.asobo32 = t.handle) FROM tracks t WHERE resource_id = ?1 "
-                             "ORDER BY n",
+                             "n.asobo32 = t.handle), key_count, value_type, array_size, "
+                             "interpolation FROM tracks t WHERE resource_id = ?1 ORDER BY n",
     [ST_GET_RAW] = "SELECT r.blob_sha256, b.size, r.filename" SUMMARY_FROM "WHERE r.id = ?1",
     [ST_GET_BLOB_OF] = "SELECT blob_sha256, class, family, crc32, decoder_version FROM "
                        "resources WHERE id = ?1",

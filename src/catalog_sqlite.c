@@ -8,6 +8,7 @@
  * integers are signed 64-bit; CRC32 handles fit a SQLite integer as they are.
  */
 #include <errno.h>
+#include <limits.h>
 #include <pthread.h>
 #include <sqlite3.h>
 #include <stdio.h>
@@ -30,6 +31,11 @@ static const char *const sqlite_sql[ST_COUNT] = {
     [ST_LOCK_UPLOAD] = "SELECT ?1",           /* BEGIN IMMEDIATE already serialises every writer */
     [ST_LOCK_EVENTS] = "SELECT 1",            /* and commits come one at a time */
     [ST_RESERVE_IDS] = "SELECT NULL WHERE 0", /* ids come from the inserts themselves */
+    /* a track's arrays are read by sqlite_read_blob_into, straight into the track's own
+     * memory: their lengths here, and the row */
+    [ST_LOAD_TRACK] = "SELECT name, value_type, array_size, interpolation, semantic, "
+                      "key_count, length(times), length(key_values), kind, rules, rowid FROM "
+                      "tracks WHERE resource_id = ?1 AND n = ?2",
     /* refs keep the order they were stored in by rowid here, by a seq column on PostgreSQL */
     [ST_REF_DIGESTS] = "SELECT crc32, kind, track, key FROM refs WHERE resource_id = ?1 "
                        "ORDER BY rowid",
@@ -179,6 +185,31 @@ static int sqlite_writable(struct db *base, struct error *err)
 		return -1;
 	}
 	return sqlite_still_at_path(db, err);
+}
+
+/* A blob by SQLite's incremental blob I/O: its pages copied into out, without the whole value
+ * made first in SQLite's own memory (a 16 MB array would be held twice). Called while the
+ * statement that found the row holds the read transaction. */
+static int sqlite_read_blob_into(struct db *base, const char *table, const char *column,
+                                 int64_t row, void *out, size_t n, struct error *err)
+{
+	struct sqlite_db *db = (struct sqlite_db *)base;
+	sqlite3_blob *blob = NULL;
+	int rc = -1;
+
+	if (n > INT_MAX) {
+		error_set(err, ERROR_INTERNAL, NULL, -1, "catalogue: a stored %s of %zu bytes",
+		          column, n);
+		return -1;
+	}
+	if (sqlite3_blob_open(db->conn, "main", table, column, row, 0, &blob) == SQLITE_OK &&
+	    (size_t)sqlite3_blob_bytes(blob) == n &&
+	    (n == 0 || sqlite3_blob_read(blob, out, (int)n, 0) == SQLITE_OK))
+		rc = 0;
+	else
+		sqlite_fail(db, err, "reading a track's keys");
+	sqlite3_blob_close(blob);
+	return rc;
 }
 
 static struct db_stmt *sqlite_prepare(struct db *base, enum statement st, struct error *err)
@@ -478,6 +509,7 @@ static const struct db_ops sqlite_ops = {
     .describe = sqlite_describe,
     .busy_writer = sqlite_busy_writer,
     .writable = sqlite_writable,
+    .read_blob_into = sqlite_read_blob_into,
 };
 
 /* Runs SQL, waiting while another process holds the file: two processes that start on a new

@@ -49,9 +49,27 @@ static int load_track_from_db(struct catalog *cat, int64_t id, unsigned n,
 	interpolation_from_name(db_column_text(s, 3), &sp->interp);
 	semantic_from_name(db_column_text(s, 4), &sp->semantic);
 	sp->key_count = (uint32_t)db_column_int64(s, 5);
-	/* copies: the database's blob pointers carry no alignment promise */
-	sp->times = catalog_blob_copy(s, 6, &times_len);
-	sp->values = catalog_blob_copy(s, 7, &values_len);
+	if (cat->db->ops->read_blob_into) {
+		/* read straight into the track's arrays: held once, not twice */
+		int64_t row = db_column_int64(s, 10);
+		times_len = (size_t)db_column_int64(s, 6);
+		values_len = (size_t)db_column_int64(s, 7);
+		sp->times = malloc(times_len + 1);
+		sp->values = malloc(values_len + 1);
+		if (sp->times && sp->values &&
+		    (cat->db->ops->read_blob_into(cat->db, "tracks", "times", row, sp->times,
+		                                  times_len, err) < 0 ||
+		     cat->db->ops->read_blob_into(cat->db, "tracks", "key_values", row,
+		                                  sp->values, values_len, err) < 0)) {
+			db_reset(s);
+			catalog_track_cleanup(out);
+			return -1;
+		}
+	} else {
+		/* copies: the database's blob pointers carry no alignment promise */
+		sp->times = catalog_blob_copy(s, 6, &times_len);
+		sp->values = catalog_blob_copy(s, 7, &values_len);
+	}
 	sp->value_bytes = values_len;
 	out->events = strcmp(db_column_text(s, 8), "events") == 0;
 	sp->rules = (unsigned)db_column_int64(s, 9) & RULES_KNOWN;

@@ -114,7 +114,10 @@ int export_too_large(struct exporter *ex, struct error *err)
 
 /* Buffer 0's next bytes: zeros up to a multiple of 4 (pad), then `data`. They are kept while
  * the buffer fits hold_bytes (past that, nothing more is kept: the buffer is made again from
- * the recipes as it is sent), or only counted (plan_only). -1 past max_bytes. */
+ * the recipes as it is sent), or only counted (plan_only). An accessor of more than a
+ * quarter of hold_bytes stops the keeping at once: such an asset is made again as it is sent,
+ * and a copy of its keys beside the keys themselves would double what the export holds.
+ * -1 past max_bytes. */
 int export_put_bin(struct exporter *ex, const void *data, size_t bytes, int pad)
 {
 	static const char zeros[4];
@@ -123,7 +126,8 @@ int export_put_bin(struct exporter *ex, const void *data, size_t bytes, int pad)
 	if (ex->bin_length + padding + bytes > ex->opt.max_bytes)
 		return -1;
 	ex->bin_length += padding + bytes;
-	if (ex->holding && ((padding && buf_append(&ex->bin, zeros, padding) < 0) ||
+	if (ex->holding && (bytes > ex->opt.hold_bytes / 4 ||
+	                    (padding && buf_append(&ex->bin, zeros, padding) < 0) ||
 	                    (bytes && buf_append(&ex->bin, data, bytes) < 0))) {
 		ex->holding = 0; /* past hold_bytes: made again when sent */
 		buf_cleanup(&ex->bin);
@@ -131,14 +135,13 @@ int export_put_bin(struct exporter *ex, const void *data, size_t bytes, int pad)
 	return 0;
 }
 
-/* A buffer view and a float accessor over `count` elements of `type`; -1 past max_bytes. */
-int export_add_accessor(struct exporter *ex, const float *data, size_t count, const char *type,
-                        size_t components, int bounds, int target)
+/* `bytes` of data (NULL: planned) as buffer 0's next bytes (on a multiple of 4) and a buffer
+ * view over them, with ex->source's recipe to make them again; the view's index, or -1 past
+ * max_bytes. */
+static int add_view(struct exporter *ex, const void *data, size_t bytes, int target)
 {
-	size_t bytes = count * components * sizeof(float);
+	json_t *views = json_object_get(ex->doc, "bufferViews"), *view;
 	uint64_t offset;
-	json_t *views = json_object_get(ex->doc, "bufferViews");
-	json_t *accessors = json_object_get(ex->doc, "accessors"), *view, *acc;
 
 	if (export_put_bin(ex, NULL, 0, 1) < 0)
 		return -1;
@@ -161,9 +164,35 @@ int export_add_accessor(struct exporter *ex, const float *data, size_t count, co
 	if (target)
 		json_object_set_new(view, "target", json_integer(target));
 	json_array_append_new(views, view);
-	acc =
-	    json_pack("{s:I, s:i, s:I, s:s}", "bufferView", (json_int_t)json_array_size(views) - 1,
-	              "componentType", GLTF_FLOAT, "count", (json_int_t)count, "type", type);
+	return (int)json_array_size(views) - 1;
+}
+
+int export_add_raw_accessor(struct exporter *ex, const void *data, size_t bytes, size_t count,
+                            int component_type)
+{
+	json_t *accessors = json_object_get(ex->doc, "accessors");
+	int view = add_view(ex, data, bytes, 0);
+
+	if (view < 0)
+		return -1;
+	json_array_append_new(accessors, json_pack("{s:i, s:i, s:I, s:s}", "bufferView", view,
+	                                           "componentType", component_type, "count",
+	                                           (json_int_t)count, "type", "SCALAR"));
+	return (int)json_array_size(accessors) - 1;
+}
+
+/* A buffer view and a float accessor over `count` elements of `type`; -1 past max_bytes. */
+int export_add_accessor(struct exporter *ex, const float *data, size_t count, const char *type,
+                        size_t components, int bounds, int target)
+{
+	size_t bytes = count * components * sizeof(float);
+	json_t *accessors = json_object_get(ex->doc, "accessors"), *acc;
+	int view = add_view(ex, data, bytes, target);
+
+	if (view < 0)
+		return -1;
+	acc = json_pack("{s:i, s:i, s:I, s:s}", "bufferView", view, "componentType", GLTF_FLOAT,
+	                "count", (json_int_t)count, "type", type);
 	if (bounds) {
 		json_t *min = json_array(), *max = json_array();
 		for (size_t c = 0; c < components; c++) {
@@ -341,29 +370,12 @@ static enum channel_path path_of(const json_t *track, const char **why)
 
 void export_entry_cleanup(struct export_entry *e)
 {
-	for (size_t i = 0; i < e->track_count; i++) {
+	for (size_t i = 0; i < e->track_count; i++)
 		catalog_track_cleanup(&e->tracks[i]);
-		if (e->kept)
-			free(e->kept[i].text);
-	}
 	free(e->tracks);
-	free(e->kept);
 	json_decref(e->entry);
 	rig_cleanup(&e->rig);
 	memset(e, 0, sizeof(*e));
-}
-
-/* The texts of the entry's tracks kept in extras, made ahead: on the reading thread, when
- * there is one. */
-static void make_kept_text(struct export_entry *e, size_t i)
-{
-	const json_t *track = json_array_get(json_object_get(e->entry, "tracks"), i);
-	const char *why = NULL;
-
-	if (path_of(track, &why) != PATH_NONE)
-		why = export_times_unfit(&e->tracks[i].sampler);
-	if (why) /* else (or when out of memory) made later, if kept */
-		export_kept_text_make(track, &e->tracks[i], why, &e->kept[i]);
 }
 
 /* Reads entry id from cat: nothing of the exporter, so any thread with its own catalogue.
@@ -384,8 +396,7 @@ int export_entry_read(struct catalog *cat, int64_t id, int lazy, struct export_e
 	}
 	n = json_array_size(json_object_get(out->entry, "tracks"));
 	out->tracks = calloc(n + 1, sizeof(*out->tracks));
-	out->kept = calloc(n + 1, sizeof(*out->kept));
-	if (!out->tracks || !out->kept) {
+	if (!out->tracks) {
 		export_entry_cleanup(out);
 		error_set(err, ERROR_INTERNAL, NULL, -1, "out of memory");
 		return -1;
@@ -404,23 +415,15 @@ int export_entry_read(struct catalog *cat, int64_t id, int lazy, struct export_e
 		}
 		out->bytes += (size_t)sp->key_count * sizeof(float) + sp->value_bytes;
 	}
-	for (size_t i = 0; i < n; i++)
-		make_kept_text(out, i);
 	return 0;
 }
 
 /* A lazy entry's track i read, the one before let go. */
 static int read_lazily(struct export_entry *e, size_t i, struct error *err)
 {
-	if (i > 0) {
+	if (i > 0)
 		catalog_track_cleanup(&e->tracks[i - 1]);
-		free(e->kept[i - 1].text);
-		e->kept[i - 1].text = NULL;
-	}
-	if (catalog_read_track(e->lazy, e->id, (unsigned)i, &e->tracks[i], err) < 0)
-		return -1;
-	make_kept_text(e, i);
-	return 0;
+	return catalog_read_track(e->lazy, e->id, (unsigned)i, &e->tracks[i], err);
 }
 
 static int too_many_entries(const struct exporter *ex, struct error *err)
@@ -622,6 +625,17 @@ static int add_track_channel(struct exporter *ex, struct entry_animation *ea, in
 	return 0;
 }
 
+/* Track t kept in the entry's extras with the reason (export_keep_in_extras); t let go. -1
+ * with err set. */
+static int keep(struct exporter *ex, struct entry_animation *ea, int64_t id, const json_t *track,
+                struct catalog_track *t, const char *reason, struct error *err)
+{
+	int rc = export_keep_in_extras(ex, ea->kept, id, track, &t->sampler, reason);
+
+	catalog_track_cleanup(t);
+	return rc < 0 ? export_too_large(ex, err) : 0;
+}
+
 /* Track i of the entry: a channel on its node, or kept in extras with the reason glTF cannot
  * animate it. -1 with err set. */
 static int export_track(struct exporter *ex, struct export_entry *read, size_t i,
@@ -642,15 +656,20 @@ static int export_track(struct exporter *ex, struct export_entry *read, size_t i
 		          "catalogue: entry %" PRId64 " lists more tracks than it has", id);
 		return -1;
 	}
+	if (path == PATH_NONE && read->lazy && ex->opt.plan_only) {
+		/* planned from the track's row: its keys are not read */
+		if (i > 0)
+			catalog_track_cleanup(&read->tracks[i - 1]);
+		return export_keep_in_extras(ex, ea->kept, id, track, NULL, why) < 0
+		           ? export_too_large(ex, err)
+		           : 0;
+	}
 	if (read->lazy && read_lazily(read, i, err) < 0)
 		return -1;
 	t = read->tracks[i];
 	t.borrowed = 1; /* read's: cleaning t up leaves it */
-	if (path == PATH_NONE || (why = export_times_unfit(&t.sampler)) != NULL) {
-		export_keep_in_extras(ex, ea->kept, id, track, &t, &read->kept[i], why);
-		catalog_track_cleanup(&t);
-		return 0;
-	}
+	if (path == PATH_NONE || (why = export_times_unfit(&t.sampler)) != NULL)
+		return keep(ex, ea, id, track, &t, why, err);
 	if (er) {
 		/* on a rig: its node, or, on another entry's (skeleton=), none, said in extras */
 		int32_t k = export_rig_match(er, id, track, &why);
@@ -659,9 +678,7 @@ static int export_track(struct exporter *ex, struct export_entry *read, size_t i
 			snprintf(reason, sizeof(reason),
 			         "skeleton %" PRId64 " has no node for it: %s", ex->skeleton_id,
 			         why);
-			export_keep_in_extras(ex, ea->kept, id, track, &t, NULL, reason);
-			catalog_track_cleanup(&t);
-			return 0;
+			return keep(ex, ea, id, track, &t, reason, err);
 		}
 		node = k >= 0 ? &ex->nodes[er->slot[k]] : NULL;
 	}
@@ -674,28 +691,22 @@ static int export_track(struct exporter *ex, struct export_entry *read, size_t i
 		error_set(err, ERROR_INTERNAL, NULL, -1, "out of memory");
 		return -1;
 	}
-	if (*paths & (1u << path)) {
-		export_keep_in_extras(
-		    ex, ea->kept, id, track, &t, NULL,
-		    "its node's property is already animated by another track of this "
-		    "entry, and glTF allows one channel per node and property");
-		catalog_track_cleanup(&t);
-		return 0;
-	}
+	if (*paths & (1u << path))
+		return keep(ex, ea, id, track, &t,
+		            "its node's property is already animated by another track of this "
+		            "entry, and glTF allows one channel per node and property",
+		            err);
 	if (path == PATH_WEIGHTS) {
 		unsigned targets = t.sampler.array_size;
 		if (node->weights == NODE_UNSET_WEIGHTS && give_morph_mesh(ex, node, targets) < 0) {
 			catalog_track_cleanup(&t);
 			return export_too_large(ex, err);
 		}
-		if (node->weights != targets) {
-			export_keep_in_extras(
-			    ex, ea->kept, id, track, &t, NULL,
-			    "its node already has a mesh with another number of morph "
-			    "targets");
-			catalog_track_cleanup(&t);
-			return 0;
-		}
+		if (node->weights != targets)
+			return keep(ex, ea, id, track, &t,
+			            "its node already has a mesh with another number of morph "
+			            "targets",
+			            err);
 	}
 	return add_track_channel(ex, ea, id, i, &t, node, path, strcmp(schema, SCHEMA_ZOUNA) == 0,
 	                         err);

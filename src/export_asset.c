@@ -35,6 +35,7 @@ struct export_asset {
 	int64_t track_entry;
 	unsigned track_n;
 	float *times, *values;
+	struct catalog_track kept; /* a track kept in extras: its keys as stored */
 	size_t key_count, values_bytes;
 	const void *piece; /* the accessor being sent: its bytes, and how many are given */
 	size_t piece_length, piece_at;
@@ -52,6 +53,7 @@ void export_asset_free(struct export_asset *a)
 	exporter_free(a->scratch);
 	free(a->times);
 	free(a->values);
+	catalog_track_cleanup(&a->kept);
 	free(a->encoded);
 	free(a);
 }
@@ -63,8 +65,15 @@ uint64_t export_asset_length(const struct export_asset *a)
 
 size_t export_asset_memory(const struct export_asset *a)
 {
+	size_t largest = 0;
+
+	/* made again, a track's keys are held while its accessors are sent: its times and values,
+	 * at most twice the largest accessor */
+	for (size_t i = 0; a->made_again && i < a->recipe_count; i++)
+		if (a->recipes[i].bytes > largest)
+			largest = a->recipes[i].bytes;
 	return a->head_length + a->tail_length + 8 + a->held.cap +
-	       a->recipe_count * sizeof(*a->recipes);
+	       a->recipe_count * sizeof(*a->recipes) + 2 * largest;
 }
 
 static void put32(uint8_t *p, uint32_t v)
@@ -207,6 +216,29 @@ static int make_piece(struct export_asset *a, const struct export_recipe *r, str
 
 	if (r->part == PART_TRIANGLE || r->part == PART_STILL) {
 		a->piece = r->part == PART_TRIANGLE ? (const void *)triangle : (const void *)still;
+	} else if (r->part == PART_KEPT_TIMES || r->part == PART_KEPT_VALUES) {
+		/* a kept track's keys as stored: read once for its times and values */
+		if (r->part == PART_KEPT_TIMES || a->kept.resource_id != r->entry ||
+		    a->kept.n != r->track || !a->kept.sampler.times) {
+			catalog_track_cleanup(&a->kept);
+			if (catalog_read_track(cat, r->entry, r->track, &a->kept, err) < 0)
+				return -1;
+		}
+		if (r->bytes != (r->part == PART_KEPT_TIMES
+		                     ? (size_t)a->kept.sampler.key_count * sizeof(float)
+		                     : a->kept.sampler.value_bytes)) {
+			error_set(err, ERROR_INTERNAL, NULL, -1,
+			          "export: track %u of entry %" PRId64
+			          " changed while the asset was sent",
+			          r->track, r->entry);
+			return -1;
+		}
+		a->piece = r->part == PART_KEPT_TIMES ? (const void *)a->kept.sampler.times
+		                                      : a->kept.sampler.values;
+		if (r->part == PART_KEPT_VALUES) { /* its times are sent: only its values held */
+			free(a->kept.sampler.times);
+			a->kept.sampler.times = NULL;
+		}
 	} else if (r->part == PART_BIND) {
 		struct rig rig;
 		size_t bytes = 0;

@@ -19,6 +19,8 @@
 #include "model.h"
 #include "render.h"
 
+#define GLTF_UNSIGNED_BYTE 5121
+#define GLTF_UNSIGNED_INT  5125
 #define GLTF_FLOAT         5126
 #define GLB_CHUNK_JSON     0x4E4F534Au
 #define GLB_CHUNK_BIN      0x004E4942u
@@ -36,7 +38,15 @@ struct export_node {
 };
 
 /* Where an accessor's bytes come from, to make them again as the asset is sent. */
-enum recipe_part { PART_TIMES, PART_VALUES, PART_TRIANGLE, PART_STILL, PART_BIND };
+enum recipe_part {
+	PART_TIMES,
+	PART_VALUES,
+	PART_TRIANGLE,
+	PART_STILL,
+	PART_BIND,
+	PART_KEPT_TIMES, /* a track kept in extras: its stored times */
+	PART_KEPT_VALUES /* and its stored values, as they are */
+};
 
 struct export_recipe {
 	int64_t entry;
@@ -84,21 +94,12 @@ struct exporter {
 	json_t *unrigged;    /* ids of entries exported without a rig (nodes at the root) */
 };
 
-/* The JSON text of a track kept in extras, as keep_in_extras would make it: its keys (or
- * events), number, name and the reason given. */
-struct kept_text {
-	char *text;
-	size_t length;
-	const char *reason;
-};
-
 /* One entry as an export needs it: its summary with its tracks, and every track's keys (its
  * own). */
 struct export_entry {
 	int64_t id;
 	json_t *entry;
 	struct catalog_track *tracks;
-	struct kept_text *kept; /* per track: the keys of one glTF cannot animate, made ahead */
 	size_t track_count;
 	size_t bytes;         /* of the tracks' keys */
 	struct catalog *lazy; /* or tracks read one at a time from here, as they are added */
@@ -115,6 +116,10 @@ int export_too_large(struct exporter *ex, struct error *err);
  * make its bytes again); its index, or -1 past max_bytes. */
 int export_add_accessor(struct exporter *ex, const float *data, size_t count, const char *type,
                         size_t components, int bounds, int target);
+/* A buffer view and a SCALAR accessor of `count` components of component_type over `bytes` of
+ * data (NULL when only planned); its index, or -1 past max_bytes. */
+int export_add_raw_accessor(struct exporter *ex, const void *data, size_t bytes, size_t count,
+                            int component_type);
 /* Registers an asset node (already in the doc at `index`, or about to be) under `key`, with a
  * name made unique from `name`; NULL when out of memory. */
 struct export_node *export_node_add(struct exporter *ex, const char *key, const char *name,
@@ -138,11 +143,12 @@ int export_gltf_keys(struct exporter *ex, const struct sampler *s, enum channel_
 void export_drop_if_empty(json_t *doc, const char *key);
 void export_describe_asset(struct exporter *ex);
 int export_grow_splices(struct render_splices *sp);
-int export_kept_text_make(const json_t *track, const struct catalog_track *t, const char *reason,
-                          struct kept_text *out);
-void export_keep_in_extras(struct exporter *ex, json_t *kept, int64_t id, const json_t *track,
-                           const struct catalog_track *t, struct kept_text *made,
-                           const char *reason);
+/* A track glTF cannot animate, kept in the animation's extras (kept) with the reason: its
+ * number, name, value type, interpolation and key count, and its stored times and values as
+ * two accessors of the buffer ("input", "output"; a glTF sampler's words), like a channel's.
+ * s: its keys, or NULL to plan it from the track's row alone. 0, or -1 past max_bytes. */
+int export_keep_in_extras(struct exporter *ex, json_t *kept, int64_t id, const json_t *track,
+                          const struct sampler *s, const char *reason);
 const char *export_times_unfit(const struct sampler *s);
 
 #endif

@@ -1,7 +1,7 @@
 /* export_tracks.c: how a track becomes glTF: its keys as glTF takes them (a one-key cubic
  * spline made linear, quaternions normalised, a Zouna track's value before its first key
  * kept), Euler rotations baked into quaternions, and what glTF cannot animate kept in the
- * animation's extras with its keys and the reason. */
+ * animation's extras with the reason, its keys in the buffer. */
 #include <inttypes.h>
 #include <math.h>
 #include <stdio.h>
@@ -11,76 +11,6 @@
 #include "curve.h"
 #include "export_internal.h"
 #include "pose.h"
-
-/* A track's keys as they would be answered by /keys: times, values (per key), for extras. */
-static json_t *keys_json(const struct catalog_track *t)
-{
-	const struct sampler *s = &t->sampler;
-	size_t m = sampler_components(s), per = s->interp == INTERP_CUBIC_SPLINE ? 3 : 1;
-	enum scalar_kind kind = value_type_scalar(s->type);
-	json_t *times = json_array(), *values = json_array();
-
-	for (uint32_t k = 0; k < s->key_count; k++) {
-		json_t *key = json_array();
-		json_array_append_new(times, json_real(s->times[k]));
-		for (size_t c = 0; c < m * per; c++) {
-			size_t at = (size_t)k * m * per + c;
-			switch (kind) {
-			case SCALAR_FLOAT:
-				json_array_append_new(key,
-				                      json_real(((const float *)s->values)[at]));
-				break;
-			case SCALAR_INT:
-				json_array_append_new(
-				    key, json_integer(((const int32_t *)s->values)[at]));
-				break;
-			case SCALAR_UINT:
-				json_array_append_new(
-				    key, json_integer(((const uint32_t *)s->values)[at]));
-				break;
-			case SCALAR_BOOL:
-				json_array_append_new(
-				    key, json_boolean(((const uint8_t *)s->values)[at]));
-				break;
-			default: json_array_append_new(key, json_null());
-			}
-		}
-		json_array_append_new(values, key);
-	}
-	{
-		json_t *keys = json_object();
-		json_object_set_new_nocheck(keys, "type", json_string(value_type_name(s->type)));
-		json_object_set_new_nocheck(keys, "array_size", json_integer(s->array_size));
-		json_object_set_new_nocheck(keys, "interpolation",
-		                            json_string(interpolation_name(s->interp)));
-		json_object_set_new_nocheck(keys, "times", times);
-		json_object_set_new_nocheck(keys, "values", values);
-		return keys;
-	}
-}
-
-/* An event track's events, as the sample route lists them. */
-static json_t *events_json(const struct catalog_track *t)
-{
-	const struct sampler *s = &t->sampler;
-	const uint32_t *w = s->values;
-	json_t *list = json_array();
-	char handle[2][11];
-
-	for (uint32_t k = 0; k < s->key_count; k++, w += EVENT_WORDS) {
-		float parameter;
-		memcpy(&parameter, &w[EVENT_PARAMETER], sizeof(parameter));
-		render_handle(w[EVENT_RECEIVER], handle[0]);
-		render_handle(w[EVENT_MESSAGE_ID], handle[1]);
-		json_array_append_new(
-		    list, json_pack("{s:f, s:I, s:s, s:I, s:o, s:s}", "time", (double)s->times[k],
-		                    "message_class", (json_int_t)w[EVENT_MESSAGE_CLASS], "receiver",
-		                    handle[0], "c", (json_int_t)w[EVENT_C], "parameter",
-		                    isfinite(parameter) ? json_real(parameter) : json_null(),
-		                    "message_id", handle[1]));
-	}
-	return json_pack("{s:o}", "events", list);
-}
 
 int export_grow_splices(struct render_splices *sp)
 {
@@ -94,76 +24,80 @@ int export_grow_splices(struct render_splices *sp)
 	return 0;
 }
 
-/* A track's keys (or events) as kept in extras. */
-static json_t *kept_keys_json(const struct catalog_track *t)
+/* The glTF component type a stored scalar goes out as: float32 as FLOAT, 32-bit integers as
+ * UNSIGNED_INT (an INT's two's complement: glTF has no signed 32-bit type), a BOOL as
+ * UNSIGNED_BYTE; its size in *bytes. */
+static int kept_component_type(enum value_type type, size_t *bytes)
 {
-	return t->events ? events_json(t) : keys_json(t);
+	switch (value_type_scalar(type)) {
+	case SCALAR_FLOAT: *bytes = 4; return GLTF_FLOAT;
+	case SCALAR_BOOL: *bytes = 1; return GLTF_UNSIGNED_BYTE;
+	default: *bytes = 4; return GLTF_UNSIGNED_INT;
+	}
 }
 
-int export_kept_text_make(const json_t *track, const struct catalog_track *t, const char *reason,
-                          struct kept_text *out)
-{
-	json_t *keys = kept_keys_json(t);
-	const char *name = json_string_value(json_object_get(track, "name"));
-	struct buf b;
-
-	buf_init(&b, (size_t)1 << 31);
-	if (!keys || render_json_append(&b, keys, 0) < 0 || b.len < 2) {
-		json_decref(keys);
-		buf_cleanup(&b);
-		return -1;
-	}
-	json_decref(keys);
-	b.len--; /* its closing brace: the track's number, name and reason follow */
-	buf_printf(&b, ",\"track\":%" JSON_INTEGER_FORMAT ",\"name\":",
-	           json_integer_value(json_object_get(track, "n")));
-	render_string_append(&b, name ? name : "");
-	buf_puts(&b, ",\"reason\":");
-	render_string_append(&b, reason);
-	buf_putc(&b, '}');
-	if (b.overflow) {
-		buf_cleanup(&b);
-		return -1;
-	}
-	out->text = buf_steal(&b, &out->length);
-	out->reason = reason;
-	return 0;
-}
-
-/* A track kept in extras: its keys (or events) and why glTF does not animate it. Made ahead
- * (`made`, for this reason: taken over), it goes into the asset as text, a placeholder in the
- * document spliced in when it is written: no jansson value a number to build and free. */
-void export_keep_in_extras(struct exporter *ex, json_t *kept, int64_t id, const json_t *track,
-                           const struct catalog_track *t, struct kept_text *made,
-                           const char *reason)
+int export_keep_in_extras(struct exporter *ex, json_t *kept, int64_t id, const json_t *track,
+                          const struct sampler *s, const char *reason)
 {
 	json_int_t n = json_integer_value(json_object_get(track, "n"));
 	const char *name = json_string_value(json_object_get(track, "name"));
-	struct render_splices *sp = &ex->kept;
-	json_t *placeholder, *listed;
+	const char *kind = json_string_value(json_object_get(track, "kind"));
+	struct sampler shape = {0};
+	size_t scalar_bytes, scalars;
+	int component_type, in, out;
+	json_t *item, *listed;
 
-	listed = json_object();
-	if (made && made->text && made->reason == reason &&
-	    (sp->count < sp->cap || export_grow_splices(sp) == 0) &&
-	    (placeholder = json_string(""))) {
-		sp->items[sp->count].value = placeholder;
-		sp->items[sp->count].text = made->text;
-		sp->items[sp->count].length = made->length;
-		sp->count++;
-		made->text = NULL;
-		json_array_append_new(kept, placeholder);
+	/* the keys' shape: the sampler's, or, planned without reading them, the track's row */
+	if (s) {
+		shape = *s;
 	} else {
-		json_t *item = t ? kept_keys_json(t) : json_object();
-		json_object_set_new_nocheck(item, "track", json_integer(n));
-		json_object_set_new_nocheck(item, "name", json_string(name ? name : ""));
-		json_object_set_new_nocheck(item, "reason", json_string(reason));
-		json_array_append_new(kept, item);
+		shape.type =
+		    value_type_from_name(json_string_value(json_object_get(track, "type")));
+		shape.array_size = (uint32_t)json_integer_value(json_object_get(track, "array_size"));
+		shape.key_count = (uint32_t)json_integer_value(json_object_get(track, "key_count"));
+		if (interpolation_from_name(
+		        json_string_value(json_object_get(track, "interpolation")), &shape.interp) <
+		    0)
+			shape.interp = INTERP_STEP;
 	}
+	component_type = kept_component_type(shape.type, &scalar_bytes);
+	scalars = (size_t)shape.key_count * sampler_components(&shape) *
+	          (shape.interp == INTERP_CUBIC_SPLINE ? 3 : 1);
+	/* the keys go into the buffer as two accessors, like a channel's, made again from the
+	 * catalogue when the asset is sent: never a JSON value a number */
+	ex->source = (struct export_recipe){.entry = id, .track = (unsigned)n, .part = PART_KEPT_TIMES};
+	in = export_add_raw_accessor(ex, s ? s->times : NULL, (size_t)shape.key_count * 4,
+	                             shape.key_count, GLTF_FLOAT);
+	ex->source.part = PART_KEPT_VALUES;
+	out = in < 0 ? -1
+	             : export_add_raw_accessor(ex, s ? s->values : NULL, scalars * scalar_bytes,
+	                                       scalars, component_type);
+	if (out < 0)
+		return -1;
+	item = json_object();
+	json_object_set_new_nocheck(item, "track", json_integer(n));
+	json_object_set_new_nocheck(item, "name", json_string(name ? name : ""));
+	json_object_set_new_nocheck(item, "reason", json_string(reason));
+	json_object_set_new_nocheck(item, "type", json_string(value_type_name(shape.type)));
+	json_object_set_new_nocheck(item, "array_size", json_integer(shape.array_size));
+	json_object_set_new_nocheck(item, "interpolation",
+	                            json_string(interpolation_name(shape.interp)));
+	json_object_set_new_nocheck(item, "key_count", json_integer(shape.key_count));
+	json_object_set_new_nocheck(item, "input", json_integer(in));
+	json_object_set_new_nocheck(item, "output", json_integer(out));
+	if (kind && strcmp(kind, "events") == 0)
+		json_object_set_new_nocheck(
+		    item, "event_words",
+		    json_pack("[s, s, s, s, s]", "message_class", "receiver", "c",
+		              "parameter (float32 bits)", "message_id"));
+	json_array_append_new(kept, item);
+	listed = json_object();
 	json_object_set_new_nocheck(listed, "entry", json_integer(id));
 	json_object_set_new_nocheck(listed, "track", json_integer(n));
 	json_object_set_new_nocheck(listed, "name", json_string(name ? name : ""));
 	json_object_set_new_nocheck(listed, "reason", json_string(reason));
 	json_array_append_new(ex->summary_extras, listed);
+	return 0;
 }
 
 /* glTF's timeline: times from 0, strictly increasing. NULL when they fit, else why not. */

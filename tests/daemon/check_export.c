@@ -16,6 +16,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "base64.h"
 #include "burnout_writer.h"
 #include "catalog.h"
 #include "export.h"
@@ -605,9 +606,9 @@ START_TEST(the_mapping_keeps_everything)
 		    strncmp(json_string_value(json_object_get(x, "name")), "bone 0x", 7) == 0;
 		ck_assert_uint_eq(bones, 2);
 	}
-	/* the events and the material channel are in the first animation's extras */
-	ck_assert_ptr_nonnull(
-	    strstr(r.body + 20, "\"events\":[{\"time\":0.5,\"message_class\":36"));
+	/* the events and the material channel are in the first animation's extras, their keys
+	 * in the buffer */
+	ck_assert_ptr_nonnull(strstr(r.body + 20, "\"event_words\":[\"message_class\""));
 	json_decref(doc);
 	http_reply_cleanup(&r);
 	/* morph weights need a mesh with as many morph targets */
@@ -685,25 +686,81 @@ static json_t *kept_track(json_t *doc, json_int_t id, json_int_t n)
 	return NULL;
 }
 
+/* Accessor `index` of a .gltf whose buffer 0 (its data URI) is `bin`: its bytes, count and
+ * component type (a SCALAR accessor, as kept tracks have them). */
+static const uint8_t *accessor_data(json_t *doc, const uint8_t *bin, size_t bin_length,
+                                    json_int_t index, size_t *count, int *component_type)
+{
+	json_t *acc = json_array_get(json_object_get(doc, "accessors"), (size_t)index);
+	json_t *view = json_array_get(json_object_get(doc, "bufferViews"),
+	                              (size_t)json_integer_value(json_object_get(acc, "bufferView")));
+	size_t offset = (size_t)json_integer_value(json_object_get(view, "byteOffset"));
+	size_t length = (size_t)json_integer_value(json_object_get(view, "byteLength"));
+
+	ck_assert_ptr_nonnull(acc);
+	ck_assert_str_eq(json_string_value(json_object_get(acc, "type")), "SCALAR");
+	ck_assert_uint_le(offset + length, bin_length);
+	*count = (size_t)json_integer_value(json_object_get(acc, "count"));
+	*component_type = (int)json_integer_value(json_object_get(acc, "componentType"));
+	ck_assert_uint_eq(length, *count * (*component_type == 5121 ? 1 : 4));
+	return bin + offset;
+}
+
+/* Component k of a kept accessor as a number: FLOAT, UNSIGNED_INT (an INT track's as its two's
+ * complement, when `signed_int`) or UNSIGNED_BYTE. */
+static double accessor_number(const uint8_t *data, int component_type, size_t k, int signed_int)
+{
+	float f;
+	uint32_t u;
+
+	if (component_type == 5121)
+		return data[k];
+	memcpy(&u, data + 4 * k, 4);
+	if (component_type == 5126) {
+		memcpy(&f, &u, 4);
+		return f;
+	}
+	return signed_int ? (double)(int32_t)u : (double)u;
+}
+
+/* A JSON number, or a boolean as 0 and 1. */
+static double number_of(const json_t *v)
+{
+	return json_is_boolean(v) ? (json_is_true(v) ? 1 : 0) : json_number_value(v);
+}
+
 /* Every track the summary says is kept in extras is there, in its entry's extras, with its
- * number, name and reason, and with the keys the keys route gives (cubic: in-tangent, value
- * and out-tangent of a key in one list), or the events the keys route lists. */
+ * number, name and reason, its type, interpolation and key count, and its keys in the buffer
+ * as two accessors ("input": the times, "output": every key's components in order, a cubic
+ * key's in-tangent, value and out-tangent): the keys the keys route gives, or the events it
+ * lists (five words a key). */
 START_TEST(kept_tracks_carry_their_keys)
 {
 	json_t *summary = http_get_json(&d, "/api/export?summary=1", 200), *x;
 	struct http_reply r;
 	json_t *doc;
-	size_t i, with_keys = 0, with_events = 0;
+	size_t i, with_keys = 0, with_events = 0, bin_length = 0;
+	const char *uri;
+	uint8_t *bin;
 
 	ck_assert_int_eq(http_request(&d, "GET", "/api/export?format=gltf", NULL, 0, NULL, &r), 0);
 	ck_assert_int_eq(r.status, 200);
 	doc = json_loadb(r.body, r.length, 0, NULL);
 	ck_assert_ptr_nonnull(doc);
+	uri = json_string_value(
+	    json_object_get(json_array_get(json_object_get(doc, "buffers"), 0), "uri"));
+	ck_assert_ptr_nonnull(uri);
+	uri = strchr(uri, ',') + 1;
+	bin = base64_decode(uri, strlen(uri), &bin_length, NULL);
+	ck_assert_ptr_nonnull(bin);
 	json_array_foreach(json_object_get(summary, "in_extras"), i, x)
 	{
 		json_int_t id = json_integer_value(json_object_get(x, "entry"));
 		json_int_t n = json_integer_value(json_object_get(x, "track"));
 		json_t *kept = kept_track(doc, id, n), *keys, *expected;
+		size_t times_count, values_count, key_count;
+		int times_type, values_type, signed_int;
+		const uint8_t *times, *values;
 		char path[128];
 		ck_assert_msg(kept != NULL, "entry %lld track %lld is not in the extras",
 		              (long long)id, (long long)n);
@@ -713,9 +770,41 @@ START_TEST(kept_tracks_carry_their_keys)
 		snprintf(path, sizeof(path), "/api/resources/%lld/tracks/%lld/keys", (long long)id,
 		         (long long)n);
 		keys = http_get_json(&d, path, 200);
-		if (json_object_get(kept, "events")) {
-			ck_assert_uint_eq(json_array_size(json_object_get(kept, "events")),
-			                  json_array_size(json_object_get(keys, "events")));
+		times = accessor_data(doc, bin, bin_length,
+		                      json_integer_value(json_object_get(kept, "input")),
+		                      &times_count, &times_type);
+		values = accessor_data(doc, bin, bin_length,
+		                       json_integer_value(json_object_get(kept, "output")),
+		                       &values_count, &values_type);
+		key_count = (size_t)json_integer_value(json_object_get(kept, "key_count"));
+		ck_assert_int_eq(times_type, 5126);
+		ck_assert_uint_eq(times_count, key_count);
+		if (json_object_get(keys, "events")) {
+			json_t *events = json_object_get(keys, "events"), *e;
+			size_t k;
+			ck_assert_ptr_nonnull(json_object_get(kept, "event_words"));
+			ck_assert_uint_eq(json_array_size(events), key_count);
+			ck_assert_uint_eq(values_count, key_count * 5);
+			ck_assert_int_eq(values_type, 5125);
+			json_array_foreach(events, k, e)
+			{
+				uint32_t receiver, message_id;
+				ck_assert(hash_parse_handle(json_string_value(json_object_get(e, "receiver")),
+				                            &receiver) == 0);
+				ck_assert(hash_parse_handle(
+				              json_string_value(json_object_get(e, "message_id")),
+				              &message_id) == 0);
+				ck_assert(accessor_number(times, 5126, k, 0) ==
+				          json_number_value(json_object_get(e, "time")));
+				ck_assert(accessor_number(values, 5125, k * 5, 0) ==
+				          number_of(json_object_get(e, "message_class")));
+				ck_assert(accessor_number(values, 5125, k * 5 + 1, 0) == receiver);
+				ck_assert(accessor_number(values, 5125, k * 5 + 2, 0) ==
+				          number_of(json_object_get(e, "c")));
+				ck_assert(accessor_number(values, 5126, k * 5 + 3, 0) ==
+				          number_of(json_object_get(e, "parameter")));
+				ck_assert(accessor_number(values, 5125, k * 5 + 4, 0) == message_id);
+			}
 			with_events++;
 			json_decref(keys);
 			continue;
@@ -723,36 +812,41 @@ START_TEST(kept_tracks_carry_their_keys)
 		ck_assert(json_equal(json_object_get(kept, "type"), json_object_get(keys, "type")));
 		ck_assert(json_equal(json_object_get(kept, "interpolation"),
 		                     json_object_get(keys, "interpolation")));
-		ck_assert(
-		    json_equal(json_object_get(kept, "times"), json_object_get(keys, "times")));
+		ck_assert_uint_eq(json_array_size(json_object_get(keys, "times")), key_count);
+		for (size_t k = 0; k < key_count; k++)
+			ck_assert(accessor_number(times, 5126, k, 0) ==
+			          json_number_value(json_array_get(json_object_get(keys, "times"), k)));
 		expected = json_array();
-		for (size_t k = 0; k < json_array_size(json_object_get(keys, "times")); k++) {
-			json_t *key = json_array();
+		for (size_t k = 0; k < key_count; k++) {
 			if (json_object_get(keys, "in_tangents")) {
 				json_array_extend(
-				    key, json_array_get(json_object_get(keys, "in_tangents"), k));
+				    expected, json_array_get(json_object_get(keys, "in_tangents"), k));
+				json_array_extend(expected,
+				                  json_array_get(json_object_get(keys, "values"), k));
 				json_array_extend(
-				    key, json_array_get(json_object_get(keys, "values"), k));
-				json_array_extend(
-				    key, json_array_get(json_object_get(keys, "out_tangents"), k));
+				    expected, json_array_get(json_object_get(keys, "out_tangents"), k));
 			} else {
 				json_t *v = json_array_get(json_object_get(keys, "values"), k);
 				if (json_is_array(v))
-					json_array_extend(key, v);
+					json_array_extend(expected, v);
 				else
-					json_array_append(key, v);
+					json_array_append(expected, v);
 			}
-			json_array_append_new(expected, key);
 		}
-		ck_assert_msg(json_equal(json_object_get(kept, "values"), expected),
-		              "entry %lld track %lld: the kept values differ from the keys",
-		              (long long)id, (long long)n);
+		ck_assert_uint_eq(values_count, json_array_size(expected));
+		signed_int = strncmp(json_string_value(json_object_get(kept, "type")), "INT", 3) == 0;
+		for (size_t k = 0; k < values_count; k++)
+			ck_assert_msg(accessor_number(values, values_type, k, signed_int) ==
+			                  number_of(json_array_get(expected, k)),
+			              "entry %lld track %lld: kept value %zu differs from the keys",
+			              (long long)id, (long long)n, k);
 		with_keys++;
 		json_decref(expected);
 		json_decref(keys);
 	}
 	ck_assert_uint_ge(with_keys, 3);
 	ck_assert_uint_ge(with_events, 1);
+	free(bin);
 	json_decref(doc);
 	http_reply_cleanup(&r);
 	json_decref(summary);

@@ -731,6 +731,89 @@ START_TEST(exports_side_by_side_stay_in_bounded_memory)
 }
 END_TEST
 
+/* A track glTF cannot animate costs what a channel costs: a bare keyframer of 2,000,000 keys
+ * (a 16 MB upload, its float track kept in extras) exports in about its upload's size (its
+ * keys go into the buffer, made again as they are sent), and is planned (summary=1, HEAD)
+ * without reading its keys; three exports at once under --answer-memory 64M stay within it. */
+START_TEST(an_export_costs_its_upload_not_a_tree_of_its_keys)
+{
+	enum { KEYS = 2000000 };
+	char *dir = testutil_temp_dir(), db[600], cmd[3000], *out;
+	struct zkey *keys = calloc(KEYS, sizeof(*keys));
+	struct daemon_proc d;
+	struct http_reply r;
+	struct zbuf b;
+	long rest, planned, exported, three;
+	int status, sanitized;
+
+	ck_assert_ptr_nonnull(keys);
+	for (int i = 0; i < KEYS; i++) {
+		keys[i].time = (float)i * 0.01f;
+		keys[i].v[0] = (float)(i % 2000 - 1000) / 512.0f;
+	}
+	zbuf_init(&b, 0);
+	ck_assert_int_eq(
+	    zouna_write_keyframer(&b, "KeyframerFloatLinearComp_Z", 0, keys, KEYS, ZW_DEFAULT), 0);
+	free(keys);
+	snprintf(db, sizeof(db), "%s/animdex.db", dir);
+	ck_assert_int_eq(daemon_start(&d, db, NULL), 0);
+	ck_assert_int_eq(http_request(&d, "POST",
+	                              "/api/resources?filename=long.KeyframerFloatLinearComp_Z",
+	                              b.data, b.len, "application/octet-stream", &r),
+	                 0);
+	ck_assert_msg(r.status == 201, "%ld %s", r.status, r.body);
+	http_reply_cleanup(&r);
+	ck_assert_int_eq(daemon_stop(&d), 0);
+
+	ck_assert_int_eq(daemon_start(&d, db, "--answer-memory 64M"), 0);
+	rest = process_rss_kib(d.pid, "VmHWM");
+	ck_assert_int_eq(get_status(&d, "/api/resources/1/export?summary=1", NULL, 0), 200);
+	snprintf(cmd, sizeof(cmd), "curl -s -I -o /dev/null -w '%%{http_code}' '%s/api/resources/1/export'",
+	         d.base);
+	out = testutil_shell(cmd, &status);
+	ck_assert_str_eq(out, "200");
+	free(out);
+	planned = process_rss_kib(d.pid, "VmHWM");
+	snprintf(cmd, sizeof(cmd),
+	         "curl -s -o '%s/one.glb' -w '%%{http_code}' '%s/api/resources/1/export'", dir,
+	         d.base);
+	out = testutil_shell(cmd, &status);
+	ck_assert_str_eq(out, "200");
+	free(out);
+	exported = process_rss_kib(d.pid, "VmHWM");
+	snprintf(cmd, sizeof(cmd),
+	         "cd '%s' && for i in 1 2 3; do curl -s -o e$i.glb -w '%%{http_code}\n' "
+	         "'%s/api/resources/1/export' & done; wait",
+	         dir, d.base);
+	out = testutil_shell(cmd, &status);
+	three = process_rss_kib(d.pid, "VmHWM");
+	for (char *c = out; *c; c++)
+		*c = *c == '\n' ? ' ' : *c;
+	printf("note: a %zu-byte bare keyframer of %d keys kept in extras: the daemon's peak RSS "
+	       "at rest %ld KiB, planned (summary=1, HEAD) %ld, exported %ld, three exports at "
+	       "once under --answer-memory 64M %ld (%s)\n",
+	       b.len, KEYS, rest, planned, exported, three, out);
+	snprintf(cmd, sizeof(cmd), "ldd '%s' | grep -q libasan", animdexd());
+	sanitized = system(cmd) == 0;
+	if (sanitized) {
+		printf("note: the memory bounds are not checked on a sanitizer build\n");
+	} else {
+		ck_assert_msg(planned - rest < 4 * 1024, "planning grew the daemon by %ld KiB",
+		              planned - rest);
+		ck_assert_msg(exported - rest < (long)(b.len / 1024) + 16 * 1024,
+		              "an export grew the daemon by %ld KiB for a %zu-byte upload",
+		              exported - rest, b.len);
+		ck_assert_msg(three - rest < 64 * 1024 + 16 * 1024,
+		              "three exports grew the daemon by %ld KiB", three - rest);
+	}
+	free(out);
+	ck_assert_int_eq(daemon_stop(&d), 0);
+	zbuf_free(&b);
+	testutil_remove_tree(dir);
+	free(dir);
+}
+END_TEST
+
 /* An entry's answer and a comparison are counted against --answer-memory before they are
  * made: under 8M, the entry of 20,000 tracks (a JSON tree of about 120 MB) is refused with 503
  * at once, and the daemon does not grow; comparing a one-track entry with it counts both
@@ -822,6 +905,7 @@ int main(void)
 	tcase_add_test(tc, a_very_long_euler_track_exports);
 	tcase_add_test(tc, slow_raw_downloads_hold_a_block_not_the_upload);
 	tcase_add_test(tc, answers_are_counted_before_they_are_made);
+	tcase_add_test(tc, an_export_costs_its_upload_not_a_tree_of_its_keys);
 	tcase_add_test(tc, exports_side_by_side_stay_in_bounded_memory);
 	suite_add_tcase(s, tc);
 	return testutil_run(s);
