@@ -784,6 +784,20 @@ static enum MHD_Result access_handler(void *cls, struct MHD_Connection *conn, co
 	return send_route_answer(st, conn, &resp);
 }
 
+/* libmicrohttpd's word that a request line has come: the connection is no longer idle (an
+ * idle one timing out is ordinary; one that stops half way through its headers is not). */
+static void *request_line_came(void *cls, const char *uri, struct MHD_Connection *conn)
+{
+	const union MHD_ConnectionInfo *info =
+	    MHD_get_connection_info(conn, MHD_CONNECTION_INFO_SOCKET_CONTEXT);
+	struct conn_watch *w = info ? info->socket_context : NULL;
+
+	(void)cls, (void)uri;
+	if (w)
+		__atomic_store_n(&w->requested, 1, __ATOMIC_RELAXED);
+	return NULL; /* the request's state is made when its headers are whole */
+}
+
 /* libmicrohttpd's word that a connection opened or closed, for the watchdog. */
 static void notify_connection(void *cls, struct MHD_Connection *conn, void **socket_context,
                               enum MHD_ConnectionNotificationCode toe)
@@ -828,11 +842,23 @@ static size_t unescape_url(void *cls, struct MHD_Connection *conn, char *url)
  * as 0, so the caller's message is the one that names the real address). */
 static void server_log(void *cls, const char *fmt, va_list ap)
 {
+	static const char *const ordinary[] = {
+	    "application error generating response",
+	    "Connection socket is closed",
+	    "Connection reset by peer",
+	    "Failed to send data in request",
+	};
 	char text[1024];
 	size_t n;
 
 	(void)cls;
 	vsnprintf(text, sizeof(text), fmt, ap);
+	/* one connection ending early (a client gone from its event stream or download, a tab
+	 * closed half way through a request, or the watchdog's doing, which says so itself) is
+	 * said by the daemon when it is worth a line: libmicrohttpd's word for it is not */
+	for (size_t i = 0; i < sizeof(ordinary) / sizeof(ordinary[0]); i++)
+		if (strstr(text, ordinary[i]))
+			return;
 	n = strlen(text);
 	if (n && text[n - 1] == '\n')
 		text[n - 1] = '\0';
@@ -936,7 +962,8 @@ struct server *server_start(const struct server_config *cfg, struct catalog_pool
 	    MHD_OPTION_CONNECTION_TIMEOUT, (unsigned int)cfg->timeout_seconds,
 	    MHD_OPTION_CONNECTION_MEMORY_LIMIT, cfg->max_header_size, MHD_OPTION_NOTIFY_COMPLETED,
 	    request_completed, srv, MHD_OPTION_NOTIFY_CONNECTION, notify_connection, srv,
-	    MHD_OPTION_UNESCAPE_CALLBACK, unescape_url, NULL, MHD_OPTION_END);
+	    MHD_OPTION_UNESCAPE_CALLBACK, unescape_url, NULL, MHD_OPTION_URI_LOG_CALLBACK,
+	    request_line_came, NULL, MHD_OPTION_END);
 	if (!srv->daemon) {
 		error_set(err, ERROR_INTERNAL, NULL, -1,
 		          "cannot listen on %s: %s (is the port in use?)", cfg->listen,

@@ -48,6 +48,7 @@ struct conn_watch {
 	uint64_t body_bytes;    /* received in PHASE_BODY (atomic) */
 	uint64_t body_declared; /* Content-Length, or 0 (atomic) */
 	int closing;            /* shut down by the watchdog; still open until reported */
+	int requested;          /* its request line has come (atomic): not an idle connection */
 	struct conn_watch *prev, *next;
 	/* the state of the connection's last request, kept for its next one (a state is too
 	 * large for malloc's quick paths; only the connection's thread touches it); freed with
@@ -61,8 +62,10 @@ struct watchdog {
 	pthread_mutex_t lock;               /* guards the fields below */
 	struct conn_watch *watching;        /* every open connection */
 	unsigned live;                      /* open connections not being shut down */
-	unsigned long closed_slow;          /* shut down for slowness since the last log line */
-	unsigned long closed_room;          /* shut down to make room since the last log line */
+	/* since the last log line: shut down for slowness (a request's headers or body sent too
+	 * slowly), because the client abandoned its upload, or to make room for new clients; idle
+	 * connections (no request line since their last answer) closed are not said */
+	unsigned long closed_slow, closed_cut, closed_room;
 	int stopping;                       /* the thread ends */
 	pthread_cond_t wake;                /* wakes the thread to end */
 	pthread_t thread;

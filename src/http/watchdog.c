@@ -50,6 +50,8 @@ void watchdog_phase(struct conn_watch *w, enum watch_phase phase, uint64_t decla
 {
 	if (!w)
 		return;
+	if (phase == PHASE_HEADERS)
+		__atomic_store_n(&w->requested, 0, __ATOMIC_RELAXED); /* the next request's turn */
 	__atomic_store_n(&w->body_bytes, 0, __ATOMIC_RELAXED);
 	__atomic_store_n(&w->body_declared, declared, __ATOMIC_RELAXED);
 	__atomic_store_n(&w->stamp, watch_stamp(phase), __ATOMIC_RELEASE);
@@ -108,8 +110,11 @@ struct conn_watch *watchdog_opened(struct watchdog *wd, int fd)
 	if (wd->live > wd->config->max_connections) {
 		/* full: the connection waiting longest for its headers makes room */
 		struct conn_watch *oldest = longest_waiting(wd, w);
-		watch_shut(wd, oldest ? oldest : w);
-		wd->closed_room++;
+		if (!oldest)
+			oldest = w;
+		watch_shut(wd, oldest);
+		if (__atomic_load_n(&oldest->requested, __ATOMIC_RELAXED))
+			wd->closed_room++; /* an idle one making room is ordinary */
 	}
 	pthread_mutex_unlock(&wd->lock);
 	return w;
@@ -144,16 +149,23 @@ static void shut_slow(struct watchdog *wd, uint64_t now_ms)
 		int slow = 0;
 		if (w->closing)
 			continue;
-		if (stamp_phase(stamp) == PHASE_HEADERS)
+		if (stamp_phase(stamp) == PHASE_HEADERS) {
+			/* an idle kept-alive connection timing out is not worth a line */
 			slow = age > grace;
-		else if (stamp_phase(stamp) == PHASE_BODY)
-			slow = (age > grace &&
-			        (double)bytes < (double)wd->config->min_body_rate * age) ||
-			       (bytes < declared && watchdog_peer_closed(w->fd));
-		if (slow) {
-			watch_shut(wd, w);
-			wd->closed_slow++;
+			if (slow && __atomic_load_n(&w->requested, __ATOMIC_RELAXED))
+				wd->closed_slow++;
+		} else if (stamp_phase(stamp) == PHASE_BODY) {
+			if (bytes < declared && watchdog_peer_closed(w->fd)) {
+				slow = 1;
+				wd->closed_cut++;
+			} else if (age > grace &&
+			           (double)bytes < (double)wd->config->min_body_rate * age) {
+				slow = 1;
+				wd->closed_slow++;
+			}
 		}
+		if (slow)
+			watch_shut(wd, w);
 	}
 }
 
@@ -175,16 +187,34 @@ static void *watchdog_main(void *arg)
 			break;
 		now_ms = monotonic_ms();
 		shut_slow(wd, now_ms);
-		if ((wd->closed_slow || wd->closed_room) && !wd->config->quiet &&
-		    now_ms - last_log >= LOG_PERIOD_MS) {
-			fprintf(
-			    stderr,
-			    "animdexd: closed %lu slow connections (no complete request header "
-			    "within %u s, an upload body under %zu bytes/s, or a body cut short) "
-			    "and %lu waiting ones to make room for new clients\n",
-			    wd->closed_slow, wd->config->header_timeout, wd->config->min_body_rate,
-			    wd->closed_room);
-			wd->closed_slow = wd->closed_room = 0;
+		if ((wd->closed_slow || wd->closed_cut || wd->closed_room) &&
+		    !wd->config->quiet && now_ms - last_log >= LOG_PERIOD_MS) {
+			if (wd->closed_slow)
+				fprintf(stderr,
+				        "animdexd: closed %lu connection%s sending %s request%s too "
+				        "slowly (headers not whole within %u s, or a body under %zu "
+				        "bytes/s)\n",
+				        wd->closed_slow, wd->closed_slow == 1 ? "" : "s",
+				        wd->closed_slow == 1 ? "its" : "their",
+				        wd->closed_slow == 1 ? "" : "s", wd->config->header_timeout,
+				        wd->config->min_body_rate);
+			if (wd->closed_cut)
+				fprintf(stderr,
+				        "animdexd: %lu upload%s abandoned by %s client%s before %s "
+				        "body was whole; nothing of %s was stored\n",
+				        wd->closed_cut, wd->closed_cut == 1 ? " was" : "s were",
+				        wd->closed_cut == 1 ? "its" : "their",
+				        wd->closed_cut == 1 ? "" : "s",
+				        wd->closed_cut == 1 ? "its" : "their",
+				        wd->closed_cut == 1 ? "it" : "them");
+			if (wd->closed_room)
+				fprintf(stderr,
+				        "animdexd: closed %lu connection%s waiting on %s request's "
+				        "headers to make room for new clients (--max-connections %u)\n",
+				        wd->closed_room, wd->closed_room == 1 ? "" : "s",
+				        wd->closed_room == 1 ? "its" : "their",
+				        wd->config->max_connections);
+			wd->closed_slow = wd->closed_cut = wd->closed_room = 0;
 			last_log = now_ms;
 		}
 	}

@@ -660,6 +660,83 @@ START_TEST(the_request_log_escapes_control_bytes)
 }
 END_TEST
 
+/* Waits (at most 10 s) until the server closes fd: 1 when it did. */
+static int closed_by_server(int fd)
+{
+	for (int i = 0; i < 200; i++) {
+		char c[4096];
+		struct pollfd p = {fd, POLLIN, 0};
+		if (poll(&p, 1, 50) > 0) {
+			ssize_t n = recv(fd, c, sizeof(c), MSG_DONTWAIT);
+			if (n == 0)
+				return 1;
+			if (n < 0 && errno != EAGAIN)
+				return 1;
+		}
+	}
+	return 0;
+}
+
+/* What happens every day is not logged as a failure: an idle connection, or one kept alive
+ * after its answer, timing out; a client closing its event stream or a download half way.
+ * A connection that stops half way through its headers is said, in the daemon's words. */
+START_TEST(ordinary_closes_are_not_logged_as_failures)
+{
+	static const char health[] = "GET /api/health HTTP/1.1\r\nHost: x\r\n\r\n";
+	static const char events[] = "GET /api/events HTTP/1.1\r\nHost: x\r\n\r\n";
+	static const char partial[] = "GET /api/health HTTP/1.1\r\nHost: x\r\n";
+	struct daemon_proc d;
+	char *dir = testutil_temp_dir(), db[512], log[512], *text = NULL;
+	size_t len;
+	int idle, kept, stream, slow;
+
+	snprintf(db, sizeof(db), "%s/a.db", dir);
+	snprintf(log, sizeof(log), "%s/log.txt", dir);
+	ck_assert_int_eq(daemon_start_logged(&d, db, "--header-timeout 1", log), 0);
+	idle = raw_connect(&d, NULL);
+	kept = raw_connect(&d, NULL);
+	stream = raw_connect(&d, NULL);
+	ck_assert(idle >= 0 && kept >= 0 && stream >= 0);
+	ck_assert_int_eq(raw_send(kept, health, sizeof(health) - 1), 0);
+	ck_assert_int_eq(raw_send(stream, events, sizeof(events) - 1), 0);
+	{
+		char c[256];
+		struct pollfd p = {stream, POLLIN, 0};
+		ck_assert_int_gt(poll(&p, 1, 5000), 0); /* the stream's first comment */
+		ck_assert_int_gt(recv(stream, c, sizeof(c), 0), 0);
+	}
+	close(stream); /* the client goes away */
+	ck_assert_msg(closed_by_server(idle), "an idle connection stays open");
+	ck_assert_msg(closed_by_server(kept), "a kept-alive connection stays open");
+	/* one that stops half way through its headers */
+	slow = raw_connect(&d, NULL);
+	ck_assert_int_eq(raw_send(slow, partial, sizeof(partial) - 1), 0);
+	ck_assert_msg(closed_by_server(slow), "a half-sent request stays open");
+	close(idle);
+	close(kept);
+	close(slow);
+	/* its line comes within the watchdog's log period (10 s) */
+	for (int i = 0; i < 300; i++) {
+		free(text);
+		text = testutil_read_file(log, &len);
+		if (text && strstr(text, "sending its request too slowly"))
+			break;
+		pause_ms(100);
+	}
+	ck_assert_int_eq(daemon_stop(&d), 0);
+	free(text);
+	text = testutil_read_file(log, &len);
+	ck_assert_ptr_nonnull(text);
+	ck_assert_msg(strstr(text, "animdexd: closed 1 connection sending its request too slowly"),
+	              "%s", text);
+	ck_assert_msg(!strstr(text, "application error") && !strstr(text, "libmicrohttpd:"),
+	              "%s", text);
+	free(text);
+	testutil_remove_tree(dir);
+	free(dir);
+}
+END_TEST
+
 /* Static files: regular files inside --www only. A FIFO would hang a polling thread (and
  * SIGTERM with it); a NUL in the path must not cut it short; hidden files and links out of
  * the folder are not served, each defence on its own. */
@@ -789,6 +866,8 @@ int main(void)
 	tcase_set_timeout(slow, 120);
 	tcase_add_test(misc, conflicting_content_lengths_are_refused);
 	tcase_add_test(misc, the_request_log_escapes_control_bytes);
+	tcase_add_test(misc, ordinary_closes_are_not_logged_as_failures);
+	tcase_set_timeout(misc, 60);
 	tcase_add_test(misc, static_files_refuse_fifos_nuls_hidden_files_and_links_out);
 	tcase_add_test(misc, import_visits_each_folder_once_and_names_what_it_skips);
 	suite_add_tcase(s, data);
