@@ -20,7 +20,7 @@ if [ "${ANIMDEX_NO_BLENDER:-0}" = 1 ]; then
 	exit $status
 fi
 if ! command -v blender >/dev/null 2>&1; then
-	echo "FAIL: export: blender is needed (./autogen.sh installs it; ANIMDEX_NO_BLENDER=1 skips)"
+	echo "FAIL: export: blender is needed (build-aux/install-deps test installs it; ANIMDEX_NO_BLENDER=1 skips)"
 	exit 1
 fi
 set --

@@ -3,7 +3,7 @@
 set -eu
 src=${ANIMDEX_SRCDIR:-.}
 if ! command -v clang-format >/dev/null 2>&1; then
-	echo "clang-format is not installed (./autogen.sh installs it)" >&2
+	echo "clang-format is not installed (build-aux/install-deps test installs it)" >&2
 	exit 1
 fi
 cd "$src"

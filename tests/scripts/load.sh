@@ -16,7 +16,7 @@ check() { # name ok detail
 	if [ "$2" = 0 ]; then echo "PASS: $1"; else echo "FAIL: $1 ($3)"; status=1; fi
 }
 if ! command -v wrk >/dev/null 2>&1; then
-	echo "FAIL: load: wrk is needed (./autogen.sh installs it)"
+	echo "FAIL: load: wrk is needed (build-aux/install-deps test installs it)"
 	exit 1
 fi
 "$ANIMDEXD" --listen 127.0.0.1:0 --db "$dir/load.db" --www "$src/www" --quiet \

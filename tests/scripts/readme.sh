@@ -82,5 +82,22 @@ for i in $(seq 1 "$n"); do
 done
 kill -TERM "$daemon"
 wait "$daemon"
+# the run command (./autogen.sh) installs what building and running need, not the test tools
+build=" $(sh "$src/build-aux/install-deps" build --list) "
+tests=" $(sh "$src/build-aux/install-deps" test --list | head -n 1) "
+for p in chromium blender postgresql clang check wrk; do
+	case "$build" in
+	*" $p "*) check "readme: the run command does not install $p" 1 "build-aux/install-deps build lists it" ;;
+	*) check "readme: the run command does not install $p" 0 "" ;;
+	esac
+	case "$tests" in
+	*" $p "*) check "readme: the test command installs $p" 0 "" ;;
+	*) check "readme: the test command installs $p" 1 "build-aux/install-deps test lacks it" ;;
+	esac
+done
+grep -q 'sh build-aux/install-deps build' "$src/autogen.sh"
+check "readme: autogen.sh installs the build set" $? "it does not call build-aux/install-deps build"
+head -n 12 "$src/README.md" | grep -q "800 packages"
+check "readme: the README says what the test command installs" $? "no word of it in its first lines"
 rm -rf "$dir"
 exit $status

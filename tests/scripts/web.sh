@@ -6,7 +6,7 @@ set -u
 src=${ANIMDEX_SRCDIR:-.}
 browser="$src/tests/browser"
 if [ ! -x /usr/bin/chromium ]; then
-	echo "FAIL: /usr/bin/chromium is needed (./autogen.sh installs Debian's chromium)"
+	echo "FAIL: /usr/bin/chromium is needed (build-aux/install-deps test installs Debian's chromium)"
 	exit 1
 fi
 sh "$src/tests/npm-tool.sh" "$browser" playwright-core || exit 1
