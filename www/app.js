@@ -639,7 +639,11 @@ async function showMotion(entry, restore = {}) {
   const select = $('#skeleton-choice');
   select.replaceChildren(...options.map((o) => make('option', { value: o.value, text: o.label })));
   select.value = chosen;
-  select.onchange = () => chooseSkeleton(entry, select.value, ranked, {});
+  // another skeleton keeps the time shown (the frame a user was looking at)
+  select.onchange = () => {
+    const view = state.motion.view;
+    chooseSkeleton(entry, select.value, ranked, { t: view.entry ? view.time : state.time });
+  };
   visible(true);
   await chooseSkeleton(entry, chosen, ranked, restore);
   await listClips(entry);
@@ -822,9 +826,12 @@ const timeCursor = {
 };
 
 // The readout asks the API for the exact values at the time under the pointer (or the view's).
+// The chart's time under a pointer event (from the canvas's own box, so that an event whose
+// target is another element, a release outside the chart, says where on the chart it is).
 const chartTime = (event) => {
   const chart = state.chart;
-  const x = chart ? chart.scales.x.getValueForPixel(event.offsetX) : NaN;
+  const box = $('#chart').getBoundingClientRect();
+  const x = chart ? chart.scales.x.getValueForPixel(event.clientX - box.left) : NaN;
   return Number.isFinite(x) ? Math.min(Math.max(x, chart.scales.x.min), chart.scales.x.max) : null;
 };
 
@@ -891,21 +898,39 @@ function setUpEntry() {
   $('#zoom-in').addEventListener('click', () => zoom(0.5));
   $('#zoom-out').addEventListener('click', () => zoom(2));
   $('#reset-window').addEventListener('click', () => { state.window = null; drawChart(); });
-  let pending = null, scrubbing = false;
-  // pressing (and dragging) on the chart moves the view's time there
+  let pending = null, scrubbing = false, frame = 0;
+  // pressing (and dragging) on the chart moves the view's time there: every move while the
+  // button is down, once a frame, and the release where it happens, so that the view, the
+  // chart's cursor and the readout end on the same time
   const scrub = (event) => {
     const t = chartTime(event);
     const view = state.motion && state.motion.view;
     if (t === null) return;
     state.time = t;
     state.chart.draw();
-    if (view && view.entry) { view.playing = false; view.seek(t); } else readoutAt(t).catch((e) => text($('#readout'), e.message));
+    if (view && view.entry) { view.playing = false; view.seek(t); } // its answer updates the readout
+    else readoutAt(t).catch((e) => text($('#readout'), e.message));
   };
-  $('#chart').addEventListener('pointerdown', (event) => { scrubbing = true; scrub(event); });
-  window.addEventListener('pointerup', () => { scrubbing = false; });
-  $('#chart').addEventListener('mousemove', (event) => {
+  $('#chart').addEventListener('pointerdown', (event) => {
+    scrubbing = true;
     clearTimeout(pending);
-    pending = setTimeout(() => (scrubbing ? scrub(event) : readout(event).catch((e) => text($('#readout'), e.message))), 60);
+    $('#chart').setPointerCapture?.(event.pointerId);
+    scrub(event);
+  });
+  window.addEventListener('pointerup', (event) => {
+    if (!scrubbing) return;
+    scrubbing = false;
+    cancelAnimationFrame(frame);
+    scrub(event);
+  });
+  $('#chart').addEventListener('pointermove', (event) => {
+    clearTimeout(pending);
+    if (scrubbing) {
+      cancelAnimationFrame(frame);
+      frame = requestAnimationFrame(() => scrub(event));
+      return;
+    }
+    pending = setTimeout(() => readout(event).catch((e) => text($('#readout'), e.message)), 60);
   });
   $('#chart').addEventListener('wheel', (event) => {
     if (!state.chart) return;

@@ -212,6 +212,21 @@ async function main() {
     await page.waitForFunction((t) => Math.abs(Number(document.querySelector('#joints').dataset.time) - t) < 1e-4, chartTime);
     m = await jointsMatchPose(page, base, tree);
     check('pressing on the chart moves the view to that time', m.ok && Math.abs(m.time - chartTime) < 1e-4, `${m.why}, chart ${chartTime}`);
+    // pressing and dragging: the view, the chart's cursor and the readout end where the button
+    // is released, not where it was pressed
+    const dragTime = await page.evaluate(({ x }) => Chart.getChart('chart').scales.x.getValueForPixel(x), { x: box.width * 0.6 });
+    await page.mouse.move(box.x + box.width * 0.3, box.y + box.height / 2);
+    await page.mouse.down();
+    await page.mouse.move(box.x + box.width * 0.45, box.y + box.height / 2, { steps: 4 });
+    await page.mouse.move(box.x + box.width * 0.6, box.y + box.height / 2, { steps: 4 });
+    await page.mouse.up();
+    await page.waitForFunction((t) => Math.abs(Number(document.querySelector('#joints').dataset.time) - t) < 1e-4
+      && Math.abs(Number(document.querySelector('#readout').dataset.t) - t) < 1e-4, dragTime, { timeout: 10000 }).catch(() => {});
+    m = await jointsMatchPose(page, base, tree);
+    const readoutT = Number(await page.locator('#readout').getAttribute('data-t'));
+    check('pressing and dragging on the chart: the view and the readout end where the button is released',
+      m.ok && Math.abs(m.time - dragTime) < 1e-4 && Math.abs(readoutT - dragTime) < 1e-4,
+      `${m.why}, view ${m.time}, readout ${readoutT}, released at ${dragTime}`);
     // the mesh
     const skeletonPixels = await pixels(page);
     await page.selectOption('#view-mode', 'mesh');
@@ -277,8 +292,13 @@ async function main() {
     await z.page.locator('#view-box').screenshot({ path: join(shots, 'view-zouna.png') });
     await z.page.locator('#motion-and-chart').scrollIntoViewIfNeeded();
     await z.page.screenshot({ path: join(shots, 'view-page.png') });
+    const shownTime = await z.page.evaluate(() => document.querySelector('#joints').dataset.time);
     await z.page.selectOption('#skeleton-choice', String(other));
     await z.page.waitForFunction(() => document.querySelector('#coverage').dataset.matched === '0');
+    await z.page.waitForFunction((t) => document.querySelector('#joints').dataset.time === t, shownTime, { timeout: 10000 }).catch(() => {});
+    const keptTime = await z.page.evaluate(() => document.querySelector('#joints').dataset.time);
+    check('choosing another skeleton keeps the time shown', keptTime === shownTime && Number(shownTime) > 0.4,
+      `${shownTime} -> ${keptTime}`);
     const otherCoverage = await z.page.locator('#coverage').innerText();
     const message = await z.page.locator('#view-message').innerText();
     m = await jointsMatchPose(z.page, base, run, other);
