@@ -237,17 +237,24 @@ async function main() {
     // a link: turn the camera, then open the URL in a new page
     await page.locator('#view').scrollIntoViewIfNeeded();
     const canvas = await page.locator('#view').boundingBox();
+    const camBefore = new URL(page.url()).searchParams.get('cam');
     await page.mouse.move(canvas.x + canvas.width / 2, canvas.y + canvas.height / 2);
     await page.mouse.down();
     await page.mouse.move(canvas.x + canvas.width / 2 + 80, canvas.y + canvas.height / 2 + 20, { steps: 5 });
     await page.mouse.up();
-    await page.waitForTimeout(400);
+    // the URL holds the camera once the page has written it (a quarter of a second after the
+    // last move): wait for that, not for a time
+    await page.waitForFunction((before) => {
+      const cam = new URL(location.href).searchParams.get('cam');
+      return cam && cam !== before;
+    }, camBefore, { timeout: 10000 }).catch(() => {});
     const url = page.url();
     const shown = await page.evaluate(() => document.querySelector('#joints').dataset.time);
     const { page: again } = await openEntry(browser, url);
     const same = await again.evaluate(() => document.querySelector('#joints').dataset.time);
     const cam = new URL(url).searchParams.get('cam');
-    await again.waitForTimeout(300);
+    await again.waitForFunction((c) => new URL(location.href).searchParams.get('cam') === c, cam, { timeout: 10000 })
+      .catch(() => {});
     check('a link restores the same frame and camera', same === shown && cam && new URL(again.url()).searchParams.get('cam') === cam,
       `time ${shown} -> ${same}, cam ${cam} -> ${new URL(again.url()).searchParams.get('cam')}`);
     await again.close();

@@ -13,6 +13,19 @@ const shots = process.env.ANIMDEX_SCREENSHOTS || join(process.cwd(), 'tests', 'o
 const dir = mkdtempSync(join(tmpdir(), 'animdex-web-'));
 let failures = 0;
 
+// Waits until the page has stopped moving: the element's box and the page's scroll the same in
+// two animation frames running, the element within the window (an entry opened is scrolled into
+// view; a resized window lays out again). A state, not a time.
+async function settled(page, selector) {
+  await page.waitForFunction((sel) => {
+    const r = document.querySelector(sel).getBoundingClientRect();
+    const key = `${window.scrollX},${window.scrollY},${r.top},${r.left},${r.width},${r.height}`;
+    const same = window.__animdexSettled === key;
+    window.__animdexSettled = key;
+    return same && r.top >= 0 && r.top < window.innerHeight;
+  }, selector, { polling: 'raf', timeout: 10000 });
+}
+
 function check(name, ok, detail = '') {
   console.log(`${ok ? 'PASS' : 'FAIL'}: ${name}${ok || !detail ? '' : ` (${detail})`}`);
   if (!ok) failures++;
@@ -131,7 +144,7 @@ async function main() {
     await page.locator('#catalogue tbody tr').first().click();
     await page.waitForFunction(() => window.Chart && document.querySelector('#entry:not([hidden])') &&
       document.querySelector('#tracks tbody tr'));
-    await page.waitForTimeout(300);
+    await settled(page, '#chart');
     check('the URL reflects the open entry', /[?&]id=\d+/.test(page.url()), page.url());
 
     // the chart canvas has drawn pixels
@@ -344,7 +357,7 @@ async function main() {
 
     // a narrow window: no sideways scrolling of the page itself
     await page.setViewportSize({ width: 390, height: 800 });
-    await page.waitForTimeout(200);
+    await settled(page, '#entry');
     const overflow = await page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth);
     check('a narrow window does not scroll sideways', overflow <= 1, `${overflow}px wider`);
         await page.screenshot({ path: join(shots, 'entry-390x800.png'), fullPage: true });
