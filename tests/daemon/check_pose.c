@@ -504,6 +504,72 @@ START_TEST(euler_rotations_turn_their_bone)
 }
 END_TEST
 
+/* A glTF of two nodes: 0 at x = base, its child 1 at x = rest (at rest), moving along x from 0
+ * to `to` in 1 s. */
+static uint8_t *far_tree(double base, double rest, float to, size_t *length)
+{
+	const float times[2] = {0, 1}, along[6] = {0, 0, 0, to, 0, 0};
+	struct gltf_writer w;
+	json_t *nodes;
+	uint8_t *data;
+	int input, output;
+
+	gltf_writer_init(&w);
+	gltf_writer_node(&w, "base", 0);
+	gltf_writer_node(&w, "far", 0);
+	nodes = json_object_get(w.doc, "nodes");
+	json_object_set_new(json_array_get(nodes, 0), "children", json_pack("[i]", 1));
+	json_object_set_new(json_array_get(nodes, 0), "translation",
+	                    json_pack("[f,f,f]", base, 0.0, 0.0));
+	json_object_set_new(json_array_get(nodes, 1), "translation",
+	                    json_pack("[f,f,f]", rest, 0.0, 0.0));
+	input = gltf_writer_accessor(&w, 5126, "SCALAR", 2, times, sizeof(times), 0, 1);
+	output = gltf_writer_accessor(&w, 5126, "VEC3", 2, along, sizeof(along), 0, 0);
+	gltf_writer_channel(&w, 0, 1, "translation", "LINEAR", input, output);
+	data = gltf_writer_embedded(&w, length);
+	gltf_writer_cleanup(&w);
+	return data;
+}
+
+/* Numbers beyond float32 never reach an answer as null: a rig at rest beyond it is refused at
+ * upload, naming the node; a pose whose keys carry it beyond (3e38 on a node at 3e38) is a
+ * 422 naming the node and the time, in JSON and in f32, while the times before it pose. */
+START_TEST(poses_beyond_float32_are_refused_not_written_as_null)
+{
+	struct http_reply r;
+	char path[160];
+	size_t length;
+	uint8_t *data = far_tree(3e38, 3e38, 0, &length);
+	json_int_t id;
+	json_t *j;
+
+	/* node 1 at rest at 3e38 from node 0 at 3e38: 6e38 */
+	ck_assert_int_eq(http_request(&d, "POST", "/api/resources?filename=far.gltf", data, length,
+	                              "model/gltf+json", &r),
+	                 0);
+	ck_assert_int_eq(r.status, 422);
+	ck_assert_msg(strstr(r.body, "far's rest pose is beyond a 32-bit float"), "%s", r.body);
+	http_reply_cleanup(&r);
+	free(data);
+	/* at rest node 1 sits on node 0; its key at 1 s takes it to 3e38 + 3e38 */
+	data = far_tree(3e38, 0, 3e38f, &length);
+	id = http_upload_one(&d, "far.gltf", data, length);
+	free(data);
+	snprintf(path, sizeof(path), "/api/resources/%lld/pose?t=0", (long long)id);
+	json_decref(http_get_json(&d, path, 200));
+	for (int f32 = 0; f32 < 2; f32++) {
+		snprintf(path, sizeof(path), "/api/resources/%lld/pose?t=1%s", (long long)id,
+		         f32 ? "&format=f32" : "");
+		j = http_get_json(&d, path, 422);
+		ck_assert_msg(strstr(json_string_value(json_object_get(json_object_get(j, "error"),
+		                                                       "message")),
+		                     "at 1 s the pose of far (source 1) is beyond a 32-bit float"),
+		              "%s", json_dumps(j, 0));
+		json_decref(j);
+	}
+}
+END_TEST
+
 static Suite *pose_suite(void)
 {
 	Suite *s = suite_create("pose");
@@ -518,6 +584,7 @@ static Suite *pose_suite(void)
 	tcase_add_test(tc, refusals_name_the_parameter);
 	tcase_add_test(tc, names_given_to_handles_name_rig_nodes);
 	tcase_add_test(tc, euler_rotations_turn_their_bone);
+	tcase_add_test(tc, poses_beyond_float32_are_refused_not_written_as_null);
 	suite_add_tcase(s, tc);
 	return s;
 }
