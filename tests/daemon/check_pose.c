@@ -245,6 +245,24 @@ START_TEST(skeletons_rank_the_rig_the_bones_fit)
 	ck_assert_int_eq(json_integer_value(json_object_get(second, "matched")), 1);
 	ck_assert_str_eq(json_string_value(json_object_get(first, "class")), "Skel_Z");
 	json_decref(j);
+	/* of two skeletons with the same bones of the animation, the one with fewer others
+	 * comes first: "three" (ROOT, Pelvis, Spine: one untracked) before hero (two) */
+	{
+		json_int_t three = upload_skeleton("three.Skel_Z", 3);
+		struct http_reply r;
+		snprintf(path, sizeof(path), "/api/resources/%lld/skeletons", (long long)run);
+		j = http_get_json(&d, path, 200);
+		first = json_array_get(json_object_get(j, "skeletons"), 0);
+		second = json_array_get(json_object_get(j, "skeletons"), 1);
+		ck_assert_int_eq(json_integer_value(json_object_get(first, "id")), three);
+		ck_assert_int_eq(json_integer_value(json_object_get(first, "untracked_nodes")), 1);
+		ck_assert_int_eq(json_integer_value(json_object_get(second, "id")), hero);
+		json_decref(j);
+		snprintf(path, sizeof(path), "/api/resources/%lld", (long long)three);
+		ck_assert_int_eq(http_request(&d, "DELETE", path, NULL, 0, NULL, &r), 0);
+		ck_assert_int_eq(r.status, 200);
+		http_reply_cleanup(&r);
+	}
 	/* no rig has the glTF tree's nodes: an empty list */
 	snprintf(path, sizeof(path), "/api/resources/%lld/skeletons", (long long)tree);
 	j = http_get_json(&d, path, 200);
@@ -383,6 +401,12 @@ START_TEST(refusals_name_the_parameter)
 	ck_assert_ptr_nonnull(
 	    strstr(json_string_value(json_object_get(json_object_get(j, "error"), "message")),
 	           "skeletons"));
+	json_decref(j);
+	/* skeleton=0 names no entry */
+	snprintf(path, sizeof(path), "/api/resources/%lld/pose?skeleton=0&t=0", (long long)tree);
+	j = http_get_json(&d, path, 400);
+	ck_assert_str_eq(json_string_value(json_object_get(json_object_get(j, "error"), "path")),
+	                 "skeleton");
 	json_decref(j);
 	snprintf(path, sizeof(path), "/api/resources/%lld/pose?skeleton=999", (long long)run);
 	j = http_get_json(&d, path, 400);
