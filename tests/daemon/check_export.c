@@ -966,7 +966,16 @@ static json_int_t upload_one(const char *name, const void *data, size_t len)
 	return id;
 }
 
+/* arm.glb (the rig tree below); `again`: the same tree, its animation under another name (so
+ * other bytes: an entry of its own, on an equal rig). */
+static json_int_t upload_rig_tree_as(int again);
+
 static json_int_t upload_rig_tree(void)
+{
+	return upload_rig_tree_as(0);
+}
+
+static json_int_t upload_rig_tree_as(int again)
 {
 	static const float times[3] = {0, 1, 2};
 	static const float turns[12] = {0, 0, 0, 1, 0, 0, 0.70710678f, 0.70710678f, 0, 0, 1, 0};
@@ -1000,8 +1009,11 @@ static json_int_t upload_rig_tree(void)
 	json_object_set_new(
 	    w.doc, "skins",
 	    json_pack("[{s:[i, i], s:i}]", "joints", 1, 2, "inverseBindMatrices", bind));
+	if (again)
+		json_object_set_new(json_array_get(json_object_get(w.doc, "animations"), 0), "name",
+		                    json_string("wave again"));
 	data = gltf_writer_glb(&w, &length);
-	id = upload_one("arm.glb", data, length);
+	id = upload_one(again ? "arm-again.glb" : "arm.glb", data, length);
 	free(data);
 	gltf_writer_cleanup(&w);
 	return id;
@@ -1174,6 +1186,34 @@ START_TEST(rigs_export_as_node_trees)
 	json_decref(parents);
 	json_decref(doc);
 	http_reply_cleanup(&r);
+
+	/* two entries on equal rigs after another rig: the tree written once, after the
+	 * skeleton's nodes, and its skin's joints are the nodes of the tree (by their index in the
+	 * asset, not in the rig) */
+	{
+		json_int_t twin = upload_rig_tree_as(1);
+		json_t *joints, *all;
+		size_t hand = 0;
+		snprintf(path, sizeof(path), "/api/export?ids=%lld,%lld,%lld&format=gltf",
+		         (long long)hero, (long long)tree, (long long)twin);
+		doc = http_get_json(&d, path, 200);
+		all = json_object_get(doc, "nodes");
+		/* hero's four bones, its entry's node (nothing of it is animated), the tree's three */
+		ck_assert_uint_eq(json_array_size(all), 4 + 1 + 3);
+		ck_assert_uint_eq(json_array_size(json_object_get(doc, "animations")), 2);
+		ck_assert_uint_eq(json_array_size(json_object_get(doc, "skins")), 1);
+		joints = json_object_get(json_array_get(json_object_get(doc, "skins"), 0), "joints");
+		ck_assert_uint_eq(json_array_size(joints), 2);
+		ck_assert_str_eq(json_string_value(json_object_get(
+		                     json_array_get(all, (size_t)json_integer_value(
+		                                             json_array_get(joints, 0))),
+		                     "name")),
+		                 "node 1 #2"); /* named after the skeleton's "node 1" */
+		hand = (size_t)json_integer_value(json_array_get(joints, 1));
+		ck_assert_str_eq(json_string_value(json_object_get(json_array_get(all, hand), "name")),
+		                 "hand");
+		json_decref(doc);
+	}
 
 	/* uploaded back: the same tree, rest poses bit for bit, the same poses */
 	{
