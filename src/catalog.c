@@ -234,8 +234,8 @@ uint8_t *catalog_read_chunks(struct db *db, const char *sha256, int64_t size, st
 		rc = 2;
 	if (rc == 2)
 		error_set(err, ERROR_INTERNAL, NULL, -1,
-		          "catalogue: the stored chunks of %s do not add up to its %lld bytes", sha256,
-		          (long long)size);
+		          "catalogue: the stored chunks of %s do not add up to its %lld bytes",
+		          sha256, (long long)size);
 	if (rc != 0) {
 		free(bytes);
 		return NULL;

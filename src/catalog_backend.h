@@ -39,7 +39,7 @@ enum statement {
 	ST_INSERT_BLOB,
 	ST_INSERT_BLOB_CHUNK, /* ?1 sha256, ?2 n, ?3 bytes */
 	ST_GET_BLOB_CHUNKS,   /* ?1 sha256: every chunk's bytes, in order */
-	ST_INSERT_RESOURCE, /* RETURNING id */
+	ST_INSERT_RESOURCE,   /* RETURNING id */
 	ST_INSERT_TRACK,
 	ST_INSERT_REF,
 	ST_GET_RESOURCE,
@@ -108,7 +108,7 @@ enum statement {
 	ST_RIGS_BY_NAME,   /* ?1 name */
 	ST_RIGS_BY_SOURCE, /* ?1 source index: the entries with an unnamed rig node of it */
 	ST_RIG_SIZE,       /* ?1 id: how many nodes its rig has */
-	ST_ENTRY_WEIGHT, /* ?1 id: its text's bytes, tracks, rig nodes (what its answer holds) */
+	ST_ENTRY_WEIGHT,   /* ?1 id: its text's bytes, tracks, rig nodes (what its answer holds) */
 	ST_VERSIONS,       /* ?1 handle, ?2 class, ?3 id: the other entries of that handle and
 	                    * class, newest first */
 	ST_LOCK_EVENTS,    /* held to the commit: event ids follow the order of commits */

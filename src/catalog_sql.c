@@ -80,8 +80,9 @@ static const char *const shared_sql[ST_COUNT] = {
     [ST_TOKEN_LIST] = "SELECT name, created_at, revoked_at FROM tokens ORDER BY name",
     [ST_TOKEN_ALL] = "SELECT name, hash, revoked_at IS NOT NULL FROM tokens",
     [ST_OUTDATED] = "SELECT count(*) FROM resources WHERE family = ?1 AND decoder_version < ?2",
-    [ST_GET_STORED] = "SELECT r.part, r.family, r.class, r.decoder_version, r.crc32_source, "
-                      "r.structure, r.filename, r.blob_sha256, b.size" SUMMARY_FROM "WHERE r.id = ?1",
+    [ST_GET_STORED] =
+        "SELECT r.part, r.family, r.class, r.decoder_version, r.crc32_source, "
+        "r.structure, r.filename, r.blob_sha256, b.size" SUMMARY_FROM "WHERE r.id = ?1",
     [ST_TRACK_DIGESTS] = "SELECT n, name, target_schema, target_object, target_name, property, "
                          "first_element, value_type, array_size, interpolation, semantic, "
                          "key_count, times, key_values, kind, info, handle, rules FROM tracks "

@@ -565,15 +565,16 @@ static int sqlite_move_bytes_to_chunks(struct sqlite_db *db, char **msg)
 	int rc = sqlite3_prepare_v2(db->conn, "SELECT sha256, bytes FROM blobs", -1, &get, NULL);
 
 	if (rc == SQLITE_OK)
-		rc = sqlite3_prepare_v2(db->conn,
-		                        "INSERT INTO blob_chunks (sha256, n, bytes) VALUES (?1, ?2, ?3)",
-		                        -1, &put, NULL);
+		rc = sqlite3_prepare_v2(
+		    db->conn, "INSERT INTO blob_chunks (sha256, n, bytes) VALUES (?1, ?2, ?3)", -1,
+		    &put, NULL);
 	while (rc == SQLITE_OK && (rc = sqlite3_step(get)) == SQLITE_ROW) {
 		const uint8_t *bytes = sqlite3_column_blob(get, 1);
 		int64_t length = sqlite3_column_bytes(get, 1);
 		rc = SQLITE_OK;
 		for (int64_t at = 0; at < length && rc == SQLITE_OK; at += CATALOG_BLOB_CHUNK) {
-			int64_t n = length - at < CATALOG_BLOB_CHUNK ? length - at : CATALOG_BLOB_CHUNK;
+			int64_t n =
+			    length - at < CATALOG_BLOB_CHUNK ? length - at : CATALOG_BLOB_CHUNK;
 			sqlite3_bind_text(put, 1, (const char *)sqlite3_column_text(get, 0), -1,
 			                  SQLITE_TRANSIENT);
 			sqlite3_bind_int64(put, 2, at / CATALOG_BLOB_CHUNK);

@@ -59,8 +59,8 @@ static int load_track_from_db(struct catalog *cat, int64_t id, unsigned n,
 		if (sp->times && sp->values &&
 		    (cat->db->ops->read_blob_into(cat->db, "tracks", "times", row, sp->times,
 		                                  times_len, err) < 0 ||
-		     cat->db->ops->read_blob_into(cat->db, "tracks", "key_values", row,
-		                                  sp->values, values_len, err) < 0)) {
+		     cat->db->ops->read_blob_into(cat->db, "tracks", "key_values", row, sp->values,
+		                                  values_len, err) < 0)) {
 			db_reset(s);
 			catalog_track_cleanup(out);
 			return -1;

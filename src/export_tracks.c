@@ -53,7 +53,8 @@ int export_keep_in_extras(struct exporter *ex, json_t *kept, int64_t id, const j
 	} else {
 		shape.type =
 		    value_type_from_name(json_string_value(json_object_get(track, "type")));
-		shape.array_size = (uint32_t)json_integer_value(json_object_get(track, "array_size"));
+		shape.array_size =
+		    (uint32_t)json_integer_value(json_object_get(track, "array_size"));
 		shape.key_count = (uint32_t)json_integer_value(json_object_get(track, "key_count"));
 		if (interpolation_from_name(
 		        json_string_value(json_object_get(track, "interpolation")), &shape.interp) <
@@ -65,7 +66,8 @@ int export_keep_in_extras(struct exporter *ex, json_t *kept, int64_t id, const j
 	          (shape.interp == INTERP_CUBIC_SPLINE ? 3 : 1);
 	/* the keys go into the buffer as two accessors, like a channel's, made again from the
 	 * catalogue when the asset is sent: never a JSON value a number */
-	ex->source = (struct export_recipe){.entry = id, .track = (unsigned)n, .part = PART_KEPT_TIMES};
+	ex->source =
+	    (struct export_recipe){.entry = id, .track = (unsigned)n, .part = PART_KEPT_TIMES};
 	in = export_add_raw_accessor(ex, s ? s->times : NULL, (size_t)shape.key_count * 4,
 	                             shape.key_count, GLTF_FLOAT);
 	ex->source.part = PART_KEPT_VALUES;
@@ -86,10 +88,10 @@ int export_keep_in_extras(struct exporter *ex, json_t *kept, int64_t id, const j
 	json_object_set_new_nocheck(item, "input", json_integer(in));
 	json_object_set_new_nocheck(item, "output", json_integer(out));
 	if (kind && strcmp(kind, "events") == 0)
-		json_object_set_new_nocheck(
-		    item, "event_words",
-		    json_pack("[s, s, s, s, s]", "message_class", "receiver", "c",
-		              "parameter (float32 bits)", "message_id"));
+		json_object_set_new_nocheck(item, "event_words",
+		                            json_pack("[s, s, s, s, s]", "message_class",
+		                                      "receiver", "c", "parameter (float32 bits)",
+		                                      "message_id"));
 	json_array_append_new(kept, item);
 	listed = json_object();
 	json_object_set_new_nocheck(listed, "entry", json_integer(id));

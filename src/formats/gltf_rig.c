@@ -37,14 +37,14 @@ static int node_parents(struct gltf *g, const json_t *nodes, int32_t *parent)
 			json_int_t child = json_is_integer(c) ? json_integer_value(c) : -1;
 			snprintf(ptr, sizeof(ptr), "/nodes/%zu/children/%zu", i, k);
 			if (child < 0 || (size_t)child >= count) {
-				gltf_fail(g, "UNRESOLVED_REFERENCE", ptr, "node %lld does not exist",
-				          (long long)child);
+				gltf_fail(g, "UNRESOLVED_REFERENCE", ptr,
+				          "node %lld does not exist", (long long)child);
 				goto done;
 			}
 			if (parent[child] != -1) {
 				gltf_fail(g, "NODE_PARENT_OVERRIDE", ptr,
-				          "node %lld is already a child of node %d", (long long)child,
-				          (int)parent[child]);
+				          "node %lld is already a child of node %d",
+				          (long long)child, (int)parent[child]);
 				goto done;
 			}
 			parent[child] = (int32_t)i;
@@ -128,11 +128,12 @@ static int rest_pose(struct gltf *g, const json_t *node, size_t i, struct rig_no
 			                 i);
 		for (int k = 0; k < 3; k++)
 			if (!isfinite(rn->translation[k]) || !isfinite(rn->scale[k]))
-				return gltf_fail(g, "VALUE_NOT_FLOAT32", ptr,
-				                 "node %zu's matrix gives a %s of %.9g, beyond a "
-				                 "32-bit float's range",
-				                 i, isfinite(rn->scale[k]) ? "translation" : "scale",
-				                 isfinite(rn->scale[k]) ? m[12 + k] : (double)rn->scale[k]);
+				return gltf_fail(
+				    g, "VALUE_NOT_FLOAT32", ptr,
+				    "node %zu's matrix gives a %s of %.9g, beyond a "
+				    "32-bit float's range",
+				    i, isfinite(rn->scale[k]) ? "translation" : "scale",
+				    isfinite(rn->scale[k]) ? m[12 + k] : (double)rn->scale[k]);
 		return 0;
 	}
 	if (node_floats(g, node, i, "translation", 3, t) < 0 ||

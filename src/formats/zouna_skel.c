@@ -354,14 +354,9 @@ static int read_any_layout(const struct upload *up, const struct zouna_object_he
 	 * parent -1 where that layout puts it), so that the count and offset named are the
 	 * file's; when the bytes do not tell, the reading that went further */
 	switch (root_layout(up, h)) {
-	case LAYOUT_RAT:
-		*err = rat_err;
-		break;
-	case LAYOUT_WALLE:
-		*err = walle_err;
-		break;
-	default:
-		*err = sk->reached >= walle.reached ? rat_err : walle_err;
+	case LAYOUT_RAT: *err = rat_err; break;
+	case LAYOUT_WALLE: *err = walle_err; break;
+	default: *err = sk->reached >= walle.reached ? rat_err : walle_err;
 	}
 	skel_read_cleanup(&walle);
 	return -1;

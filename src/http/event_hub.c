@@ -24,15 +24,15 @@
 #include "hash.h"
 #include "render.h"
 
-#define READ_BATCH    256         /* events read from the catalogue at a time */
-#define STREAM_CHUNK  (64 * 1024) /* text a stream makes ready at a time */
-#define ERROR_LOG_MS  60000       /* at most one line about a failing read this often */
-#define RECONNECT_MS  2000        /* the client's wait before reconnecting (retry:) */
-#define POKE_MS       20          /* a write through this daemon is read this soon */
-#define RING_MIN      CATALOG_EVENTS_KEPT
+#define READ_BATCH   256         /* events read from the catalogue at a time */
+#define STREAM_CHUNK (64 * 1024) /* text a stream makes ready at a time */
+#define ERROR_LOG_MS 60000       /* at most one line about a failing read this often */
+#define RECONNECT_MS 2000        /* the client's wait before reconnecting (retry:) */
+#define POKE_MS      20          /* a write through this daemon is read this soon */
+#define RING_MIN     CATALOG_EVENTS_KEPT
 /* the ring grows past RING_MIN while an open stream has not yet sent its oldest event (an
  * import's batch of thousands committed at once), up to this many events */
-#define RING_MAX      65536
+#define RING_MAX 65536
 
 struct hub_event {
 	int64_t id;

@@ -24,7 +24,7 @@ int request_reserve(struct request *req, size_t bytes, const char *what, struct 
 		          "as it may at once (--answer-memory %zu bytes); try again shortly%s",
 		          what, bytes, req->config->answer_memory,
 		          bytes > req->config->answer_memory ? " with a larger --answer-memory"
-		                                              : "");
+		                                             : "");
 		return -1;
 	}
 	req->reserved += bytes;

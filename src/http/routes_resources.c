@@ -393,8 +393,8 @@ void route_get(struct request *req, struct response *resp)
 		return;
 	/* counted before it is made: the tree of an entry of 100,000 tracks is hundreds of MB */
 	if (catalog_entry_weight(cat, id, &weight, &err) < 0 ||
-	    request_reserve(req, catalog_weight_tree_bytes(&weight), "the entry's answer",
-	                    &err) < 0) {
+	    request_reserve(req, catalog_weight_tree_bytes(&weight), "the entry's answer", &err) <
+	        0) {
 		response_error(resp, &err);
 		return;
 	}

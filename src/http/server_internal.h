@@ -66,8 +66,8 @@ struct watchdog {
 	 * slowly), because the client abandoned its upload, or to make room for new clients; idle
 	 * connections (no request line since their last answer) closed are not said */
 	unsigned long closed_slow, closed_cut, closed_room;
-	int stopping;                       /* the thread ends */
-	pthread_cond_t wake;                /* wakes the thread to end */
+	int stopping;        /* the thread ends */
+	pthread_cond_t wake; /* wakes the thread to end */
 	pthread_t thread;
 	int started;
 };

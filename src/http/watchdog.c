@@ -187,17 +187,18 @@ static void *watchdog_main(void *arg)
 			break;
 		now_ms = monotonic_ms();
 		shut_slow(wd, now_ms);
-		if ((wd->closed_slow || wd->closed_cut || wd->closed_room) &&
-		    !wd->config->quiet && now_ms - last_log >= LOG_PERIOD_MS) {
+		if ((wd->closed_slow || wd->closed_cut || wd->closed_room) && !wd->config->quiet &&
+		    now_ms - last_log >= LOG_PERIOD_MS) {
 			if (wd->closed_slow)
-				fprintf(stderr,
-				        "animdexd: closed %lu connection%s sending %s request%s too "
-				        "slowly (headers not whole within %u s, or a body under %zu "
-				        "bytes/s)\n",
-				        wd->closed_slow, wd->closed_slow == 1 ? "" : "s",
-				        wd->closed_slow == 1 ? "its" : "their",
-				        wd->closed_slow == 1 ? "" : "s", wd->config->header_timeout,
-				        wd->config->min_body_rate);
+				fprintf(
+				    stderr,
+				    "animdexd: closed %lu connection%s sending %s request%s too "
+				    "slowly (headers not whole within %u s, or a body under %zu "
+				    "bytes/s)\n",
+				    wd->closed_slow, wd->closed_slow == 1 ? "" : "s",
+				    wd->closed_slow == 1 ? "its" : "their",
+				    wd->closed_slow == 1 ? "" : "s", wd->config->header_timeout,
+				    wd->config->min_body_rate);
 			if (wd->closed_cut)
 				fprintf(stderr,
 				        "animdexd: %lu upload%s abandoned by %s client%s before %s "
@@ -208,12 +209,13 @@ static void *watchdog_main(void *arg)
 				        wd->closed_cut == 1 ? "its" : "their",
 				        wd->closed_cut == 1 ? "it" : "them");
 			if (wd->closed_room)
-				fprintf(stderr,
-				        "animdexd: closed %lu connection%s waiting on %s request's "
-				        "headers to make room for new clients (--max-connections %u)\n",
-				        wd->closed_room, wd->closed_room == 1 ? "" : "s",
-				        wd->closed_room == 1 ? "its" : "their",
-				        wd->config->max_connections);
+				fprintf(
+				    stderr,
+				    "animdexd: closed %lu connection%s waiting on %s request's "
+				    "headers to make room for new clients (--max-connections %u)\n",
+				    wd->closed_room, wd->closed_room == 1 ? "" : "s",
+				    wd->closed_room == 1 ? "its" : "their",
+				    wd->config->max_connections);
 			wd->closed_slow = wd->closed_cut = wd->closed_room = 0;
 			last_log = now_ms;
 		}

@@ -262,8 +262,8 @@ static void wait_for_streams(const struct daemon_proc *d, int count)
 		if (open != count)
 			nanosleep(&step, NULL);
 	}
-	ck_assert_msg(open == count, "the daemon holds %lld event streams, not %d",
-	              (long long)open, count);
+	ck_assert_msg(open == count, "the daemon holds %lld event streams, not %d", (long long)open,
+	              count);
 }
 
 /* Runs SQL on a SQLite catalogue file. */

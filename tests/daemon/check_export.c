@@ -692,8 +692,9 @@ static const uint8_t *accessor_data(json_t *doc, const uint8_t *bin, size_t bin_
                                     json_int_t index, size_t *count, int *component_type)
 {
 	json_t *acc = json_array_get(json_object_get(doc, "accessors"), (size_t)index);
-	json_t *view = json_array_get(json_object_get(doc, "bufferViews"),
-	                              (size_t)json_integer_value(json_object_get(acc, "bufferView")));
+	json_t *view =
+	    json_array_get(json_object_get(doc, "bufferViews"),
+	                   (size_t)json_integer_value(json_object_get(acc, "bufferView")));
 	size_t offset = (size_t)json_integer_value(json_object_get(view, "byteOffset"));
 	size_t length = (size_t)json_integer_value(json_object_get(view, "byteLength"));
 
@@ -789,8 +790,9 @@ START_TEST(kept_tracks_carry_their_keys)
 			json_array_foreach(events, k, e)
 			{
 				uint32_t receiver, message_id;
-				ck_assert(hash_parse_handle(json_string_value(json_object_get(e, "receiver")),
-				                            &receiver) == 0);
+				ck_assert(hash_parse_handle(
+				              json_string_value(json_object_get(e, "receiver")),
+				              &receiver) == 0);
 				ck_assert(hash_parse_handle(
 				              json_string_value(json_object_get(e, "message_id")),
 				              &message_id) == 0);
@@ -803,7 +805,8 @@ START_TEST(kept_tracks_carry_their_keys)
 				          number_of(json_object_get(e, "c")));
 				ck_assert(accessor_number(values, 5126, k * 5 + 3, 0) ==
 				          number_of(json_object_get(e, "parameter")));
-				ck_assert(accessor_number(values, 5125, k * 5 + 4, 0) == message_id);
+				ck_assert(accessor_number(values, 5125, k * 5 + 4, 0) ==
+				          message_id);
 			}
 			with_events++;
 			json_decref(keys);
@@ -814,17 +817,20 @@ START_TEST(kept_tracks_carry_their_keys)
 		                     json_object_get(keys, "interpolation")));
 		ck_assert_uint_eq(json_array_size(json_object_get(keys, "times")), key_count);
 		for (size_t k = 0; k < key_count; k++)
-			ck_assert(accessor_number(times, 5126, k, 0) ==
-			          json_number_value(json_array_get(json_object_get(keys, "times"), k)));
+			ck_assert(
+			    accessor_number(times, 5126, k, 0) ==
+			    json_number_value(json_array_get(json_object_get(keys, "times"), k)));
 		expected = json_array();
 		for (size_t k = 0; k < key_count; k++) {
 			if (json_object_get(keys, "in_tangents")) {
 				json_array_extend(
-				    expected, json_array_get(json_object_get(keys, "in_tangents"), k));
-				json_array_extend(expected,
-				                  json_array_get(json_object_get(keys, "values"), k));
+				    expected,
+				    json_array_get(json_object_get(keys, "in_tangents"), k));
 				json_array_extend(
-				    expected, json_array_get(json_object_get(keys, "out_tangents"), k));
+				    expected, json_array_get(json_object_get(keys, "values"), k));
+				json_array_extend(
+				    expected,
+				    json_array_get(json_object_get(keys, "out_tangents"), k));
 			} else {
 				json_t *v = json_array_get(json_object_get(keys, "values"), k);
 				if (json_is_array(v))
@@ -834,7 +840,8 @@ START_TEST(kept_tracks_carry_their_keys)
 			}
 		}
 		ck_assert_uint_eq(values_count, json_array_size(expected));
-		signed_int = strncmp(json_string_value(json_object_get(kept, "type")), "INT", 3) == 0;
+		signed_int =
+		    strncmp(json_string_value(json_object_get(kept, "type")), "INT", 3) == 0;
 		for (size_t k = 0; k < values_count; k++)
 			ck_assert_msg(accessor_number(values, values_type, k, signed_int) ==
 			                  number_of(json_array_get(expected, k)),
@@ -1198,20 +1205,22 @@ START_TEST(rigs_export_as_node_trees)
 		         (long long)hero, (long long)tree, (long long)twin);
 		doc = http_get_json(&d, path, 200);
 		all = json_object_get(doc, "nodes");
-		/* hero's four bones, its entry's node (nothing of it is animated), the tree's three */
+		/* hero's four bones, its entry's node (nothing of it is animated), the tree's three
+		 */
 		ck_assert_uint_eq(json_array_size(all), 4 + 1 + 3);
 		ck_assert_uint_eq(json_array_size(json_object_get(doc, "animations")), 2);
 		ck_assert_uint_eq(json_array_size(json_object_get(doc, "skins")), 1);
-		joints = json_object_get(json_array_get(json_object_get(doc, "skins"), 0), "joints");
+		joints =
+		    json_object_get(json_array_get(json_object_get(doc, "skins"), 0), "joints");
 		ck_assert_uint_eq(json_array_size(joints), 2);
-		ck_assert_str_eq(json_string_value(json_object_get(
-		                     json_array_get(all, (size_t)json_integer_value(
-		                                             json_array_get(joints, 0))),
-		                     "name")),
-		                 "node 1 #2"); /* named after the skeleton's "node 1" */
+		ck_assert_str_eq(
+		    json_string_value(json_object_get(
+		        json_array_get(all, (size_t)json_integer_value(json_array_get(joints, 0))),
+		        "name")),
+		    "node 1 #2"); /* named after the skeleton's "node 1" */
 		hand = (size_t)json_integer_value(json_array_get(joints, 1));
-		ck_assert_str_eq(json_string_value(json_object_get(json_array_get(all, hand), "name")),
-		                 "hand");
+		ck_assert_str_eq(
+		    json_string_value(json_object_get(json_array_get(all, hand), "name")), "hand");
 		json_decref(doc);
 	}
 

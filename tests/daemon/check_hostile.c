@@ -729,8 +729,8 @@ START_TEST(ordinary_closes_are_not_logged_as_failures)
 	ck_assert_ptr_nonnull(text);
 	ck_assert_msg(strstr(text, "animdexd: closed 1 connection sending its request too slowly"),
 	              "%s", text);
-	ck_assert_msg(!strstr(text, "application error") && !strstr(text, "libmicrohttpd:"),
-	              "%s", text);
+	ck_assert_msg(!strstr(text, "application error") && !strstr(text, "libmicrohttpd:"), "%s",
+	              text);
 	free(text);
 	testutil_remove_tree(dir);
 	free(dir);

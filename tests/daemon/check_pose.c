@@ -463,9 +463,8 @@ START_TEST(names_given_to_handles_name_rig_nodes)
 	                 "Bip01 Head");
 	json_decref(j);
 	/* every export names the node too, the handle kept in its extras: the entry's own */
-	ck_assert_int_eq(http_request(&d, "POST", "/api/names", "Bip01 Spine\n", 12, "text/plain",
-	                              &r),
-	                 0);
+	ck_assert_int_eq(
+	    http_request(&d, "POST", "/api/names", "Bip01 Spine\n", 12, "text/plain", &r), 0);
 	ck_assert_int_eq(r.status, 200);
 	http_reply_cleanup(&r);
 	snprintf(path, sizeof(path), "/api/resources/%lld/export?format=gltf", (long long)run);
@@ -479,11 +478,11 @@ START_TEST(names_given_to_handles_name_rig_nodes)
 			ck_assert_msg(!strstr(name, "0x546B18B0"), "node %zu still '%s'", i, name);
 			if (strcmp(name, "Bip01 Spine") == 0) {
 				named++;
-				ck_assert_str_eq(json_string_value(json_object_get(
-				                     json_object_get(json_object_get(node, "extras"),
-				                                     "animdex"),
-				                     "handle")),
-				                 "0x546B18B0");
+				ck_assert_str_eq(
+				    json_string_value(json_object_get(
+				        json_object_get(json_object_get(node, "extras"), "animdex"),
+				        "handle")),
+				    "0x546B18B0");
 			}
 		}
 		ck_assert_uint_eq(named, 1);
@@ -585,8 +584,8 @@ START_TEST(poses_beyond_float32_are_refused_not_written_as_null)
 		snprintf(path, sizeof(path), "/api/resources/%lld/pose?t=1%s", (long long)id,
 		         f32 ? "&format=f32" : "");
 		j = http_get_json(&d, path, 422);
-		ck_assert_msg(strstr(json_string_value(json_object_get(json_object_get(j, "error"),
-		                                                       "message")),
+		ck_assert_msg(strstr(json_string_value(
+		                         json_object_get(json_object_get(j, "error"), "message")),
 		                     "at 1 s the pose of far (source 1) is beyond a 32-bit float"),
 		              "%s", json_dumps(j, 0));
 		json_decref(j);

@@ -768,8 +768,8 @@ START_TEST(an_export_costs_its_upload_not_a_tree_of_its_keys)
 	ck_assert_int_eq(daemon_start(&d, db, "--answer-memory 64M"), 0);
 	rest = process_rss_kib(d.pid, "VmHWM");
 	ck_assert_int_eq(get_status(&d, "/api/resources/1/export?summary=1", NULL, 0), 200);
-	snprintf(cmd, sizeof(cmd), "curl -s -I -o /dev/null -w '%%{http_code}' '%s/api/resources/1/export'",
-	         d.base);
+	snprintf(cmd, sizeof(cmd),
+	         "curl -s -I -o /dev/null -w '%%{http_code}' '%s/api/resources/1/export'", d.base);
 	out = testutil_shell(cmd, &status);
 	ck_assert_str_eq(out, "200");
 	free(out);
@@ -854,9 +854,10 @@ START_TEST(answers_are_counted_before_they_are_made)
 		snprintf(cmd, sizeof(cmd), "/api/compare?a=%d&b=%d&count=5", side ? 1 : 2,
 		         side ? 2 : 1);
 		ck_assert_int_eq(get_status(&d, cmd, body, sizeof(body)), 400);
-		ck_assert_msg(strstr(body, side ? "(20000 in a, 1 in b)" : "(1 in a, 20000 in b)") &&
-		                  strstr(body, "\"path\":\"count\""),
-		              "%s", body);
+		ck_assert_msg(
+		    strstr(body, side ? "(20000 in a, 1 in b)" : "(1 in a, 20000 in b)") &&
+		        strstr(body, "\"path\":\"count\""),
+		    "%s", body);
 	}
 	/* within the samples, past the memory */
 	ck_assert_int_eq(http_request(&d, "GET", "/api/compare?a=2&b=1&count=2", NULL, 0, NULL, &r),

@@ -265,11 +265,11 @@ START_TEST(refused_entries_are_left_and_listed)
 	/* damage the stored bytes of entry 3 (its keyframer) so that no reading fits */
 	{
 		char cmd[1000];
-		snprintf(
-		    cmd, sizeof(cmd),
-		    "sqlite3 '%s' \"UPDATE blobs SET bytes = X'0000000100000000', size = 8 WHERE sha256 = "
-		    "(SELECT blob_sha256 FROM resources WHERE id = 3)\"",
-		    db);
+		snprintf(cmd, sizeof(cmd),
+		         "sqlite3 '%s' \"UPDATE blobs SET bytes = X'0000000100000000', size = 8 "
+		         "WHERE sha256 = "
+		         "(SELECT blob_sha256 FROM resources WHERE id = 3)\"",
+		         db);
 		ck_assert_msg(system(cmd) == 0, "the sqlite3 shell (autogen.sh installs it)");
 	}
 	snprintf(args, sizeof(args), "redecode --db '%s' --quiet", db);

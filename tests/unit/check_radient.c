@@ -171,8 +171,8 @@ START_TEST(name_gives_the_handle)
 END_TEST
 
 /* Decodes a clip of one FLOAT sampler with keys at 0 and `last`, of the given duration text. */
-static int decode_clip_text(const char *duration, const char *last,
-                            struct decode_result *result, struct error *err)
+static int decode_clip_text(const char *duration, const char *last, struct decode_result *result,
+                            struct error *err)
 {
 	char doc[512];
 	struct upload up = {0};
@@ -214,7 +214,8 @@ START_TEST(a_key_at_the_duration_is_within_the_clip)
 		assumed = result.resources[0]->assumed;
 		if ((double)(float)d > d) {
 			rounded_up++;
-			ck_assert_msg(json_array_size(assumed) == 1, "duration %s: no note", duration);
+			ck_assert_msg(json_array_size(assumed) == 1, "duration %s: no note",
+			              duration);
 			ck_assert_msg(strstr(json_string_value(json_array_get(assumed, 0)),
 			                     "32-bit float") != NULL,
 			              "%s", json_string_value(json_array_get(assumed, 0)));

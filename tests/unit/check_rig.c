@@ -453,8 +453,8 @@ START_TEST(rest_rotations_near_unit_are_kept_bit_for_bit)
 	struct error err;
 	const struct rig_node *n1;
 
-	ck_assert_msg(decode_tree_with("rotation", "[0.1, 0.2, 0.3, 0.93]", &out, &err) == 0,
-	              "%s", err.message);
+	ck_assert_msg(decode_tree_with("rotation", "[0.1, 0.2, 0.3, 0.93]", &out, &err) == 0, "%s",
+	              err.message);
 	n1 = by_source(&out.resources[0]->rig, 1);
 	ck_assert_int_eq(memcmp(n1->rotation, near, sizeof(near)), 0);
 	ck_assert_uint_eq(json_array_size(out.resources[0]->assumed), 0);

@@ -272,8 +272,9 @@ START_TEST(a_lying_bone_count_is_named_as_the_file_holds_it)
 				ck_assert_msg(strstr(err.message, want) != NULL,
 				              "%s layout, %s: %s (want '%s')", layout_names[layout],
 				              big ? "big" : "little", err.message, want);
-				ck_assert_msg(err.offset == (long long)at, "%s: offset %lld, want %zu",
-				              err.message, err.offset, at);
+				ck_assert_msg(err.offset == (long long)at,
+				              "%s: offset %lld, want %zu", err.message, err.offset,
+				              at);
 				decode_result_cleanup(&result);
 				zbuf_free(&b);
 			}
