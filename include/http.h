@@ -73,6 +73,7 @@ struct request {
 	struct event_hub *events; /* the server's event streams (event_hub.h) */
 	char user[72];            /* the name of the token that authorised the request, or "" */
 	size_t *answering;        /* the server's answer memory in use (request_reserve) */
+	const size_t *uploading;  /* the server's upload memory in use (for the health) */
 	size_t reserved;          /* of it, what this request holds while it makes its answer */
 };
 

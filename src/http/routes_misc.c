@@ -123,6 +123,16 @@ void route_health(struct request *req, struct response *resp)
 	} else {
 		json_object_set_new(out, "writes", json_string("accepted"));
 	}
+	/* the server-wide budgets, as they stand: what uploads being received and answers being
+	 * sent hold, against --upload-memory and --answer-memory */
+	if (req->uploading && req->answering)
+		json_object_set_new(
+		    out, "memory",
+		    json_pack("{s:I, s:I, s:I, s:I}", "uploads",
+		              (json_int_t)__atomic_load_n(req->uploading, __ATOMIC_ACQUIRE),
+		              "upload_limit", (json_int_t)req->config->upload_memory, "answers",
+		              (json_int_t)__atomic_load_n(req->answering, __ATOMIC_ACQUIRE),
+		              "answer_limit", (json_int_t)req->config->answer_memory));
 	/* GET /api/events: the streams open on this daemon */
 	if (req->events)
 		json_object_set_new(out, "events", event_hub_describe(req->events));

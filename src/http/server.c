@@ -579,6 +579,7 @@ static enum MHD_Result request_begin(struct server *srv, struct MHD_Connection *
 	st->req.connection = conn;
 	st->req.config = &srv->config;
 	st->req.answering = &srv->answering;
+	st->req.uploading = &srv->buffered;
 	st->req.pool = srv->pool;
 	st->req.events = srv->events;
 	*con_cls = st;

@@ -1426,7 +1426,16 @@ START_TEST(upload_memory_and_header_limits)
 	         "'%s/api/resources?filename=slow.json' > '%s/first.txt' &",
 	         file, d.base, tmp);
 	ck_assert_int_eq(system(cmd), 0);
-	nanosleep(&(struct timespec){1, 500 * 1000 * 1000}, NULL);
+	/* the state the next upload meets: the first admitted, its bytes held (the health says) */
+	for (int i = 0; i < 500; i++) {
+		json_t *h = http_get_json(&d, "/api/health", 200);
+		json_int_t held =
+		    json_integer_value(json_object_get(json_object_get(h, "memory"), "uploads"));
+		json_decref(h);
+		if (held > 0)
+			break;
+		nanosleep(&(struct timespec){0, 20 * 1000 * 1000}, NULL);
+	}
 	snprintf(
 	    cmd, sizeof(cmd),
 	    "curl -s -D - -o /dev/null --data-binary @'%s' '%s/api/resources?filename=fast.json' "
@@ -1435,9 +1444,17 @@ START_TEST(upload_memory_and_header_limits)
 	line = shell_line(cmd, &status);
 	ck_assert_msg(strstr(line, " 503") && strstr(line, "Retry-After: 2"), "%s", line);
 	free(line);
-	sleep(3);
+	/* the first, once curl has written its status */
 	snprintf(cmd, sizeof(cmd), "cat '%s/first.txt'", tmp);
-	line = shell_line(cmd, &status);
+	for (int i = 0; i < 1500; i++) {
+		line = shell_line(cmd, &status);
+		if (*line)
+			break;
+		free(line);
+		line = NULL;
+		nanosleep(&(struct timespec){0, 20 * 1000 * 1000}, NULL);
+	}
+	ck_assert_ptr_nonnull(line);
 	ck_assert_str_eq(line, "201");
 	free(line);
 	/* 100 kB of headers against a 64 kB limit */
