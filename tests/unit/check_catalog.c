@@ -553,6 +553,14 @@ START_TEST(grouped_writes_keep_each_job_apart)
 	ck_assert_int_eq(count_named(cat, "alpha"), 1);
 	ck_assert_int_eq(count_named(cat, "bravo"), 0);
 	ck_assert_int_eq(count_named(cat, "charlie"), 1);
+	/* and no event: the refused job's "created", noted before its savepoint was rolled
+	 * back, went with it; the three stored entries have one each */
+	{
+		json_t *events_written = catalog_events_after(cat, 0, 100, &err);
+		ck_assert_msg(events_written != NULL, "%s", err.message);
+		ck_assert_uint_eq(json_array_size(events_written), 3);
+		json_decref(events_written);
+	}
 	catalog_close(cat);
 	catalog_pool_free(pool);
 }
