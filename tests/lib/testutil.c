@@ -506,12 +506,18 @@ long process_rss_kib(pid_t pid, const char *field)
 static size_t collect(char *data, size_t size, size_t n, void *userdata)
 {
 	struct http_reply *r = userdata;
-	char *p = realloc(r->body, r->length + size * n + 1);
 
-	if (!p)
-		return 0;
-	memcpy(p + r->length, data, size * n);
-	r->body = p;
+	if (r->length + size * n + 1 > r->capacity) {
+		size_t capacity = r->capacity ? 2 * r->capacity : 64 * 1024;
+		char *p;
+		while (capacity < r->length + size * n + 1)
+			capacity *= 2;
+		if (!(p = realloc(r->body, capacity)))
+			return 0;
+		r->body = p;
+		r->capacity = capacity;
+	}
+	memcpy(r->body + r->length, data, size * n);
 	r->length += size * n;
 	r->body[r->length] = '\0';
 	return size * n;
