@@ -55,8 +55,7 @@ struct http_reply {
 	long status;
 	char *body;
 	size_t length;
-	size_t
-	    capacity; /* of body: grown twice over, so that a large answer is copied a few times */
+	size_t capacity; /* of body (grown twice over: a large answer is copied a few times) */
 	char content_type[128];
 	char disposition[256];
 	char header_count[32];      /* X-Animdex-Count */
