@@ -159,6 +159,10 @@ json_t *catalog_list(struct catalog *cat, const struct catalog_query *q, struct 
  * newest first; more than `max` is a 413 naming the limit. *ids is malloc'd. */
 int catalog_select_matching(struct catalog *cat, const struct catalog_query *q, size_t max,
                             int64_t **ids, size_t *count, struct error *err);
+/* An entry's name (malloc'd, NULL when it has none) into *name: 0, or -1 with err set
+ * (ERROR_NOT_FOUND). Nothing else of it is read. */
+int catalog_entry_name(struct catalog *cat, int64_t id, char **name, struct error *err);
+
 /* What an entry's answers hold, read without reading them: its JSON text's bytes (structure,
  * notes, tracks' names and details), its tracks and its rig's nodes. 0, or -1 with err set
  * (ERROR_NOT_FOUND). */

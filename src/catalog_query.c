@@ -385,6 +385,23 @@ static json_t *with_rig(struct catalog *cat, int64_t id, json_t *entry, struct e
 	return entry;
 }
 
+int catalog_entry_name(struct catalog *cat, int64_t id, char **name, struct error *err)
+{
+	struct db_stmt *s = db_prepare(cat->db, ST_GET_ENTRY_NAMES, err);
+	int failed = 0;
+
+	*name = NULL;
+	if (!s || catalog_step_resource(s, id, "reading an entry", err) < 0)
+		return -1;
+	*name = catalog_text_copy(s, 3, &failed);
+	db_reset(s);
+	if (failed) {
+		error_set(err, ERROR_INTERNAL, NULL, -1, "out of memory");
+		return -1;
+	}
+	return 0;
+}
+
 int catalog_entry_weight(struct catalog *cat, int64_t id, struct catalog_weight *out,
                          struct error *err)
 {

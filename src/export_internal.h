@@ -71,7 +71,7 @@ struct exporter {
 	json_t *summary_extras;        /* [{"entry", "track", "name", "reason"}] */
 	json_t *notes;                 /* what the asset says was assumed or changed */
 	json_t *entry_list;            /* [{"entry", "class", "handle", "filename", "name"}] */
-	json_t *node_names;            /* a set: the node names taken */
+	json_t *node_names; /* the node names taken: each with the next "#k" to try after it */
 	json_t *node_of;               /* object (decimal text) -> index into nodes */
 	json_t *animation_names;       /* a set: the animation names taken */
 	struct buf bin;                /* buffer 0, while it is held (holding) */
@@ -81,8 +81,8 @@ struct exporter {
 	size_t recipe_count, recipe_cap;
 	struct export_recipe source; /* the next accessor's, set before add_accessor */
 	struct render_splices kept;  /* the tracks kept in extras with their keys, as text */
-	struct export_node *nodes;   /* node_count of them */
-	size_t node_count;
+	struct export_node *nodes; /* node_count of them (room for node_cap) */
+	size_t node_count, node_cap;
 	size_t entries, animations, channels;
 	int normalised;          /* some rotation keys were normalised */
 	int baked;               /* some Euler rotations were baked */

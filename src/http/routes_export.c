@@ -139,7 +139,7 @@ void route_export_one(struct request *req, struct response *resp)
 	struct error err;
 	int64_t id, skeleton = 0;
 	int summary;
-	json_t *entry;
+	char *name;
 
 	error_init(&err);
 	if (!cat || route_id(req, resp, &id) < 0)
@@ -148,8 +148,8 @@ void route_export_one(struct request *req, struct response *resp)
 		response_error(resp, &err);
 		return;
 	}
-	entry = catalog_get(cat, id, &err); /* 404 before any work, and the file's name */
-	if (!entry) {
+	/* 404 before any work, and the file's name (nothing else of the entry is read here) */
+	if (catalog_entry_name(cat, id, &name, &err) < 0) {
 		response_error(resp, &err);
 		return;
 	}
@@ -162,11 +162,10 @@ void route_export_one(struct request *req, struct response *resp)
 			error_set(&err, ERROR_INTERNAL, NULL, -1, "out of memory");
 		response_error(resp, &err);
 	} else {
-		answer_export(req, resp, ex, json_string_value(json_object_get(entry, "name")),
-		              opt.glb, summary);
+		answer_export(req, resp, ex, name, opt.glb, summary);
 	}
 	exporter_free(ex);
-	json_decref(entry);
+	free(name);
 }
 
 /* The ids of ids=1,2,3: digits, commas, at most `max`. */

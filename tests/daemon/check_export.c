@@ -1343,10 +1343,58 @@ START_TEST(rigs_export_as_node_trees)
 }
 END_TEST
 
+/* Node names are made unique in linear time: a skeleton of 100,000 nodes of one name ("bone",
+ * "bone #2" ... "bone #100000") exports in seconds (trying every suffix from 2 for each node
+ * took minutes: past this test case's time-out of 120 s). */
+START_TEST(many_nodes_of_one_name_export_in_linear_time)
+{
+	enum { NODES = 100000 };
+	char *folder = testutil_temp_dir(), db[600];
+	struct daemon_proc own;
+	struct http_reply r;
+	char *text = malloc((size_t)NODES * 32 + 256);
+	size_t length;
+	json_t *j, *nodes;
+
+	ck_assert_ptr_nonnull(text);
+	length = (size_t)sprintf(text, "{\"asset\": {\"version\": \"2.0\"}, \"nodes\": [");
+	for (int i = 0; i < NODES; i++)
+		length += (size_t)sprintf(text + length, "%s{\"name\": \"bone\"}", i ? ", " : "");
+	length += (size_t)sprintf(text + length, "]}");
+	snprintf(db, sizeof(db), "%s/many.db", folder);
+	ck_assert_int_eq(daemon_start(&own, db, NULL), 0);
+	ck_assert_int_eq(http_request(&own, "POST", "/api/resources?filename=many.gltf", text,
+	                              length, "model/gltf+json", &r),
+	                 0);
+	ck_assert_msg(r.status == 201, "%ld %s", r.status, r.body);
+	http_reply_cleanup(&r);
+	j = http_get_json(&own, "/api/resources/1/export?summary=1", 200);
+	ck_assert_int_eq(json_integer_value(json_object_get(j, "nodes")), NODES);
+	json_decref(j);
+	ck_assert_int_eq(
+	    http_request(&own, "GET", "/api/resources/1/export?format=gltf", NULL, 0, NULL, &r), 0);
+	ck_assert_int_eq(r.status, 200);
+	j = json_loadb(r.body, r.length, 0, NULL);
+	nodes = json_object_get(j, "nodes");
+	ck_assert_uint_eq(json_array_size(nodes), NODES + 1); /* and the entry's own node */
+	ck_assert_str_eq(json_string_value(json_object_get(json_array_get(nodes, 1), "name")),
+	                 "bone #2");
+	ck_assert_str_eq(
+	    json_string_value(json_object_get(json_array_get(nodes, NODES - 1), "name")),
+	    "bone #100000");
+	json_decref(j);
+	http_reply_cleanup(&r);
+	free(text);
+	ck_assert_int_eq(daemon_stop(&own), 0);
+	testutil_remove_tree(folder);
+	free(folder);
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("export");
-	TCase *tc = tcase_create("glTF");
+	TCase *tc = tcase_create("glTF"), *limits = tcase_create("limits");
 
 	tcase_add_unchecked_fixture(tc, start, stop);
 	tcase_set_timeout(tc, 300);
@@ -1357,5 +1405,8 @@ int main(void)
 	tcase_add_test(tc, an_asset_made_again_is_the_asset_held);
 	tcase_add_test(tc, rigs_export_as_node_trees); /* last: it uploads more entries */
 	suite_add_tcase(s, tc);
+	tcase_add_test(limits, many_nodes_of_one_name_export_in_linear_time);
+	tcase_set_timeout(limits, 120);
+	suite_add_tcase(s, limits);
 	return testutil_run(s);
 }
