@@ -113,6 +113,48 @@ START_TEST(the_known_differences_are_found)
 }
 END_TEST
 
+/* Both tracks are compared over the whole of both: b's keys past a's last count (hips: a holds
+ * x = 1 from 1 s, b goes on to 3 at 2 s); and a rotation is compared as a turn: b's keys are
+ * a's negated (-q turns as q does), so the arm differs by no angle at all. */
+START_TEST(the_whole_of_both_tracks_is_compared_as_turns)
+{
+	static const char *const docs[2] = {
+	    "{\"name\": \"short\", \"duration\": 1, \"targets\": [{\"schema\": " NODE
+	    ", \"object\": 0, \"name\": \"hips\"}, {\"schema\": " NODE
+	    ", \"object\": 1, \"name\": \"arm\"}], \"samplers\": [{\"value\": {\"type\": "
+	    "\"FLOAT3\"}, \"times\": [0, 1], \"values\": [0,0,0, 1,0,0]}, {\"value\": {\"type\": "
+	    "\"FLOAT4\"}, \"semantic\": \"NORMALIZED_QUATERNION\", \"times\": [0, 1], \"values\": "
+	    "[0,0,0,1, 0,0,0.6,0.8]}], \"channels\": [{\"target\": 0, \"property\": 1, "
+	    "\"sampler\": 0}, {\"target\": 1, \"property\": 2, \"sampler\": 1}]}",
+	    "{\"name\": \"long\", \"duration\": 2, \"targets\": [{\"schema\": " NODE
+	    ", \"object\": 0, \"name\": \"hips\"}, {\"schema\": " NODE
+	    ", \"object\": 1, \"name\": \"arm\"}], \"samplers\": [{\"value\": {\"type\": "
+	    "\"FLOAT3\"}, \"times\": [0, 1, 2], \"values\": [0,0,0, 1,0,0, 3,0,0]}, {\"value\": "
+	    "{\"type\": \"FLOAT4\"}, \"semantic\": \"NORMALIZED_QUATERNION\", \"times\": [0, 1], "
+	    "\"values\": [0,0,0,-1, 0,0,-0.6,-0.8]}], \"channels\": [{\"target\": 0, "
+	    "\"property\": 1, \"sampler\": 0}, {\"target\": 1, \"property\": 2, \"sampler\": "
+	    "1}]}"};
+	json_int_t ids[2];
+	char path[128];
+	json_t *j, *hips, *arm;
+
+	for (int i = 0; i < 2; i++)
+		ids[i] =
+		    http_upload_one(&d, i ? "long.json" : "short.json", docs[i], strlen(docs[i]));
+	snprintf(path, sizeof(path), "/api/compare?a=%lld&b=%lld&count=201", (long long)ids[0],
+	         (long long)ids[1]);
+	j = http_get_json(&d, path, 200);
+	hips = json_array_get(json_object_get(j, "pairs"), 0);
+	arm = json_array_get(json_object_get(j, "pairs"), 1);
+	ck_assert_double_eq_tol(at(hips, "largest", 0), 2.0, 1e-6);
+	ck_assert_double_eq_tol(at(hips, "at", 0), 2.0, 1e-6);
+	ck_assert_str_eq(json_string_value(json_object_get(arm, "compared_as")), "angle (radians)");
+	ck_assert_msg(at(arm, "largest", 0) < 1e-3, "a turn and its negation differ by %g rad",
+	              at(arm, "largest", 0));
+	json_decref(j);
+}
+END_TEST
+
 START_TEST(identical_keys_are_said_without_sampling)
 {
 	char path[128];
@@ -212,6 +254,7 @@ int main(void)
 
 	tcase_add_unchecked_fixture(tc, start, stop);
 	tcase_add_test(tc, the_known_differences_are_found);
+	tcase_add_test(tc, the_whole_of_both_tracks_is_compared_as_turns);
 	tcase_add_test(tc, identical_keys_are_said_without_sampling);
 	tcase_add_test(tc, csv_and_refusals);
 	tcase_add_test(tc, versions_are_the_entries_of_one_handle_and_class);
