@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "testutil.h"
+#include "zouna_writer.h"
 
 static struct daemon_proc d;
 static char *dir;
@@ -155,6 +156,40 @@ START_TEST(the_whole_of_both_tracks_is_compared_as_turns)
 }
 END_TEST
 
+/* The same keys under two engines' rules are not the same track: a Zouna keyframer holds its
+ * last value before its first key, a Radient clip its first; the pair is sampled, not said
+ * identical. */
+START_TEST(the_same_keys_under_other_rules_are_not_identical)
+{
+	static const char radient[] =
+	    "{\"name\": \"bare\", \"duration\": 1, \"targets\": [{\"schema\": "
+	    "\"5A0E7D1C-4F2B-4B8E-9C3A-A5B0C0DE0001\", \"object\": 0, \"name\": "
+	    "\"KeyframerFloatLinear_Z\"}], \"samplers\": [{\"value\": {\"type\": \"FLOAT\"}, "
+	    "\"times\": [0.5, 1], \"values\": [1, 3]}], \"channels\": [{\"target\": 0, "
+	    "\"property\": 1, \"sampler\": 0}]}";
+	struct zkey keys[2] = {{.time = 0.5f, .v = {1}}, {.time = 1.0f, .v = {3}}};
+	json_int_t zouna, clip;
+	struct zbuf file;
+	char path[128];
+	json_t *j, *pair;
+
+	zbuf_init(&file, 0);
+	ck_assert_int_eq(
+	    zouna_write_keyframer(&file, "KeyframerFloatLinear_Z", 0, keys, 2, ZW_DEFAULT), 0);
+	zouna = http_upload_one(&d, "bare.KeyframerFloatLinear_Z", file.data, file.len);
+	zbuf_free(&file);
+	clip = http_upload_one(&d, "bare.json", radient, strlen(radient));
+	snprintf(path, sizeof(path), "/api/compare?a=%lld&b=%lld", (long long)zouna,
+	         (long long)clip);
+	j = http_get_json(&d, path, 200);
+	ck_assert_uint_eq(json_array_size(json_object_get(j, "pairs")), 1);
+	pair = json_array_get(json_object_get(j, "pairs"), 0);
+	ck_assert_msg(json_is_false(json_object_get(pair, "identical")), "%s", json_dumps(pair, 0));
+	ck_assert(json_is_false(json_object_get(j, "identical")));
+	json_decref(j);
+}
+END_TEST
+
 START_TEST(identical_keys_are_said_without_sampling)
 {
 	char path[128];
@@ -255,6 +290,7 @@ int main(void)
 	tcase_add_unchecked_fixture(tc, start, stop);
 	tcase_add_test(tc, the_known_differences_are_found);
 	tcase_add_test(tc, the_whole_of_both_tracks_is_compared_as_turns);
+	tcase_add_test(tc, the_same_keys_under_other_rules_are_not_identical);
 	tcase_add_test(tc, identical_keys_are_said_without_sampling);
 	tcase_add_test(tc, csv_and_refusals);
 	tcase_add_test(tc, versions_are_the_entries_of_one_handle_and_class);
