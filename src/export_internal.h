@@ -67,21 +67,21 @@ struct export_rig {
 
 struct exporter {
 	struct export_options opt;
-	json_t *doc;                   /* the asset being built */
-	json_t *summary_extras;        /* [{"entry", "track", "name", "reason"}] */
-	json_t *notes;                 /* what the asset says was assumed or changed */
-	json_t *entry_list;            /* [{"entry", "class", "handle", "filename", "name"}] */
-	json_t *node_names; /* the node names taken: each with the next "#k" to try after it */
-	json_t *node_of;               /* object (decimal text) -> index into nodes */
-	json_t *animation_names;       /* a set: the animation names taken */
-	struct buf bin;                /* buffer 0, while it is held (holding) */
-	uint64_t bin_length;           /* buffer 0's length so far, held or not */
-	int holding;                   /* bin holds every byte of buffer 0 so far */
+	json_t *doc;             /* the asset being built */
+	json_t *summary_extras;  /* [{"entry", "track", "name", "reason"}] */
+	json_t *notes;           /* what the asset says was assumed or changed */
+	json_t *entry_list;      /* [{"entry", "class", "handle", "filename", "name"}] */
+	json_t *node_names;      /* the node names taken: each with the next "#k" to try after it */
+	json_t *node_of;         /* object (decimal text) -> index into nodes */
+	json_t *animation_names; /* a set: the animation names taken */
+	struct buf bin;          /* buffer 0, while it is held (holding) */
+	uint64_t bin_length;     /* buffer 0's length so far, held or not */
+	int holding;             /* bin holds every byte of buffer 0 so far */
 	struct export_recipe *recipes; /* how to make each accessor's bytes again, in order */
 	size_t recipe_count, recipe_cap;
 	struct export_recipe source; /* the next accessor's, set before add_accessor */
-	struct render_splices kept;  /* the tracks kept in extras with their keys, as text */
-	struct export_node *nodes; /* node_count of them (room for node_cap) */
+	struct render_splices kept;  /* the nodes of entries glTF animates nothing of, as text */
+	struct export_node *nodes;   /* node_count of them (room for node_cap) */
 	size_t node_count, node_cap;
 	size_t entries, animations, channels;
 	int normalised;          /* some rotation keys were normalised */

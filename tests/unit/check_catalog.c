@@ -785,6 +785,36 @@ START_TEST(an_older_postgresql_catalogue_is_migrated)
 }
 END_TEST
 
+/* An upload's chunks are checked to add up to its size when it is read whole (a redecode):
+ * a chunk lost or cut short is an error naming the bytes, never a shorter file decoded. */
+START_TEST(chunks_that_do_not_add_up_are_an_error)
+{
+	struct error err;
+	struct catalog *cat = catalog_open(db_path, &err);
+	struct catalog_stored stored;
+	int64_t id;
+	sqlite3 *db;
+
+	ck_assert_msg(cat != NULL, "%s", err.message);
+	id = put_clip(cat, "whole", 1.0f);
+	error_init(&err);
+	ck_assert_msg(catalog_get_stored(cat, id, &stored, &err) == 0, "%s", err.message);
+	catalog_stored_cleanup(&stored);
+	catalog_close(cat);
+	ck_assert_int_eq(sqlite3_open(db_path, &db), SQLITE_OK);
+	ck_assert_int_eq(sqlite3_exec(db, "UPDATE blob_chunks SET bytes = substr(bytes, 1, 10)",
+	                              NULL, NULL, NULL),
+	                 SQLITE_OK);
+	sqlite3_close(db);
+	cat = catalog_open(db_path, &err);
+	ck_assert_msg(cat != NULL, "%s", err.message);
+	error_init(&err);
+	ck_assert_int_eq(catalog_get_stored(cat, id, &stored, &err), -1);
+	ck_assert_msg(strstr(err.message, "do not add up"), "%s", err.message);
+	catalog_close(cat);
+}
+END_TEST
+
 static void add_tests(TCase *tc)
 {
 	tcase_add_test(tc, migrations_create_the_schema_once);
@@ -807,6 +837,7 @@ static Suite *catalog_suite(void)
 	tcase_add_test(tc, grouped_writes_keep_each_job_apart);    /* a local file's writes */
 	tcase_add_test(tc, the_checkpointer_copies_the_wal_beside_the_writer);
 	tcase_add_test(tc, rig_lookups_use_their_indexes);
+	tcase_add_test(tc, chunks_that_do_not_add_up_are_an_error);
 	suite_add_tcase(s, tc);
 	if (testutil_postgres_wanted()) {
 		tc = tcase_create("postgresql");
