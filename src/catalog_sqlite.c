@@ -132,7 +132,7 @@ static struct db_stmt *sqlite_prepare_sql(struct sqlite_db *db, struct sqlite_st
 	return &s->base;
 }
 
-#define TRUNCATE_TRIES 250 /* 20 ms apart: 5 s for other connections to let the log go */
+#define TRUNCATE_TRIES 1500 /* 20 ms apart: 30 s for other connections to let the log go */
 
 /* Before a write transaction: does the path still name the file this connection opened? A
  * catalogue removed, moved or replaced under a running daemon would otherwise take writes
