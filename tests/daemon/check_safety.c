@@ -800,7 +800,10 @@ START_TEST(an_export_costs_its_upload_not_a_tree_of_its_keys)
 	} else {
 		ck_assert_msg(planned - rest < 4 * 1024, "planning grew the daemon by %ld KiB",
 		              planned - rest);
-		ck_assert_msg(exported - rest < (long)(b.len / 1024) + 16 * 1024,
+		/* the issue's bound is the upload's size plus 16 MiB; it takes about 2 MiB more
+		 * than the keys, and a copy of them held beside them (the buffer's first 8 MiB)
+		 * would show past 6 */
+		ck_assert_msg(exported - rest < (long)(b.len / 1024) + 6 * 1024,
 		              "an export grew the daemon by %ld KiB for a %zu-byte upload",
 		              exported - rest, b.len);
 		ck_assert_msg(three - rest < 64 * 1024 + 16 * 1024,
