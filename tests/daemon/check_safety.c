@@ -122,6 +122,8 @@ START_TEST(a_moved_or_replaced_catalogue_takes_no_writes)
 	}
 	ck_assert_int_eq(rename(other, db), 0);
 	ck_assert_int_eq(upload_clip(&d, "after the replacement", NULL), 503);
+	ck_assert_int_eq(get_status(&d, "/api/health", body, sizeof(body)), 503);
+	ck_assert_msg(strstr(body, "no longer the one animdexd opened"), "%s", body);
 	kill(d.pid, SIGKILL);
 	waitpid(d.pid, NULL, 0);
 	sqlite_ok(db);
