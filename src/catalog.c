@@ -183,7 +183,6 @@ json_t *catalog_json_int(struct db_stmt *s, int c)
 	return db_column_is_null(s, c) ? json_null() : json_integer(db_column_int64(s, c));
 }
 
-/* A malloc'd copy of a blob column (never NULL when it succeeds, even when empty). */
 int catalog_put_chunks(struct db *db, const char *sha256, const void *bytes, size_t length,
                        struct error *err)
 {
@@ -243,6 +242,7 @@ uint8_t *catalog_read_chunks(struct db *db, const char *sha256, int64_t size, st
 	return bytes;
 }
 
+/* A malloc'd copy of a blob column (never NULL when it succeeds, even when empty). */
 void *catalog_blob_copy(struct db_stmt *s, int c, size_t *length)
 {
 	const void *data = db_column_blob(s, c, length);

@@ -216,19 +216,20 @@ struct export_node *export_node_add(struct exporter *ex, const char *key, const 
                                     int index)
 {
 	struct export_node *n;
-	char unique[256];
+	char base[256], unique[256];
 	json_t *taken;
-	json_int_t k = 2;
+	json_int_t k;
 
 	/* a name taken already goes on from the suffix its last copy took: 100,000 nodes of one
 	 * name cost 100,000 lookups, not 5 billion */
-	snprintf(unique, sizeof(unique), "%s", name);
-	if ((taken = json_object_get(ex->node_names, unique)) != NULL) {
+	snprintf(base, sizeof(base), "%s", name);
+	snprintf(unique, sizeof(unique), "%s", base);
+	if ((taken = json_object_get(ex->node_names, base)) != NULL) {
 		k = json_integer_value(taken);
 		do
 			snprintf(unique, sizeof(unique), "%.200s #%lld", name, (long long)k++);
 		while (json_object_get(ex->node_names, unique));
-		json_object_set_new(ex->node_names, name, json_integer(k));
+		json_object_set_new(ex->node_names, base, json_integer(k));
 	}
 	if (ex->node_count == ex->node_cap) {
 		size_t cap = ex->node_cap ? 2 * ex->node_cap : 64;

@@ -3,7 +3,6 @@
  * and column c is m[c * 4 + r]. */
 #include "rig.h"
 
-#include <inttypes.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -66,42 +65,45 @@ int rig_order(const struct rig *rig, uint32_t *order, size_t *looped)
 }
 
 /* Whether every node's rest values and rest world matrix hold in float32 (a rest pose of
- * 3e38 in a bone and its child multiplies past it): 0, or -1 with err naming the node. */
-static int rest_in_float32(const struct rig *rig, const uint32_t *order, struct error *err)
+ * 3e38 in a bone and its child multiplies past it): 0, or -1 with err naming the node. The rig
+ * has passed the parents' checks. */
+static int rest_in_float32(const struct rig *rig, struct error *err)
 {
+	double *local = malloc((rig->count + 1) * 16 * sizeof(*local));
 	double *world = malloc((rig->count + 1) * 16 * sizeof(*world));
+	int rc = 0;
 
-	if (!world) {
+	for (size_t i = 0; local && i < rig->count; i++)
+		rig_compose(rig->nodes[i].translation, rig->nodes[i].rotation, rig->nodes[i].scale,
+		            local + i * 16);
+	if (!local || !world || rig_world(rig, local, world) < 0) {
 		error_set(err, ERROR_INTERNAL, NULL, -1, "out of memory");
-		return -1;
+		rc = -1;
 	}
-	for (size_t k = 0; k < rig->count; k++) {
-		const struct rig_node *n = &rig->nodes[order[k]];
-		double *m = world + (size_t)order[k] * 16;
+	for (size_t i = 0; rc == 0 && i < rig->count; i++) {
+		const struct rig_node *n = &rig->nodes[i];
 		char label[96];
 		int finite = 1;
-		rig_compose(n->translation, n->rotation, n->scale, m);
-		if (n->parent >= 0)
-			rig_multiply(world + (size_t)n->parent * 16, m, m);
 		for (int e = 0; e < 16 && finite; e++)
-			finite = isfinite((float)m[e]);
+			finite = isfinite((float)world[i * 16 + e]);
 		for (int e = 0; e < 3 && finite; e++)
 			finite = isfinite(n->translation[e]) && isfinite(n->scale[e]);
 		if (finite)
 			continue;
 		rig_node_label(n, label, sizeof(label));
-		error_set(err, ERROR_VALUE_OUT_OF_RANGE, "rig.nodes", -1,
-		          "rig.nodes[%" PRIu32 "]: %s's rest pose is beyond a 32-bit float's range "
-		          "(its translation, scale or its ancestors' multiply past +-3.4e38: "
-		          "translation %.9g %.9g %.9g, scale %.9g %.9g %.9g)",
-		          order[k], label, (double)n->translation[0], (double)n->translation[1],
-		          (double)n->translation[2], (double)n->scale[0], (double)n->scale[1],
-		          (double)n->scale[2]);
-		free(world);
-		return -1;
+		error_set(
+		    err, ERROR_VALUE_OUT_OF_RANGE, "rig.nodes", -1,
+		    "rig.nodes[%zu]: %s's rest pose is beyond a 32-bit float's range (its "
+		    "translation, scale or its ancestors' multiply past +-3.4e38: translation "
+		    "%.9g %.9g %.9g, scale %.9g %.9g %.9g)",
+		    i, label, (double)n->translation[0], (double)n->translation[1],
+		    (double)n->translation[2], (double)n->scale[0], (double)n->scale[1],
+		    (double)n->scale[2]);
+		rc = -1;
 	}
+	free(local);
 	free(world);
-	return 0;
+	return rc;
 }
 
 int rig_check(const struct rig *rig, struct error *err)
@@ -133,9 +135,8 @@ int rig_check(const struct rig *rig, struct error *err)
 		          looped);
 		return -1;
 	}
-	rc = rest_in_float32(rig, order, err);
 	free(order);
-	return rc;
+	return rest_in_float32(rig, err);
 }
 
 void rig_compose(const float t[3], const float r[4], const float s[3], double m[16])
