@@ -557,8 +557,8 @@ static int sqlite_check_version(struct sqlite_db *db, int version, unsigned late
 }
 
 /* schema/009_blob_chunks.sql's second half: every upload's bytes moved into chunks, one upload
- * read at a time, then blobs.bytes dropped. A SQLite statement must do what SQL alone could
- * only do reading the whole upload again for every chunk. */
+ * read at a time, then blobs.bytes dropped. Done here rather than in the SQL file: substr()
+ * there would read the whole upload again for every chunk. */
 static int sqlite_move_bytes_to_chunks(struct sqlite_db *db, char **msg)
 {
 	sqlite3_stmt *get = NULL, *put = NULL;
