@@ -26,10 +26,10 @@
 #include <string.h>
 #include <strings.h>
 
-#include "buf.h"
-#include "format.h"
-#include "hash.h"
-#include "reader.h"
+#include "base/buf.h"
+#include "formats/format.h"
+#include "base/hash.h"
+#include "formats/reader.h"
 #include "burnout.h"
 
 #define PART_SIZE      3

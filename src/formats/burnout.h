@@ -5,7 +5,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "format.h"
+#include "formats/format.h"
 
 #define TYPE_VEHICLE_ANIMATION 0x10023u
 #define TYPE_BODY_PART_REMAP   0x10024u

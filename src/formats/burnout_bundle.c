@@ -17,7 +17,7 @@
 #include <zlib.h>
 
 #include "burnout.h"
-#include "reader.h"
+#include "formats/reader.h"
 
 struct bundle_entry {
 	uint64_t id;

@@ -1,13 +1,13 @@
 /* format.c: the decoder table, detection, and the defaults every decoded entry gets. */
-#include "format.h"
+#include "formats/format.h"
 
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
 
-#include "buf.h"
-#include "hash.h"
+#include "base/buf.h"
+#include "base/hash.h"
 
 static const struct format *const formats[] = {
     &format_radient,

@@ -19,9 +19,9 @@
 #include <string.h>
 #include <strings.h>
 
-#include "base64.h"
-#include "format.h"
-#include "reader.h"
+#include "base/base64.h"
+#include "formats/format.h"
+#include "formats/reader.h"
 #include "gltf.h"
 
 static enum path path_of(const char *path)

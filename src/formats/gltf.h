@@ -6,7 +6,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "format.h"
+#include "formats/format.h"
 
 #define GLB_MAGIC            0x46546C67u /* "glTF" */
 #define GLB_CHUNK_JSON       0x4E4F534Au /* "JSON" */

@@ -11,9 +11,9 @@
 #include <string.h>
 #include <strings.h>
 
-#include "base64.h"
+#include "base/base64.h"
 #include "gltf.h"
-#include "reader.h"
+#include "formats/reader.h"
 
 int gltf_fail(struct gltf *g, const char *code, const char *pointer, const char *fmt, ...)
 {

@@ -13,7 +13,7 @@
 #include <string.h>
 
 #include "gltf.h"
-#include "hash.h"
+#include "base/hash.h"
 
 /* Every node's parent (-1 for a root) into parent[count], checked. A loop is found in one
  * walk up from each node that stops at the first node already walked: linear in the nodes. */

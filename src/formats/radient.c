@@ -23,8 +23,8 @@
 #include <string.h>
 #include <strings.h>
 
-#include "base64.h"
-#include "format.h"
+#include "base/base64.h"
+#include "formats/format.h"
 
 #define RADIENT_CLASS "RadientAnimationClip"
 

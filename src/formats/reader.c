@@ -1,5 +1,5 @@
 /* reader.c: bounds-checked little/big-endian reads for every decoder. */
-#include "reader.h"
+#include "formats/reader.h"
 
 #include <string.h>
 

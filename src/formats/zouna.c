@@ -36,9 +36,9 @@
 #include <string.h>
 #include <strings.h>
 
-#include "format.h"
-#include "hash.h"
-#include "reader.h"
+#include "formats/format.h"
+#include "base/hash.h"
+#include "formats/reader.h"
 #include "zouna.h"
 
 /* Resource classes that hold keyframers but are not decoded (yet). */

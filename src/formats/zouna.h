@@ -7,8 +7,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "format.h"
-#include "reader.h"
+#include "formats/format.h"
+#include "formats/reader.h"
 
 #define FLOAT_COMP_FACTOR  4096.0f
 #define QUAT_COMP_FACTOR   2000.0f

@@ -9,7 +9,7 @@
 #include <string.h>
 #include <strings.h>
 
-#include "reader.h"
+#include "formats/reader.h"
 #include "zouna.h"
 
 static const struct zouna_class zouna_classes[] = {

@@ -13,8 +13,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "hash.h"
-#include "reader.h"
+#include "base/hash.h"
+#include "formats/reader.h"
 #include "zouna.h"
 
 #define BONE_SIZE 248

@@ -19,10 +19,10 @@
 #include <string.h>
 #include <time.h>
 
-#include "buf.h"
+#include "base/buf.h"
 #include "event_hub.h"
-#include "hash.h"
-#include "render.h"
+#include "base/hash.h"
+#include "render/render.h"
 
 #define READ_BATCH   256         /* events read from the catalogue at a time */
 #define STREAM_CHUNK (64 * 1024) /* text a stream makes ready at a time */

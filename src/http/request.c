@@ -1,11 +1,11 @@
 /* request.c: what a route reads of its request besides what the server collected (query
  * arguments, headers), and the suspension and resumption of a request answered from another
- * thread or waiting for what it streams. With
- * server.c, the only files that include microhttpd.h. */
+ * thread or waiting for what it streams. One of the files that speak to libmicrohttpd
+ * (doc/architecture.md). */
 #include <microhttpd.h>
 #include <string.h>
 
-#include "http.h"
+#include "http/http.h"
 #include "server_internal.h"
 
 static const char *connection_value(const struct request *req, enum MHD_ValueKind kind,

@@ -4,7 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "render.h"
+#include "render/render.h"
 #include "server_internal.h"
 
 void response_take(struct response *resp, unsigned status, const char *type, char *body,

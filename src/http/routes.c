@@ -6,7 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "http.h"
+#include "http/http.h"
 
 /* A path fits one pattern at most ({} is one whole segment; a pattern may have several
  * methods), so the order is free: the busiest first. The static route answers every other

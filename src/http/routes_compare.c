@@ -9,9 +9,9 @@
 #include <string.h>
 #include <strings.h>
 
-#include "compare.h"
-#include "http.h"
-#include "render.h"
+#include "core/compare.h"
+#include "http/http.h"
+#include "render/render.h"
 
 #define DEFAULT_COUNT 1001
 /* about the bytes a track of either side holds while the answer is made: its target in the

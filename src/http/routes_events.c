@@ -7,8 +7,8 @@
 #include <string.h>
 
 #include "event_hub.h"
-#include "hash.h"
-#include "http.h"
+#include "base/hash.h"
+#include "http/http.h"
 
 /* A filter argument, NULL when not given or empty (as the list takes them). */
 static const char *filter_arg(struct request *req, const char *name)

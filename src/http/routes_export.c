@@ -10,9 +10,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "export.h"
-#include "hash.h"
-#include "http.h"
+#include "answers/export.h"
+#include "base/hash.h"
+#include "http/http.h"
 
 static int export_options_from(struct request *req, struct export_options *opt, int *summary,
                                struct error *err)

@@ -11,9 +11,9 @@
 #include <unistd.h>
 
 #include "event_hub.h"
-#include "format.h"
-#include "hash.h"
-#include "http.h"
+#include "formats/format.h"
+#include "base/hash.h"
+#include "http/http.h"
 
 #define STATIC_MAX_FILE (16u * 1024 * 1024)
 

@@ -6,9 +6,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "format.h"
-#include "http.h"
-#include "ingest.h"
+#include "formats/format.h"
+#include "http/http.h"
+#include "catalog/ingest.h"
 
 #define LIST_DEFAULT_LIMIT 50
 #define LIST_MAX_LIMIT     500

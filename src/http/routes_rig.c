@@ -7,9 +7,9 @@
 #include <string.h>
 #include <strings.h>
 
-#include "http.h"
-#include "pose_answer.h"
-#include "render.h"
+#include "http/http.h"
+#include "answers/pose_answer.h"
+#include "render/render.h"
 
 #define BUFFERED_MAX     (256u * 1024) /* answers up to about this are made at once */
 #define DEFAULT_LIMIT    20

@@ -16,8 +16,8 @@
 #include <string.h>
 #include <strings.h>
 
-#include "http.h"
-#include "track_answer.h"
+#include "http/http.h"
+#include "answers/track_answer.h"
 
 #define DEFAULT_SAMPLE_COUNT 101
 #define BUFFERED_MAX         (256u * 1024) /* answers up to about this are not streamed */

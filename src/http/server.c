@@ -1,6 +1,9 @@
-/* server.c: the libmicrohttpd daemon: requests in, answers out, the request log. With
- * request.c, the only file that includes microhttpd.h; the watchdog, the budgets,
- * authorisation and the response functions are files of their own (server_internal.h).
+/* server.c: the libmicrohttpd daemon: its start and stop, the callbacks through which a
+ * request comes in (routed, authorised, its framing checked, its body admitted and kept) and
+ * completes, and the request log. Its neighbours speak to libmicrohttpd too (server_state.h):
+ * server_send.c hands answers over, request_input.c keeps and checks arguments and forms; the
+ * watchdog, the budgets, authorisation and the response functions know nothing of it
+ * (server_internal.h).
  *
  * Per-request state is created on the first callback of a request and freed in the
  * request-completed callback, which also writes the request's log line. Bodies are collected
@@ -32,50 +35,8 @@
 #include <unistd.h>
 
 #include "event_hub.h"
-#include "render.h"
-#include "server_internal.h"
-
-#define STREAM_BLOCK       (128u * 1024) /* bytes a streamed answer is produced in */
-#define CONNECTION_RESERVE 16            /* slots beyond --max-connections for newcomers */
-
-struct server {
-	struct MHD_Daemon *daemon;
-	struct server_config config; /* a copy */
-	struct catalog_pool *pool;   /* not owned */
-	uint16_t port;               /* the bound port */
-	int in_flight;               /* requests begun and not completed (atomic) */
-	int draining;                /* stopping: new requests get 503 (atomic) */
-	size_t buffered;             /* body bytes held or promised to uploads (atomic) */
-	size_t answering;            /* bytes held by answers being sent (atomic) */
-	struct watchdog watchdog;    /* over every open connection */
-	struct event_hub *events;    /* GET /api/events' streams */
-};
-
-/* One request's state, from its first callback to its completion. */
-struct request_state {
-	struct request req;             /* what the route sees */
-	const struct route *route;      /* NULL: answer error_status */
-	struct MHD_PostProcessor *post; /* multipart body parser, or NULL */
-	int too_large;                  /* the body grew past the limit */
-	size_t body_seen;               /* bytes of body received so far */
-	struct timespec started;
-	unsigned status; /* for the log */
-	size_t bytes_sent;
-	int unauthorised;         /* answered 401: say how to authenticate */
-	int too_busy;             /* the server-wide upload memory was full */
-	int retry_after;          /* say when to try again */
-	int declared;             /* the whole declared body is reserved up front */
-	int incomplete;           /* the multipart body ended before its closing boundary */
-	size_t reserved;          /* bytes of srv->buffered this request holds */
-	struct conn_watch *watch; /* its connection, or NULL */
-	struct server *srv;
-	struct error field_error;  /* a field given twice, too long, or not text */
-	unsigned argument_count;   /* query arguments seen */
-	const char *allow;         /* the methods of the path, for 405 answers, or NULL */
-	char allow_text[48];       /* where allow points */
-	struct deferred *deferred; /* answered from another thread: the connection is suspended
-	                              until deferred_answer */
-};
+#include "render/render.h"
+#include "server_state.h"
 
 static void timespec_now(struct timespec *t)
 {
@@ -97,171 +58,6 @@ static void log_escaped(FILE *f, const char *text)
 		else
 			fputc(*p, f);
 	}
-}
-
-/* What an answer holds while it is sent, given back when libmicrohttpd lets go of it. */
-struct answer_hold {
-	struct server *srv;
-	size_t bytes;                  /* of srv->answering */
-	char *body;                    /* a buffered body, or NULL */
-	struct response_stream stream; /* a streamed one */
-	int failed;                    /* the stream gave up */
-};
-
-static void answer_release(void *cls)
-{
-	struct answer_hold *h = cls;
-
-	budget_give(&h->srv->answering, h->bytes);
-	free(h->body);
-	if (h->stream.fill && h->stream.release)
-		h->stream.release(h->stream.state);
-	free(h);
-}
-
-static ssize_t answer_fill(void *cls, uint64_t pos, char *out, size_t max)
-{
-	struct answer_hold *h = cls;
-	long n;
-
-	(void)pos;
-	if (h->failed)
-		return MHD_CONTENT_READER_END_WITH_ERROR;
-	n = h->stream.fill(h->stream.state, out, max);
-	if (n == RESPONSE_STREAM_WAITING)
-		return 0; /* suspended: called again once resumed */
-	if (n < 0) {
-		h->failed = 1;
-		return MHD_CONTENT_READER_END_WITH_ERROR;
-	}
-	return n == 0 ? MHD_CONTENT_READER_END_OF_STREAM : (ssize_t)n;
-}
-
-static enum MHD_Result server_send(struct request_state *st, struct MHD_Connection *conn,
-                                   struct response *resp);
-
-/* 503 for an answer that does not fit the server's answer memory now. */
-static enum MHD_Result server_send_busy(struct request_state *st, struct MHD_Connection *conn,
-                                        size_t bytes)
-{
-	struct response resp = {0};
-	struct error err;
-
-	error_init(&err);
-	error_set(&err, ERROR_UNAVAILABLE, NULL, -1,
-	          "the server holds as many answers as it may at once (--answer-memory %zu "
-	          "bytes; this one needs %zu); try again shortly",
-	          st->srv->config.answer_memory, bytes);
-	response_error(&resp, &err);
-	st->retry_after = 1;
-	return server_send(st, conn, &resp);
-}
-
-static enum MHD_Result server_send(struct request_state *st, struct MHD_Connection *conn,
-                                   struct response *resp)
-{
-	struct MHD_Response *r;
-	struct answer_hold *hold;
-	enum MHD_Result ret;
-	int streamed = resp->stream.fill != NULL;
-	size_t block = resp->stream.block ? resp->stream.block : STREAM_BLOCK;
-	size_t bytes = streamed ? resp->stream.memory + block : resp->length;
-	uint64_t stream_length = resp->stream.length;
-
-	if (!streamed && !resp->body) {
-		resp->body = strdup("");
-		resp->length = 0;
-	}
-	hold = calloc(1, sizeof(*hold));
-	if (!hold || (!streamed && !resp->body)) {
-		free(hold);
-		response_discard(resp);
-		free(resp->disposition);
-		return MHD_NO;
-	}
-	/* an error answer is small and always goes out; others wait for room */
-	if (budget_take(&st->srv->answering, st->srv->config.answer_memory, bytes) < 0) {
-		if (resp->status >= 400) {
-			bytes = 0;
-		} else {
-			free(hold);
-			response_discard(resp);
-			free(resp->disposition);
-			return server_send_busy(st, conn, bytes);
-		}
-	}
-	hold->srv = st->srv;
-	hold->bytes = bytes;
-	if (streamed && stream_length == RESPONSE_LENGTH_UNKNOWN &&
-	    strcmp(st->req.method, "HEAD") == 0) {
-		/* HEAD: the length GET would send, without sending it (libmicrohttpd 0.9.75 would
-		 * otherwise end an empty chunked body after the headers) */
-		char scratch[4096];
-		long n;
-		stream_length = 0;
-		while ((n = resp->stream.fill(resp->stream.state, scratch, sizeof(scratch))) > 0)
-			stream_length += (uint64_t)n;
-	}
-	if (streamed) {
-		hold->stream = resp->stream;
-		r = MHD_create_response_from_callback(
-		    stream_length == RESPONSE_LENGTH_UNKNOWN ? MHD_SIZE_UNKNOWN : stream_length,
-		    block, answer_fill, hold, answer_release);
-	} else {
-		hold->body = resp->body;
-		r = MHD_create_response_from_buffer_with_free_callback_cls(resp->length, resp->body,
-		                                                           answer_release, hold);
-	}
-	memset(&resp->stream, 0, sizeof(resp->stream));
-	resp->body = NULL;
-	if (!r) {
-		answer_release(hold);
-		free(resp->disposition);
-		return MHD_NO;
-	}
-	MHD_add_response_header(r, MHD_HTTP_HEADER_CONTENT_TYPE, resp->content_type);
-	MHD_add_response_header(r, "X-Content-Type-Options", "nosniff");
-	if (resp->disposition)
-		MHD_add_response_header(r, MHD_HTTP_HEADER_CONTENT_DISPOSITION, resp->disposition);
-	if (st->retry_after || resp->status == 503 || resp->status == 507)
-		MHD_add_response_header(r, MHD_HTTP_HEADER_RETRY_AFTER, "2");
-	if (st->unauthorised)
-		MHD_add_response_header(r, MHD_HTTP_HEADER_WWW_AUTHENTICATE,
-		                        "Bearer realm=\"animdex\"");
-	if (resp->status == 405 && st->allow)
-		MHD_add_response_header(r, MHD_HTTP_HEADER_ALLOW, st->allow);
-	for (int i = 0; i < 2; i++)
-		if (resp->extra_name[i][0])
-			MHD_add_response_header(r, resp->extra_name[i], resp->extra_value[i]);
-	st->status = resp->status;
-	st->bytes_sent =
-	    streamed ? (stream_length == RESPONSE_LENGTH_UNKNOWN ? 0 : (size_t)stream_length)
-	             : resp->length;
-	ret = MHD_queue_response(conn, resp->status, r);
-	MHD_destroy_response(r);
-	free(resp->disposition);
-	return ret;
-}
-
-static enum MHD_Result server_send_error(struct request_state *st, struct MHD_Connection *conn,
-                                         enum error_code code, const char *fmt, ...)
-    __attribute__((format(printf, 4, 5)));
-
-static enum MHD_Result server_send_error(struct request_state *st, struct MHD_Connection *conn,
-                                         enum error_code code, const char *fmt, ...)
-{
-	struct response resp = {0};
-	struct error err;
-	char message[sizeof(err.message)];
-	va_list ap;
-
-	va_start(ap, fmt);
-	vsnprintf(message, sizeof(message), fmt, ap);
-	va_end(ap);
-	error_init(&err);
-	error_set(&err, code, NULL, -1, "%s", message);
-	response_error(&resp, &err);
-	return server_send(st, conn, &resp);
 }
 
 /* A body in a transfer coding other than chunked (identity, gzip...) has no framing this
@@ -286,97 +82,6 @@ static int unknown_transfer_coding(struct request_state *st, struct MHD_Connecti
 	response_header(&resp, MHD_HTTP_HEADER_CONNECTION, "close");
 	*ret = server_send(st, conn, &resp);
 	return 1;
-}
-
-#define FIELD_MAX             4096 /* bytes of one form field's value */
-#define REQUEST_MAX_ARGUMENTS 64   /* query arguments of one request */
-
-static struct request_field *find_field(struct request *req, const char *key)
-{
-	for (size_t i = 0; i < req->field_count; i++)
-		if (strcmp(req->fields[i].key, key) == 0)
-			return &req->fields[i];
-	return NULL;
-}
-
-/* A problem with the request's fields, answered once the body has come. */
-static void field_problem(struct request_state *st, enum error_code code, const char *key,
-                          const char *fmt, ...) __attribute__((format(printf, 4, 5)));
-
-static void field_problem(struct request_state *st, enum error_code code, const char *key,
-                          const char *fmt, ...)
-{
-	va_list ap;
-	char text[sizeof(st->field_error.message)];
-
-	if (error_is_set(&st->field_error))
-		return;
-	va_start(ap, fmt);
-	vsnprintf(text, sizeof(text), fmt, ap);
-	va_end(ap);
-	error_set(&st->field_error, code, key, -1, "%s", text);
-}
-
-static enum MHD_Result post_iterator(void *cls, enum MHD_ValueKind kind, const char *key,
-                                     const char *filename, const char *content_type,
-                                     const char *transfer_encoding, const char *data, uint64_t off,
-                                     size_t size)
-{
-	struct request_state *st = cls;
-	struct request *req = &st->req;
-
-	(void)kind, (void)content_type, (void)transfer_encoding;
-	if (st->too_large)
-		return MHD_YES;
-	if (filename || (key && strcmp(key, "file") == 0)) {
-		struct upload_file *f = req->file_count ? &req->files[req->file_count - 1] : NULL;
-		int fresh =
-		    off == 0 &&
-		    (!f || f->data.len > 0 || !f->field || strcmp(f->field, key ? key : "") != 0 ||
-		     (filename && (!f->filename || strcmp(f->filename, filename))));
-		if (fresh) {
-			if (req->file_count == REQUEST_MAX_FILES) {
-				st->too_large = 1;
-				return MHD_YES;
-			}
-			f = &req->files[req->file_count++];
-			f->field = strdup(key ? key : "file");
-			f->filename = filename ? strdup(filename) : NULL;
-			buf_init(&f->data, st->srv->config.max_upload);
-		}
-		if (size && buf_append(&f->data, data, size) < 0)
-			st->too_large = 1;
-		return MHD_YES;
-	}
-	if (key) {
-		struct request_field *field = find_field(req, key);
-		if (field && off == 0) {
-			field_problem(st, ERROR_BAD_PARAMETER, key,
-			              "%s: the field is given twice; give it once", key);
-			return MHD_YES;
-		}
-		if (!field) {
-			if (req->field_count == REQUEST_MAX_FIELDS) {
-				field_problem(st, ERROR_BAD_PARAMETER, key,
-				              "%s: the form has more than %d fields", key,
-				              REQUEST_MAX_FIELDS);
-				return MHD_YES;
-			}
-			field = &req->fields[req->field_count];
-			field->key = strdup(key);
-			if (!field->key)
-				return MHD_NO;
-			buf_init(&field->value, FIELD_MAX);
-			req->field_count++;
-		}
-		if (size && buf_append(&field->value, data, size) < 0)
-			field_problem(
-			    st, ERROR_TOO_LARGE, key,
-			    "%s: the field is longer than %d bytes, the most a form field "
-			    "may hold",
-			    key, FIELD_MAX);
-	}
-	return MHD_YES;
 }
 
 static void state_free(struct request_state *st)
@@ -439,115 +144,6 @@ static void request_completed(void *cls, struct MHD_Connection *conn, void **con
 	*con_cls = NULL;
 }
 
-static int is_multipart(const char *type)
-{
-	return type && strncasecmp(type, "multipart/form-data", 19) == 0;
-}
-
-/* How many times a query argument is given. */
-struct named_count {
-	const char *key;
-	unsigned *n;
-};
-
-static enum MHD_Result count_named(void *cls, enum MHD_ValueKind kind, const char *key,
-                                   const char *value)
-{
-	struct named_count *c = cls;
-
-	(void)kind, (void)value;
-	if (key && strcmp(key, c->key) == 0)
-		(*c->n)++;
-	return MHD_YES;
-}
-
-/* The Content-Length headers of a request: how many, and whether they all agree. */
-struct length_headers {
-	unsigned count;
-	int differ;
-	const char *first;
-};
-
-static enum MHD_Result count_length_headers(void *cls, enum MHD_ValueKind kind, const char *key,
-                                            const char *value)
-{
-	struct length_headers *l = cls;
-
-	(void)kind;
-	if (key && strcasecmp(key, MHD_HTTP_HEADER_CONTENT_LENGTH) == 0) {
-		if (l->count++ == 0)
-			l->first = value;
-		else if (!value || !l->first || strcmp(value, l->first) != 0)
-			l->differ = 1;
-	}
-	return MHD_YES;
-}
-
-/* Query arguments: each given once, as UTF-8 text. */
-static enum MHD_Result check_argument(void *cls, enum MHD_ValueKind kind, const char *key,
-                                      const char *value)
-{
-	struct request_state *st = cls;
-	unsigned n = 0;
-
-	(void)kind;
-	if (!key)
-		return MHD_YES;
-	if (++st->argument_count > REQUEST_MAX_ARGUMENTS) {
-		field_problem(st, ERROR_BAD_PARAMETER, key, "the query has more than %d arguments",
-		              REQUEST_MAX_ARGUMENTS);
-		return MHD_NO;
-	}
-	if (!utf8_valid(key, strlen(key)) || (value && !utf8_valid(value, strlen(value)))) {
-		field_problem(st, ERROR_BAD_PARAMETER, key,
-		              "%s: '%s' is not valid UTF-8 text; arguments are text", key,
-		              value ? value : "");
-		return MHD_NO;
-	}
-	MHD_get_connection_values((struct MHD_Connection *)st->req.connection,
-	                          MHD_GET_ARGUMENT_KIND, count_named,
-	                          &(struct named_count){key, &n});
-	if (n > 1) {
-		field_problem(st, ERROR_BAD_PARAMETER, key,
-		              "%s: the argument is given %u times; give "
-		              "it once",
-		              key, n);
-		return MHD_NO;
-	}
-	return MHD_YES;
-}
-
-/* Form fields and file names: UTF-8 text without NUL bytes, and not given again as query
- * arguments. */
-static void check_fields(struct request_state *st)
-{
-	struct request *req = &st->req;
-
-	for (size_t i = 0; i < req->field_count; i++) {
-		const struct request_field *f = &req->fields[i];
-		const char *v = f->value.data ? f->value.data : "";
-		if (memchr(v, '\0', f->value.len) || !utf8_valid(v, f->value.len))
-			field_problem(st, ERROR_BAD_PARAMETER, f->key,
-			              "%s: '%.200s' is not UTF-8 text (or holds a NUL byte); form "
-			              "fields are text",
-			              f->key, v);
-		else if (MHD_lookup_connection_value((struct MHD_Connection *)req->connection,
-		                                     MHD_GET_ARGUMENT_KIND, f->key))
-			field_problem(
-			    st, ERROR_BAD_PARAMETER, f->key,
-			    "%s: given both as a form field and as a query argument; give "
-			    "it once",
-			    f->key);
-	}
-	for (size_t i = 0; i < req->file_count; i++) {
-		const char *name = req->files[i].filename;
-		if (name && !utf8_valid(name, strlen(name)))
-			field_problem(st, ERROR_BAD_PARAMETER, "filename",
-			              "filename: '%s' is not valid UTF-8; file names are text",
-			              name);
-	}
-}
-
 /* The first callback of a request: route, authorise, check the framing, admit the body. */
 static enum MHD_Result request_begin(struct server *srv, struct MHD_Connection *conn,
                                      const char *url, const char *method, void **con_cls)
@@ -556,7 +152,7 @@ static enum MHD_Result request_begin(struct server *srv, struct MHD_Connection *
 	    MHD_get_connection_info(conn, MHD_CONNECTION_INFO_SOCKET_CONTEXT);
 	struct conn_watch *watch = info ? info->socket_context : NULL;
 	struct request_state *st;
-	struct length_headers lengths = {0};
+	struct request_lengths lengths = {0};
 	unsigned long long declared = 0;
 	int path_known = 0;
 	struct error refused;
@@ -588,7 +184,7 @@ static enum MHD_Result request_begin(struct server *srv, struct MHD_Connection *
 		return server_send_error(st, conn, ERROR_UNAVAILABLE,
 		                         "the server is stopping; try again shortly");
 	}
-	MHD_get_connection_values(conn, MHD_HEADER_KIND, count_length_headers, &lengths);
+	MHD_get_connection_values(conn, MHD_HEADER_KIND, request_input_lengths, &lengths);
 	if (lengths.differ)
 		return server_send_error(st, conn, ERROR_BAD_PARAMETER,
 		                         "Content-Length: the request gives %u different lengths "
@@ -623,7 +219,7 @@ static enum MHD_Result request_begin(struct server *srv, struct MHD_Connection *
 		return server_send_error(st, conn, refused.code, "%s", refused.message);
 	}
 	error_init(&st->field_error);
-	MHD_get_connection_values(conn, MHD_GET_ARGUMENT_KIND, check_argument, st);
+	MHD_get_connection_values(conn, MHD_GET_ARGUMENT_KIND, request_input_argument, st);
 	if (error_is_set(&st->field_error)) {
 		struct response resp = {0};
 		response_error(&resp, &st->field_error);
@@ -654,9 +250,9 @@ static enum MHD_Result request_begin(struct server *srv, struct MHD_Connection *
 		st->reserved = (size_t)declared;
 		st->declared = 1;
 	}
-	if (st->route->takes_body && is_multipart(MHD_lookup_connection_value(
+	if (st->route->takes_body && request_input_multipart(MHD_lookup_connection_value(
 	                                 conn, MHD_HEADER_KIND, MHD_HTTP_HEADER_CONTENT_TYPE))) {
-		st->post = MHD_create_post_processor(conn, 65536, post_iterator, st);
+		st->post = MHD_create_post_processor(conn, 65536, request_input_post, st);
 		if (!st->post)
 			return server_send_error(
 			    st, conn, ERROR_BAD_PARAMETER,
@@ -759,7 +355,7 @@ static enum MHD_Result access_handler(void *cls, struct MHD_Connection *conn, co
 		                         "the request body is larger than the upload limit of %zu "
 		                         "bytes (--max-upload), or has more than %d files",
 		                         srv->config.max_upload, REQUEST_MAX_FILES);
-	check_fields(st);
+	request_input_check(st);
 	if (error_is_set(&st->field_error)) {
 		response_error(&resp, &st->field_error);
 		return server_send(st, conn, &resp);

@@ -2,7 +2,9 @@
  * budgets, the watchdog over open connections, authorisation, and the response functions the
  * server alone calls.
  *
- *   server.c     the libmicrohttpd daemon: requests in, answers out, the request log
+ *   server.c     the libmicrohttpd daemon: requests in and completed, the request log
+ *   server_send.c  answers handed to libmicrohttpd, held against --answer-memory
+ *   request_input.c  a request's arguments, framing and form, kept and checked
  *   request.c    what a route reads of its request (arguments, headers), deferred answers
  *   response.c   the response functions routes answer with (http.h)
  *   watchdog.c   slow and idle connections, and room for newcomers
@@ -16,7 +18,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "http.h"
+#include "http/http.h"
 
 /* Takes `bytes` of a server-wide budget (*used of limit), or fails without taking anything. */
 int budget_take(size_t *used, size_t limit, size_t bytes);

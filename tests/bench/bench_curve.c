@@ -11,8 +11,8 @@
 #include <string.h>
 #include <time.h>
 
-#include "curve.h"
-#include "render.h"
+#include "core/curve.h"
+#include "render/render.h"
 
 #define REPS    7
 #define SAMPLES 1000000

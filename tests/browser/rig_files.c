@@ -8,7 +8,7 @@
 #include <string.h>
 
 #include "burnout_writer.h"
-#include "hash.h"
+#include "base/hash.h"
 #include "zouna_writer.h"
 
 static int save(const char *dir, const char *name, const struct zbuf *b)

@@ -21,7 +21,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "catalog.h"
+#include "catalog/catalog.h"
 #include "testutil.h"
 
 #define WITHIN_MS 1000 /* the bound for another daemon's or process's change */

@@ -16,13 +16,13 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "base64.h"
+#include "base/base64.h"
 #include "burnout_writer.h"
-#include "catalog.h"
-#include "export.h"
+#include "catalog/catalog.h"
+#include "answers/export.h"
 #include "gltf_writer.h"
-#include "hash.h"
-#include "model.h"
+#include "base/hash.h"
+#include "core/model.h"
 #include "testutil.h"
 #include "zouna_writer.h"
 

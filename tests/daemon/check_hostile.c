@@ -18,9 +18,9 @@
 #include <unistd.h>
 
 #include "burnout_writer.h"
-#include "format.h"
+#include "formats/format.h"
 #include "gltf_writer.h"
-#include "hash.h"
+#include "base/hash.h"
 #include "testutil.h"
 #include "zouna_writer.h"
 

@@ -10,8 +10,8 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "hash.h"
-#include "schema.h"
+#include "base/hash.h"
+#include "catalog/schema.h"
 #include "testutil.h"
 #include "burnout_writer.h"
 #include "zouna_writer.h"

@@ -9,7 +9,7 @@
 #include <string.h>
 
 #include "gltf_writer.h"
-#include "hash.h"
+#include "base/hash.h"
 #include "testutil.h"
 #include "zouna_writer.h"
 

@@ -13,7 +13,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "schema.h"
+#include "catalog/schema.h"
 #include "testutil.h"
 
 static void pause_ms(long ms)

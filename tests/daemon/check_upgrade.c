@@ -12,7 +12,7 @@
 #include <string.h>
 #include <sys/wait.h>
 
-#include "schema.h"
+#include "catalog/schema.h"
 #include "testutil.h"
 
 static char *dir, db[600];

@@ -7,7 +7,7 @@
 #include <stdint.h>
 #include <string.h>
 
-#include "format.h"
+#include "formats/format.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 int fuzz_one(const char *family, const uint8_t *data, size_t size);

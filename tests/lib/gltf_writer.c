@@ -4,7 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "base64.h"
+#include "base/base64.h"
 
 void gltf_writer_init(struct gltf_writer *w)
 {

@@ -24,8 +24,8 @@
 #endif
 #include <unistd.h>
 
-#include "base64.h"
-#include "curve.h"
+#include "base/base64.h"
+#include "core/curve.h"
 
 const char testutil_walk_doc[] =
     "{\"name\": \"walk\", \"duration\": 1.0,"

@@ -7,7 +7,7 @@
 #include <stdint.h>
 #include <sys/types.h>
 
-#include "model.h"
+#include "core/model.h"
 
 /* A small Radient clip, "walk": one FLOAT3 LINEAR translation of "hips". */
 extern const char testutil_walk_doc[];

@@ -5,7 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "hash.h"
+#include "base/hash.h"
 
 void zbuf_init(struct zbuf *b, int big)
 {

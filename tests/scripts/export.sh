@@ -1,7 +1,7 @@
 #!/bin/sh
 # export.sh: the assets tests/daemon/check_export wrote to $ANIMDEX_EXPORT_DIR, checked by the
 # Khronos glTF Validator (npm gltf-validator, pinned in tests/export/package-lock.json,
-# installed by tests/npm-tool.sh): 0 errors and 0 warnings each; then imported by a real Blender
+# installed by tests/lib/npm-tool.sh): 0 errors and 0 warnings each; then imported by a real Blender
 # (Debian's, headless), whose F-curves must show animdex's samples (tests/export/
 # blender_check.py). ANIMDEX_NO_BLENDER=1 skips the Blender part, counted as skipped.
 set -u
@@ -13,7 +13,7 @@ if ! ls "$exports"/*.glb >/dev/null 2>&1; then
 	echo "FAIL: export: no exported assets in $exports (tests/daemon/check_export writes them)"
 	exit 1
 fi
-sh "$src/tests/npm-tool.sh" "$tools" gltf-validator || exit 1
+sh "$src/tests/lib/npm-tool.sh" "$tools" gltf-validator || exit 1
 node "$tools/validate.mjs" "$exports"/*.glb "$exports"/*.gltf || status=1
 if [ "${ANIMDEX_NO_BLENDER:-0}" = 1 ]; then
 	echo "SKIP: export: Blender (ANIMDEX_NO_BLENDER=1)"

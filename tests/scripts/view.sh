@@ -13,7 +13,7 @@ if [ ! -e /usr/share/javascript/three/build/three.module.js ]; then
 	echo "FAIL: three.js is needed (./autogen.sh installs Debian's libjs-three)"
 	exit 1
 fi
-sh "$src/tests/npm-tool.sh" "$src/tests/browser" playwright-core || exit 1
+sh "$src/tests/lib/npm-tool.sh" "$src/tests/browser" playwright-core || exit 1
 ANIMDEX_SCREENSHOTS=${ANIMDEX_SCREENSHOTS:-$(pwd)/tests/output}
 export ANIMDEX_SCREENSHOTS
 exec node "$src/tests/browser/view.test.mjs"

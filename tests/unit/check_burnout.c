@@ -7,9 +7,9 @@
 #include <string.h>
 
 #include "burnout_writer.h"
-#include "curve.h"
-#include "format.h"
-#include "hash.h"
+#include "core/curve.h"
+#include "formats/format.h"
+#include "base/hash.h"
 
 static const struct bpart parts[3] = {{{4, -1, -1}}, {{5, 6, -1}}, {{7, 8, 9}}};
 static const struct banimation animations[2] = {

@@ -11,11 +11,11 @@
 #include <sys/stat.h>
 #include <time.h>
 
-#include "../../src/catalog_backend.h" /* the statements, to read SQLite's plans for them */
-#include "catalog.h"
-#include "format.h"
-#include "hash.h"
-#include "schema.h"
+#include "../../src/catalog/catalog_backend.h" /* the statements, to read SQLite's plans for them */
+#include "catalog/catalog.h"
+#include "formats/format.h"
+#include "base/hash.h"
+#include "catalog/schema.h"
 #include "testutil.h"
 #include "zouna_writer.h"
 

@@ -4,7 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "curve.h"
+#include "core/curve.h"
 
 #ifndef M_PI
 #define M_PI 3.14159265358979323846

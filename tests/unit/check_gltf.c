@@ -8,10 +8,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "curve.h"
-#include "format.h"
+#include "core/curve.h"
+#include "formats/format.h"
 #include "gltf_writer.h"
-#include "hash.h"
+#include "base/hash.h"
 #include "testutil.h"
 
 #ifndef M_PI

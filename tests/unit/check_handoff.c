@@ -6,7 +6,7 @@
 #include <stdint.h>
 #include <stdlib.h>
 
-#include "handoff.h"
+#include "base/handoff.h"
 
 #define ITEMS 5000
 

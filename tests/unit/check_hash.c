@@ -4,8 +4,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "base64.h"
-#include "hash.h"
+#include "base/base64.h"
+#include "base/hash.h"
 
 static uint32_t asobo(const char *s)
 {

@@ -7,7 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "reader.h"
+#include "formats/reader.h"
 
 static const uint8_t bytes[8] = {0x01, 0x02, 0x03, 0x04, 0x05, 0x06, 0x07, 0x08};
 

@@ -7,8 +7,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "model.h"
-#include "render.h"
+#include "core/model.h"
+#include "render/render.h"
 
 /* The obviously right and slow way: the shortest %.Ng that reads back (glibc rounds the
  * float's exact value, so of that length it is the closest to it). */

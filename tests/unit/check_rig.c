@@ -8,10 +8,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "format.h"
+#include "formats/format.h"
 #include "gltf_writer.h"
-#include "pose.h"
-#include "rig.h"
+#include "core/pose.h"
+#include "core/rig.h"
 
 #define GLTF_FLOAT 5126
 

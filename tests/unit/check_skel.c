@@ -7,9 +7,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "format.h"
-#include "hash.h"
-#include "rig.h"
+#include "formats/format.h"
+#include "base/hash.h"
+#include "core/rig.h"
 #include "testutil.h"
 #include "zouna_writer.h"
 

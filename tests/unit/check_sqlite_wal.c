@@ -13,7 +13,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "sqlite_wal.h"
+#include "catalog/sqlite_wal.h"
 
 static char dir[] = "/tmp/animdex-wal-XXXXXX";
 static char path[64];

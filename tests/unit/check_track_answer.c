@@ -6,7 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "track_answer.h"
+#include "answers/track_answer.h"
 
 /* The README's walk: hips translation from (0,0,0) at 0 s to (2,1,0) at 1 s, linear. */
 static void walk_track(struct catalog_track *track)

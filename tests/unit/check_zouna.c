@@ -6,9 +6,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "curve.h"
-#include "format.h"
-#include "hash.h"
+#include "core/curve.h"
+#include "formats/format.h"
+#include "base/hash.h"
 #include "testutil.h"
 #include "zouna_writer.h"
 

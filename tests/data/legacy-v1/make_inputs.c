@@ -9,7 +9,7 @@
 #include <string.h>
 
 #include "gltf_writer.h"
-#include "hash.h"
+#include "base/hash.h"
 #include "zouna_writer.h"
 
 static void save(const char *dir, const char *name, const void *data, size_t len)

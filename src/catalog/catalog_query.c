@@ -1,0 +1,621 @@
+/* catalog_query.c: what is read back: the list and its search, one entry with its tracks, an
+ * entry's raw bytes, a handle's users and names, the classes, the counts. */
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "base/buf.h"
+#include "catalog_internal.h"
+#include "core/pose.h"
+#include "render/render.h"
+
+/* Rows to JSON. */
+
+/* A summary from the SUMMARY_COLUMNS of the current row. */
+json_t *catalog_row_summary(struct db_stmt *s)
+{
+	int64_t id = db_column_int64(s, 0);
+	uint32_t crc = (uint32_t)db_column_int64(s, 4);
+	char handle[11], when[32];
+	json_t *o = json_object();
+
+	render_handle(crc, handle);
+	render_time_ms(db_column_int64(s, 9), when);
+	json_object_set_new(o, "id", json_integer(id));
+	json_object_set_new(o, "class", catalog_json_text(s, 1));
+	json_object_set_new(o, "family", catalog_json_text(s, 2));
+	json_object_set_new(o, "name", catalog_json_text(s, 3));
+	json_object_set_new(o, "crc32", json_string(handle));
+	json_object_set_new(o, "crc32_decimal", json_integer(crc));
+	json_object_set_new(o, "crc32_name", catalog_json_text(s, 15));
+	json_object_set_new(o, "crc32_source", catalog_json_text(s, 5));
+	json_object_set_new(o, "filename", catalog_json_text(s, 6));
+	json_object_set_new(o, "note", catalog_json_text(s, 7));
+	json_object_set_new(o, "uploaded_by", catalog_json_text(s, 8));
+	json_object_set_new(o, "uploaded_at", json_string(when));
+	json_object_set_new(o, "duration",
+	                    db_column_is_null(s, 10) ? json_null()
+	                                             : json_real(db_column_double(s, 10)));
+	json_object_set_new(o, "track_count", json_integer((int)db_column_int64(s, 11)));
+	json_object_set_new(o, "sha256", catalog_json_text(s, 12));
+	json_object_set_new(o, "size", json_integer(db_column_int64(s, 13)));
+	json_object_set_new(o, "part", json_integer((int)db_column_int64(s, 14)));
+	return o;
+}
+
+json_t *catalog_find_by_sha256(struct catalog *cat, const char *sha256, struct error *err)
+{
+	struct db_stmt *s = db_prepare(cat->db, ST_FIND_BY_SHA256, err);
+
+	if (!s)
+		return NULL;
+	db_bind_text(s, 1, sha256);
+	return catalog_collect_json(s, catalog_row_summary, "reading entries", err);
+}
+
+/* List with filters and keyset paging. */
+
+/* "%q%" with LIKE's wildcards escaped. */
+static char *like_pattern(const char *q)
+{
+	size_t n = strlen(q);
+	char *p = malloc(2 * n + 3), *o = p;
+
+	if (!p)
+		return NULL;
+	*o++ = '%';
+	for (; *q; q++) {
+		if (*q == '%' || *q == '_' || *q == '\\')
+			*o++ = '\\';
+		*o++ = *q;
+	}
+	*o++ = '%';
+	*o = '\0';
+	return p;
+}
+
+/* The list statement for q, bound; *pattern (the LIKE pattern of q->q, or NULL) is the
+ * caller's to free after the statement has run. */
+static struct db_stmt *list_statement(struct catalog *cat, const struct catalog_query *q,
+                                      char **pattern, struct error *err)
+{
+	unsigned bits = (q->class_name ? FILTER_CLASS : 0) | (q->family ? FILTER_FAMILY : 0) |
+	                (q->name ? FILTER_NAME : 0) | (q->q ? FILTER_Q : 0) |
+	                (q->has_crc32 ? FILTER_CRC32 : 0) | (q->before_id > 0 ? FILTER_CURSOR : 0);
+	struct db_stmt *s = cat->db->ops->prepare_list(cat->db, bits, err);
+
+	*pattern = NULL;
+	if (!s)
+		return NULL;
+	if (q->class_name)
+		db_bind_text(s, 1, q->class_name);
+	if (q->family)
+		db_bind_text(s, 2, q->family);
+	if (q->name)
+		db_bind_text(s, 3, q->name);
+	if (q->q) {
+		*pattern = like_pattern(q->q);
+		if (!*pattern) {
+			db_reset(s);
+			error_set(err, ERROR_INTERNAL, NULL, -1, "out of memory");
+			return NULL;
+		}
+		db_bind_text(s, 4, *pattern);
+	}
+	if (q->has_crc32)
+		db_bind_int64(s, 5, q->crc32);
+	if (q->before_id > 0)
+		db_bind_int64(s, 6, q->before_id);
+	db_bind_int64(s, 7, (int64_t)q->limit + 1);
+	return s;
+}
+
+json_t *catalog_list(struct catalog *cat, const struct catalog_query *q, struct error *err)
+{
+	char *pattern;
+	struct db_stmt *s = list_statement(cat, q, &pattern, err);
+	json_t *list, *out;
+	size_t count;
+
+	if (!s)
+		return NULL;
+	list = catalog_collect_json(s, catalog_row_summary, "reading entries", err);
+	free(pattern);
+	if (!list)
+		return NULL;
+	out = json_object();
+	count = json_array_size(list);
+	if (count > q->limit) {
+		char cursor[24];
+		json_array_remove(list, count - 1);
+		snprintf(cursor, sizeof(cursor), "%" PRId64,
+		         (int64_t)json_integer_value(
+		             json_object_get(json_array_get(list, q->limit - 1), "id")));
+		json_object_set_new(out, "next_cursor", json_string(cursor));
+	}
+	json_object_set_new(out, "resources", list);
+	return out;
+}
+
+int catalog_select_matching(struct catalog *cat, const struct catalog_query *given, size_t max,
+                            int64_t **ids, size_t *count, struct error *err)
+{
+	struct catalog_query q = *given;
+	size_t cap = 0;
+
+	*ids = NULL;
+	*count = 0;
+	q.before_id = 0;
+	q.limit = 500;
+	for (;;) { /* a page at a time, newest first, reading only the ids */
+		char *pattern;
+		struct db_stmt *s = list_statement(cat, &q, &pattern, err);
+		size_t rows = 0;
+		int rc;
+		if (!s)
+			goto fail;
+		while ((rc = db_step(s, "listing entries", err)) == 1 && rows < q.limit) {
+			if (*count == max) {
+				error_set(
+				    err, ERROR_TOO_LARGE, NULL, -1,
+				    "the filters select more than %zu entries, the most one export "
+				    "may hold; narrow them",
+				    max);
+				rc = -1;
+				break;
+			}
+			if (*count == cap) {
+				int64_t *grown =
+				    realloc(*ids, (cap = cap ? 2 * cap : 64) * sizeof(**ids));
+				if (!grown) {
+					error_set(err, ERROR_INTERNAL, NULL, -1, "out of memory");
+					rc = -1;
+					break;
+				}
+				*ids = grown;
+			}
+			(*ids)[(*count)++] = db_column_int64(s, 0);
+			rows++;
+		}
+		db_reset(s);
+		free(pattern);
+		if (rc < 0)
+			goto fail;
+		if (rc == 0 || rows < q.limit) /* the last page */
+			return 0;
+		q.before_id = (*ids)[*count - 1];
+	}
+fail:
+	free(*ids);
+	*ids = NULL;
+	*count = 0;
+	return -1;
+}
+
+static json_t *track_row(struct db_stmt *s)
+{
+	const char *schema = db_column_text(s, 2);
+	uint64_t property = strtoull(db_column_text(s, 5), NULL, 10);
+	uint64_t object = strtoull(db_column_text(s, 3), NULL, 10);
+	const char *prop_name = schema_property_name(schema, property);
+	const char *info = db_column_text(s, 15);
+	json_t *o = json_object(), *target = json_object();
+	char handle[11];
+
+	json_object_set_new(target, "schema", json_string(schema));
+	json_object_set_new(target, "object", render_u64(object));
+	json_object_set_new(target, "name", catalog_json_text(s, 4));
+	if (!db_column_is_null(s, 16)) {
+		render_handle((uint32_t)db_column_int64(s, 16), handle);
+		json_object_set_new(target, "handle", json_string(handle));
+		json_object_set_new(target, "handle_name", catalog_json_text(s, 17));
+	}
+	json_object_set_new(o, "n", json_integer((int)db_column_int64(s, 0)));
+	json_object_set_new(o, "name", catalog_json_text(s, 1));
+	json_object_set_new(o, "kind", catalog_json_text(s, 14));
+	json_object_set_new(o, "target", target);
+	json_object_set_new(o, "property", render_u64(property));
+	json_object_set_new(o, "property_name", prop_name ? json_string(prop_name) : json_null());
+	json_object_set_new(o, "first_array_element", json_integer(db_column_int64(s, 6)));
+	json_object_set_new(o, "type", catalog_json_text(s, 7));
+	json_object_set_new(o, "array_size", json_integer(db_column_int64(s, 8)));
+	json_object_set_new(o, "interpolation", catalog_json_text(s, 9));
+	json_object_set_new(o, "semantic", catalog_json_text(s, 10));
+	json_object_set_new(o, "key_count", json_integer(db_column_int64(s, 11)));
+	json_object_set_new(o, "time_range",
+	                    json_pack("[f, f]", db_column_double(s, 12), db_column_double(s, 13)));
+	if (strcmp(db_column_text(s, 14), "events") != 0) {
+		unsigned rules = (unsigned)(int)db_column_int64(s, 18);
+		json_object_set_new(o, "before_first_key",
+		                    json_string(rules & RULE_LAST_BEFORE_FIRST
+		                                    ? "last key's value"
+		                                    : "first key's value"));
+		if (rules & RULE_W_ONE_BETWEEN_KEYS)
+			json_object_set_new(o, "w_between_keys", json_integer(1));
+	}
+	if (info)
+		json_object_set_new(o, "info", json_loads(info, 0, NULL));
+	return o;
+}
+
+/* What an export needs of a track (a row of ST_GET_TRACK_TARGETS): "n", "name", "kind",
+ * "target" ("schema", "object", "name", and "handle" where it has one) and "property", as
+ * track_row gives them. */
+static json_t *track_target_row(struct db_stmt *s)
+{
+	json_t *o = json_object(), *target = json_object();
+
+	json_object_set_new_nocheck(target, "schema", catalog_json_text(s, 2));
+	json_object_set_new_nocheck(target, "object",
+	                            render_u64(strtoull(db_column_text(s, 3), NULL, 10)));
+	json_object_set_new_nocheck(target, "name", catalog_json_text(s, 4));
+	if (!db_column_is_null(s, 7)) {
+		char handle[11];
+		render_handle((uint32_t)db_column_int64(s, 7), handle);
+		json_object_set_new_nocheck(target, "handle", json_string(handle));
+		if (!db_column_is_null(s, 8))
+			json_object_set_new_nocheck(target, "handle_name", catalog_json_text(s, 8));
+	}
+	json_object_set_new_nocheck(o, "n", json_integer((int)db_column_int64(s, 0)));
+	json_object_set_new_nocheck(o, "name", catalog_json_text(s, 1));
+	json_object_set_new_nocheck(o, "kind", catalog_json_text(s, 6));
+	json_object_set_new_nocheck(o, "target", target);
+	json_object_set_new_nocheck(o, "property",
+	                            render_u64(strtoull(db_column_text(s, 5), NULL, 10)));
+	/* the keys' shape, for what is planned without reading them */
+	json_object_set_new_nocheck(o, "key_count", json_integer(db_column_int64(s, 9)));
+	json_object_set_new_nocheck(o, "type", catalog_json_text(s, 10));
+	json_object_set_new_nocheck(o, "array_size", json_integer(db_column_int64(s, 11)));
+	json_object_set_new_nocheck(o, "interpolation", catalog_json_text(s, 12));
+	return o;
+}
+
+/* entry with its "tracks": whole (with their info), or what an export needs of them; entry is
+ * taken over (NULL on failure). */
+static json_t *with_tracks(struct catalog *cat, int64_t id, json_t *entry, int whole,
+                           struct error *err)
+{
+	struct db_stmt *s = db_prepare(cat->db, whole ? ST_GET_TRACKS : ST_GET_TRACK_TARGETS, err);
+	json_t *tracks;
+	int rc;
+
+	if (!s) {
+		json_decref(entry);
+		return NULL;
+	}
+	db_bind_int64(s, 1, id);
+	tracks = json_array();
+	while ((rc = db_step(s, "reading tracks", err)) == 1)
+		json_array_append_new(tracks, whole ? track_row(s) : track_target_row(s));
+	db_reset(s);
+	json_object_set_new(entry, "tracks", tracks);
+	if (rc < 0) {
+		json_decref(entry);
+		return NULL;
+	}
+	return entry;
+}
+
+json_t *catalog_get_export_entry(struct catalog *cat, int64_t id, struct error *err)
+{
+	struct db_stmt *s = db_prepare(cat->db, ST_GET_ENTRY_NAMES, err);
+	json_t *entry;
+	char handle[11];
+
+	if (!s)
+		return NULL;
+	if (catalog_step_resource(s, id, "reading an entry", err) < 0)
+		return NULL;
+	render_handle((uint32_t)db_column_int64(s, 4), handle);
+	entry = json_pack("{s:I, s:o, s:o, s:o, s:s, s:o}", "id", (json_int_t)id, "class",
+	                  catalog_json_text(s, 1), "family", catalog_json_text(s, 2), "name",
+	                  catalog_json_text(s, 3), "crc32", handle, "filename",
+	                  catalog_json_text(s, 5));
+	db_reset(s);
+	if (!entry) {
+		error_set(err, ERROR_INTERNAL, NULL, -1, "out of memory");
+		return NULL;
+	}
+	return with_tracks(cat, id, entry, 0, err);
+}
+
+/* A row of ST_VERSIONS. */
+static json_t *version_row(struct db_stmt *s)
+{
+	char when[32];
+
+	render_time_ms(db_column_int64(s, 3), when);
+	return json_pack(
+	    "{s:I, s:o, s:o, s:s, s:o, s:I, s:I, s:I}", "id", (json_int_t)db_column_int64(s, 0),
+	    "name", catalog_json_text(s, 1), "uploaded_by", catalog_json_text(s, 2), "uploaded_at",
+	    when, "filename", catalog_json_text(s, 4), "decoder_version",
+	    (json_int_t)db_column_int64(s, 5), "size", (json_int_t)db_column_int64(s, 6),
+	    "track_count", (json_int_t)db_column_int64(s, 7));
+}
+
+/* entry with its "versions": the other entries of its handle and class (the same resource
+ * uploaded again), newest first; entry is taken over (NULL on failure). */
+static json_t *with_versions(struct catalog *cat, int64_t id, json_t *entry, struct error *err)
+{
+	struct db_stmt *s = db_prepare(cat->db, ST_VERSIONS, err);
+	json_t *versions = NULL;
+
+	if (s) {
+		db_bind_int64(s, 1, json_integer_value(json_object_get(entry, "crc32_decimal")));
+		db_bind_text(s, 2, json_string_value(json_object_get(entry, "class")));
+		db_bind_int64(s, 3, id);
+		versions = catalog_collect_json(s, version_row, "reading an entry's versions", err);
+	}
+	if (!versions) {
+		json_decref(entry);
+		return NULL;
+	}
+	json_object_set_new(entry, "versions", versions);
+	return entry;
+}
+
+/* entry with its "rig" (null when it has none); entry is taken over (NULL on failure). */
+static json_t *with_rig(struct catalog *cat, int64_t id, json_t *entry, struct error *err)
+{
+	struct rig rig;
+
+	if (catalog_read_rig(cat, id, &rig, err) < 0) {
+		json_decref(entry);
+		return NULL;
+	}
+	json_object_set_new(entry, "rig", rig.count ? rig_json(&rig) : json_null());
+	if (rig.count) { /* each track the rig node it moves, by source index */
+		size_t i;
+		json_t *track;
+		json_array_foreach(json_object_get(entry, "tracks"), i, track)
+		{
+			struct pose_target t;
+			const char *why;
+			int32_t node;
+			pose_target_from_json(track, &t);
+			pose_target_euler(&t);
+			node = pose_match(&rig, &t, 1, &why);
+			if (node >= 0)
+				json_object_set_new(track, "rig_node",
+				                    json_integer(rig.nodes[node].source));
+		}
+	}
+	rig_cleanup(&rig);
+	return entry;
+}
+
+int catalog_entry_name(struct catalog *cat, int64_t id, char **name, struct error *err)
+{
+	struct db_stmt *s = db_prepare(cat->db, ST_GET_ENTRY_NAMES, err);
+	int failed = 0;
+
+	*name = NULL;
+	if (!s || catalog_step_resource(s, id, "reading an entry", err) < 0)
+		return -1;
+	*name = catalog_text_copy(s, 3, &failed);
+	db_reset(s);
+	if (failed) {
+		error_set(err, ERROR_INTERNAL, NULL, -1, "out of memory");
+		return -1;
+	}
+	return 0;
+}
+
+int catalog_entry_weight(struct catalog *cat, int64_t id, struct catalog_weight *out,
+                         struct error *err)
+{
+	struct db_stmt *s = db_prepare(cat->db, ST_ENTRY_WEIGHT, err);
+
+	memset(out, 0, sizeof(*out));
+	if (!s || catalog_step_resource(s, id, "weighing an entry", err) < 0)
+		return -1;
+	out->text_bytes = db_column_int64(s, 0);
+	out->tracks = db_column_int64(s, 1);
+	out->rig_nodes = db_column_int64(s, 2);
+	db_reset(s);
+	return 0;
+}
+
+size_t catalog_weight_tree_bytes(const struct catalog_weight *w)
+{
+	/* jansson and the text made of it: about 10 bytes a byte of stored text parsed (a short
+	 * number is a node of its own), 3 KiB a track's fields and 1.5 KiB a rig node's; the
+	 * versions (at most 100) and the rest within 64 KiB. Measured: an entry of 20,000 tracks
+	 * (6 MB of structure) took 138 MB at its peak; this says 123 MB. */
+	return (size_t)(10 * w->text_bytes + 3072 * w->tracks + 1536 * w->rig_nodes) + 65536;
+}
+
+json_t *catalog_get(struct catalog *cat, int64_t id, struct error *err)
+{
+	struct db_stmt *s = db_prepare(cat->db, ST_GET_RESOURCE, err);
+	json_t *entry;
+
+	if (!s)
+		return NULL;
+	if (catalog_step_resource(s, id, "reading an entry", err) < 0)
+		return NULL;
+	entry = catalog_row_summary(s);
+	json_object_set_new(entry, "structure", json_loads(db_column_text(s, 16), 0, NULL));
+	json_object_set_new(entry, "assumed", json_loads(db_column_text(s, 17), 0, NULL));
+	db_reset(s);
+	entry = with_tracks(cat, id, entry, 1, err);
+	entry = entry ? with_rig(cat, id, entry, err) : NULL;
+	return entry ? with_versions(cat, id, entry, err) : NULL;
+}
+
+int catalog_raw_open(struct catalog *cat, int64_t id, struct catalog_raw *out, struct error *err)
+{
+	struct db_stmt *s = db_prepare(cat->db, ST_GET_RAW, err);
+	const char *sha256;
+	int failed = 0;
+
+	memset(out, 0, sizeof(*out));
+	if (!s)
+		return -1;
+	if (catalog_step_resource(s, id, "finding the uploaded bytes", err) < 0)
+		return -1;
+	sha256 = db_column_text(s, 0);
+	snprintf(out->sha256, sizeof(out->sha256), "%s", sha256 ? sha256 : "");
+	out->size = db_column_int64(s, 1);
+	out->filename = catalog_text_copy(s, 2, &failed);
+	db_reset(s);
+	if (failed) {
+		error_set(err, ERROR_INTERNAL, NULL, -1, "out of memory");
+		return -1;
+	}
+	return 0;
+}
+
+long catalog_raw_read(struct catalog *cat, const char *sha256, int64_t offset, void *out, size_t n,
+                      struct error *err)
+{
+	struct db_stmt *s = db_prepare(cat->db, ST_READ_BLOB, err);
+	size_t within = (size_t)(offset % CATALOG_BLOB_CHUNK), length = 0;
+	const uint8_t *chunk;
+	int rc;
+
+	if (!s)
+		return -1;
+	/* one chunk, found by its key: the same cost wherever it is in the upload */
+	db_bind_text(s, 1, sha256);
+	db_bind_int64(s, 2, offset / CATALOG_BLOB_CHUNK);
+	rc = db_step(s, "reading the uploaded bytes", err);
+	if (rc == 1) {
+		chunk = db_column_blob(s, 0, &length);
+		length = length > within ? length - within : 0;
+		if (length > n)
+			length = n;
+		if (length)
+			memcpy(out, chunk + within, length);
+	}
+	db_reset(s);
+	if (rc == 0)
+		error_set(err, ERROR_NOT_FOUND, NULL, -1,
+		          "catalogue: the uploaded bytes %s are no longer stored", sha256);
+	return rc == 1 ? (long)length : -1;
+}
+
+json_t *catalog_handle(struct catalog *cat, uint32_t crc32, struct error *err)
+{
+	struct db_stmt *s;
+	json_t *out, *resources, *refs, *names;
+	char handle[11];
+	int rc;
+
+	s = db_prepare(cat->db, ST_HANDLE_RESOURCES, err);
+	if (!s)
+		return NULL;
+	db_bind_int64(s, 1, crc32);
+	resources = catalog_collect_json(s, catalog_row_summary, "reading entries", err);
+	if (!resources)
+		return NULL;
+	refs = json_array();
+	names = json_array();
+	s = db_prepare(cat->db, ST_HANDLE_REFS, err);
+	if (!s)
+		goto fail;
+	db_bind_int64(s, 1, crc32);
+	while ((rc = db_step(s, "reading references", err)) == 1)
+		json_array_append_new(
+		    refs,
+		    json_pack("{s:I, s:o, s:o, s:o, s:o, s:o}", "resource_id",
+		              (json_int_t)db_column_int64(s, 0), "kind", catalog_json_text(s, 1),
+		              "track", catalog_json_int(s, 2), "key", catalog_json_int(s, 3),
+		              "class", catalog_json_text(s, 4), "name", catalog_json_text(s, 5)));
+	db_reset(s);
+	if (rc < 0)
+		goto fail;
+	s = db_prepare(cat->db, ST_HANDLE_NAMES, err);
+	if (!s)
+		goto fail;
+	db_bind_int64(s, 1, crc32);
+	while ((rc = db_step(s, "reading names", err)) == 1) {
+		json_t *hashes = json_array();
+		if (db_column_int64(s, 1))
+			json_array_append_new(hashes, json_string("asobo32"));
+		if (db_column_int64(s, 2))
+			json_array_append_new(hashes, json_string("crc32"));
+		json_array_append_new(names, json_pack("{s:o, s:o}", "name",
+		                                       catalog_json_text(s, 0), "hashes", hashes));
+	}
+	db_reset(s);
+	if (rc < 0)
+		goto fail;
+	render_handle(crc32, handle);
+	out = json_pack("{s:s, s:I, s:I, s:o, s:o, s:o}", "crc32", handle, "crc32_decimal",
+	                (json_int_t)crc32, "crc32_signed", (json_int_t)(int32_t)crc32, "resources",
+	                resources, "references", refs, "names", names);
+	return out;
+fail:
+	json_decref(resources);
+	json_decref(refs);
+	json_decref(names);
+	return NULL;
+}
+
+json_t *catalog_classes(struct catalog *cat, struct error *err)
+{
+	struct db_stmt *s = db_prepare(cat->db, ST_CLASSES, err);
+	json_t *list;
+	int rc;
+
+	if (!s)
+		return NULL;
+	list = json_array();
+	while ((rc = db_step(s, "counting classes", err)) == 1)
+		json_array_append_new(list,
+		                      json_pack("{s:o, s:o, s:I}", "class", catalog_json_text(s, 0),
+		                                "family", catalog_json_text(s, 1), "count",
+		                                (json_int_t)db_column_int64(s, 2)));
+	db_reset(s);
+	if (rc < 0) {
+		json_decref(list);
+		return NULL;
+	}
+	return list;
+}
+
+json_t *catalog_stats(struct catalog *cat, struct error *err)
+{
+	struct db_stmt *s = db_prepare(cat->db, ST_STATS, err);
+	json_t *out;
+
+	if (!s)
+		return NULL;
+	if (db_step(s, "counting entries", err) != 1) {
+		db_reset(s);
+		error_set(err, ERROR_INTERNAL, NULL, -1,
+		          "catalogue: counting entries gave nothing");
+		return NULL;
+	}
+	out = json_pack(
+	    "{s:I, s:I, s:I, s:I, s:i}", "resources", (json_int_t)db_column_int64(s, 0), "tracks",
+	    (json_int_t)db_column_int64(s, 1), "blobs", (json_int_t)db_column_int64(s, 2), "bytes",
+	    (json_int_t)db_column_int64(s, 3), "schema_version", catalog_schema_version(cat));
+	db_reset(s);
+	return out;
+}
+
+int catalog_count(struct catalog *cat, const char *table, int64_t *out, struct error *err)
+{
+	static const char *const tables[] = {"blobs", "resources", "tracks",
+	                                     "refs",  "names",     "tokens"};
+	struct db_stmt *s;
+	int column = -1, rc;
+
+	for (size_t i = 0; i < sizeof(tables) / sizeof(tables[0]); i++)
+		if (strcmp(table, tables[i]) == 0)
+			column = (int)i;
+	if (column < 0) {
+		error_set(err, ERROR_BAD_PARAMETER, "table", -1, "no table named %s", table);
+		return -1;
+	}
+	s = db_prepare(cat->db, ST_COUNT_ROWS, err);
+	if (!s)
+		return -1;
+	rc = db_step(s, "counting rows", err);
+	*out = rc == 1 ? db_column_int64(s, column) : -1;
+	db_reset(s);
+	return rc == 1 ? 0 : -1;
+}

@@ -1,0 +1,283 @@
+/* cmd_export.c: `animdexd export -o FILE`: catalogued entries as one glTF asset (export.c),
+ * written whole or not at all. */
+#include <errno.h>
+#include <fcntl.h>
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "catalog/catalog.h"
+#include "cmd.h"
+#include "answers/export.h"
+#include "base/hash.h"
+
+static void show_export_progress(size_t done, size_t count)
+{
+	fprintf(stderr, "\r%zu of %zu entries exported ", done, count);
+}
+
+/* Writes a file whole or not at all: into a new file beside it, synced, then renamed over
+ * it, so that a failed or interrupted write leaves no half file (and no old one changed).
+ * The bytes come from next(arg, ...) a block at a time (0 at their end, -1: failed, errno
+ * set or 0). */
+static int write_whole_file(const char *path, long (*next)(void *arg, char *out, size_t room),
+                            void *arg)
+{
+	size_t size = strlen(path) + 16;
+	char *temporary = malloc(size);
+	mode_t mask = umask(0);
+	int fd, saved;
+
+	umask(mask);
+	if (!temporary)
+		return -1;
+	snprintf(temporary, size, "%s.XXXXXX", path);
+	fd = mkstemp(temporary);
+	if (fd < 0) {
+		free(temporary);
+		return -1;
+	}
+	for (;;) {
+		static char block[1 << 20];
+		long got;
+		errno = 0;
+		got = next(arg, block, sizeof(block));
+		if (got < 0)
+			goto fail;
+		if (got == 0)
+			break;
+		for (size_t done = 0; done < (size_t)got;) {
+			ssize_t n = write(fd, block + done, (size_t)got - done);
+			if (n < 0 && errno == EINTR)
+				continue;
+			if (n <= 0)
+				goto fail;
+			done += (size_t)n;
+		}
+	}
+	if (fchmod(fd, 0666 & ~mask) < 0 || fsync(fd) < 0)
+		goto fail;
+	if (close(fd) < 0) {
+		fd = -1;
+		goto fail;
+	}
+	fd = -1;
+	if (rename(temporary, path) < 0)
+		goto fail;
+	free(temporary);
+	return 0;
+fail:
+	saved = errno ? errno : EIO;
+	if (fd >= 0)
+		close(fd);
+	unlink(temporary);
+	free(temporary);
+	errno = saved;
+	return -1;
+}
+
+/* The asset's blocks, for write_whole_file. */
+struct asset_reader {
+	struct export_asset *asset;
+	struct catalog *cat;
+	struct error err;
+};
+
+static long next_asset_block(void *arg, char *out, size_t room)
+{
+	struct asset_reader *r = arg;
+
+	return export_asset_read(r->asset, r->cat, out, room, &r->err);
+}
+
+/* What the command line asks for. */
+struct export_args {
+	const char *db, *output, *format;
+	struct export_options opt;
+	struct catalog_query q;
+	int64_t *chosen; /* --id, in order */
+	size_t nchosen;
+	int64_t skeleton; /* --skeleton: every entry on this entry's rig (0: none) */
+	int quiet;
+};
+
+/* The command line into a (defaults set by the caller); exits on --help and on a refusal. */
+static void parse_options(int argc, char **argv, struct export_args *a)
+{
+	static const struct option options[] = {{"db", required_argument, NULL, 'd'},
+	                                        {"id", required_argument, NULL, 'i'},
+	                                        {"class", required_argument, NULL, 'c'},
+	                                        {"family", required_argument, NULL, 'f'},
+	                                        {"name", required_argument, NULL, 'n'},
+	                                        {"crc32", required_argument, NULL, 'x'},
+	                                        {"q", required_argument, NULL, 'q'},
+	                                        {"format", required_argument, NULL, 'F'},
+	                                        {"bake", required_argument, NULL, 'b'},
+	                                        {"output", required_argument, NULL, 'o'},
+	                                        {"quiet", no_argument, NULL, 'Q'},
+	                                        {"help", no_argument, NULL, 'h'},
+	                                        {"max-entries", required_argument, NULL, 'm'},
+	                                        {"skeleton", required_argument, NULL, 's'},
+	                                        {NULL, 0, NULL, 0}};
+	int c;
+
+	while ((c = getopt_long(argc, argv, "ho:", options, NULL)) != -1) {
+		switch (c) {
+		case 'd': a->db = cmd_operand(optarg, "--db"); break;
+		case 'i': {
+			int64_t *grown = realloc(a->chosen, (a->nchosen + 1) * sizeof(*a->chosen));
+			if (!grown) {
+				fprintf(stderr, "animdexd: out of memory\n");
+				exit(1);
+			}
+			a->chosen = grown;
+			a->chosen[a->nchosen++] =
+			    cmd_parse_unsigned(optarg, "--id", 1, 2147483647u);
+			break;
+		}
+		case 'c': a->q.class_name = optarg; break;
+		case 'f': a->q.family = optarg; break;
+		case 'n': a->q.name = optarg; break;
+		case 'x':
+			if (hash_parse_handle(optarg, &a->q.crc32) < 0)
+				cmd_usage_error(
+				    "--crc32: '%s' is not a handle (hex 0x1A2B3C4D or decimal)",
+				    optarg);
+			a->q.has_crc32 = 1;
+			break;
+		case 'q': a->q.q = optarg; break;
+		case 'F': a->format = optarg; break;
+		case 'b':
+			if (export_parse_bake_rate(optarg, &a->opt.bake_rate) < 0)
+				cmd_usage_error(
+				    "--bake: '%s' is not a number of samples a second above 0 "
+				    "and at most 1000, in decimal digits (30, 29.97)",
+				    optarg);
+			break;
+		case 'o': a->output = cmd_operand(optarg, "-o"); break;
+		case 'm':
+			a->opt.max_entries =
+			    cmd_parse_unsigned(optarg, "--max-entries", 1, 10000000);
+			break;
+		case 's':
+			a->skeleton = cmd_parse_unsigned(optarg, "--skeleton", 1, 2147483647u);
+			break;
+		case 'Q': a->quiet = 1; break;
+		case 'h': exit(cmd_help(&cmd_export_entry));
+		default: cmd_usage_error("%s", "unknown option");
+		}
+	}
+	if (optind < argc)
+		cmd_usage_error("unexpected argument '%s'", argv[optind]);
+	if (!a->output)
+		cmd_usage_error("%s", "export needs -o FILE");
+	if (strcmp(a->format, "glb") != 0 && strcmp(a->format, "gltf") != 0)
+		cmd_usage_error("--format: '%s' is not glb or gltf", a->format);
+	a->opt.glb = strcmp(a->format, "glb") == 0;
+}
+
+static int cmd_export(int argc, char **argv)
+{
+	struct export_args a = {.db = CMD_DEFAULT_DB,
+	                        .format = "glb",
+	                        .opt = {.glb = 1,
+	                                .bake_rate = EXPORT_DEFAULT_BAKE_RATE,
+	                                .max_entries = EXPORT_DEFAULT_MAX_ENTRIES}};
+	const char *db, *output;
+	int64_t *ids = NULL;
+	size_t count = 0;
+	struct exporter *ex = NULL;
+	struct catalog *cat = NULL;
+	struct error err;
+	json_t *summary = NULL;
+	struct asset_reader reader = {0};
+	int rc = 1, quiet, tty = isatty(2);
+	const char *own;
+
+	parse_options(argc, argv, &a);
+	db = a.db;
+	output = a.output;
+	quiet = a.quiet;
+	if ((own = catalog_files_match(db, output)) != NULL) {
+		fprintf(stderr, "animdexd: -o %s is %s (--db %s): refusing to write over it\n",
+		        output, own, db);
+		free(a.chosen);
+		return 2;
+	}
+	error_init(&err);
+	cat = catalog_open_read_only(db, &err); /* an export changes nothing */
+	if (!cat)
+		goto fail;
+	if (a.nchosen) {
+		ids = a.chosen, count = a.nchosen, a.chosen = NULL;
+	} else if (catalog_select_matching(cat, &a.q, a.opt.max_entries, &ids, &count, &err) < 0) {
+		goto fail;
+	}
+	ex = exporter_create(&a.opt);
+	if (!ex) {
+		error_set(&err, ERROR_INTERNAL, NULL, -1, "out of memory");
+		goto fail;
+	}
+	if (a.skeleton && exporter_set_skeleton(ex, cat, a.skeleton, &err) < 0)
+		goto fail;
+	for (size_t i = 0; i < count / 2; i++) { /* oldest first */
+		int64_t id = ids[i];
+		ids[i] = ids[count - 1 - i];
+		ids[count - 1 - i] = id;
+	}
+	if (exporter_add_all(ex, db, cat, ids, count, tty && !quiet ? show_export_progress : NULL,
+	                     &err) < 0)
+		goto fail;
+	reader.asset = exporter_finish(ex, &summary, &err);
+	if (!reader.asset)
+		goto fail;
+	exporter_free(ex); /* the asset holds what it needs */
+	ex = NULL;
+	reader.cat = cat;
+	error_init(&reader.err);
+	if (write_whole_file(output, next_asset_block, &reader) < 0) {
+		fprintf(stderr, "animdexd: %s: %s (nothing written)\n", output,
+		        error_is_set(&reader.err) ? reader.err.message : strerror(errno));
+		goto done;
+	}
+	if (!quiet)
+		fprintf(
+		    stderr,
+		    "%s%s: %zu entries, %lld animations, %lld channels, %zu tracks kept in extras, "
+		    "%zu bytes\n",
+		    tty ? "\r" : "", output, count,
+		    (long long)json_integer_value(json_object_get(summary, "animations")),
+		    (long long)json_integer_value(json_object_get(summary, "channels")),
+		    json_array_size(json_object_get(summary, "in_extras")),
+		    (size_t)export_asset_length(reader.asset));
+	rc = 0;
+	goto done;
+fail:
+	fprintf(stderr, "%sanimdexd: %s\n", tty ? "\r" : "", err.message);
+done:
+	export_asset_free(reader.asset);
+	json_decref(summary);
+	exporter_free(ex);
+	catalog_close(cat);
+	free(ids);
+	free(a.chosen);
+	return rc;
+}
+
+const struct cmd_entry cmd_export_entry = {
+    "export",
+    "animdexd export [--db PATH] [--id N]... [--class NAME] [--family NAME]\n"
+    "                       [--name NAME] [--crc32 HANDLE] [--q TEXT] [--format glb|gltf]\n"
+    "                       [--bake N] [--max-entries N] [--skeleton ID] [--quiet]\n"
+    "                       -o|--output FILE\n",
+    "Writes catalogued entries as one glTF 2.0 asset, one animation an entry: the\n"
+    "entries given with --id, or those the filters select (every entry without\n"
+    "either). --bake: samples a second for Euler rotations (30); --max-entries: the\n"
+    "most entries the asset may hold (1000); --skeleton: put every entry on that\n"
+    "entry's rig, one node tree for all (tracks it has no node for are kept in\n"
+    "extras).\n",
+    cmd_export,
+};

@@ -1,0 +1,177 @@
+/* redecode.c: `animdexd redecode`: the stored bytes of catalogued entries decoded again with
+ * today's decoders, each entry replaced in place (catalog_replace_decoded) in its own
+ * transaction.
+ *
+ * An entry is decoded as its first upload was, as far as the catalogue recorded it: its
+ * family (and, where the class chose the decoder, its class), the byte order or layout its
+ * structure shows, its file name. Of the resources the bytes give, the one at the entry's
+ * part is its new decoding. Whatever today's decoder refuses is left as it was.
+ */
+#include "redecode.h"
+
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "catalog/catalog.h"
+#include "formats/format.h"
+
+struct redecode_totals {
+	size_t entries, changed, unchanged, refused;
+	unsigned long tracks_added, tracks_removed, tracks_changed;
+};
+
+static const char *metadata_string(const json_t *structure, const char *a, const char *b)
+{
+	const json_t *m = json_object_get(structure, "metadata");
+
+	if (b)
+		m = json_object_get(m, a), a = b;
+	return json_string_value(json_object_get(m, a));
+}
+
+/* The upload an entry's first decoding came from, as far as the catalogue recorded it. */
+static void stored_upload(const struct catalog_stored *st, struct upload *up, char *layout,
+                          size_t layout_size)
+{
+	const json_t *meta = json_object_get(st->structure, "metadata");
+
+	memset(up, 0, sizeof(*up));
+	up->data = st->bytes;
+	up->length = st->length;
+	up->filename = st->filename;
+	up->family = st->family;
+	if (strcmp(st->family, "zouna") == 0) {
+		/* the class chose the keyframer layout; the byte order was read or given */
+		up->class_name = st->class_name;
+		up->endian = metadata_string(st->structure, "byte_order", NULL);
+		if (!up->endian)
+			up->endian = metadata_string(st->structure, "container", "byte_order");
+	} else if (strcmp(st->family, "burnout") == 0) {
+		const char *how = json_string_value(json_object_get(meta, "layout_detection"));
+		if (strcmp(st->class_name, "BodyPartRemapData") == 0 &&
+		    !json_object_get(meta, "bundle"))
+			up->class_name = st->class_name; /* nothing else tells it apart */
+		if (how && strcmp(how, "given by layout=") == 0 &&
+		    json_is_integer(json_object_get(meta, "layout"))) {
+			snprintf(layout, layout_size, "%d",
+			         (int)json_integer_value(json_object_get(meta, "layout")));
+			up->layout = layout;
+		}
+	}
+}
+
+/* Decodes one entry again and stores the result. 0: done; 1: refused (reason in err). */
+static int redecode_entry(struct catalog *cat, int64_t id, struct catalog_changes *changes,
+                          struct error *err)
+{
+	struct catalog_stored st;
+	struct decode_result result;
+	struct upload up;
+	char layout[8];
+	int rc = 1;
+
+	if (catalog_get_stored(cat, id, &st, err) < 0)
+		return -1;
+	decode_result_init(&result);
+	stored_upload(&st, &up, layout, sizeof(layout));
+	if (format_decode(&up, &result, err) < 0)
+		goto done;
+	if (st.part >= result.count) {
+		error_set(err, ERROR_INVALID, NULL, -1,
+		          "today's decoder gives %zu entries for these bytes, and this entry was "
+		          "entry %u of them",
+		          result.count, st.part);
+		goto done;
+	}
+	if (strcmp(result.resources[st.part]->class_name, st.class_name) != 0) {
+		error_set(err, ERROR_INVALID, NULL, -1,
+		          "today's decoder reads entry %u of these bytes as a %s, not a %s",
+		          st.part, result.resources[st.part]->class_name, st.class_name);
+		goto done;
+	}
+	rc = catalog_replace_decoded(cat, id, result.resources[st.part], changes, err) < 0 ? -1 : 0;
+done:
+	decode_result_cleanup(&result);
+	catalog_stored_cleanup(&st);
+	return rc;
+}
+
+int redecode_run(const struct redecode_options *opt, FILE *out)
+{
+	struct redecode_totals t = {0};
+	struct catalog *cat;
+	struct error err;
+	int64_t *ids = NULL;
+	size_t count = 0;
+	int tty = isatty(2) && !opt->quiet, rc = 0;
+
+	error_init(&err);
+	cat = catalog_open(opt->db_path, &err);
+	if (!cat || catalog_select_ids(cat, opt->family, opt->class_name, opt->id, &ids, &count,
+	                               &err) < 0) {
+		fprintf(stderr, "animdexd: %s\n", err.message);
+		catalog_close(cat);
+		return 2;
+	}
+	if (opt->id && count == 0) {
+		fprintf(stderr, "animdexd: no entry has id %" PRId64 "%s\n", opt->id,
+		        opt->family || opt->class_name ? " among those the filters select" : "");
+		catalog_close(cat);
+		return 2;
+	}
+	for (size_t i = 0; i < count; i++) {
+		struct catalog_changes changes;
+		int r;
+		error_init(&err);
+		r = redecode_entry(cat, ids[i], &changes, &err);
+		t.entries++;
+		if (r < 0) {
+			/* the catalogue itself failed: stop, nothing of this entry changed */
+			fprintf(stderr, "%sanimdexd: entry %" PRId64 ": %s\n", tty ? "\r" : "",
+			        ids[i], err.message);
+			rc = 2;
+			break;
+		}
+		if (r > 0) {
+			t.refused++;
+			rc = 1;
+			fprintf(out, "%sentry %" PRId64 " left as it was: %s\n",
+			        tty ? "\r\033[K" : "", ids[i], err.message);
+		} else if (changes.changed) {
+			t.changed++;
+			t.tracks_added += changes.tracks_added;
+			t.tracks_removed += changes.tracks_removed;
+			t.tracks_changed += changes.tracks_changed;
+			if (!opt->quiet)
+				fprintf(out,
+				        "%sentry %" PRId64
+				        " changed: %u tracks added, %u removed, %u "
+				        "changed%s%s%s\n",
+				        tty ? "\r\033[K" : "", ids[i], changes.tracks_added,
+				        changes.tracks_removed, changes.tracks_changed,
+				        changes.structure ? "; structure changed" : "",
+				        changes.rig ? "; rig changed" : "",
+				        changes.handle ? "; handle set from its name" : "");
+		} else {
+			t.unchanged++;
+		}
+		if (tty)
+			fprintf(
+			    stderr,
+			    "\r%zu of %zu entries redecoded: %zu changed, %zu left as they were ",
+			    i + 1, count, t.changed, t.refused);
+	}
+	if (tty)
+		fprintf(stderr, "\r\033[K");
+	fprintf(out,
+	        "%zu entries redecoded: %zu changed (%lu tracks added, %lu removed, %lu changed), "
+	        "%zu unchanged, %zu left as they were (today's decoder refuses their bytes)\n",
+	        t.entries, t.changed, t.tracks_added, t.tracks_removed, t.tracks_changed,
+	        t.unchanged, t.refused);
+	free(ids);
+	catalog_close(cat);
+	return rc;
+}
