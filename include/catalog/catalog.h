@@ -22,6 +22,7 @@
 #include "base/error.h"
 #include "formats/format.h"
 #include "core/model.h"
+#include "core/pose.h"
 
 struct catalog;
 struct catalog_pool;
@@ -178,10 +179,45 @@ size_t catalog_weight_tree_bytes(const struct catalog_weight *w);
  * entries of its handle and class: {"id", "name", "uploaded_by", "uploaded_at", "filename",
  * "decoder_version", "size", "track_count"}, newest first, at most 100). */
 json_t *catalog_get(struct catalog *cat, int64_t id, struct error *err);
-/* What an export (or a pose) needs of an entry: {"id", "class", "family", "name", "crc32",
- * "filename", "tracks"}, each track {"n", "name", "kind", "target": {"schema", "object",
- * "name", "handle" (where it has one)}, "property"}, without the rest (a lighter read). */
-json_t *catalog_get_export_entry(struct catalog *cat, int64_t id, struct error *err);
+/* What pose, export, compare and native encoding read of an entry, as records read straight
+ * from its rows (JSON is made only by the answers that are JSON). */
+
+/* A track: what it moves and the shape of its keys (the keys themselves: catalog_read_track).
+ * Its strings belong to the entry that lists it. */
+struct catalog_target {
+	unsigned n;                /* its number in the entry */
+	const char *name;          /* its name, or NULL */
+	const char *kind;          /* what it holds (model.h's track kinds: "node", "events"...) */
+	int events;                /* its kind is "events": its keys are events, not values */
+	struct pose_target target; /* what it moves: schema, object, name (or NULL), handle,
+	                              property */
+	const char *handle_name;   /* the handle's known name (POST /api/names), or NULL */
+	enum value_type type;      /* its keys' shape, as stored */
+	uint32_t array_size, key_count;
+	enum interpolation interp;
+};
+
+struct catalog_text_chunk; /* where an entry's strings are held */
+
+struct catalog_entry {
+	int64_t id;
+	const char *class_name, *family; /* never NULL */
+	const char *name, *filename;     /* or NULL */
+	uint32_t crc32;
+	struct catalog_target *tracks; /* in order of n; none when read without them */
+	size_t track_count;
+	struct catalog_text_chunk *texts;
+};
+
+enum catalog_entry_part {
+	CATALOG_ENTRY_SUMMARY, /* id, class, family, name, handle, filename */
+	CATALOG_ENTRY_TRACKS,  /* and every track's target */
+};
+/* Reads entry id: 0, or -1 with err set (ERROR_NOT_FOUND); *out is to be cleaned up either
+ * way. */
+int catalog_entry_read(struct catalog *cat, int64_t id, enum catalog_entry_part part,
+                       struct catalog_entry *out, struct error *err);
+void catalog_entry_cleanup(struct catalog_entry *e);
 /* Where an entry's uploaded bytes are, to be read a chunk at a time: stored under their
  * SHA-256, they never change (a delete may remove them meanwhile). */
 struct catalog_raw {

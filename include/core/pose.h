@@ -12,7 +12,6 @@
 #ifndef ANIMDEX_POSE_H
 #define ANIMDEX_POSE_H
 
-#include <jansson.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -32,10 +31,6 @@ struct pose_target {
 	uint32_t handle;
 	uint64_t property; /* enum node_property for SCHEMA_NODE */
 };
-
-/* A track as the catalogue lists it ({"target": {"schema", "object", "name", "handle"},
- * "property"}) as a pose target; strings point into the JSON. */
-void pose_target_from_json(const json_t *track, struct pose_target *t);
 
 /* The rig index of the node a track moves, or -1 with *why set to a sentence saying why it
  * moves none. own_rig: the rig is the track's entry's own (matched by source index). */

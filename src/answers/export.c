@@ -33,6 +33,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "answers/entry_json.h"
 #include "base/buf.h"
 #include "core/model.h"
 #include "render/render.h"
@@ -255,12 +256,12 @@ struct export_node *export_node_add(struct exporter *ex, const char *key, const 
 /* The node of an object of an entry without a rig, made on first use at the scene's root,
  * named after its handle's known name (POST /api/names), else its target (or, unnamed, after
  * its object: "node 2"), unique in the asset; a handle is kept in the node's extras. */
-static struct export_node *node_for(struct exporter *ex, uint64_t object, const json_t *target)
+static struct export_node *node_for(struct exporter *ex, const struct catalog_target *track)
 {
-	const char *name = json_string_value(json_object_get(target, "handle_name"));
-	const char *handle = json_string_value(json_object_get(target, "handle"));
+	const uint64_t object = track->target.object;
+	const char *name = track->handle_name;
 	struct export_node *n;
-	char key[24], fallback[32];
+	char key[24], fallback[32], handle[11];
 	json_t *known, *node;
 
 	snprintf(key, sizeof(key), "%" PRIu64, object);
@@ -268,7 +269,7 @@ static struct export_node *node_for(struct exporter *ex, uint64_t object, const 
 	if (known)
 		return &ex->nodes[json_integer_value(known)];
 	if (!name || !*name)
-		name = json_string_value(json_object_get(target, "name"));
+		name = track->target.name;
 	snprintf(fallback, sizeof(fallback), "node %" PRIu64, object);
 	n = export_node_add(ex, key, name && *name ? name : fallback,
 	                    (int)json_array_size(json_object_get(ex->doc, "nodes")));
@@ -276,9 +277,11 @@ static struct export_node *node_for(struct exporter *ex, uint64_t object, const 
 		return NULL;
 	n->object = object;
 	node = json_pack("{s:s}", "name", n->name);
-	if (handle)
+	if (track->target.has_handle) {
+		render_handle(track->target.handle, handle);
 		json_object_set_new(node, "extras",
 		                    json_pack("{s:{s:s}}", "animdex", "handle", handle));
+	}
 	json_array_append_new(json_object_get(ex->doc, "nodes"), node);
 	json_array_append_new(
 	    json_object_get(json_array_get(json_object_get(ex->doc, "scenes"), 0), "nodes"),
@@ -332,14 +335,12 @@ static void unique_animation_name(struct exporter *ex, const char *name, char *o
 }
 
 /* Which glTF path a track animates, or PATH_NONE with the reason it cannot. */
-static enum channel_path path_of(const json_t *track, const char **why)
+static enum channel_path path_of(const struct catalog_target *track, const char **why)
 {
-	const json_t *target = json_object_get(track, "target");
-	const char *schema = json_string_value(json_object_get(target, "schema"));
-	json_int_t property = json_integer_value(json_object_get(track, "property"));
-	const char *kind = json_string_value(json_object_get(track, "kind"));
+	const char *schema = track->target.schema;
+	uint64_t property = track->target.property;
 
-	if (kind && strcmp(kind, "events") == 0) {
+	if (track->events) {
 		*why = "events: glTF animations have no events; they are listed here with their "
 		       "time, class, receiver and parameter";
 		return PATH_NONE;
@@ -387,7 +388,7 @@ void export_entry_cleanup(struct export_entry *e)
 	for (size_t i = 0; i < e->track_count; i++)
 		catalog_track_cleanup(&e->tracks[i]);
 	free(e->tracks);
-	json_decref(e->entry);
+	catalog_entry_cleanup(&e->entry);
 	rig_cleanup(&e->rig);
 	memset(e, 0, sizeof(*e));
 }
@@ -403,12 +404,12 @@ int export_entry_read(struct catalog *cat, int64_t id, int lazy, struct export_e
 	memset(out, 0, sizeof(*out));
 	out->id = id;
 	rig_init(&out->rig);
-	out->entry = catalog_get_export_entry(cat, id, err);
-	if (!out->entry || catalog_read_rig(cat, id, &out->rig, err) < 0) {
+	if (catalog_entry_read(cat, id, CATALOG_ENTRY_TRACKS, &out->entry, err) < 0 ||
+	    catalog_read_rig(cat, id, &out->rig, err) < 0) {
 		export_entry_cleanup(out);
 		return -1;
 	}
-	n = json_array_size(json_object_get(out->entry, "tracks"));
+	n = out->entry.track_count;
 	out->tracks = calloc(n + 1, sizeof(*out->tracks));
 	if (!out->tracks) {
 		export_entry_cleanup(out);
@@ -463,21 +464,23 @@ int exporter_add(struct exporter *ex, struct catalog *cat, int64_t id, struct er
 	return rc;
 }
 
-/* Fields of the entry as an export names them: pairs of (name in the asset, name in the
- * entry), ending with NULL. */
-static const char *const about_fields[] = {"entry",    "id",       "class",  "class",
-                                           "family",   "family",   "handle", "crc32",
-                                           "filename", "filename", NULL};
-static const char *const listed_fields[] = {"entry",  "id",    "class",    "class",
-                                            "handle", "crc32", "filename", "filename",
-                                            "name",   "name",  NULL};
-
-static json_t *entry_fields(const json_t *entry, const char *const *fields)
+/* The entry as the asset names it: {"entry", "class", "family", "handle", "filename"} in an
+ * animation's or a node's extras, {"entry", "class", "handle", "filename", "name"} in the
+ * asset's list of entries. */
+static json_t *entry_about(const struct catalog_entry *e, int listed)
 {
 	json_t *o = json_object();
+	char handle[11];
 
-	for (; fields[0]; fields += 2)
-		json_object_set_nocheck(o, fields[0], json_object_get(entry, fields[1]));
+	render_handle(e->crc32, handle);
+	json_object_set_new_nocheck(o, "entry", json_integer(e->id));
+	json_object_set_new_nocheck(o, "class", entry_json_text(e->class_name));
+	if (!listed)
+		json_object_set_new_nocheck(o, "family", entry_json_text(e->family));
+	json_object_set_new_nocheck(o, "handle", json_string(handle));
+	json_object_set_new_nocheck(o, "filename", entry_json_text(e->filename));
+	if (listed)
+		json_object_set_new_nocheck(o, "name", entry_json_text(e->name));
 	return o;
 }
 
@@ -485,13 +488,14 @@ static json_t *entry_fields(const json_t *entry, const char *const *fields)
  * fields, its kept tracks (the splices from first_kept on, in kept's order, or values) and a
  * note; written as text at once (nothing changes it later) and spliced into the nodes. The
  * kept tracks' own splices are folded into it. */
-static int add_entry_node(struct exporter *ex, const json_t *entry, const char *name,
+static int add_entry_node(struct exporter *ex, const struct catalog_entry *entry, const char *name,
                           const json_t *kept, size_t first_kept)
 {
 	struct render_splices *sp = &ex->kept;
 	size_t next = first_kept, i;
 	struct buf b;
-	json_t *item, *placeholder;
+	json_t *item, *placeholder, *about = entry_about(entry, 0), *value;
+	const char *key;
 	char sep = '{';
 
 	size_t room = 1024 + 6 * strlen(name); /* the node in one allocation, mostly */
@@ -503,16 +507,15 @@ static int add_entry_node(struct exporter *ex, const json_t *entry, const char *
 	buf_puts(&b, "{\"name\":");
 	render_string_append(&b, name);
 	buf_puts(&b, ",\"extras\":{\"animdex\":");
-	for (const char *const *f = about_fields; f[0]; f += 2) {
-		const json_t *value = json_object_get(entry, f[1]);
-		if (!value)
-			continue;
+	json_object_foreach(about, key, value)
+	{
 		buf_putc(&b, sep);
 		sep = ',';
-		render_string_append(&b, f[0]);
+		render_string_append(&b, key);
 		buf_putc(&b, ':');
 		render_json_append(&b, value, 0);
 	}
+	json_decref(about);
 	if (json_array_size(kept)) {
 		buf_putc(&b, sep);
 		sep = ',';
@@ -641,8 +644,9 @@ static int add_track_channel(struct exporter *ex, struct entry_animation *ea, in
 
 /* Track t kept in the entry's extras with the reason (export_keep_in_extras); t let go. -1
  * with err set. */
-static int keep(struct exporter *ex, struct entry_animation *ea, int64_t id, const json_t *track,
-                struct catalog_track *t, const char *reason, struct error *err)
+static int keep(struct exporter *ex, struct entry_animation *ea, int64_t id,
+                const struct catalog_target *track, struct catalog_track *t, const char *reason,
+                struct error *err)
 {
 	int rc = export_keep_in_extras(ex, ea->kept, id, track, &t->sampler, reason);
 
@@ -653,14 +657,12 @@ static int keep(struct exporter *ex, struct entry_animation *ea, int64_t id, con
 /* Track i of the entry: a channel on its node, or kept in extras with the reason glTF cannot
  * animate it. -1 with err set. */
 static int export_track(struct exporter *ex, struct export_entry *read, size_t i,
-                        const json_t *track, struct entry_animation *ea,
+                        const struct catalog_target *track, struct entry_animation *ea,
                         const struct export_rig *er, struct error *err)
 {
 	const int64_t id = read->id;
 	const char *why = NULL;
 	enum channel_path path = path_of(track, &why);
-	const json_t *target = json_object_get(track, "target");
-	const char *schema = json_string_value(json_object_get(target, "schema"));
 	struct catalog_track t;
 	struct export_node *node = NULL;
 	uint8_t *paths;
@@ -697,8 +699,7 @@ static int export_track(struct exporter *ex, struct export_entry *read, size_t i
 		node = k >= 0 ? &ex->nodes[er->slot[k]] : NULL;
 	}
 	if (!er || !node)
-		node = node_for(ex, (uint64_t)json_integer_value(json_object_get(target, "object")),
-		                target);
+		node = node_for(ex, track);
 	paths = node ? node_paths(ea, node->index) : NULL;
 	if (!paths) {
 		catalog_track_cleanup(&t);
@@ -722,16 +723,17 @@ static int export_track(struct exporter *ex, struct export_entry *read, size_t i
 			            "targets",
 			            err);
 	}
-	return add_track_channel(ex, ea, id, i, &t, node, path, strcmp(schema, SCHEMA_ZOUNA) == 0,
-	                         err);
+	return add_track_channel(ex, ea, id, i, &t, node, path,
+	                         strcmp(track->target.schema, SCHEMA_ZOUNA) == 0, err);
 }
 
 /* The entry's animation in the asset, or, when glTF animates nothing of it, a node that
  * carries the entry and its tracks. -1 with err set. */
-static int finish_entry(struct exporter *ex, const json_t *entry, int64_t id,
+static int finish_entry(struct exporter *ex, const struct catalog_entry *entry,
                         struct entry_animation *ea, size_t first_kept, struct error *err)
 {
-	const char *name = json_string_value(json_object_get(entry, "name"));
+	const int64_t id = entry->id;
+	const char *name = entry->name;
 	char fallback[48], unique[256];
 	json_t *about, *anim;
 
@@ -743,7 +745,7 @@ static int finish_entry(struct exporter *ex, const json_t *entry, int64_t id,
 		}
 		return 0;
 	}
-	about = entry_fields(entry, about_fields);
+	about = entry_about(entry, 0);
 	if (json_array_size(ea->kept))
 		json_object_set(about, "not_animated", ea->kept);
 	unique_animation_name(ex, name ? name : fallback, unique, sizeof(unique));
@@ -760,8 +762,6 @@ int exporter_add_entry(struct exporter *ex, struct export_entry *read, struct er
 	struct entry_animation ea = {json_array(), json_array(), json_array(), NULL, 0};
 	const struct export_rig *er = NULL;
 	const size_t first_kept = ex->kept.count; /* this entry's kept tracks: the splices after */
-	json_t *tracks, *track;
-	size_t i;
 	int rc = -1;
 
 	if (ex->entries >= ex->opt.max_entries) {
@@ -777,16 +777,13 @@ int exporter_add_entry(struct exporter *ex, struct export_entry *read, struct er
 	} else {
 		json_array_append_new(ex->unrigged, json_integer(read->id));
 	}
-	tracks = json_object_get(read->entry, "tracks");
-	json_array_foreach(tracks, i, track)
-	{
-		if (export_track(ex, read, i, track, &ea, er, err) < 0)
+	for (size_t i = 0; i < read->entry.track_count; i++)
+		if (export_track(ex, read, i, &read->entry.tracks[i], &ea, er, err) < 0)
 			goto done;
-	}
-	if (finish_entry(ex, read->entry, read->id, &ea, first_kept, err) < 0)
+	if (finish_entry(ex, &read->entry, &ea, first_kept, err) < 0)
 		goto done;
 	ex->entries++;
-	json_array_append_new(ex->entry_list, entry_fields(read->entry, listed_fields));
+	json_array_append_new(ex->entry_list, entry_about(&read->entry, 1));
 	rc = 0;
 done:
 	free(ea.used);

@@ -98,7 +98,7 @@ struct exporter {
  * own). */
 struct export_entry {
 	int64_t id;
-	json_t *entry;
+	struct catalog_entry entry; /* its summary and its tracks' targets */
 	struct catalog_track *tracks;
 	size_t track_count;
 	size_t bytes;         /* of the tracks' keys */
@@ -128,10 +128,9 @@ struct export_node *export_node_add(struct exporter *ex, const char *key, const 
  * (leaving it empty). NULL with err set. */
 const struct export_rig *export_rig_add(struct exporter *ex, int64_t entry, struct rig *rig,
                                         struct error *err);
-/* The rig node a track (as catalog_get_export_entry lists it) of entry drives, or -1 with
- * *why set. */
-int32_t export_rig_match(const struct export_rig *er, int64_t entry, const json_t *track,
-                         const char **why);
+/* The rig node a track of entry drives, or -1 with *why set. */
+int32_t export_rig_match(const struct export_rig *er, int64_t entry,
+                         const struct catalog_target *track, const char **why);
 /* The inverse bind matrices of a rig's nodes that have one, in order (malloc'd). */
 int export_bind_matrices(const struct rig *rig, float **out, size_t *bytes);
 void export_rigs_free(struct exporter *ex);
@@ -147,8 +146,9 @@ int export_grow_splices(struct render_splices *sp);
  * number, name, value type, interpolation and key count, and its stored times and values as
  * two accessors of the buffer ("input", "output"; a glTF sampler's words), like a channel's.
  * s: its keys, or NULL to plan it from the track's row alone. 0, or -1 past max_bytes. */
-int export_keep_in_extras(struct exporter *ex, json_t *kept, int64_t id, const json_t *track,
-                          const struct sampler *s, const char *reason);
+int export_keep_in_extras(struct exporter *ex, json_t *kept, int64_t id,
+                          const struct catalog_target *track, const struct sampler *s,
+                          const char *reason);
 const char *export_times_unfit(const struct sampler *s);
 
 #endif

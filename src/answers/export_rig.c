@@ -173,12 +173,11 @@ oom:
 	return NULL;
 }
 
-int32_t export_rig_match(const struct export_rig *er, int64_t entry, const json_t *track,
-                         const char **why)
+int32_t export_rig_match(const struct export_rig *er, int64_t entry,
+                         const struct catalog_target *track, const char **why)
 {
-	struct pose_target t;
+	struct pose_target t = track->target;
 
-	pose_target_from_json(track, &t);
 	pose_target_euler(&t); /* baked into rotation keys, it moves the bone too */
 	return pose_match(&er->rig, &t, er->entry == entry, why);
 }

@@ -36,12 +36,12 @@ static int kept_component_type(enum value_type type, size_t *bytes)
 	}
 }
 
-int export_keep_in_extras(struct exporter *ex, json_t *kept, int64_t id, const json_t *track,
-                          const struct sampler *s, const char *reason)
+int export_keep_in_extras(struct exporter *ex, json_t *kept, int64_t id,
+                          const struct catalog_target *track, const struct sampler *s,
+                          const char *reason)
 {
-	json_int_t n = json_integer_value(json_object_get(track, "n"));
-	const char *name = json_string_value(json_object_get(track, "name"));
-	const char *kind = json_string_value(json_object_get(track, "kind"));
+	json_int_t n = track->n;
+	const char *name = track->name;
 	struct sampler shape = {0};
 	size_t scalar_bytes, scalars;
 	int component_type, in, out;
@@ -51,15 +51,10 @@ int export_keep_in_extras(struct exporter *ex, json_t *kept, int64_t id, const j
 	if (s) {
 		shape = *s;
 	} else {
-		shape.type =
-		    value_type_from_name(json_string_value(json_object_get(track, "type")));
-		shape.array_size =
-		    (uint32_t)json_integer_value(json_object_get(track, "array_size"));
-		shape.key_count = (uint32_t)json_integer_value(json_object_get(track, "key_count"));
-		if (interpolation_from_name(
-		        json_string_value(json_object_get(track, "interpolation")), &shape.interp) <
-		    0)
-			shape.interp = INTERP_STEP;
+		shape.type = track->type;
+		shape.array_size = track->array_size;
+		shape.key_count = track->key_count;
+		shape.interp = track->interp;
 	}
 	component_type = kept_component_type(shape.type, &scalar_bytes);
 	scalars = (size_t)shape.key_count * sampler_components(&shape) *
@@ -87,7 +82,7 @@ int export_keep_in_extras(struct exporter *ex, json_t *kept, int64_t id, const j
 	json_object_set_new_nocheck(item, "key_count", json_integer(shape.key_count));
 	json_object_set_new_nocheck(item, "input", json_integer(in));
 	json_object_set_new_nocheck(item, "output", json_integer(out));
-	if (kind && strcmp(kind, "events") == 0)
+	if (track->events)
 		json_object_set_new_nocheck(item, "event_words",
 		                            json_pack("[s, s, s, s, s]", "message_class",
 		                                      "receiver", "c", "parameter (float32 bits)",

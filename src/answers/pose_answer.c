@@ -52,20 +52,19 @@ static json_t *nodes_json(const struct rig *rig)
 }
 
 /* One track: matched to a node (its sampler read and added to the pose), or why not. */
-static int bind_track(struct catalog *cat, struct pose_answer *pa, const json_t *track,
-                      unsigned char *tracked, json_t *listed, struct error *err)
+static int bind_track(struct catalog *cat, struct pose_answer *pa,
+                      const struct catalog_target *track, unsigned char *tracked, json_t *listed,
+                      struct error *err)
 {
-	struct pose_target t;
+	struct pose_target t = track->target;
 	const char *why = NULL;
-	unsigned n = (unsigned)json_integer_value(json_object_get(track, "n"));
+	unsigned n = track->n;
 	int32_t node, euler;
 	json_t *row;
 
-	pose_target_from_json(track, &t);
 	euler = pose_target_euler(&t);
-	node = strcmp(json_string_value(json_object_get(track, "kind")), "events") == 0
-	           ? (why = "it holds events", -1)
-	           : pose_match(&pa->rig, &t, pa->skeleton == 0, &why);
+	node = track->events ? (why = "it holds events", -1)
+	                     : pose_match(&pa->rig, &t, pa->skeleton == 0, &why);
 	if (node >= 0) {
 		struct catalog_track *ct = &pa->tracks[pa->track_count];
 		if (catalog_read_track(cat, pa->id, n, ct, err) < 0)
@@ -88,7 +87,7 @@ static int bind_track(struct catalog *cat, struct pose_answer *pa, const json_t 
 	}
 	row = json_pack("{s:I, s:o, s:o}", "n", (json_int_t)n, "node",
 	                node >= 0 ? json_integer(pa->rig.nodes[node].source) : json_null(),
-	                "property", json_incref(json_object_get(track, "property")));
+	                "property", render_u64(track->target.property));
 	if (node < 0)
 		json_object_set_new(row, "reason", json_string(why));
 	else
@@ -98,9 +97,8 @@ static int bind_track(struct catalog *cat, struct pose_answer *pa, const json_t 
 	return 0;
 }
 
-/* The rig to pose on: the entry's own, or the skeleton's. */
 /* The rig to pose on: the skeleton's, or the entry's own. */
-static int read_rig(struct catalog *cat, struct pose_answer *pa, const json_t *entry,
+static int read_rig(struct catalog *cat, struct pose_answer *pa, const struct catalog_entry *entry,
                     struct error *err)
 {
 	if (pa->skeleton)
@@ -112,7 +110,7 @@ static int read_rig(struct catalog *cat, struct pose_answer *pa, const json_t *e
 	error_set(err, ERROR_CONFLICT, "skeleton", -1,
 	          "entry %" PRId64 " (%s) has no rig of its own: pose it on a skeleton with "
 	          "skeleton=ID (GET /api/resources/%" PRId64 "/skeletons lists those that fit)",
-	          pa->id, json_string_value(json_object_get(entry, "class")), pa->id);
+	          pa->id, entry->class_name, pa->id);
 	return -1;
 }
 
@@ -120,10 +118,12 @@ struct pose_answer *pose_answer_create(struct catalog *cat, int64_t id, int64_t 
                                        enum sample_format format, struct error *err)
 {
 	struct pose_answer *pa = calloc(1, sizeof(*pa));
-	json_t *entry = NULL, *tracks, *listed = NULL, *track;
+	struct catalog_entry entry;
+	json_t *listed = NULL;
 	unsigned char *tracked = NULL;
-	size_t i, matched, untracked = 0;
+	size_t matched, untracked = 0;
 
+	memset(&entry, 0, sizeof(entry));
 	if (!pa) {
 		error_set(err, ERROR_INTERNAL, NULL, -1, "out of memory");
 		return NULL;
@@ -133,26 +133,26 @@ struct pose_answer *pose_answer_create(struct catalog *cat, int64_t id, int64_t 
 	pa->format = format;
 	rig_init(&pa->rig);
 	buf_init(&pa->pending, (size_t)256 << 20);
-	entry = catalog_get_export_entry(cat, id, err);
-	if (!entry || read_rig(cat, pa, entry, err) < 0)
+	if (catalog_entry_read(cat, id, CATALOG_ENTRY_TRACKS, &entry, err) < 0 ||
+	    read_rig(cat, pa, &entry, err) < 0)
 		goto fail;
-	tracks = json_object_get(entry, "tracks");
-	pa->tracks = calloc(json_array_size(tracks) + 1, sizeof(*pa->tracks));
+	pa->tracks = calloc(entry.track_count + 1, sizeof(*pa->tracks));
 	tracked = calloc(pa->rig.count + 1, 1);
 	listed = json_array();
 	if (!pa->tracks || !tracked || !listed || pose_init(&pa->pose, &pa->rig) < 0) {
 		error_set(err, ERROR_INTERNAL, NULL, -1, "out of memory");
 		goto fail;
 	}
-	json_array_foreach(tracks, i, track) if (bind_track(cat, pa, track, tracked, listed, err) <
-	                                         0) goto fail;
+	for (size_t i = 0; i < entry.track_count; i++)
+		if (bind_track(cat, pa, &entry.tracks[i], tracked, listed, err) < 0)
+			goto fail;
 	matched = pa->track_count;
 	for (size_t n = 0; n < pa->rig.count; n++)
 		untracked += !tracked[n];
 	pa->head = json_pack("{s:I, s:o, s:o, s:o, s:I, s:I, s:I}", "id", (json_int_t)id,
 	                     "skeleton", skeleton ? json_integer(skeleton) : json_null(), "nodes",
 	                     nodes_json(&pa->rig), "tracks", listed, "matched", (json_int_t)matched,
-	                     "unmatched", (json_int_t)(json_array_size(tracks) - matched),
+	                     "unmatched", (json_int_t)(entry.track_count - matched),
 	                     "untracked_nodes", (json_int_t)untracked);
 	listed = NULL;
 	if (!pa->head) {
@@ -166,11 +166,11 @@ struct pose_answer *pose_answer_create(struct catalog *cat, int64_t id, int64_t 
 		                              "radians applied X, then Y, then Z (q = qz qy "
 		                              "qx); the axis order is assumed, not "
 		                              "documented"));
-	json_decref(entry);
+	catalog_entry_cleanup(&entry);
 	free(tracked);
 	return pa;
 fail:
-	json_decref(entry);
+	catalog_entry_cleanup(&entry);
 	json_decref(listed);
 	free(tracked);
 	pose_answer_free(pa);

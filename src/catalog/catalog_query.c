@@ -1,5 +1,6 @@
-/* catalog_query.c: what is read back: the list and its search, one entry with its tracks, an
- * entry's raw bytes, a handle's users and names, the classes, the counts. */
+/* catalog_query.c: what is read back as JSON answers: the list and its search, one entry with
+ * its tracks, rig and versions, an entry's raw bytes, a handle's users and names, the classes,
+ * the counts. (The typed records of an entry: catalog_entry.c.) */
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -193,7 +194,9 @@ fail:
 	return -1;
 }
 
-static json_t *track_row(struct db_stmt *s)
+/* A row of ST_GET_TRACKS as the entry's answer lists it; on the entry's own rig (when it has
+ * one), with the rig node it moves ("rig_node", by source index). */
+static json_t *track_row(struct db_stmt *s, const struct rig *rig)
 {
 	const char *schema = db_column_text(s, 2);
 	uint64_t property = strtoull(db_column_text(s, 5), NULL, 10);
@@ -236,88 +239,55 @@ static json_t *track_row(struct db_stmt *s)
 	}
 	if (info)
 		json_object_set_new(o, "info", json_loads(info, 0, NULL));
-	return o;
-}
-
-/* What an export needs of a track (a row of ST_GET_TRACK_TARGETS): "n", "name", "kind",
- * "target" ("schema", "object", "name", and "handle" where it has one) and "property", as
- * track_row gives them. */
-static json_t *track_target_row(struct db_stmt *s)
-{
-	json_t *o = json_object(), *target = json_object();
-
-	json_object_set_new_nocheck(target, "schema", catalog_json_text(s, 2));
-	json_object_set_new_nocheck(target, "object",
-	                            render_u64(strtoull(db_column_text(s, 3), NULL, 10)));
-	json_object_set_new_nocheck(target, "name", catalog_json_text(s, 4));
-	if (!db_column_is_null(s, 7)) {
-		char handle[11];
-		render_handle((uint32_t)db_column_int64(s, 7), handle);
-		json_object_set_new_nocheck(target, "handle", json_string(handle));
-		if (!db_column_is_null(s, 8))
-			json_object_set_new_nocheck(target, "handle_name", catalog_json_text(s, 8));
+	if (rig->count) {
+		struct pose_target t = {.schema = schema,
+		                        .object = object,
+		                        .name = db_column_text(s, 4),
+		                        .has_handle = !db_column_is_null(s, 16),
+		                        .handle = (uint32_t)db_column_int64(s, 16),
+		                        .property = property};
+		const char *why;
+		int32_t node;
+		pose_target_euler(&t);
+		node = pose_match(rig, &t, 1, &why);
+		if (node >= 0)
+			json_object_set_new(o, "rig_node", json_integer(rig->nodes[node].source));
 	}
-	json_object_set_new_nocheck(o, "n", json_integer((int)db_column_int64(s, 0)));
-	json_object_set_new_nocheck(o, "name", catalog_json_text(s, 1));
-	json_object_set_new_nocheck(o, "kind", catalog_json_text(s, 6));
-	json_object_set_new_nocheck(o, "target", target);
-	json_object_set_new_nocheck(o, "property",
-	                            render_u64(strtoull(db_column_text(s, 5), NULL, 10)));
-	/* the keys' shape, for what is planned without reading them */
-	json_object_set_new_nocheck(o, "key_count", json_integer(db_column_int64(s, 9)));
-	json_object_set_new_nocheck(o, "type", catalog_json_text(s, 10));
-	json_object_set_new_nocheck(o, "array_size", json_integer(db_column_int64(s, 11)));
-	json_object_set_new_nocheck(o, "interpolation", catalog_json_text(s, 12));
 	return o;
 }
 
-/* entry with its "tracks": whole (with their info), or what an export needs of them; entry is
- * taken over (NULL on failure). */
-static json_t *with_tracks(struct catalog *cat, int64_t id, json_t *entry, int whole,
-                           struct error *err)
+/* entry with its "tracks" (matched to rig, when it has nodes) and its "rig" (null when it
+ * has none); entry is taken over (NULL on failure). */
+static json_t *with_tracks_and_rig(struct catalog *cat, int64_t id, json_t *entry,
+                                   struct error *err)
 {
-	struct db_stmt *s = db_prepare(cat->db, whole ? ST_GET_TRACKS : ST_GET_TRACK_TARGETS, err);
+	struct db_stmt *s;
+	struct rig rig;
 	json_t *tracks;
 	int rc;
 
-	if (!s) {
+	if (catalog_read_rig(cat, id, &rig, err) < 0) {
+		json_decref(entry);
+		return NULL;
+	}
+	if (!(s = db_prepare(cat->db, ST_GET_TRACKS, err))) {
+		rig_cleanup(&rig);
 		json_decref(entry);
 		return NULL;
 	}
 	db_bind_int64(s, 1, id);
 	tracks = json_array();
 	while ((rc = db_step(s, "reading tracks", err)) == 1)
-		json_array_append_new(tracks, whole ? track_row(s) : track_target_row(s));
+		json_array_append_new(tracks, track_row(s, &rig));
 	db_reset(s);
 	json_object_set_new(entry, "tracks", tracks);
+	json_object_set_new(entry, "rig", rig.count ? rig_json(&rig) : json_null());
+	rig_cleanup(&rig);
 	if (rc < 0) {
 		json_decref(entry);
 		return NULL;
 	}
 	return entry;
-}
-
-json_t *catalog_get_export_entry(struct catalog *cat, int64_t id, struct error *err)
-{
-	struct db_stmt *s = db_prepare(cat->db, ST_GET_ENTRY_NAMES, err);
-	json_t *entry;
-	char handle[11];
-
-	if (!s)
-		return NULL;
-	if (catalog_step_resource(s, id, "reading an entry", err) < 0)
-		return NULL;
-	render_handle((uint32_t)db_column_int64(s, 4), handle);
-	entry = json_pack("{s:I, s:o, s:o, s:o, s:s, s:o}", "id", (json_int_t)id, "class",
-	                  catalog_json_text(s, 1), "family", catalog_json_text(s, 2), "name",
-	                  catalog_json_text(s, 3), "crc32", handle, "filename",
-	                  catalog_json_text(s, 5));
-	db_reset(s);
-	if (!entry) {
-		error_set(err, ERROR_INTERNAL, NULL, -1, "out of memory");
-		return NULL;
-	}
-	return with_tracks(cat, id, entry, 0, err);
 }
 
 /* A row of ST_VERSIONS. */
@@ -355,77 +325,6 @@ static json_t *with_versions(struct catalog *cat, int64_t id, json_t *entry, str
 	return entry;
 }
 
-/* entry with its "rig" (null when it has none); entry is taken over (NULL on failure). */
-static json_t *with_rig(struct catalog *cat, int64_t id, json_t *entry, struct error *err)
-{
-	struct rig rig;
-
-	if (catalog_read_rig(cat, id, &rig, err) < 0) {
-		json_decref(entry);
-		return NULL;
-	}
-	json_object_set_new(entry, "rig", rig.count ? rig_json(&rig) : json_null());
-	if (rig.count) { /* each track the rig node it moves, by source index */
-		size_t i;
-		json_t *track;
-		json_array_foreach(json_object_get(entry, "tracks"), i, track)
-		{
-			struct pose_target t;
-			const char *why;
-			int32_t node;
-			pose_target_from_json(track, &t);
-			pose_target_euler(&t);
-			node = pose_match(&rig, &t, 1, &why);
-			if (node >= 0)
-				json_object_set_new(track, "rig_node",
-				                    json_integer(rig.nodes[node].source));
-		}
-	}
-	rig_cleanup(&rig);
-	return entry;
-}
-
-int catalog_entry_name(struct catalog *cat, int64_t id, char **name, struct error *err)
-{
-	struct db_stmt *s = db_prepare(cat->db, ST_GET_ENTRY_NAMES, err);
-	int failed = 0;
-
-	*name = NULL;
-	if (!s || catalog_step_resource(s, id, "reading an entry", err) < 0)
-		return -1;
-	*name = catalog_text_copy(s, 3, &failed);
-	db_reset(s);
-	if (failed) {
-		error_set(err, ERROR_INTERNAL, NULL, -1, "out of memory");
-		return -1;
-	}
-	return 0;
-}
-
-int catalog_entry_weight(struct catalog *cat, int64_t id, struct catalog_weight *out,
-                         struct error *err)
-{
-	struct db_stmt *s = db_prepare(cat->db, ST_ENTRY_WEIGHT, err);
-
-	memset(out, 0, sizeof(*out));
-	if (!s || catalog_step_resource(s, id, "weighing an entry", err) < 0)
-		return -1;
-	out->text_bytes = db_column_int64(s, 0);
-	out->tracks = db_column_int64(s, 1);
-	out->rig_nodes = db_column_int64(s, 2);
-	db_reset(s);
-	return 0;
-}
-
-size_t catalog_weight_tree_bytes(const struct catalog_weight *w)
-{
-	/* jansson and the text made of it: about 10 bytes a byte of stored text parsed (a short
-	 * number is a node of its own), 3 KiB a track's fields and 1.5 KiB a rig node's; the
-	 * versions (at most 100) and the rest within 64 KiB. Measured: an entry of 20,000 tracks
-	 * (6 MB of structure) took 138 MB at its peak; this says 123 MB. */
-	return (size_t)(10 * w->text_bytes + 3072 * w->tracks + 1536 * w->rig_nodes) + 65536;
-}
-
 json_t *catalog_get(struct catalog *cat, int64_t id, struct error *err)
 {
 	struct db_stmt *s = db_prepare(cat->db, ST_GET_RESOURCE, err);
@@ -439,8 +338,7 @@ json_t *catalog_get(struct catalog *cat, int64_t id, struct error *err)
 	json_object_set_new(entry, "structure", json_loads(db_column_text(s, 16), 0, NULL));
 	json_object_set_new(entry, "assumed", json_loads(db_column_text(s, 17), 0, NULL));
 	db_reset(s);
-	entry = with_tracks(cat, id, entry, 1, err);
-	entry = entry ? with_rig(cat, id, entry, err) : NULL;
+	entry = with_tracks_and_rig(cat, id, entry, err);
 	return entry ? with_versions(cat, id, entry, err) : NULL;
 }
 

@@ -26,26 +26,6 @@ int pose_target_euler(struct pose_target *t)
 	return 1;
 }
 
-void pose_target_from_json(const json_t *track, struct pose_target *t)
-{
-	const json_t *target = json_object_get(track, "target");
-	const char *handle = json_string_value(json_object_get(target, "handle"));
-	const json_t *object = json_object_get(target, "object");
-	const json_t *property = json_object_get(track, "property");
-	const char *schema = json_string_value(json_object_get(target, "schema"));
-
-	t->schema = schema ? schema : "";
-	t->object = json_is_integer(object)  ? (uint64_t)json_integer_value(object)
-	            : json_is_string(object) ? strtoull(json_string_value(object), NULL, 10)
-	                                     : UINT64_MAX;
-	t->name = json_string_value(json_object_get(target, "name"));
-	t->has_handle = handle != NULL;
-	t->handle = handle ? (uint32_t)strtoul(handle, NULL, 16) : 0;
-	t->property = json_is_integer(property)  ? (uint64_t)json_integer_value(property)
-	              : json_is_string(property) ? strtoull(json_string_value(property), NULL, 10)
-	                                         : 0;
-}
-
 int32_t pose_match(const struct rig *rig, const struct pose_target *target, int own_rig,
                    const char **why)
 {

@@ -1,6 +1,6 @@
 /* routes_compare.c: GET /api/compare?a=ID&b=ID: how two entries' tracks differ (two versions of
- * a resource, say). Tracks are paired by target (its handle, else its name, else its object),
- * property and first array element, in order; each pair is compared by compare.c over `count`
+ * a resource, say). Tracks are paired by schema, target (its handle, else its name, else its
+ * object) and property, in order; each pair is compared by compare.c over `count`
  * times (1001 by default); the tracks one side has and the other lacks are listed. JSON, or
  * format=csv: a row a pair and component. */
 #include <inttypes.h>
@@ -9,6 +9,7 @@
 #include <string.h>
 #include <strings.h>
 
+#include "answers/entry_json.h"
 #include "core/compare.h"
 #include "http/http.h"
 #include "render/render.h"
@@ -35,26 +36,18 @@ static int entry_arg(struct request *req, const char *name, int64_t *id, struct 
 	return 0;
 }
 
-/* What pairs a track with its counterpart: schema, target, property, first element. */
-static void pair_key(const json_t *track, char *out, size_t size)
+/* What pairs a track with its counterpart: schema, target, property. */
+static void pair_key(const struct catalog_target *track, char *out, size_t size)
 {
-	const json_t *target = json_object_get(track, "target");
-	const char *handle = json_string_value(json_object_get(target, "handle"));
-	const char *name = json_string_value(json_object_get(target, "name"));
-	char *object = json_dumps(json_object_get(target, "object"), JSON_ENCODE_ANY);
+	const struct pose_target *t = &track->target;
 
-	snprintf(out, size, "%s|%s%s|%lld|%lld",
-	         json_string_value(json_object_get(target, "schema")),
-	         handle ? "h:"
-	         : name ? "n:"
-	                : "o:",
-	         handle   ? handle
-	         : name   ? name
-	         : object ? object
-	                  : "",
-	         (long long)json_integer_value(json_object_get(track, "property")),
-	         (long long)json_integer_value(json_object_get(track, "first_array_element")));
-	free(object);
+	if (t->has_handle)
+		snprintf(out, size, "%s|h:%08" PRIX32 "|%" PRIu64, t->schema, t->handle,
+		         t->property);
+	else if (t->name)
+		snprintf(out, size, "%s|n:%s|%" PRIu64, t->schema, t->name, t->property);
+	else
+		snprintf(out, size, "%s|o:%" PRIu64 "|%" PRIu64, t->schema, t->object, t->property);
 }
 
 static json_t *doubles(const double *v, size_t n)
@@ -67,11 +60,11 @@ static json_t *doubles(const double *v, size_t n)
 }
 
 /* One pair compared: its JSON. NULL with err set when a track cannot be read. */
-static json_t *compare_pair(struct catalog *cat, int64_t a, int64_t b, const json_t *ta,
-                            const json_t *tb, size_t count, struct error *err)
+static json_t *compare_pair(struct catalog *cat, int64_t a, int64_t b,
+                            const struct catalog_target *ta, const struct catalog_target *tb,
+                            size_t count, struct error *err)
 {
-	unsigned na = (unsigned)json_integer_value(json_object_get(ta, "n"));
-	unsigned nb = (unsigned)json_integer_value(json_object_get(tb, "n"));
+	unsigned na = ta->n, nb = tb->n;
 	struct catalog_track x, y;
 	struct compare_result r;
 	const char *unfit;
@@ -83,8 +76,8 @@ static json_t *compare_pair(struct catalog *cat, int64_t a, int64_t b, const jso
 		catalog_track_cleanup(&x);
 		return NULL;
 	}
-	row = json_pack("{s:I, s:I, s:O, s:O}", "a", (json_int_t)na, "b", (json_int_t)nb, "name",
-	                json_object_get(ta, "name"), "target", json_object_get(ta, "target"));
+	row = json_pack("{s:I, s:I, s:o, s:o}", "a", (json_int_t)na, "b", (json_int_t)nb, "name",
+	                entry_json_text(ta->name), "target", entry_json_target(ta));
 	unfit = x.events != y.events ? "one track holds events, the other values"
 	        : x.events           ? NULL
 	                             : compare_unfit(&x.sampler, &y.sampler);
@@ -120,21 +113,21 @@ static json_t *compare_pair(struct catalog *cat, int64_t a, int64_t b, const jso
 	return row;
 }
 
-static json_t *only(const json_t *track)
+static json_t *only(const struct catalog_target *track)
 {
-	return json_pack("{s:O, s:O, s:O}", "n", json_object_get(track, "n"), "name",
-	                 json_object_get(track, "name"), "target",
-	                 json_object_get(track, "target"));
+	return json_pack("{s:I, s:o, s:o}", "n", (json_int_t)track->n, "name",
+	                 entry_json_text(track->name), "target", entry_json_target(track));
 }
 
 /* The pairs and the tracks left over, into answer; -1 with err set. */
-static int pair_tracks(struct catalog *cat, int64_t a, int64_t b, const json_t *tracks_a,
-                       const json_t *tracks_b, size_t count, json_t *answer, struct error *err)
+static int pair_tracks(struct catalog *cat, const struct catalog_entry *ea,
+                       const struct catalog_entry *eb, size_t count, json_t *answer,
+                       struct error *err)
 {
-	size_t nb = json_array_size(tracks_b), i;
+	size_t nb = eb->track_count;
 	unsigned char *taken = calloc(nb + 1, 1);
 	json_t *waiting = json_object(); /* each key of b: its tracks' indices not paired yet */
-	json_t *pairs = json_object_get(answer, "pairs"), *track;
+	json_t *pairs = json_object_get(answer, "pairs");
 	char key[400];
 
 	if (!taken || !waiting) {
@@ -143,16 +136,15 @@ static int pair_tracks(struct catalog *cat, int64_t a, int64_t b, const json_t *
 		error_set(err, ERROR_INTERNAL, NULL, -1, "out of memory");
 		return -1;
 	}
-	json_array_foreach(tracks_b, i, track)
-	{
+	for (size_t i = 0; i < nb; i++) {
 		json_t *list;
-		pair_key(track, key, sizeof(key));
+		pair_key(&eb->tracks[i], key, sizeof(key));
 		if (!(list = json_object_get(waiting, key)))
 			json_object_set_new(waiting, key, list = json_array());
 		json_array_append_new(list, json_integer((json_int_t)i));
 	}
-	json_array_foreach(tracks_a, i, track)
-	{
+	for (size_t i = 0; i < ea->track_count; i++) {
+		const struct catalog_target *track = &ea->tracks[i];
 		json_t *list, *row;
 		size_t j;
 		pair_key(track, key, sizeof(key));
@@ -164,7 +156,7 @@ static int pair_tracks(struct catalog *cat, int64_t a, int64_t b, const json_t *
 		j = (size_t)json_integer_value(json_array_get(list, 0)); /* in order */
 		json_array_remove(list, 0);
 		taken[j] = 1;
-		row = compare_pair(cat, a, b, track, json_array_get(tracks_b, j), count, err);
+		row = compare_pair(cat, ea->id, eb->id, track, &eb->tracks[j], count, err);
 		if (!row) {
 			free(taken);
 			json_decref(waiting);
@@ -175,7 +167,7 @@ static int pair_tracks(struct catalog *cat, int64_t a, int64_t b, const json_t *
 	for (size_t k = 0; k < nb; k++)
 		if (!taken[k])
 			json_array_append_new(json_object_get(answer, "only_in_b"),
-			                      only(json_array_get(tracks_b, k)));
+			                      only(&eb->tracks[k]));
 	free(taken);
 	json_decref(waiting);
 	return 0;
@@ -250,7 +242,8 @@ void route_compare(struct request *req, struct response *resp)
 {
 	struct catalog *cat = route_catalog(req, resp);
 	const char *format = request_arg(req, "format"), *count_text = request_arg(req, "count");
-	json_t *ea = NULL, *eb = NULL, *answer = NULL;
+	struct catalog_entry ea = {0}, eb = {0};
+	json_t *answer = NULL;
 	struct error err;
 	int64_t a, b;
 	unsigned count = DEFAULT_COUNT;
@@ -291,16 +284,15 @@ void route_compare(struct request *req, struct response *resp)
 	if (request_reserve(req, (size_t)(wa.tracks + wb.tracks) * COMPARE_TRACK_BYTES,
 	                    "the comparison", &err) < 0)
 		goto fail;
-	if (!(ea = catalog_get_export_entry(cat, a, &err)) ||
-	    !(eb = catalog_get_export_entry(cat, b, &err)))
+	if (catalog_entry_read(cat, a, CATALOG_ENTRY_TRACKS, &ea, &err) < 0 ||
+	    catalog_entry_read(cat, b, CATALOG_ENTRY_TRACKS, &eb, &err) < 0)
 		goto fail;
-	answer = json_pack("{s:{s:I, s:O, s:O}, s:{s:I, s:O, s:O}, s:I, s:[], s:[], s:[]}", "a",
-	                   "id", (json_int_t)a, "name", json_object_get(ea, "name"), "class",
-	                   json_object_get(ea, "class"), "b", "id", (json_int_t)b, "name",
-	                   json_object_get(eb, "name"), "class", json_object_get(eb, "class"),
+	answer = json_pack("{s:{s:I, s:o, s:o}, s:{s:I, s:o, s:o}, s:I, s:[], s:[], s:[]}", "a",
+	                   "id", (json_int_t)a, "name", entry_json_text(ea.name), "class",
+	                   entry_json_text(ea.class_name), "b", "id", (json_int_t)b, "name",
+	                   entry_json_text(eb.name), "class", entry_json_text(eb.class_name),
 	                   "count", (json_int_t)count, "pairs", "only_in_a", "only_in_b");
-	if (!answer || pair_tracks(cat, a, b, json_object_get(ea, "tracks"),
-	                           json_object_get(eb, "tracks"), count, answer, &err) < 0)
+	if (!answer || pair_tracks(cat, &ea, &eb, count, answer, &err) < 0)
 		goto fail;
 	{
 		size_t i;
@@ -311,8 +303,8 @@ void route_compare(struct request *req, struct response *resp)
 		    json_is_true(json_object_get(row, "identical"));
 		json_object_set_new(answer, "identical", json_boolean(same));
 	}
-	json_decref(ea);
-	json_decref(eb);
+	catalog_entry_cleanup(&ea);
+	catalog_entry_cleanup(&eb);
 	if (format && strcasecmp(format, "csv") == 0) {
 		answer_csv(resp, answer);
 		json_decref(answer);
@@ -321,8 +313,8 @@ void route_compare(struct request *req, struct response *resp)
 	}
 	return;
 fail:
-	json_decref(ea);
-	json_decref(eb);
+	catalog_entry_cleanup(&ea);
+	catalog_entry_cleanup(&eb);
 	json_decref(answer);
 	response_error(resp, &err);
 }

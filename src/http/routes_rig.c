@@ -7,8 +7,9 @@
 #include <string.h>
 #include <strings.h>
 
-#include "http/http.h"
+#include "answers/entry_json.h"
 #include "answers/pose_answer.h"
+#include "http/http.h"
 #include "render/render.h"
 
 #define BUFFERED_MAX     (256u * 1024) /* answers up to about this are made at once */
@@ -122,37 +123,32 @@ struct wanted {
 };
 
 /* The distinct nodes the entry's tracks move (translation, rotation, scale of a node). */
-static size_t wanted_nodes(const json_t *tracks, struct wanted *out)
+static size_t wanted_nodes(const struct catalog_entry *entry, struct wanted *out)
 {
-	size_t count = 0, i;
-	const json_t *track;
+	size_t count = 0;
 
-	json_array_foreach(tracks, i, track)
-	{
-		const json_t *target = json_object_get(track, "target");
-		const char *schema = json_string_value(json_object_get(target, "schema"));
-		const char *handle = json_string_value(json_object_get(target, "handle"));
-		const char *name = json_string_value(json_object_get(target, "name"));
-		json_int_t property = json_integer_value(json_object_get(track, "property"));
+	for (size_t i = 0; i < entry->track_count; i++) {
+		const struct pose_target *target = &entry->tracks[i].target;
+		const char *name = target->name;
+		uint64_t property = target->property;
 		struct wanted w;
 		int seen = 0;
-		if (!schema || strcmp(schema, SCHEMA_NODE) != 0 ||
+		if (strcmp(target->schema, SCHEMA_NODE) != 0 ||
 		    (property != NODE_TRANSLATION && property != NODE_ROTATION &&
 		     property != NODE_SCALE))
 			continue;
 		memset(&w, 0, sizeof(w));
-		if (handle) {
+		if (target->has_handle) {
 			w.key.kind = RIG_KEY_HANDLE;
-			w.key.handle = (uint32_t)strtoul(handle, NULL, 16);
-			snprintf(w.label, sizeof(w.label), "%s", handle);
+			w.key.handle = target->handle;
+			render_handle(target->handle, w.label);
 		} else if (name) {
 			w.key.kind = RIG_KEY_NAME;
 			w.key.name = name;
 			snprintf(w.label, sizeof(w.label), "%s", name);
 		} else {
 			w.key.kind = RIG_KEY_SOURCE;
-			w.key.source =
-			    (uint32_t)json_integer_value(json_object_get(target, "object"));
+			w.key.source = (uint32_t)target->object;
 			snprintf(w.label, sizeof(w.label), "node %u", (unsigned)w.key.source);
 		}
 		for (size_t k = 0; k < count && !seen; k++)
@@ -271,17 +267,19 @@ static json_t *ranked(struct catalog *cat, struct candidates *c, const struct wa
 	qsort(c->list, shown, sizeof(*c->list), by_fit);
 	for (size_t i = 0; i < shown; i++) {
 		const struct candidate *k = &c->list[i];
-		json_t *entry = catalog_get_export_entry(cat, k->id, err), *missing = json_array();
-		if (!entry) {
-			json_decref(missing);
+		struct catalog_entry read;
+		json_t *entry, *missing;
+		if (catalog_entry_read(cat, k->id, CATALOG_ENTRY_SUMMARY, &read, err) < 0) {
+			catalog_entry_cleanup(&read);
 			json_decref(list);
 			return NULL;
 		}
+		entry = entry_json_summary(&read);
+		catalog_entry_cleanup(&read);
+		missing = json_array();
 		for (size_t w = 0; w < c->wanted; w++)
 			if (!k->hit[w])
 				json_array_append_new(missing, json_string(wanted[w].label));
-		json_object_del(entry, "tracks");
-		json_object_del(entry, "filename");
 		json_object_set_new(entry, "url",
 		                    json_sprintf("/api/resources/%lld", (long long)k->id));
 		json_object_set_new(entry, "nodes", json_integer((json_int_t)k->nodes));
@@ -319,7 +317,8 @@ void route_skeletons(struct request *req, struct response *resp)
 	struct catalog *cat = route_catalog(req, resp);
 	struct candidates c = {0};
 	struct wanted *wanted = NULL;
-	json_t *entry = NULL, *list, *answer;
+	struct catalog_entry entry = {0};
+	json_t *list, *answer;
 	struct error err;
 	size_t limit;
 	int64_t id;
@@ -329,15 +328,14 @@ void route_skeletons(struct request *req, struct response *resp)
 		return;
 	if (parse_limit(req, &limit, &err) < 0)
 		goto fail;
-	entry = catalog_get_export_entry(cat, id, &err);
-	if (!entry)
+	if (catalog_entry_read(cat, id, CATALOG_ENTRY_TRACKS, &entry, &err) < 0)
 		goto fail;
-	wanted = calloc(json_array_size(json_object_get(entry, "tracks")) + 1, sizeof(*wanted));
+	wanted = calloc(entry.track_count + 1, sizeof(*wanted));
 	if (!wanted) {
 		error_set(&err, ERROR_INTERNAL, NULL, -1, "out of memory");
 		goto fail;
 	}
-	c.wanted = wanted_nodes(json_object_get(entry, "tracks"), wanted);
+	c.wanted = wanted_nodes(&entry, wanted);
 	for (size_t w = 0; w < c.wanted; w++) {
 		int64_t *ids;
 		size_t count;
@@ -364,13 +362,13 @@ void route_skeletons(struct request *req, struct response *resp)
 		goto fail;
 	answer = json_pack("{s:I, s:I, s:I, s:o}", "id", (json_int_t)id, "targets",
 	                   (json_int_t)c.wanted, "count", (json_int_t)c.count, "skeletons", list);
-	json_decref(entry);
+	catalog_entry_cleanup(&entry);
 	free(wanted);
 	candidates_cleanup(&c);
 	response_json(resp, 200, answer);
 	return;
 fail:
-	json_decref(entry);
+	catalog_entry_cleanup(&entry);
 	free(wanted);
 	candidates_cleanup(&c);
 	response_error(resp, &err);
