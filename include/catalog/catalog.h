@@ -241,11 +241,23 @@ int catalog_delete(struct catalog *cat, int64_t id, struct error *err);
  * batch) reaches the readers open at its commit whole. */
 #define CATALOG_EVENTS_KEPT     1000
 #define CATALOG_EVENTS_GRACE_MS 30000
-/* The events after id `after`, oldest first, at most `limit`: [{"event": id, "kind":
- * "created"|"deleted"|"redecoded", "at", "id" (the entry's), "class", "family", "crc32",
- * "decoder_version" (the entry's when the event happened), "entry": the entry's summary as the
- * list gives it, or null when it is deleted (or is gone since)}]; NULL with err set. */
-json_t *catalog_events_after(struct catalog *cat, int64_t after, unsigned limit, struct error *err);
+/* One event, as the streams filter it, and the document they send of it. */
+struct catalog_event {
+	int64_t id;          /* its number, in the order of commits */
+	char kind[16];       /* "created", "deleted" or "redecoded" */
+	char class_name[48]; /* the entry's */
+	char family[16];
+	uint32_t crc32;
+	/* {"event": id, "kind", "at", "id" (the entry's), "class", "family", "crc32",
+	 * "decoder_version" (the entry's when the event happened), "entry": the entry's summary
+	 * as the list gives it, or null when it is deleted (or is gone since)}; owned */
+	json_t *document;
+};
+/* The events after id `after`, oldest first, at most `limit`: *events malloc'd, to be freed
+ * with catalog_events_free. 0, or -1 with err set. */
+int catalog_events_after(struct catalog *cat, int64_t after, unsigned limit,
+                         struct catalog_event **events, size_t *count, struct error *err);
+void catalog_events_free(struct catalog_event *events, size_t count);
 /* The newest event's id (0 when there is none), or -1 with err set; *oldest (when given) the
  * oldest kept (0 when none). */
 int64_t catalog_events_newest(struct catalog *cat, int64_t *oldest, struct error *err);
@@ -317,7 +329,17 @@ enum token_check {
 int catalog_token_add(struct catalog *cat, const char *name, const char *token_sha256,
                       struct error *err);
 int catalog_token_revoke(struct catalog *cat, const char *name, struct error *err);
-json_t *catalog_token_list(struct catalog *cat, struct error *err);
+/* The tokens, by name (never their hashes): *rows malloc'd, to be freed with
+ * catalog_token_rows_free. 0, or -1 with err set. */
+struct catalog_token_row {
+	char *name;
+	int64_t created_at; /* milliseconds since 1970 */
+	int revoked;        /* and when: */
+	int64_t revoked_at;
+};
+int catalog_token_list(struct catalog *cat, struct catalog_token_row **rows, size_t *count,
+                       struct error *err);
+void catalog_token_rows_free(struct catalog_token_row *rows, size_t count);
 /* How many valid (not revoked) tokens there are, or -1. */
 int catalog_token_count(struct catalog *cat);
 /* Compares the given token's hash with every stored one in constant time. */
@@ -343,8 +365,14 @@ struct catalog_stored {
 	unsigned decoder_version;
 	char crc32_source[32]; /* "" when the decoder gave it no handle of its own */
 	json_t *structure;     /* the stored structure (metadata: byte order, layout...); owned */
-	char *filename;        /* malloc'd, or NULL */
-	uint8_t *bytes;        /* the stored upload, malloc'd */
+	/* how its first decoding read the upload, as its structure's metadata recorded it, to read
+	 * it again the same way */
+	char byte_order[16]; /* Zouna: the byte order read or given ("" when not recorded) */
+	int layout_given;    /* Burnout: the layout was given by layout= ... */
+	int layout;          /* ... and is this one */
+	int from_bundle;     /* Burnout: it came out of a bundle */
+	char *filename;      /* malloc'd, or NULL */
+	uint8_t *bytes;      /* the stored upload, malloc'd */
 	size_t length;
 };
 int catalog_get_stored(struct catalog *cat, int64_t id, struct catalog_stored *out,

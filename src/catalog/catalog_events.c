@@ -9,6 +9,7 @@
  * transaction's savepoints: an upload rolled back to its savepoint takes its notes with it.
  */
 #include <inttypes.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -161,15 +162,64 @@ static json_t *event_row(struct db_stmt *s)
 	return o;
 }
 
-json_t *catalog_events_after(struct catalog *cat, int64_t after, unsigned limit, struct error *err)
+int catalog_events_after(struct catalog *cat, int64_t after, unsigned limit,
+                         struct catalog_event **events, size_t *count, struct error *err)
 {
 	struct db_stmt *s = db_prepare(cat->db, ST_EVENTS_AFTER, err);
+	const int e = 16; /* the first of the event's columns */
+	size_t cap = 0;
+	int rc, failed = 0;
 
+	*events = NULL;
+	*count = 0;
 	if (!s)
-		return NULL;
+		return -1;
 	db_bind_int64(s, 1, after);
 	db_bind_int64(s, 2, limit);
-	return catalog_collect_json(s, event_row, "reading events", err);
+	while ((rc = db_step(s, "reading events", err)) == 1) {
+		struct catalog_event *ev;
+		const char *text;
+		if (*count == cap) {
+			struct catalog_event *grown =
+			    realloc(*events, (cap = cap ? 2 * cap : 64) * sizeof(*grown));
+			if (!grown) {
+				failed = 1;
+				break;
+			}
+			*events = grown;
+		}
+		ev = &(*events)[(*count)++];
+		memset(ev, 0, sizeof(*ev));
+		ev->id = db_column_int64(s, e);
+		text = db_column_text(s, e + 2);
+		snprintf(ev->kind, sizeof(ev->kind), "%s", text ? text : "");
+		text = db_column_text(s, e + 4);
+		snprintf(ev->class_name, sizeof(ev->class_name), "%s", text ? text : "");
+		text = db_column_text(s, e + 5);
+		snprintf(ev->family, sizeof(ev->family), "%s", text ? text : "");
+		ev->crc32 = (uint32_t)db_column_int64(s, e + 6);
+		if (!(ev->document = event_row(s))) {
+			failed = 1;
+			break;
+		}
+	}
+	db_reset(s);
+	if (failed)
+		error_set(err, ERROR_INTERNAL, NULL, -1, "out of memory");
+	if (failed || rc < 0) {
+		catalog_events_free(*events, *count);
+		*events = NULL;
+		*count = 0;
+		return -1;
+	}
+	return 0;
+}
+
+void catalog_events_free(struct catalog_event *events, size_t count)
+{
+	for (size_t i = 0; i < count; i++)
+		json_decref(events[i].document);
+	free(events);
 }
 
 int64_t catalog_events_newest(struct catalog *cat, int64_t *oldest, struct error *err)

@@ -306,14 +306,15 @@ static json_t *version_row(struct db_stmt *s)
 
 /* entry with its "versions": the other entries of its handle and class (the same resource
  * uploaded again), newest first; entry is taken over (NULL on failure). */
-static json_t *with_versions(struct catalog *cat, int64_t id, json_t *entry, struct error *err)
+static json_t *with_versions(struct catalog *cat, int64_t id, uint32_t crc32,
+                             const char *class_name, json_t *entry, struct error *err)
 {
 	struct db_stmt *s = db_prepare(cat->db, ST_VERSIONS, err);
 	json_t *versions = NULL;
 
 	if (s) {
-		db_bind_int64(s, 1, json_integer_value(json_object_get(entry, "crc32_decimal")));
-		db_bind_text(s, 2, json_string_value(json_object_get(entry, "class")));
+		db_bind_int64(s, 1, crc32);
+		db_bind_text(s, 2, class_name);
 		db_bind_int64(s, 3, id);
 		versions = catalog_collect_json(s, version_row, "reading an entry's versions", err);
 	}
@@ -328,6 +329,8 @@ static json_t *with_versions(struct catalog *cat, int64_t id, json_t *entry, str
 json_t *catalog_get(struct catalog *cat, int64_t id, struct error *err)
 {
 	struct db_stmt *s = db_prepare(cat->db, ST_GET_RESOURCE, err);
+	char class_name[128];
+	uint32_t crc32;
 	json_t *entry;
 
 	if (!s)
@@ -335,11 +338,14 @@ json_t *catalog_get(struct catalog *cat, int64_t id, struct error *err)
 	if (catalog_step_resource(s, id, "reading an entry", err) < 0)
 		return NULL;
 	entry = catalog_row_summary(s);
+	crc32 = (uint32_t)db_column_int64(s, 4);
+	snprintf(class_name, sizeof(class_name), "%s",
+	         db_column_text(s, 1) ? db_column_text(s, 1) : "");
 	json_object_set_new(entry, "structure", json_loads(db_column_text(s, 16), 0, NULL));
 	json_object_set_new(entry, "assumed", json_loads(db_column_text(s, 17), 0, NULL));
 	db_reset(s);
 	entry = with_tracks_and_rig(cat, id, entry, err);
-	return entry ? with_versions(cat, id, entry, err) : NULL;
+	return entry ? with_versions(cat, id, crc32, class_name, entry, err) : NULL;
 }
 
 int catalog_raw_open(struct catalog *cat, int64_t id, struct catalog_raw *out, struct error *err)

@@ -52,6 +52,23 @@ int catalog_select_ids(struct catalog *cat, const char *family, const char *clas
 	return catalog_collect_ids(s, "selecting entries", ids, count, err);
 }
 
+/* What the stored structure's metadata says of how the upload was read (catalog_stored). */
+static void read_hints(struct catalog_stored *out)
+{
+	const json_t *meta = json_object_get(out->structure, "metadata");
+	const char *order = json_string_value(json_object_get(meta, "byte_order"));
+	const char *how = json_string_value(json_object_get(meta, "layout_detection"));
+	const json_t *layout = json_object_get(meta, "layout");
+
+	if (!order) /* a keyframer read out of a container */
+		order = json_string_value(
+		    json_object_get(json_object_get(meta, "container"), "byte_order"));
+	snprintf(out->byte_order, sizeof(out->byte_order), "%s", order ? order : "");
+	out->layout_given = how && strcmp(how, "given by layout=") == 0 && json_is_integer(layout);
+	out->layout = out->layout_given ? (int)json_integer_value(layout) : 0;
+	out->from_bundle = json_object_get(meta, "bundle") != NULL;
+}
+
 int catalog_get_stored(struct catalog *cat, int64_t id, struct catalog_stored *out,
                        struct error *err)
 {
@@ -70,6 +87,7 @@ int catalog_get_stored(struct catalog *cat, int64_t id, struct catalog_stored *o
 	out->decoder_version = (unsigned)db_column_int64(s, 3);
 	snprintf(out->crc32_source, sizeof(out->crc32_source), "%s", db_column_text(s, 4));
 	out->structure = json_loads(db_column_text(s, 5), 0, NULL);
+	read_hints(out);
 	out->filename = catalog_text_copy(s, 6, &failed);
 	snprintf(sha256, sizeof(sha256), "%s", db_column_text(s, 7) ? db_column_text(s, 7) : "");
 	size = db_column_int64(s, 8);

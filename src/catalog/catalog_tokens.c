@@ -6,7 +6,6 @@
 
 #include "catalog_internal.h"
 #include "base/hash.h"
-#include "render/render.h"
 
 int catalog_token_add(struct catalog *cat, const char *name, const char *token_sha256,
                       struct error *err)
@@ -56,35 +55,53 @@ int catalog_token_revoke(struct catalog *cat, const char *name, struct error *er
 	return 0;
 }
 
-json_t *catalog_token_list(struct catalog *cat, struct error *err)
+int catalog_token_list(struct catalog *cat, struct catalog_token_row **rows, size_t *count,
+                       struct error *err)
 {
 	struct db_stmt *s = db_prepare(cat->db, ST_TOKEN_LIST, err);
-	json_t *list;
-	char when[32];
-	int rc;
+	size_t cap = 0;
+	int rc, failed = 0;
 
+	*rows = NULL;
+	*count = 0;
 	if (!s)
-		return NULL;
-	list = json_array();
+		return -1;
 	while ((rc = db_step(s, "listing tokens", err)) == 1) {
-		json_t *row = json_object();
-		json_object_set_new(row, "name", catalog_json_text(s, 0));
-		render_time_ms(db_column_int64(s, 1), when);
-		json_object_set_new(row, "created_at", json_string(when));
-		if (!db_column_is_null(s, 2)) {
-			render_time_ms(db_column_int64(s, 2), when);
-			json_object_set_new(row, "revoked_at", json_string(when));
-		} else {
-			json_object_set_new(row, "revoked_at", json_null());
+		struct catalog_token_row *row;
+		if (*count == cap) {
+			struct catalog_token_row *grown =
+			    realloc(*rows, (cap = cap ? 2 * cap : 8) * sizeof(*grown));
+			if (!grown) {
+				failed = 1;
+				break;
+			}
+			*rows = grown;
 		}
-		json_array_append_new(list, row);
+		row = &(*rows)[(*count)++];
+		row->name = catalog_text_copy(s, 0, &failed);
+		row->created_at = db_column_int64(s, 1);
+		row->revoked = !db_column_is_null(s, 2);
+		row->revoked_at = row->revoked ? db_column_int64(s, 2) : 0;
+		if (failed)
+			break;
 	}
 	db_reset(s);
-	if (rc < 0) {
-		json_decref(list);
-		return NULL;
+	if (failed)
+		error_set(err, ERROR_INTERNAL, NULL, -1, "out of memory");
+	if (failed || rc < 0) {
+		catalog_token_rows_free(*rows, *count);
+		*rows = NULL;
+		*count = 0;
+		return -1;
 	}
-	return list;
+	return 0;
+}
+
+void catalog_token_rows_free(struct catalog_token_row *rows, size_t count)
+{
+	for (size_t i = 0; i < count; i++)
+		free(rows[i].name);
+	free(rows);
 }
 
 int catalog_token_count(struct catalog *cat)

@@ -6,6 +6,7 @@
 #include "catalog/catalog.h"
 #include "cmd.h"
 #include "base/hash.h"
+#include "render/render.h"
 
 /* animdexd token add NAME | list | revoke NAME [--db PATH] */
 static int cmd_token(int argc, char **argv)
@@ -81,17 +82,21 @@ static int cmd_token(int argc, char **argv)
 			fprintf(stderr, "animdexd: token '%s' revoked\n", name);
 		}
 	} else if (strcmp(verb, "list") == 0) {
-		json_t *list = catalog_token_list(cat, &err);
-		size_t i;
-		json_t *t;
-		json_array_foreach(list, i, t)
-		    printf("%s\tcreated %s\t%s%s\n", json_string_value(json_object_get(t, "name")),
-		           json_string_value(json_object_get(t, "created_at")),
-		           json_is_null(json_object_get(t, "revoked_at")) ? "valid" : "revoked ",
-		           json_is_null(json_object_get(t, "revoked_at"))
-		               ? ""
-		               : json_string_value(json_object_get(t, "revoked_at")));
-		json_decref(list);
+		struct catalog_token_row *rows;
+		size_t count;
+		if (catalog_token_list(cat, &rows, &count, &err) < 0) {
+			fprintf(stderr, "animdexd: %s\n", err.message);
+			rc = 1;
+		}
+		for (size_t i = 0; rc == 0 && i < count; i++) {
+			char created[32], revoked[32];
+			render_time_ms(rows[i].created_at, created);
+			render_time_ms(rows[i].revoked_at, revoked);
+			printf("%s\tcreated %s\t%s%s\n", rows[i].name ? rows[i].name : "", created,
+			       rows[i].revoked ? "revoked " : "valid",
+			       rows[i].revoked ? revoked : "");
+		}
+		catalog_token_rows_free(rows, count);
 	} else {
 		cmd_usage_error("token has no verb '%s' (add, list, revoke)", verb);
 	}

@@ -23,21 +23,10 @@ struct redecode_totals {
 	unsigned long tracks_added, tracks_removed, tracks_changed;
 };
 
-static const char *metadata_string(const json_t *structure, const char *a, const char *b)
-{
-	const json_t *m = json_object_get(structure, "metadata");
-
-	if (b)
-		m = json_object_get(m, a), a = b;
-	return json_string_value(json_object_get(m, a));
-}
-
 /* The upload an entry's first decoding came from, as far as the catalogue recorded it. */
 static void stored_upload(const struct catalog_stored *st, struct upload *up, char *layout,
                           size_t layout_size)
 {
-	const json_t *meta = json_object_get(st->structure, "metadata");
-
 	memset(up, 0, sizeof(*up));
 	up->data = st->bytes;
 	up->length = st->length;
@@ -46,18 +35,12 @@ static void stored_upload(const struct catalog_stored *st, struct upload *up, ch
 	if (strcmp(st->family, "zouna") == 0) {
 		/* the class chose the keyframer layout; the byte order was read or given */
 		up->class_name = st->class_name;
-		up->endian = metadata_string(st->structure, "byte_order", NULL);
-		if (!up->endian)
-			up->endian = metadata_string(st->structure, "container", "byte_order");
+		up->endian = st->byte_order[0] ? st->byte_order : NULL;
 	} else if (strcmp(st->family, "burnout") == 0) {
-		const char *how = json_string_value(json_object_get(meta, "layout_detection"));
-		if (strcmp(st->class_name, "BodyPartRemapData") == 0 &&
-		    !json_object_get(meta, "bundle"))
+		if (strcmp(st->class_name, "BodyPartRemapData") == 0 && !st->from_bundle)
 			up->class_name = st->class_name; /* nothing else tells it apart */
-		if (how && strcmp(how, "given by layout=") == 0 &&
-		    json_is_integer(json_object_get(meta, "layout"))) {
-			snprintf(layout, layout_size, "%d",
-			         (int)json_integer_value(json_object_get(meta, "layout")));
+		if (st->layout_given) {
+			snprintf(layout, layout_size, "%d", st->layout);
 			up->layout = layout;
 		}
 	}

@@ -98,8 +98,9 @@ static void event_free(struct hub_event *e)
 
 /* One event of the catalogue's (catalog_events_after) as text to send; -1 when out of
  * memory. */
-static int event_render(json_t *row, struct hub_event *out)
+static int event_render(const struct catalog_event *ev, struct hub_event *out)
 {
+	json_t *row = ev->document;
 	char *data;
 	size_t length;
 	struct buf b;
@@ -110,16 +111,14 @@ static int event_render(json_t *row, struct hub_event *out)
 	if (!data)
 		return -1;
 	buf_init(&b, SIZE_MAX);
-	buf_printf(&b, "id: %" PRId64 "\nevent: %s\ndata: ",
-	           (int64_t)json_integer_value(json_object_get(row, "event")),
-	           json_string_value(json_object_get(row, "kind")));
+	buf_printf(&b, "id: %" PRId64 "\nevent: %s\ndata: ", ev->id, ev->kind);
 	buf_append(&b, data, length);
 	buf_puts(&b, "\n\n");
 	free(data);
-	out->id = (int64_t)json_integer_value(json_object_get(row, "event"));
-	out->class_name = strdup(json_string_value(json_object_get(row, "class")));
-	out->family = strdup(json_string_value(json_object_get(row, "family")));
-	hash_parse_handle(json_string_value(json_object_get(row, "crc32")), &out->crc32);
+	out->id = ev->id;
+	out->class_name = strdup(ev->class_name);
+	out->family = strdup(ev->family);
+	out->crc32 = ev->crc32;
 	out->text = buf_steal(&b, &out->length);
 	if (b.overflow || !out->text || !out->class_name || !out->family) {
 		event_free(out);
@@ -241,21 +240,17 @@ static int catch_up(struct event_hub *hub, struct catalog *cat, struct error *er
 	}
 	pthread_mutex_unlock(&hub->lock);
 	do {
-		json_t *rows, *row;
-		size_t i;
+		struct catalog_event *rows;
 		pthread_mutex_lock(&hub->lock);
 		after = hub->newest;
 		pthread_mutex_unlock(&hub->lock);
-		rows = catalog_events_after(cat, after, READ_BATCH, err);
-		if (!rows) {
+		if (catalog_events_after(cat, after, READ_BATCH, &rows, &got, err) < 0) {
 			rc = -1;
 			break;
 		}
-		got = json_array_size(rows);
-		json_array_foreach(rows, i, row)
-		{
+		for (size_t i = 0; i < got; i++) {
 			struct hub_event e;
-			if (event_render(row, &e) < 0) {
+			if (event_render(&rows[i], &e) < 0) {
 				error_set(err, ERROR_INTERNAL, NULL, -1, "out of memory");
 				rc = -1;
 				break;
@@ -265,7 +260,7 @@ static int catch_up(struct event_hub *hub, struct catalog *cat, struct error *er
 			pthread_mutex_unlock(&hub->lock);
 			added++;
 		}
-		json_decref(rows);
+		catalog_events_free(rows, got);
 	} while (rc == 0 && got == READ_BATCH);
 	catalog_rollback(cat); /* it only read */
 	if (added) {

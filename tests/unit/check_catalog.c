@@ -556,10 +556,15 @@ START_TEST(grouped_writes_keep_each_job_apart)
 	/* and no event: the refused job's "created", noted before its savepoint was rolled
 	 * back, went with it; the three stored entries have one each */
 	{
-		json_t *events_written = catalog_events_after(cat, 0, 100, &err);
-		ck_assert_msg(events_written != NULL, "%s", err.message);
-		ck_assert_uint_eq(json_array_size(events_written), 3);
-		json_decref(events_written);
+		struct catalog_event *events_written;
+		size_t written;
+		ck_assert_msg(catalog_events_after(cat, 0, 100, &events_written, &written, &err) ==
+		                  0,
+		              "%s", err.message);
+		ck_assert_uint_eq(written, 3);
+		for (size_t i = 0; i < written; i++)
+			ck_assert_str_eq(events_written[i].kind, "created");
+		catalog_events_free(events_written, written);
 	}
 	catalog_close(cat);
 	catalog_pool_free(pool);
