@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/hash.h"
 #include "testutil.h"
 #include "zouna_writer.h"
 
@@ -282,6 +283,66 @@ START_TEST(versions_are_the_entries_of_one_handle_and_class)
 }
 END_TEST
 
+/* Tracks pair by what they move, not by where it sits: by name when the objects are numbered
+ * otherwise (the other clip lists arm before hips), by handle for Zouna bones, whose names
+ * (once known) the pairs show. */
+START_TEST(tracks_pair_by_handle_else_name_else_object)
+{
+	static const char reordered[] =
+	    "{\"name\": \"walk\", \"duration\": 2, \"targets\": [{\"schema\": " NODE
+	    ", \"object\": 0, \"name\": \"arm\"}, {\"schema\": " NODE
+	    ", \"object\": 1, \"name\": \"hips\"}], \"samplers\": [{\"value\": {\"type\": "
+	    "\"FLOAT3\"}, \"times\": [0, 1, 2], \"values\": [0,0,0, 1,0,0, 2,0,0]}, {\"value\": "
+	    "{\"type\": \"FLOAT4\"}, \"semantic\": \"NORMALIZED_QUATERNION\", \"times\": [0, 2], "
+	    "\"values\": [0,0,0,1, 0,0,0.479425539,0.877582562]}], \"channels\": [{\"target\": 1, "
+	    "\"property\": 1, \"sampler\": 0}, {\"target\": 0, \"property\": 2, \"sampler\": 1}]}";
+	static struct zkey trans[2] = {{.time = 0, .v = {0, 1, 0}}, {.time = 2, .v = {0, 3, 0}}};
+	struct znode nodes[1] = {
+	    {hash_asobo32("Bip01 Pelvis", 12), 0, 0, {0, 2}, {0, 0}, {0, 0}, {0, 0}, {0, 0}}};
+	struct zanimation z = {0};
+	struct http_reply r;
+	struct zbuf zb;
+	json_int_t other, bones;
+	json_t *j, *pair, *target;
+	char path[128], handle[16];
+
+	other = http_upload_one(&d, "reordered.json", reordered, strlen(reordered));
+	snprintf(path, sizeof(path), "/api/compare?a=%lld&b=%lld", (long long)a, (long long)other);
+	j = http_get_json(&d, path, 200);
+	ck_assert_uint_eq(json_array_size(json_object_get(j, "pairs")), 2);
+	ck_assert_uint_eq(json_array_size(json_object_get(j, "only_in_a")), 0);
+	ck_assert_uint_eq(json_array_size(json_object_get(j, "only_in_b")), 0);
+	ck_assert(json_is_true(json_object_get(j, "identical")));
+	pair = json_array_get(json_object_get(j, "pairs"), 0);
+	ck_assert_str_eq(
+	    json_string_value(json_object_get(json_object_get(pair, "target"), "name")), "hips");
+	ck_assert_int_eq(json_integer_value(json_object_get(pair, "b")), 0);
+	json_decref(j);
+
+	z.max_time = 2.0f;
+	z.keys[3] = trans, z.counts[3] = 2;
+	z.nodes = nodes, z.node_count = 1;
+	z.name_crc = hash_asobo32("sway", 4);
+	zbuf_init(&zb, 0);
+	zouna_write_animation(&zb, &z, 16, 0);
+	bones = http_upload_one(&d, "sway.Animation_Z", zb.data, zb.len);
+	zbuf_free(&zb);
+	ck_assert_int_eq(
+	    http_request(&d, "POST", "/api/names", "Bip01 Pelvis\n", 13, "text/plain", &r), 0);
+	ck_assert_int_eq(r.status, 200);
+	http_reply_cleanup(&r);
+	snprintf(path, sizeof(path), "/api/compare?a=%lld&b=%lld", (long long)bones,
+	         (long long)bones);
+	j = http_get_json(&d, path, 200);
+	ck_assert_uint_eq(json_array_size(json_object_get(j, "pairs")), 1);
+	target = json_object_get(json_array_get(json_object_get(j, "pairs"), 0), "target");
+	snprintf(handle, sizeof(handle), "0x%08X", (unsigned)hash_asobo32("Bip01 Pelvis", 12));
+	ck_assert_str_eq(json_string_value(json_object_get(target, "handle")), handle);
+	ck_assert_str_eq(json_string_value(json_object_get(target, "handle_name")), "Bip01 Pelvis");
+	json_decref(j);
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("compare");
@@ -294,6 +355,7 @@ int main(void)
 	tcase_add_test(tc, identical_keys_are_said_without_sampling);
 	tcase_add_test(tc, csv_and_refusals);
 	tcase_add_test(tc, versions_are_the_entries_of_one_handle_and_class);
+	tcase_add_test(tc, tracks_pair_by_handle_else_name_else_object);
 	suite_add_tcase(s, tc);
 	return testutil_run(s);
 }

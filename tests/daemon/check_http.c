@@ -1117,6 +1117,13 @@ START_TEST(tokens_guard_writes_and_name_the_uploader)
 	ck_assert_int_eq(r.status, 403);
 	ck_assert(strstr(r.body, "revoked"));
 	http_reply_cleanup(&r);
+	/* and listed as revoked, with when */
+	snprintf(cmd, sizeof(cmd), "'%s' token list --db '%s'", getenv("ANIMDEXD"), db);
+	line = shell_line(cmd, &status);
+	ck_assert_int_eq(status, 0);
+	ck_assert_msg(strncmp(line, "alice\tcreated 20", 16) == 0 && strstr(line, "\trevoked 20"),
+	              "%s", line);
+	free(line);
 	ck_assert_int_eq(daemon_stop(&d), 0);
 	/* --private: reads need a token too */
 	snprintf(cmd, sizeof(cmd), "'%s' token add bob --db '%s' 2>/dev/null", getenv("ANIMDEXD"),

@@ -3,7 +3,8 @@
  * animdex: the schema migrates when the daemon opens it, the daemon says how many entries an
  * older decoder made, `animdexd redecode` decodes them again in place, and every value the
  * API then serves follows the corrected reading, while ids, names, handles, notes and upload
- * details stay as they were. */
+ * details stay as they were; and a bundle's entries, decoded today, are read again as parts of
+ * their bundle. */
 #define _GNU_SOURCE
 #include <check.h>
 #include <math.h>
@@ -12,6 +13,7 @@
 #include <string.h>
 #include <sys/wait.h>
 
+#include "burnout_writer.h"
 #include "catalog/schema.h"
 #include "testutil.h"
 
@@ -304,6 +306,48 @@ START_TEST(refused_entries_are_left_and_listed)
 }
 END_TEST
 
+/* A bundle's entries are read again as parts of their bundle (its Body Part Remap Data too,
+ * which a file of its own needs its class given to be told apart): redecoding a catalogue of
+ * today's decoding changes nothing and refuses nothing. */
+START_TEST(a_bundles_entries_redecode_as_parts_of_it)
+{
+	static const struct bstate states[1] = {{0, 11, 1, {0, 0, 0, 0, 2, 4, 6, 8}}};
+	static const struct bpart parts[1] = {{{0, -1, -1}}};
+	static const uint16_t map[2] = {7, 9};
+	struct bvehicle v = {parts, 1, NULL, 0, states, 1, {0, -1, -1, -1}, {{0}}, 0};
+	struct zbuf va, bpr, bnd;
+	struct bentry e[2];
+	struct daemon_proc d;
+	char args[800], *out;
+	int status;
+
+	dir = testutil_temp_dir();
+	ck_assert_ptr_nonnull(dir);
+	snprintf(db, sizeof(db), "%s/catalog.db", dir);
+	zbuf_init(&va, 0);
+	burnout_write_vehicle(&va, &v, 0);
+	zbuf_init(&bpr, 0);
+	burnout_write_remap(&bpr, map, 2);
+	e[0] = (struct bentry){0x2CE66AC1u, 0x10023, va.data, va.len, NULL, 0};
+	e[1] = (struct bentry){0x87654321u, 0x10024, bpr.data, bpr.len, NULL, 0};
+	zbuf_init(&bnd, 0);
+	burnout_write_bundle(&bnd, e, 2, 1, NULL);
+	ck_assert_int_eq(daemon_start(&d, db, NULL), 0);
+	ck_assert_int_gt(http_upload_one(&d, "VEH_AT.BIN", bnd.data, bnd.len), 0);
+	ck_assert_int_eq(daemon_stop(&d), 0);
+	zbuf_free(&va);
+	zbuf_free(&bpr);
+	zbuf_free(&bnd);
+	snprintf(args, sizeof(args), "redecode --db '%s'", db);
+	out = run_animdexd(args, &status);
+	ck_assert_msg(status == 0, "redecode exit %d: %s", status, out);
+	ck_assert_msg(strstr(out, "2 entries redecoded: 0 changed") != NULL, "%s", out);
+	free(out);
+	testutil_remove_tree(dir);
+	free(dir);
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("upgrade");
@@ -311,6 +355,7 @@ int main(void)
 
 	tcase_add_test(tc, a_legacy_catalogue_migrates_and_redecodes);
 	tcase_add_test(tc, refused_entries_are_left_and_listed);
+	tcase_add_test(tc, a_bundles_entries_redecode_as_parts_of_it);
 	suite_add_tcase(s, tc);
 	return testutil_run(s);
 }
