@@ -35,6 +35,7 @@
 
 #include "answers/entry_json.h"
 #include "base/buf.h"
+#include "base/utf8.h"
 #include "core/model.h"
 #include "render/render.h"
 #include "export_internal.h"
@@ -484,6 +485,25 @@ static json_t *entry_about(const struct catalog_entry *e, int listed)
 	return o;
 }
 
+/* entry_about(e, 0)'s members written as render_json_append writes them, with the separator
+ * before each (a text that is not UTF-8 left out, as jansson leaves it out of the object). */
+static void append_about(struct buf *b, const struct catalog_entry *e, char *sep)
+{
+	const char *const names[4] = {"class", "family", "handle", "filename"};
+	char handle[11];
+	const char *values[4] = {e->class_name, e->family, handle, e->filename};
+
+	render_handle(e->crc32, handle);
+	buf_printf(b, "%c\"entry\":%" PRId64, *sep, e->id);
+	*sep = ',';
+	for (int i = 0; i < 4; i++) {
+		if (values[i] && !utf8_valid(values[i], strlen(values[i])))
+			continue;
+		buf_printf(b, ",\"%s\":", names[i]);
+		render_string_append(b, values[i]);
+	}
+}
+
 /* The node of an entry glTF animates nothing of: its name, and in its extras the entry's
  * fields, its kept tracks (the splices from first_kept on, in kept's order, or values) and a
  * note; written as text at once (nothing changes it later) and spliced into the nodes. The
@@ -494,8 +514,7 @@ static int add_entry_node(struct exporter *ex, const struct catalog_entry *entry
 	struct render_splices *sp = &ex->kept;
 	size_t next = first_kept, i;
 	struct buf b;
-	json_t *item, *placeholder, *about = entry_about(entry, 0), *value;
-	const char *key;
+	json_t *item, *placeholder;
 	char sep = '{';
 
 	size_t room = 1024 + 6 * strlen(name); /* the node in one allocation, mostly */
@@ -507,15 +526,7 @@ static int add_entry_node(struct exporter *ex, const struct catalog_entry *entry
 	buf_puts(&b, "{\"name\":");
 	render_string_append(&b, name);
 	buf_puts(&b, ",\"extras\":{\"animdex\":");
-	json_object_foreach(about, key, value)
-	{
-		buf_putc(&b, sep);
-		sep = ',';
-		render_string_append(&b, key);
-		buf_putc(&b, ':');
-		render_json_append(&b, value, 0);
-	}
-	json_decref(about);
+	append_about(&b, entry, &sep);
 	if (json_array_size(kept)) {
 		buf_putc(&b, sep);
 		sep = ',';

@@ -8,8 +8,10 @@
 
 #include "catalog_internal.h"
 
-/* An entry's strings, copied into chunks that are never moved (the records point into them). */
-#define TEXT_CHUNK_BYTES 16384
+/* An entry's strings, copied into chunks that are never moved (the records point into them):
+ * the first small (most entries are a few names), each next twice the last, up to a most. */
+#define TEXT_CHUNK_FIRST 512
+#define TEXT_CHUNK_MOST  65536
 struct catalog_text_chunk {
 	struct catalog_text_chunk *next;
 	size_t used, size;
@@ -26,7 +28,11 @@ static const char *keep_text(struct catalog_entry *e, const char *text, int *fai
 		return NULL;
 	length = strlen(text) + 1;
 	if (!c || c->size - c->used < length) {
-		size_t size = length > TEXT_CHUNK_BYTES ? length : TEXT_CHUNK_BYTES;
+		size_t size = c ? 2 * c->size : TEXT_CHUNK_FIRST;
+		if (size > TEXT_CHUNK_MOST)
+			size = TEXT_CHUNK_MOST;
+		if (size < length)
+			size = length;
 		if (!(c = malloc(sizeof(*c) + size))) {
 			*failed = 1;
 			return NULL;
