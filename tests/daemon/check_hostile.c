@@ -114,21 +114,9 @@ static size_t count_status(json_t *reply, const char *status)
 static void two_resource_bundle(struct zbuf *bnd)
 {
 	static const struct bpart parts[2] = {{{0, -1, -1}}, {{1, -1, -1}}};
-	static const uint16_t map[2] = {7, 9};
 	struct bvehicle v = {parts, 2, NULL, 0, NULL, 0, {0, 1, -1, -1}, {{0}}, 0};
-	struct zbuf va, bpr;
-	struct bentry e[2];
 
-	zbuf_init(&va, 0);
-	burnout_write_vehicle(&va, &v, 0);
-	zbuf_init(&bpr, 0);
-	burnout_write_remap(&bpr, map, 2);
-	e[0] = (struct bentry){0x2CE66AC1u, 0x10023, va.data, va.len, NULL, 0};
-	e[1] = (struct bentry){0x87654321u, 0x10024, bpr.data, bpr.len, NULL, 0};
-	zbuf_init(bnd, 0);
-	burnout_write_bundle(bnd, e, 2, 0, NULL);
-	zbuf_free(&va);
-	zbuf_free(&bpr);
+	burnout_write_vehicle_bundle(bnd, &v, 0, NULL);
 }
 
 /* A .glb with two named animations. */

@@ -313,10 +313,8 @@ START_TEST(a_bundles_entries_redecode_as_parts_of_it)
 {
 	static const struct bstate states[1] = {{0, 11, 1, {0, 0, 0, 0, 2, 4, 6, 8}}};
 	static const struct bpart parts[1] = {{{0, -1, -1}}};
-	static const uint16_t map[2] = {7, 9};
 	struct bvehicle v = {parts, 1, NULL, 0, states, 1, {0, -1, -1, -1}, {{0}}, 0};
-	struct zbuf va, bpr, bnd;
-	struct bentry e[2];
+	struct zbuf bnd;
 	struct daemon_proc d;
 	char args[800], *out;
 	int status;
@@ -324,19 +322,10 @@ START_TEST(a_bundles_entries_redecode_as_parts_of_it)
 	dir = testutil_temp_dir();
 	ck_assert_ptr_nonnull(dir);
 	snprintf(db, sizeof(db), "%s/catalog.db", dir);
-	zbuf_init(&va, 0);
-	burnout_write_vehicle(&va, &v, 0);
-	zbuf_init(&bpr, 0);
-	burnout_write_remap(&bpr, map, 2);
-	e[0] = (struct bentry){0x2CE66AC1u, 0x10023, va.data, va.len, NULL, 0};
-	e[1] = (struct bentry){0x87654321u, 0x10024, bpr.data, bpr.len, NULL, 0};
-	zbuf_init(&bnd, 0);
-	burnout_write_bundle(&bnd, e, 2, 1, NULL);
+	burnout_write_vehicle_bundle(&bnd, &v, 1, NULL);
 	ck_assert_int_eq(daemon_start(&d, db, NULL), 0);
 	ck_assert_int_gt(http_upload_one(&d, "VEH_AT.BIN", bnd.data, bnd.len), 0);
 	ck_assert_int_eq(daemon_stop(&d), 0);
-	zbuf_free(&va);
-	zbuf_free(&bpr);
 	zbuf_free(&bnd);
 	snprintf(args, sizeof(args), "redecode --db '%s'", db);
 	out = run_animdexd(args, &status);

@@ -177,3 +177,22 @@ void burnout_write_bundle(struct zbuf *b, const struct bentry *entries, size_t c
 	free(blocks);
 	free(stored);
 }
+
+void burnout_write_vehicle_bundle(struct zbuf *b, const struct bvehicle *v, int compressed,
+                                  const char *xml)
+{
+	static const uint16_t map[2] = {7, 9};
+	struct zbuf va, bpr;
+	struct bentry e[2];
+
+	zbuf_init(&va, 0);
+	burnout_write_vehicle(&va, v, 0);
+	zbuf_init(&bpr, 0);
+	burnout_write_remap(&bpr, map, 2);
+	e[0] = (struct bentry){0x2CE66AC1u, 0x10023, va.data, va.len, NULL, 0};
+	e[1] = (struct bentry){0x87654321u, 0x10024, bpr.data, bpr.len, NULL, 0};
+	zbuf_init(b, 0);
+	burnout_write_bundle(b, e, 2, compressed, xml);
+	zbuf_free(&va);
+	zbuf_free(&bpr);
+}

@@ -49,4 +49,10 @@ struct bentry {
 void burnout_write_bundle(struct zbuf *b, const struct bentry *entries, size_t count,
                           int compressed, const char *xml);
 
+/* The bundle several suites upload (little-endian): a Vehicle Animation (0x2CE66AC1) of v and
+ * a Body Part Remap Data (0x87654321) mapping parts 7 and 9; compressed or not, with the debug
+ * `xml` (or NULL). b is initialised here. */
+void burnout_write_vehicle_bundle(struct zbuf *b, const struct bvehicle *v, int compressed,
+                                  const char *xml);
+
 #endif
