@@ -195,6 +195,8 @@ async function loadCatalogue(append = false) {
     const page = await api(listQuery(append ? state.cursor : null));
     state.rows = append ? state.rows.concat(page.resources) : page.resources;
     state.cursor = page.next_cursor || null;
+    // an entry the live stream announced while the list was read is in the list now
+    dropListed();
     $('#export-link').href = exportQuery();
     $('#export-link').hidden = !state.rows.length;
     error.hidden = true;
@@ -304,7 +306,16 @@ function showWaiting() {
   text(notice, `${count(live.waiting.length, 'new entry', 'new entries')}: show`);
 }
 
+// The waiting entries the list holds already (it was read again since they were announced: the
+// tab that uploaded them reads it at once) wait no longer.
+function dropListed() {
+  const listed = new Set(state.rows.map((r) => r.id));
+  live.waiting = live.waiting.filter((entry) => !listed.has(entry.id));
+  showWaiting();
+}
+
 function takeWaiting() {
+  dropListed();
   if (!live.waiting.length) return;
   for (const entry of live.waiting) { live.fresh.add(entry.id); state.rows.unshift(entry); }
   live.waiting = [];
@@ -320,6 +331,7 @@ function drawSoon() {
   drawTimer = setTimeout(() => {
     drawTimer = null;
     if (live.waiting.length && !scrolledAway()) takeWaiting(); else { showWaiting(); renderCatalogue(); }
+    shownEvents();
   }, 100);
 }
 function healthSoon() {
@@ -368,6 +380,14 @@ function eventBlock(block) {
   }
   if (id !== null) live.last = id;
   if (kind && data) entryEvent(kind, JSON.parse(data));
+  if (live.last !== null) document.body.dataset.eventsRead = live.last;
+  if (!drawTimer) shownEvents();
+}
+
+// The page says which event it has read, and which its list shows the effect of (for its tests,
+// and a reader of the DOM).
+function shownEvents() {
+  if (live.last !== null) document.body.dataset.eventsShown = live.last;
 }
 
 function followEvents() {

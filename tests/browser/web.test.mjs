@@ -122,12 +122,29 @@ async function main() {
     }
     check('the file input is reachable with the keyboard', focused === 'file-input', `focused ${focused}`);
 
-    // upload through the file input and wait for the row's result
+    // upload through the file input and wait for the row's result; the list the upload reads
+    // again is held until the live stream's event for the entry has been read, so that both
+    // reach the list, as they do when the event comes first
+    let held = false;
+    const holdList = async (route) => {
+      held = true;
+      await page.waitForFunction(() => Number(document.body.dataset.eventsRead) >= 1, null, { timeout: 15000 }).catch(() => {});
+      await route.continue();
+    };
+    const theList = (url) => url.pathname === '/api/resources' && url.searchParams.has('limit') && !held;
+    await page.route(theList, holdList);
     await page.setInputFiles('#file-input', good);
     const row = page.locator('#uploads li').first();
     await row.locator('a').first().waitFor({ timeout: 15000 });
     check('an upload row shows the created entry', (await row.getAttribute('data-result')) === 'created', await row.innerText());
     check('the row has a progress bar that reached 100', (await row.locator('progress').evaluate((p) => p.value)) === 100);
+    // the upload reads the list again and the live stream announces the entry too: once the list
+    // shows the stream's event (the catalogue's first), the entry is in it once
+    const uploadedId = new URL(await row.locator('a').first().getAttribute('href'), base).searchParams.get('id');
+    await page.waitForFunction(() => Number(document.body.dataset.eventsShown) >= 1, null, { timeout: 15000 });
+    await page.unroute(theList, holdList);
+    const listedTimes = await page.locator(`#catalogue tbody tr[data-id="${uploadedId}"]`).count();
+    check('in the tab that uploads, a new entry is listed once', listedTimes === 1, `${listedTimes} rows`);
     await page.waitForFunction(() => /^1 entry, 1 track,/.test(document.querySelector('#health').textContent), null, { timeout: 10000 })
       .catch(() => {});
     const health = await page.locator('#health').innerText();
