@@ -342,6 +342,7 @@ export class MotionView {
     const start = k * sweep.stride + 1;
     this.time = sweep.times[k];
     this.draw(sweep.data.subarray(start, start + this.nodes.length * NODE_FLOATS), sweep.times[k]);
+    this.updatePlayback(); // the time text and the scrub bar follow the frame shown
     this.hooks.onTime(this.time, false);
   }
 
@@ -411,7 +412,6 @@ export class MotionView {
       }
       return row;
     }));
-    if (this.playing) this.updatePlayback();
   }
 
   frameAll() {

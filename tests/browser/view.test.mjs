@@ -161,6 +161,23 @@ async function main() {
     await page.locator('#view-box').screenshot({ path: join(shots, 'view-gltf.png') });
     let m = await jointsMatchPose(page, base, tree);
     check('Joints at t equals pose when the entry opens', m.ok, m.why);
+    // playing moves the time text and the scrub bar with the view, the Joints box never opened
+    {
+      const fresh = await browser.newPage({ viewport: { width: 1280, height: 1000 } });
+      await fresh.goto(`${base}/?id=${tree}`);
+      await fresh.waitForSelector('body[data-ready="true"]');
+      await fresh.waitForFunction(() => document.querySelector('#view').dataset.sweep !== undefined, null, { timeout: 20000 });
+      const shown = () => [document.querySelector('#time-text').textContent, document.querySelector('#scrub').value];
+      const start = await fresh.evaluate(shown);
+      await fresh.click('#play');
+      await fresh.waitForFunction((s) => document.querySelector('#time-text').textContent !== s[0] &&
+        document.querySelector('#scrub').value !== s[1], start, { timeout: 15000 }).catch(() => {});
+      const now = await fresh.evaluate(shown);
+      const playingNow = await fresh.evaluate(() => document.querySelector('#view').dataset.playing);
+      check('playing moves the time text and the scrub bar', now[0] !== start[0] && now[1] !== start[1],
+        `from ${start} to ${now}, playing ${playingNow}`);
+      await fresh.close();
+    }
     // scrub the view to 0 and to the middle: different pictures, both exact
     await page.evaluate(() => { const s = document.querySelector('#scrub'); s.value = '0'; s.dispatchEvent(new Event('input')); });
     await waitStill(page);
