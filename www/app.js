@@ -919,17 +919,19 @@ function setUpEntry() {
   $('#zoom-out').addEventListener('click', () => zoom(2));
   $('#reset-window').addEventListener('click', () => { state.window = null; drawChart(); });
   let pending = null, scrubbing = false, frame = 0;
-  // pressing (and dragging) on the chart moves the view's time there: every move while the
-  // button is down, once a frame, and the release where it happens, so that the view, the
-  // chart's cursor and the readout end on the same time
-  const scrub = (event) => {
+  // pressing (and dragging) on the chart moves the view's time there: the press and the release
+  // exactly (a pose asked of animdex, whose answer updates the readout), every move between once
+  // a frame from the view's sweep (no request), so that the view follows the pointer and the
+  // view, the chart's cursor and the readout end on the same time
+  const scrub = (event, exact = true) => {
     const t = chartTime(event);
     const view = state.motion && state.motion.view;
     if (t === null) return;
     state.time = t;
     state.chart.draw();
-    if (view && view.entry) { view.playing = false; view.seek(t); } // its answer updates the readout
-    else readoutAt(t).catch((e) => text($('#readout'), e.message));
+    if (view && view.entry) {
+      if (exact) { view.playing = false; view.seek(t); } else view.preview(t);
+    } else readoutAt(t).catch((e) => text($('#readout'), e.message));
   };
   $('#chart').addEventListener('pointerdown', (event) => {
     scrubbing = true;
@@ -947,7 +949,7 @@ function setUpEntry() {
     clearTimeout(pending);
     if (scrubbing) {
       cancelAnimationFrame(frame);
-      frame = requestAnimationFrame(() => scrub(event));
+      frame = requestAnimationFrame(() => scrub(event, false));
       return;
     }
     pending = setTimeout(() => readout(event).catch((e) => text($('#readout'), e.message)), 60);

@@ -82,6 +82,7 @@ export class MotionView {
     this.ghost = null; // {id, sweep, group, bones}: another entry posed on the same rig, in grey
     this.generation = 0;
     this.seeks = 0; // seeks asked for: an answer to an older one is dropped
+    this.answered = 0; // answers to seeks handled
     this.sweeps = 0;
     this.setUpEvents();
     new ResizeObserver(() => this.resize()).observe(this.canvas.parentElement);
@@ -328,7 +329,9 @@ export class MotionView {
     this.time = t;
     const query = this.skeletonId ? `&skeleton=${this.skeletonId}` : '';
     const answer = await this.hooks.api(`/api/resources/${this.entry.id}/pose?t=${t}${query}`);
-    // answers may come back out of order: only the last one asked for is shown
+    // answers may come back out of order: only the last one asked for is shown (the view counts
+    // the answers it has handled, shown or not, for a reader of the DOM)
+    $('#view').dataset.answered = String(++this.answered);
     if (generation !== this.generation || asked !== this.seeks || this.playing) return;
     this.applyExact(answer);
     if (notify) this.hooks.onTime(answer.poses[0].t, true);
@@ -344,6 +347,16 @@ export class MotionView {
     this.draw(sweep.data.subarray(start, start + this.nodes.length * NODE_FLOATS), sweep.times[k]);
     this.updatePlayback(); // the time text and the scrub bar follow the frame shown
     this.hooks.onTime(this.time, false);
+  }
+
+  // A frame while the time is dragged: the sweep's sample nearest t at once, without a request;
+  // the answer to a seek asked before (the press) is dropped when it comes, so the view stays
+  // under the pointer. Without a sweep, a seek.
+  preview(t) {
+    this.playing = false;
+    if (!this.sweep || !this.sweep.times.length) { this.seek(t); return; }
+    this.seeks++;
+    this.frameAt(t);
   }
 
   play() {

@@ -178,6 +178,46 @@ async function main() {
         `from ${start} to ${now}, playing ${playingNow}`);
       await fresh.close();
     }
+    // dragging on the chart: the view follows the pointer, also when the answer to the press
+    // comes after the pointer has moved on (held here until then), and ends exactly where the
+    // button is let go, with the readout
+    {
+      const box = await page.locator('#chart').boundingBox();
+      const y = box.y + box.height / 2, x1 = box.x + box.width * 0.3, x2 = box.x + box.width * 0.7;
+      const timeAt = (x) => page.evaluate((x) => {
+        const canvas = document.querySelector('#chart'), chart = Chart.getChart(canvas);
+        const v = chart.scales.x.getValueForPixel(x - canvas.getBoundingClientRect().left);
+        return Math.min(Math.max(v, chart.scales.x.min), chart.scales.x.max);
+      }, x);
+      const [t1, t2] = [await timeAt(x1), await timeAt(x2)];
+      const answered = () => page.evaluate(() => Number(document.querySelector('#view').dataset.answered || 0));
+      const before = await answered();
+      let open;
+      const gate = new Promise((resolve) => { open = resolve; });
+      const poseAt = (url) => url.pathname.endsWith('/pose') && url.searchParams.has('t');
+      const hold = async (route) => { await gate; await route.continue(); };
+      await page.route(poseAt, hold);
+      await page.mouse.move(x1, y);
+      await page.mouse.down();
+      for (let i = 1; i <= 8; i++) await page.mouse.move(x1 + ((x2 - x1) * i) / 8, y);
+      // the poses asked for are all held: what the view shows now it shows without them
+      await page.waitForFunction((t) => Math.abs(Number(document.querySelector('#view').dataset.time) - t) < 0.1, t2, { timeout: 10000 }).catch(() => {});
+      const moving = await viewTime(page);
+      check('dragging on the chart, the view follows the pointer without waiting for animdex',
+        Math.abs(moving - t2) < Math.abs(moving - t1), `view at ${moving}, pressed at ${t1}, pointer at ${t2}`);
+      open();
+      await page.waitForFunction((n) => Number(document.querySelector('#view').dataset.answered) > n, before, { timeout: 10000 }).catch(() => {});
+      const late = await viewTime(page);
+      check('the press\'s late answer does not pull the view back', Math.abs(late - t2) < Math.abs(late - t1),
+        `view at ${late}, pressed at ${t1}, pointer at ${t2}`);
+      await page.mouse.up();
+      await page.unroute(poseAt, hold);
+      await page.waitForFunction((t) => Math.abs(Number(document.querySelector('#readout').dataset.t) - t) < 1e-4 &&
+        document.querySelector('#readout').dataset.t === document.querySelector('#view').dataset.time, t2, { timeout: 10000 }).catch(() => {});
+      const after = { view: await viewTime(page), readout: Number(await page.locator('#readout').getAttribute('data-t')) };
+      check('let go, the view and the readout are where the pointer is', Math.abs(after.view - t2) < 1e-4 && after.readout === after.view,
+        `${JSON.stringify(after)}, pointer at ${t2}`);
+    }
     // scrub the view to 0 and to the middle: different pictures, both exact
     await page.evaluate(() => { const s = document.querySelector('#scrub'); s.value = '0'; s.dispatchEvent(new Event('input')); });
     await waitStill(page);
