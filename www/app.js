@@ -33,7 +33,7 @@ const handleText = (entry) => entry.crc32 + (entry.crc32_name ? ` (${entry.crc32
 
 // ---------------------------------------------------------------------------------------
 // The view lives in the URL: ?q=&class=&crc32=&sort=&dir= for the catalogue, &id=&tracks=&from=&to=
-// for an open entry, &skeleton=&t=&speed=&cam= for its 3D view.
+// for an open entry, &skeleton=&t=&speed=&cam=&grid= for its 3D view.
 
 const state = {
   filters: { q: '', class: '', crc32: '' },
@@ -57,7 +57,7 @@ function readUrl() {
   return {
     id: p.get('id'), tracks: p.get('tracks'), from: p.get('from'), to: p.get('to'),
     skeleton: p.get('skeleton'), t: p.get('t'), speed: p.get('speed'), cam: p.get('cam'),
-    compare: p.get('compare'),
+    grid: p.get('grid'), compare: p.get('compare'),
   };
 }
 
@@ -76,6 +76,7 @@ function writeUrl() {
       p.set('t', String(view.time));
       if (view.speed !== 1) p.set('speed', String(view.speed));
       p.set('cam', view.cameraText());
+      if (view.grid) p.set('grid', view.gridText());
     }
   }
   const query = p.toString();
@@ -499,7 +500,10 @@ async function openEntry(id, selected = null, window = null, restore = {}) {
   writeUrl();
   await drawChart();
   await showMotion(entry, restore);
-  section.scrollIntoView({ block: 'start' });
+  // a link to a view lands on the view; an entry opened from the list, at its top
+  const viewBox = $('#view-box');
+  if (restore.cam && !viewBox.hidden) viewBox.scrollIntoView({ block: 'center' });
+  else section.scrollIntoView({ block: 'start' });
 }
 
 // ---------------------------------------------------------------------------------------
@@ -684,6 +688,7 @@ async function listClips(entry) {
     const view = state.motion.view;
     openEntry(Number(select.value), null, state.window, {
       skeleton: state.motion.skeleton === '' ? 'own' : state.motion.skeleton, t: view.time, cam: view.cameraText(),
+      grid: view.grid ? view.gridText() : null,
     });
   };
   box.hidden = false;
@@ -712,6 +717,7 @@ async function chooseSkeleton(entry, value, ranked, restore) {
       skeleton: value === 'own' ? null : Number(value),
       time: restore.t !== undefined && restore.t !== null ? Number(restore.t) : (state.window || trackRange())[0],
       camera: restore.cam,
+      grid: restore.grid,
     });
   } catch (e) {
     motionMessage(`The pose could not be made: ${e.message}`);
@@ -993,7 +999,7 @@ async function start() {
   if (view.id) {
     const window = view.from !== null && view.to !== null ? [Number(view.from), Number(view.to)] : null;
     await openEntry(view.id, view.tracks ? view.tracks.split(',').map(Number) : null, window,
-      { skeleton: view.skeleton, t: view.t, speed: view.speed, cam: view.cam, compare: view.compare });
+      { skeleton: view.skeleton, t: view.t, speed: view.speed, cam: view.cam, grid: view.grid, compare: view.compare });
   }
   document.body.dataset.ready = 'true';
 }

@@ -117,7 +117,8 @@ export class MotionView {
     this.buildRig(first);
     this.applyExact(first);
     await this.loadMesh(entry, generation);
-    if (options.camera) this.setCamera(options.camera); else this.frameAll();
+    // a link's camera and grid, as its sender saw them; else framed
+    if (options.camera) { this.setCamera(options.camera); this.setGrid(options.grid); } else this.frameAll();
     await this.refreshSweep();
     this.updatePlayback();
   }
@@ -297,10 +298,7 @@ export class MotionView {
       this.mesh.root.updateMatrixWorld(true);
     }
     this.drawGhost(t);
-    if (!this.grid) {
-      this.grid = new THREE.GridHelper(1, 10, 0x8c959f, 0xd0d7de);
-      this.scene.add(this.grid);
-    }
+    if (!this.grid) this.placeGrid(1, 0, 0, 0);
     this.extent = { box, size };
     this.shown = { t, values };
     this.render();
@@ -439,13 +437,37 @@ export class MotionView {
     this.camera.near = size / 1000 + 1e-5;
     this.camera.far = size * 100 + 10;
     this.camera.updateProjectionMatrix();
-    if (this.grid) {
-      this.scene.remove(this.grid);
-      this.grid = new THREE.GridHelper(size * 2, 10, 0x8c959f, 0xd0d7de);
-      this.grid.position.set(center.x, this.extent.box.min.y, center.z);
-      this.scene.add(this.grid);
-    }
+    this.fitGrid();
     this.controls.update();
+    this.render();
+  }
+
+  // The grid under what is shown: twice its size, at its feet.
+  fitGrid() {
+    if (!this.extent) return;
+    const center = this.extent.box.getCenter(new THREE.Vector3());
+    this.placeGrid(Math.max(this.extent.size, 1e-3) * 2, center.x, this.extent.box.min.y, center.z);
+  }
+
+  placeGrid(size, x, y, z) {
+    if (this.grid) this.scene.remove(this.grid);
+    this.grid = new THREE.GridHelper(size, 10, 0x8c959f, 0xd0d7de);
+    this.grid.position.set(x, y, z);
+    this.gridSize = size;
+    this.scene.add(this.grid);
+    $('#view').dataset.grid = this.gridText();
+  }
+
+  // The grid as a link keeps it: its size and its centre.
+  gridText() {
+    const p = this.grid.position;
+    return [this.gridSize, p.x, p.y, p.z].map((v) => Number(v.toPrecision(6))).join(',');
+  }
+
+  setGrid(text) {
+    const v = String(text ?? '').split(',').map(Number);
+    if (v.length !== 4 || v.some((x) => !Number.isFinite(x)) || !(v[0] > 0)) { this.fitGrid(); return; }
+    this.placeGrid(v[0], v[1], v[2], v[3]);
     this.render();
   }
 

@@ -122,8 +122,8 @@ const viewTime = (page) => page.evaluate(() => Number(document.querySelector('#v
 const waitStill = (page) => page.waitForFunction(() => document.querySelector('#view').dataset.playing === 'false'
   && document.querySelector('#joints').dataset.time === document.querySelector('#view').dataset.time);
 
-async function openEntry(browser, url) {
-  const page = await browser.newPage({ viewport: { width: 1280, height: 1000 } });
+async function openEntry(browser, url, viewport = { width: 1280, height: 1000 }) {
+  const page = await browser.newPage({ viewport });
   const errors = [];
   page.on('pageerror', (e) => errors.push(String(e)));
   page.on('console', (m) => { if (m.type() === 'error') errors.push(m.text()); });
@@ -307,13 +307,24 @@ async function main() {
     }, camBefore, { timeout: 10000 }).catch(() => {});
     const url = page.url();
     const shown = await page.evaluate(() => document.querySelector('#joints').dataset.time);
-    const { page: again } = await openEntry(browser, url);
+    // (on a laptop's screen, where the view is below the entry's top)
+    const { page: again } = await openEntry(browser, url, { width: 1280, height: 720 });
     const same = await again.evaluate(() => document.querySelector('#joints').dataset.time);
     const cam = new URL(url).searchParams.get('cam');
     await again.waitForFunction((c) => new URL(location.href).searchParams.get('cam') === c, cam, { timeout: 10000 })
       .catch(() => {});
     check('a link restores the same frame and camera', same === shown && cam && new URL(again.url()).searchParams.get('cam') === cam,
       `time ${shown} -> ${same}, cam ${cam} -> ${new URL(again.url()).searchParams.get('cam')}`);
+    const grids = [await page.evaluate(() => document.querySelector('#view').dataset.grid),
+      await again.evaluate(() => document.querySelector('#view').dataset.grid)];
+    check('a link restores the grid the sender saw', grids[0] && grids[0] === grids[1] && !grids[0].startsWith('1,'),
+      `${grids[0]} -> ${grids[1]}`);
+    const landed = await again.evaluate(() => {
+      const r = document.querySelector('#view-box').getBoundingClientRect();
+      return { top: r.top, bottom: r.bottom, height: innerHeight };
+    });
+    check('a link lands on the view, not a scroll above it', landed.top >= 0 && landed.bottom <= landed.height + 1,
+      JSON.stringify(landed));
     await again.close();
     // the file's other clip, without leaving the view: the same time
     const clips = await page.locator('#clip-choice option').count();
