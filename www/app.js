@@ -40,6 +40,7 @@ const state = {
   sort: { key: 'id', dir: 'descending' },
   rows: [],
   cursor: null,
+  total: null, // entries the filters select, of which rows are loaded
   entry: null,
   selected: [],
   window: null, // [from, to]
@@ -50,10 +51,14 @@ const state = {
   motion: null, // the 3D view: {view} once made, {off: why} when it cannot be
 };
 
+// What the list sorts by (GET /api/resources?sort=), as the table's headers name them.
+const SORT_KEYS = ['id', 'class', 'crc32', 'name', 'family', 'track_count', 'duration', 'size', 'uploaded_at'];
+
 function readUrl() {
   const p = new URLSearchParams(location.search);
   state.filters = { q: p.get('q') || '', class: p.get('class') || '', crc32: p.get('crc32') || '' };
-  state.sort = { key: p.get('sort') || 'id', dir: p.get('dir') === 'ascending' ? 'ascending' : 'descending' };
+  const sort = SORT_KEYS.includes(p.get('sort')) ? p.get('sort') : 'id';
+  state.sort = { key: sort, dir: p.get('dir') === 'ascending' ? 'ascending' : 'descending' };
   return {
     id: p.get('id'), tracks: p.get('tracks'), from: p.get('from'), to: p.get('to'),
     skeleton: p.get('skeleton'), t: p.get('t'), speed: p.get('speed'), cam: p.get('cam'),
@@ -183,9 +188,13 @@ function exportQuery() {
   return `/api/export?${p}`;
 }
 
+// The list's page: sorted by animdex (the whole catalogue, not the rows loaded), a cursor
+// keeping the order from page to page.
 function listQuery(cursor) {
   const p = new URLSearchParams({ limit: '50' });
   for (const [key, value] of Object.entries(state.filters)) if (value) p.set(key, value);
+  p.set('sort', state.sort.key);
+  p.set('order', state.sort.dir === 'ascending' ? 'asc' : 'desc');
   if (cursor) p.set('cursor', cursor);
   return `/api/resources?${p}`;
 }
@@ -196,6 +205,7 @@ async function loadCatalogue(append = false) {
     const page = await api(listQuery(append ? state.cursor : null));
     state.rows = append ? state.rows.concat(page.resources) : page.resources;
     state.cursor = page.next_cursor || null;
+    state.total = page.total;
     // an entry the live stream announced while the list was read is in the list now
     dropListed();
     $('#export-link').href = exportQuery();
@@ -210,14 +220,10 @@ async function loadCatalogue(append = false) {
   renderCatalogue();
 }
 
+// The rows in animdex's order (entries the live stream brings in since wait on top, marked new).
 function renderCatalogue() {
   const { key, dir } = state.sort;
-  const rows = [...state.rows].sort((a, b) => {
-    const x = a[key === 'crc32' ? 'crc32_decimal' : key], y = b[key === 'crc32' ? 'crc32_decimal' : key];
-    const c = x === y ? 0 : x === null || x === undefined ? -1 : y === null || y === undefined ? 1 : x < y ? -1 : 1;
-    return dir === 'ascending' ? c : -c;
-  });
-  $('#catalogue tbody').replaceChildren(...rows.map((r) => {
+  $('#catalogue tbody').replaceChildren(...state.rows.map((r) => {
     const handle = make('td', { class: 'handle', text: r.crc32 });
     if (r.crc32_name) handle.append(' ', make('small', { text: r.crc32_name }));
     const tr = make('tr', { tabindex: '0', 'data-id': String(r.id), ...(live.fresh.has(r.id) ? { class: 'new' } : {}) }, [
@@ -235,7 +241,9 @@ function renderCatalogue() {
     if (button.dataset.sort === key) button.setAttribute('aria-sort', dir); else button.removeAttribute('aria-sort');
   }
   $('#more').hidden = !state.cursor;
-  text($('#count'), `${state.rows.length} shown`);
+  const total = Math.max(state.total ?? state.rows.length, state.rows.length);
+  text($('#count'), state.rows.length === total ? `${count(total, 'entry', 'entries')}`
+    : `${state.rows.length} of ${total.toLocaleString('en')} shown`);
 }
 
 function setUpCatalogue() {
@@ -258,10 +266,14 @@ function setUpCatalogue() {
   $('#more').addEventListener('click', () => loadCatalogue(true));
   for (const button of document.querySelectorAll('#catalogue th button')) {
     button.addEventListener('click', () => {
+      // a first click sorts ascending (A to Z, small to large), except by upload, newest first;
+      // the next reverses
       const key = button.dataset.sort;
-      state.sort = { key, dir: state.sort.key === key && state.sort.dir === 'descending' ? 'ascending' : 'descending' };
+      const first = key === 'id' ? 'descending' : 'ascending';
+      const other = first === 'ascending' ? 'descending' : 'ascending';
+      state.sort = { key, dir: state.sort.key === key ? (state.sort.dir === first ? other : first) : first };
       writeUrl();
-      renderCatalogue();
+      loadCatalogue();
     });
   }
 }

@@ -143,6 +143,24 @@ json_t *catalog_put(struct catalog *cat, const struct catalog_upload *up,
  * a writer need not (any thread; no catalogue needed). -1 when out of memory. */
 int catalog_render_texts(struct decode_result *decoded);
 
+/* The orders of a list: by id (the default, newest first), or by one of the summary's fields
+ * (ties by id); named as those fields are (catalog_sort_names). Names sort by their ASCII
+ * letters' lower case, an entry without one first; text otherwise by its UTF-8 bytes; an
+ * entry without a duration before every one with. */
+enum catalog_sort {
+	CATALOG_SORT_ID,
+	CATALOG_SORT_CLASS,
+	CATALOG_SORT_NAME,
+	CATALOG_SORT_FAMILY,
+	CATALOG_SORT_CRC32,
+	CATALOG_SORT_TRACK_COUNT,
+	CATALOG_SORT_DURATION,
+	CATALOG_SORT_SIZE,
+	CATALOG_SORT_UPLOADED_AT,
+	CATALOG_SORTS
+};
+extern const char *const catalog_sort_names[CATALOG_SORTS];
+
 struct catalog_query {
 	const char *class_name; /* exact class, or NULL */
 	const char *family;     /* exact family, or NULL */
@@ -150,11 +168,15 @@ struct catalog_query {
 	const char *q;          /* substring of name, class, filename or note, or NULL */
 	int has_crc32;
 	uint32_t crc32;
-	int64_t before_id; /* keyset cursor: only ids below this; 0 for the first page */
-	unsigned limit;    /* rows per page, >= 1 */
+	enum catalog_sort sort;
+	int ascending;      /* else descending */
+	const char *cursor; /* a next_cursor of the same query and order, or NULL: the first page */
+	unsigned limit;     /* rows per page, >= 1 */
 };
 
-/* {"resources": [...], "next_cursor": "..."} (no cursor on the last page). */
+/* {"resources": [...], "total": n (every entry the filters select), "next_cursor": "..."} (no
+ * cursor on the last page); a cursor that is not one of this order's is an
+ * ERROR_BAD_PARAMETER naming "cursor". */
 json_t *catalog_list(struct catalog *cat, const struct catalog_query *q, struct error *err);
 /* The ids of every entry the query's filters select (its cursor and limit are ignored),
  * newest first; more than `max` is a 413 naming the limit. *ids is malloc'd. */

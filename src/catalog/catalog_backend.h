@@ -20,6 +20,7 @@
 #include <string.h>
 
 #include "base/error.h"
+#include "catalog/catalog.h"
 
 /* The uploaded bytes are stored in chunks of this size, a row each (schema/009_blob_chunks.sql):
  * a download's block is one chunk, found by its key, at the same cost anywhere in the upload. */
@@ -129,10 +130,25 @@ enum list_filter {
 	FILTER_NAME = 4,    /* ?3, case-insensitive (ASCII letters), exact */
 	FILTER_Q = 8,       /* ?4, a LIKE pattern with \ escapes, case-insensitive (ASCII) */
 	FILTER_CRC32 = 16,  /* ?5 */
-	FILTER_CURSOR = 32, /* ?6: ids below */
+	FILTER_CURSOR = 32, /* ?6: the last row's id, ?8 its order's key (the rows after it) */
 	FILTER_COMBINATIONS = 64
 	/* ?7: the row limit */
 };
+/* A list statement for each filter combination, order and direction. */
+#define LIST_VARIANTS (FILTER_COMBINATIONS * CATALOG_SORTS * 2)
+#define LIST_VARIANT(filters, sort, ascending) \
+	((unsigned)(filters) +                 \
+	 FILTER_COMBINATIONS * (2 * (unsigned)(sort) + ((ascending) ? 1u : 0u)))
+
+/* An order's key in SQL, both dialects' (PostgreSQL compares text under COLLATE "C", which
+ * orders UTF-8 as SQLite's BINARY does), and the type of its value in a cursor. */
+enum sort_value { SORT_INT, SORT_REAL, SORT_TEXT };
+struct sort_sql {
+	const char *sqlite, *postgres;
+	enum sort_value type;
+	const char *postgres_type; /* of ?8 */
+};
+extern const struct sort_sql catalog_sort_sql[CATALOG_SORTS];
 
 /* Columns of ST_GET_RESOURCE, ST_FIND_BY_SHA256, ST_HANDLE_RESOURCES and the list query:
  * id, class, family, name, crc32, crc32_source, filename, note, uploaded_by, uploaded_at,
@@ -173,7 +189,12 @@ struct db_ops {
 	void (*close)(struct db *db);
 	/* The statement, reset and without bindings; NULL with err set. */
 	struct db_stmt *(*prepare)(struct db *db, enum statement st, struct error *err);
-	struct db_stmt *(*prepare_list)(struct db *db, unsigned filters, struct error *err);
+	/* The list of these filters in this order (FILTER_CURSOR: the rows after ?6 and ?8): the
+	 * SUMMARY_COLUMNS, then the order's key; ?7 rows at most. */
+	struct db_stmt *(*prepare_list)(struct db *db, unsigned filters, enum catalog_sort sort,
+	                                int ascending, struct error *err);
+	/* count(*) of the entries the filters select (FILTER_CURSOR is ignored). */
+	struct db_stmt *(*prepare_count)(struct db *db, unsigned filters, struct error *err);
 	void (*bind_int64)(struct db_stmt *s, int i, int64_t v);
 	void (*bind_double)(struct db_stmt *s, int i, double v);
 	void (*bind_text)(struct db_stmt *s, int i, const char *text, size_t length);

@@ -156,40 +156,89 @@ static struct db_stmt *pg_prepare(struct db *base, enum statement st, struct err
 	return pg_prepare_sql(db, &db->stmt[st], name, catalog_sql(postgres_sql, st), err);
 }
 
-static struct db_stmt *pg_prepare_list(struct db *base, unsigned bits, struct error *err)
+/* The list's filters (not its cursor) as SQL conditions; every one of $1 to $5 appears, so that
+ * each statement takes them all. */
+static void pg_list_filters(struct buf *sql, unsigned bits)
 {
-	struct pg_db *db = (struct pg_db *)base;
-	struct db_stmt *s;
-	struct buf sql;
-	char name[8];
-
-	snprintf(name, sizeof(name), "l%u", bits);
-	if (db->list_stmt[bits].sql)
-		return pg_prepare_sql(db, &db->list_stmt[bits], name, NULL, err);
-	/* every parameter appears, so that each statement takes the same seven */
-	buf_init(&sql, 4096);
-	buf_puts(&sql, "SELECT " SUMMARY_COLUMNS SUMMARY_FROM "WHERE true");
-	buf_puts(&sql, bits & FILTER_CLASS ? " AND r.class = $1::text" : " AND $1::text IS NULL");
-	buf_puts(&sql, bits & FILTER_FAMILY ? " AND r.family = $2::text" : " AND $2::text IS NULL");
+	buf_puts(sql, bits & FILTER_CLASS ? " AND r.class = $1::text" : " AND $1::text IS NULL");
+	buf_puts(sql, bits & FILTER_FAMILY ? " AND r.family = $2::text" : " AND $2::text IS NULL");
 	/* lower() under COLLATE "C" folds ASCII letters only, as SQLite's NOCASE and LIKE do */
-	buf_puts(&sql, bits & FILTER_NAME ? " AND lower(r.name) = lower($3::text COLLATE \"C\")"
-	                                  : " AND $3::text IS NULL");
-	buf_puts(&sql, bits & FILTER_Q
-	                   ? " AND (lower(r.name) LIKE " LIKE_Q " OR lower(r.class) LIKE " LIKE_Q
-	                     " OR lower(r.filename) LIKE " LIKE_Q " OR lower(r.note) LIKE " LIKE_Q
-	                     ")"
-	                   : " AND $4::text IS NULL");
-	buf_puts(&sql,
+	buf_puts(sql, bits & FILTER_NAME ? " AND lower(r.name) = lower($3::text COLLATE \"C\")"
+	                                 : " AND $3::text IS NULL");
+	buf_puts(sql, bits & FILTER_Q
+	                  ? " AND (lower(r.name) LIKE " LIKE_Q " OR lower(r.class) LIKE " LIKE_Q
+	                    " OR lower(r.filename) LIKE " LIKE_Q " OR lower(r.note) LIKE " LIKE_Q
+	                    ")"
+	                  : " AND $4::text IS NULL");
+	buf_puts(sql,
 	         bits & FILTER_CRC32 ? " AND r.crc32 = $5::bigint" : " AND $5::bigint IS NULL");
-	buf_puts(&sql, bits & FILTER_CURSOR ? " AND r.id < $6::bigint" : " AND $6::bigint IS NULL");
-	buf_puts(&sql, " ORDER BY r.id DESC LIMIT $7::bigint");
-	if (!sql.data) {
+}
+
+/* A list or count statement named `name`, prepared once into *slot (allocated on first use). */
+static struct db_stmt *pg_prepare_variant(struct pg_db *db, struct pg_stmt **slot, const char *name,
+                                          struct buf *sql, struct error *err)
+{
+	struct db_stmt *s;
+
+	if (!sql->data || (!*slot && !(*slot = calloc(1, sizeof(**slot))))) {
+		buf_cleanup(sql);
 		error_set(err, ERROR_INTERNAL, NULL, -1, "out of memory");
 		return NULL;
 	}
-	s = pg_prepare_sql(db, &db->list_stmt[bits], name, sql.data, err);
-	buf_cleanup(&sql);
+	s = pg_prepare_sql(db, *slot, name, sql->data, err);
+	buf_cleanup(sql);
 	return s;
+}
+
+static struct db_stmt *pg_prepare_list(struct db *base, unsigned bits, enum catalog_sort sort,
+                                       int ascending, struct error *err)
+{
+	struct pg_db *db = (struct pg_db *)base;
+	unsigned variant = LIST_VARIANT(bits, sort, ascending);
+	struct pg_stmt **slot = &db->list_stmt[variant];
+	const struct sort_sql *key = &catalog_sort_sql[sort];
+	const char *dir = ascending ? "ASC" : "DESC";
+	struct buf sql;
+	char name[8];
+
+	snprintf(name, sizeof(name), "l%u", variant);
+	if (*slot && (*slot)->sql)
+		return pg_prepare_sql(db, *slot, name, NULL, err);
+	/* $6 to $8 appear in every statement too: the cursor's id, the limit, the cursor's key */
+	buf_init(&sql, 4096);
+	buf_printf(&sql, "SELECT " SUMMARY_COLUMNS ", %s" SUMMARY_FROM "WHERE true", key->postgres);
+	pg_list_filters(&sql, bits);
+	if ((bits & FILTER_CURSOR) && sort == CATALOG_SORT_ID)
+		buf_printf(&sql, " AND r.id %s $6::bigint AND $8::text IS NULL",
+		           ascending ? ">" : "<");
+	else if (bits & FILTER_CURSOR)
+		buf_printf(&sql, " AND (%s, r.id) %s ($8::%s, $6::bigint)", key->postgres,
+		           ascending ? ">" : "<", key->postgres_type);
+	else
+		buf_puts(&sql, " AND $6::bigint IS NULL AND $8::text IS NULL");
+	if (sort == CATALOG_SORT_ID)
+		buf_printf(&sql, " ORDER BY r.id %s LIMIT $7::bigint", dir);
+	else
+		buf_printf(&sql, " ORDER BY %s %s, r.id %s LIMIT $7::bigint", key->postgres, dir,
+		           dir);
+	return pg_prepare_variant(db, slot, name, &sql, err);
+}
+
+static struct db_stmt *pg_prepare_count(struct db *base, unsigned bits, struct error *err)
+{
+	struct pg_db *db = (struct pg_db *)base;
+	unsigned filters = bits & (FILTER_COMBINATIONS - 1) & ~(unsigned)FILTER_CURSOR;
+	struct pg_stmt **slot = &db->count_stmt[filters];
+	struct buf sql;
+	char name[8];
+
+	snprintf(name, sizeof(name), "c%u", filters);
+	if (*slot && (*slot)->sql)
+		return pg_prepare_sql(db, *slot, name, NULL, err);
+	buf_init(&sql, 4096);
+	buf_puts(&sql, "SELECT count(*) FROM resources r WHERE true");
+	pg_list_filters(&sql, filters);
+	return pg_prepare_variant(db, slot, name, &sql, err);
 }
 
 static void pg_bind_number(struct db_stmt *base, int i, const char *fmt, ...)
@@ -691,8 +740,16 @@ static void pg_close(struct db *base)
 		return;
 	for (int i = 0; i < ST_COUNT; i++)
 		pg_free_stmt(&db->stmt[i]);
+	for (int i = 0; i < LIST_VARIANTS; i++)
+		if (db->list_stmt[i]) {
+			pg_free_stmt(db->list_stmt[i]);
+			free(db->list_stmt[i]);
+		}
 	for (int i = 0; i < FILTER_COMBINATIONS; i++)
-		pg_free_stmt(&db->list_stmt[i]);
+		if (db->count_stmt[i]) {
+			pg_free_stmt(db->count_stmt[i]);
+			free(db->count_stmt[i]);
+		}
 	PQfinish(db->conn);
 	free(db);
 }
@@ -713,6 +770,7 @@ static const struct db_ops pg_ops = {
     .close = pg_close,
     .prepare = pg_prepare,
     .prepare_list = pg_prepare_list,
+    .prepare_count = pg_prepare_count,
     .bind_int64 = pg_bind_int64,
     .bind_double = pg_bind_double,
     .bind_text = pg_bind_text,

@@ -41,7 +41,10 @@ struct pg_db {
 	int queued;
 	const char *queued_what[MAX_QUEUED];
 	struct pg_stmt stmt[ST_COUNT];
-	struct pg_stmt list_stmt[FILTER_COMBINATIONS];
+	/* list queries by filters, order and direction (LIST_VARIANT), and counts by filters:
+	 * made on first use */
+	struct pg_stmt *list_stmt[LIST_VARIANTS];
+	struct pg_stmt *count_stmt[FILTER_COMBINATIONS];
 	int read_only; /* opened for reading only: the server refuses writes too */
 };
 

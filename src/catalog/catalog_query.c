@@ -1,7 +1,10 @@
 /* catalog_query.c: what is read back as JSON answers: the list and its search, one entry with
  * its tracks, rig and versions, an entry's raw bytes, a handle's users and names, the classes,
  * the counts. (The typed records of an entry: catalog_entry.c.) */
+#include <ctype.h>
+#include <errno.h>
 #include <inttypes.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -76,19 +79,85 @@ static char *like_pattern(const char *q)
 	return p;
 }
 
-/* The list statement for q, bound; *pattern (the LIKE pattern of q->q, or NULL) is the
- * caller's to free after the statement has run. */
-static struct db_stmt *list_statement(struct catalog *cat, const struct catalog_query *q,
-                                      char **pattern, struct error *err)
-{
-	unsigned bits = (q->class_name ? FILTER_CLASS : 0) | (q->family ? FILTER_FAMILY : 0) |
-	                (q->name ? FILTER_NAME : 0) | (q->q ? FILTER_Q : 0) |
-	                (q->has_crc32 ? FILTER_CRC32 : 0) | (q->before_id > 0 ? FILTER_CURSOR : 0);
-	struct db_stmt *s = cat->db->ops->prepare_list(cat->db, bits, err);
+/* A page's cursor: the last row's id, and its order's key. */
+struct list_cursor {
+	int64_t id;
+	int64_t number;   /* SORT_INT */
+	double real;      /* SORT_REAL */
+	const char *text; /* SORT_TEXT: points into the cursor's text */
+};
 
+static int bad_cursor(const struct catalog_query *q, struct error *err)
+{
+	error_set(err, ERROR_BAD_PARAMETER, "cursor", -1,
+	          "cursor: '%.80s' is not a next_cursor of this list in this order (sort=%s, "
+	          "order=%s)",
+	          q->cursor, catalog_sort_names[q->sort], q->ascending ? "asc" : "desc");
+	return -1;
+}
+
+/* q's cursor, as list_cursor_text wrote it: "ID" in id order, "ID:KEY" in another. */
+static int parse_cursor(const struct catalog_query *q, struct list_cursor *c, struct error *err)
+{
+	const char *colon = strchr(q->cursor, ':');
+	char *end;
+
+	memset(c, 0, sizeof(*c));
+	if ((colon != NULL) != (q->sort != CATALOG_SORT_ID) ||
+	    !isdigit((unsigned char)q->cursor[0]))
+		return bad_cursor(q, err);
+	errno = 0;
+	c->id = strtoll(q->cursor, &end, 10);
+	if (errno || c->id < 1 || end != (colon ? colon : q->cursor + strlen(q->cursor)))
+		return bad_cursor(q, err);
+	if (!colon)
+		return 0;
+	switch (catalog_sort_sql[q->sort].type) {
+	case SORT_INT:
+		errno = 0;
+		c->number = strtoll(colon + 1, &end, 10);
+		if (errno || end == colon + 1 || *end)
+			return bad_cursor(q, err);
+		break;
+	case SORT_REAL:
+		errno = 0;
+		c->real = strtod(colon + 1, &end);
+		if (errno || end == colon + 1 || *end || !isfinite(c->real))
+			return bad_cursor(q, err);
+		break;
+	case SORT_TEXT: c->text = colon + 1; break;
+	}
+	return 0;
+}
+
+/* The cursor after row s (of a list statement in q's order), malloc'd; NULL when out of
+ * memory. */
+static char *list_cursor_text(const struct catalog_query *q, struct db_stmt *s)
+{
+	struct buf b;
+	const char *text;
+
+	buf_init(&b, SIZE_MAX);
+	buf_printf(&b, "%" PRId64, db_column_int64(s, 0));
+	if (q->sort != CATALOG_SORT_ID) {
+		switch (catalog_sort_sql[q->sort].type) {
+		case SORT_INT: buf_printf(&b, ":%" PRId64, db_column_int64(s, 16)); break;
+		case SORT_REAL: buf_printf(&b, ":%.17g", db_column_double(s, 16)); break;
+		case SORT_TEXT:
+			text = db_column_text(s, 16);
+			buf_printf(&b, ":%s", text ? text : "");
+			break;
+		}
+	}
+	return buf_steal(&b, NULL);
+}
+
+/* Binds q's filters to a list or count statement; *pattern (the LIKE pattern of q->q, or
+ * NULL) is the caller's to free after the statement has run. -1 when out of memory. */
+static int bind_filters(struct db_stmt *s, const struct catalog_query *q, char **pattern,
+                        struct error *err)
+{
 	*pattern = NULL;
-	if (!s)
-		return NULL;
 	if (q->class_name)
 		db_bind_text(s, 1, q->class_name);
 	if (q->family)
@@ -100,42 +169,108 @@ static struct db_stmt *list_statement(struct catalog *cat, const struct catalog_
 		if (!*pattern) {
 			db_reset(s);
 			error_set(err, ERROR_INTERNAL, NULL, -1, "out of memory");
-			return NULL;
+			return -1;
 		}
 		db_bind_text(s, 4, *pattern);
 	}
 	if (q->has_crc32)
 		db_bind_int64(s, 5, q->crc32);
-	if (q->before_id > 0)
-		db_bind_int64(s, 6, q->before_id);
+	return 0;
+}
+
+static unsigned filter_bits(const struct catalog_query *q, const struct list_cursor *c)
+{
+	return (q->class_name ? FILTER_CLASS : 0) | (q->family ? FILTER_FAMILY : 0) |
+	       (q->name ? FILTER_NAME : 0) | (q->q ? FILTER_Q : 0) |
+	       (q->has_crc32 ? FILTER_CRC32 : 0) | (c ? FILTER_CURSOR : 0);
+}
+
+/* The list statement for q after cursor c (NULL: the first page), bound; *pattern as
+ * bind_filters says. */
+static struct db_stmt *list_statement(struct catalog *cat, const struct catalog_query *q,
+                                      const struct list_cursor *c, char **pattern,
+                                      struct error *err)
+{
+	struct db_stmt *s =
+	    cat->db->ops->prepare_list(cat->db, filter_bits(q, c), q->sort, q->ascending, err);
+
+	*pattern = NULL;
+	if (!s || bind_filters(s, q, pattern, err) < 0)
+		return NULL;
+	db_bind_null(s, 8);
+	if (c) {
+		db_bind_int64(s, 6, c->id);
+		if (q->sort != CATALOG_SORT_ID) {
+			switch (catalog_sort_sql[q->sort].type) {
+			case SORT_INT: db_bind_int64(s, 8, c->number); break;
+			case SORT_REAL: db_bind_double(s, 8, c->real); break;
+			case SORT_TEXT: db_bind_text(s, 8, c->text); break;
+			}
+		}
+	}
 	db_bind_int64(s, 7, (int64_t)q->limit + 1);
 	return s;
 }
 
+/* How many entries q's filters select, into *total. */
+static int count_matching(struct catalog *cat, const struct catalog_query *q, int64_t *total,
+                          struct error *err)
+{
+	struct db_stmt *s = cat->db->ops->prepare_count(cat->db, filter_bits(q, NULL), err);
+	char *pattern;
+	int rc;
+
+	if (!s || bind_filters(s, q, &pattern, err) < 0)
+		return -1;
+	rc = db_step(s, "counting entries", err);
+	*total = rc == 1 ? db_column_int64(s, 0) : 0;
+	db_reset(s);
+	free(pattern);
+	return rc == 1 ? 0 : -1;
+}
+
 json_t *catalog_list(struct catalog *cat, const struct catalog_query *q, struct error *err)
 {
-	char *pattern;
-	struct db_stmt *s = list_statement(cat, q, &pattern, err);
+	struct list_cursor cursor;
+	struct db_stmt *s;
+	char *pattern, *next = NULL;
 	json_t *list, *out;
-	size_t count;
+	int64_t total;
+	unsigned rows = 0;
+	int rc;
 
+	if ((q->cursor && parse_cursor(q, &cursor, err) < 0) ||
+	    count_matching(cat, q, &total, err) < 0)
+		return NULL;
+	s = list_statement(cat, q, q->cursor ? &cursor : NULL, &pattern, err);
 	if (!s)
 		return NULL;
-	list = catalog_collect_json(s, catalog_row_summary, "reading entries", err);
-	free(pattern);
-	if (!list)
-		return NULL;
-	out = json_object();
-	count = json_array_size(list);
-	if (count > q->limit) {
-		char cursor[24];
-		json_array_remove(list, count - 1);
-		snprintf(cursor, sizeof(cursor), "%" PRId64,
-		         (int64_t)json_integer_value(
-		             json_object_get(json_array_get(list, q->limit - 1), "id")));
-		json_object_set_new(out, "next_cursor", json_string(cursor));
+	list = json_array();
+	while ((rc = db_step(s, "reading entries", err)) == 1) {
+		/* a row past the page: there is a next one, after the page's last */
+		if (rows == q->limit)
+			break;
+		json_array_append_new(list, catalog_row_summary(s));
+		if (++rows == q->limit && !(next = list_cursor_text(q, s)))
+			break;
 	}
-	json_object_set_new(out, "resources", list);
+	if (rc == 0) { /* the page was the last */
+		free(next);
+		next = NULL;
+	}
+	db_reset(s);
+	free(pattern);
+	if (rc < 0 || (rc == 1 && !next)) {
+		if (rc == 1)
+			error_set(err, ERROR_INTERNAL, NULL, -1, "out of memory");
+		free(next);
+		json_decref(list);
+		return NULL;
+	}
+	out = json_pack("{s:o, s:I}", "resources", list, "total", (json_int_t)total);
+	if (next)
+		json_object_set_new(out, "next_cursor", json_string(next));
+	free(next);
 	return out;
 }
 
@@ -143,15 +278,18 @@ int catalog_select_matching(struct catalog *cat, const struct catalog_query *giv
                             int64_t **ids, size_t *count, struct error *err)
 {
 	struct catalog_query q = *given;
+	struct list_cursor after = {0};
 	size_t cap = 0;
 
 	*ids = NULL;
 	*count = 0;
-	q.before_id = 0;
+	q.sort = CATALOG_SORT_ID;
+	q.ascending = 0;
 	q.limit = 500;
 	for (;;) { /* a page at a time, newest first, reading only the ids */
 		char *pattern;
-		struct db_stmt *s = list_statement(cat, &q, &pattern, err);
+		struct db_stmt *s =
+		    list_statement(cat, &q, after.id ? &after : NULL, &pattern, err);
 		size_t rows = 0;
 		int rc;
 		if (!s)
@@ -185,7 +323,7 @@ int catalog_select_matching(struct catalog *cat, const struct catalog_query *giv
 			goto fail;
 		if (rc == 0 || rows < q.limit) /* the last page */
 			return 0;
-		q.before_id = (*ids)[*count - 1];
+		after.id = (*ids)[*count - 1];
 	}
 fail:
 	free(*ids);

@@ -171,6 +171,32 @@ static const char *const shared_sql[ST_COUNT] = {
                           "handle IS NULL AND source = ?1",
 };
 
+const char *const catalog_sort_names[CATALOG_SORTS] = {
+    [CATALOG_SORT_ID] = "id",
+    [CATALOG_SORT_CLASS] = "class",
+    [CATALOG_SORT_NAME] = "name",
+    [CATALOG_SORT_FAMILY] = "family",
+    [CATALOG_SORT_CRC32] = "crc32",
+    [CATALOG_SORT_TRACK_COUNT] = "track_count",
+    [CATALOG_SORT_DURATION] = "duration",
+    [CATALOG_SORT_SIZE] = "size",
+    [CATALOG_SORT_UPLOADED_AT] = "uploaded_at",
+};
+
+const struct sort_sql catalog_sort_sql[CATALOG_SORTS] = {
+    [CATALOG_SORT_ID] = {"r.id", "r.id", SORT_INT, "bigint"},
+    [CATALOG_SORT_CLASS] = {"r.class", "(r.class COLLATE \"C\")", SORT_TEXT, "text"},
+    [CATALOG_SORT_NAME] = {"lower(coalesce(r.name, ''))",
+                           "lower(coalesce(r.name, '') COLLATE \"C\")", SORT_TEXT, "text"},
+    [CATALOG_SORT_FAMILY] = {"r.family", "(r.family COLLATE \"C\")", SORT_TEXT, "text"},
+    [CATALOG_SORT_CRC32] = {"r.crc32", "r.crc32", SORT_INT, "bigint"},
+    [CATALOG_SORT_TRACK_COUNT] = {"r.track_count", "r.track_count", SORT_INT, "bigint"},
+    [CATALOG_SORT_DURATION] = {"coalesce(r.duration, -1.0)", "coalesce(r.duration, -1.0)",
+                               SORT_REAL, "double precision"},
+    [CATALOG_SORT_SIZE] = {"b.size", "b.size", SORT_INT, "bigint"},
+    [CATALOG_SORT_UPLOADED_AT] = {"r.uploaded_at", "r.uploaded_at", SORT_INT, "bigint"},
+};
+
 const char *catalog_sql(const char *const dialect[ST_COUNT], enum statement st)
 {
 	if ((unsigned)st >= ST_COUNT)

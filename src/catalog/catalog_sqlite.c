@@ -82,7 +82,10 @@ struct sqlite_db {
 	int log_emptied; /* the path names another file now, and this log went into the old one */
 	struct checkpointer *checkpointer; /* or NULL: SQLite checkpoints after commits */
 	struct sqlite_stmt stmt[ST_COUNT]; /* prepared on first use */
-	struct sqlite_stmt list_stmt[FILTER_COMBINATIONS]; /* list queries by filter bits */
+	/* list queries by filters, order and direction (LIST_VARIANT), and counts by filters:
+	 * made on first use */
+	struct sqlite_stmt *list_stmt[LIST_VARIANTS];
+	struct sqlite_stmt *count_stmt[FILTER_COMBINATIONS];
 };
 
 static const struct db_ops sqlite_ops;
@@ -226,37 +229,75 @@ static struct db_stmt *sqlite_prepare(struct db *base, enum statement st, struct
 	return sqlite_prepare_sql(db, &db->stmt[st], catalog_sql(sqlite_sql, st), err);
 }
 
-static struct db_stmt *sqlite_prepare_list(struct db *base, unsigned bits, struct error *err)
+/* The list's filters (not its cursor) as SQL conditions. */
+static void sqlite_list_filters(struct buf *sql, unsigned bits)
 {
-	struct sqlite_db *db = (struct sqlite_db *)base;
-	struct db_stmt *s;
-	struct buf sql;
-
-	if (db->list_stmt[bits].stmt)
-		return sqlite_ready(&db->list_stmt[bits]);
-	buf_init(&sql, 4096);
-	buf_puts(&sql, "SELECT " SUMMARY_COLUMNS SUMMARY_FROM "WHERE 1");
 	if (bits & FILTER_CLASS)
-		buf_puts(&sql, " AND r.class = ?1");
+		buf_puts(sql, " AND r.class = ?1");
 	if (bits & FILTER_FAMILY)
-		buf_puts(&sql, " AND r.family = ?2");
+		buf_puts(sql, " AND r.family = ?2");
 	if (bits & FILTER_NAME)
-		buf_puts(&sql, " AND r.name = ?3 COLLATE NOCASE");
+		buf_puts(sql, " AND r.name = ?3 COLLATE NOCASE");
 	if (bits & FILTER_Q) /* SQLite's LIKE ignores the case of ASCII letters */
-		buf_puts(&sql, " AND (r.name LIKE ?4 ESCAPE '\\' OR r.class LIKE ?4 ESCAPE '\\'"
-		               " OR r.filename LIKE ?4 ESCAPE '\\' OR r.note LIKE ?4 ESCAPE '\\')");
+		buf_puts(sql, " AND (r.name LIKE ?4 ESCAPE '\\' OR r.class LIKE ?4 ESCAPE '\\'"
+		              " OR r.filename LIKE ?4 ESCAPE '\\' OR r.note LIKE ?4 ESCAPE '\\')");
 	if (bits & FILTER_CRC32)
-		buf_puts(&sql, " AND r.crc32 = ?5");
-	if (bits & FILTER_CURSOR)
-		buf_puts(&sql, " AND r.id < ?6");
-	buf_puts(&sql, " ORDER BY r.id DESC LIMIT ?7");
-	if (!sql.data) {
+		buf_puts(sql, " AND r.crc32 = ?5");
+}
+
+/* A list or count statement, prepared once into *slot (allocated on first use). */
+static struct db_stmt *sqlite_prepare_variant(struct sqlite_db *db, struct sqlite_stmt **slot,
+                                              struct buf *sql, struct error *err)
+{
+	struct db_stmt *s;
+
+	if (!sql->data || (!*slot && !(*slot = calloc(1, sizeof(**slot))))) {
+		buf_cleanup(sql);
 		error_set(err, ERROR_INTERNAL, NULL, -1, "out of memory");
 		return NULL;
 	}
-	s = sqlite_prepare_sql(db, &db->list_stmt[bits], sql.data, err);
-	buf_cleanup(&sql);
+	s = sqlite_prepare_sql(db, *slot, sql->data, err);
+	buf_cleanup(sql);
 	return s;
+}
+
+static struct db_stmt *sqlite_prepare_list(struct db *base, unsigned bits, enum catalog_sort sort,
+                                           int ascending, struct error *err)
+{
+	struct sqlite_db *db = (struct sqlite_db *)base;
+	struct sqlite_stmt **slot = &db->list_stmt[LIST_VARIANT(bits, sort, ascending)];
+	const char *key = catalog_sort_sql[sort].sqlite, *dir = ascending ? "ASC" : "DESC";
+	struct buf sql;
+
+	if (*slot && (*slot)->stmt)
+		return sqlite_ready(*slot);
+	buf_init(&sql, 4096);
+	buf_printf(&sql, "SELECT " SUMMARY_COLUMNS ", %s" SUMMARY_FROM "WHERE 1", key);
+	sqlite_list_filters(&sql, bits);
+	if ((bits & FILTER_CURSOR) && sort == CATALOG_SORT_ID)
+		buf_printf(&sql, " AND r.id %s ?6", ascending ? ">" : "<");
+	else if (bits & FILTER_CURSOR)
+		buf_printf(&sql, " AND (%s, r.id) %s (?8, ?6)", key, ascending ? ">" : "<");
+	if (sort == CATALOG_SORT_ID)
+		buf_printf(&sql, " ORDER BY r.id %s LIMIT ?7", dir);
+	else
+		buf_printf(&sql, " ORDER BY %s %s, r.id %s LIMIT ?7", key, dir, dir);
+	return sqlite_prepare_variant(db, slot, &sql, err);
+}
+
+static struct db_stmt *sqlite_prepare_count(struct db *base, unsigned bits, struct error *err)
+{
+	struct sqlite_db *db = (struct sqlite_db *)base;
+	struct sqlite_stmt **slot =
+	    &db->count_stmt[bits & (FILTER_COMBINATIONS - 1) & ~FILTER_CURSOR];
+	struct buf sql;
+
+	if (*slot && (*slot)->stmt)
+		return sqlite_ready(*slot);
+	buf_init(&sql, 4096);
+	buf_puts(&sql, "SELECT count(*) FROM resources r WHERE 1");
+	sqlite_list_filters(&sql, bits);
+	return sqlite_prepare_variant(db, slot, &sql, err);
 }
 
 static void sqlite_bind_int64(struct db_stmt *s, int i, int64_t v)
@@ -477,8 +518,16 @@ static void sqlite_close(struct db *base)
 	checkpointer_stop(db);
 	for (int i = 0; i < ST_COUNT; i++)
 		sqlite3_finalize(db->stmt[i].stmt);
+	for (int i = 0; i < LIST_VARIANTS; i++)
+		if (db->list_stmt[i]) {
+			sqlite3_finalize(db->list_stmt[i]->stmt);
+			free(db->list_stmt[i]);
+		}
 	for (int i = 0; i < FILTER_COMBINATIONS; i++)
-		sqlite3_finalize(db->list_stmt[i].stmt);
+		if (db->count_stmt[i]) {
+			sqlite3_finalize(db->count_stmt[i]->stmt);
+			free(db->count_stmt[i]);
+		}
 	sqlite3_close(db->conn);
 	free(db->path);
 	free(db);
@@ -490,6 +539,7 @@ static const struct db_ops sqlite_ops = {
     .close = sqlite_close,
     .prepare = sqlite_prepare,
     .prepare_list = sqlite_prepare_list,
+    .prepare_count = sqlite_prepare_count,
     .bind_int64 = sqlite_bind_int64,
     .bind_double = sqlite_bind_double,
     .bind_text = sqlite_bind_text,

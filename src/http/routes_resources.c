@@ -315,6 +315,40 @@ static int parse_positive(const char *text, long long max, long long *out)
 	return 0;
 }
 
+/* ?sort=FIELD&order=asc|desc: by id, newest first, unless said; by another field, ascending
+ * unless said. */
+static int list_order(struct request *req, struct catalog_query *q, struct error *err)
+{
+	const char *sort = request_arg(req, "sort"), *order = request_arg(req, "order");
+
+	q->sort = CATALOG_SORT_ID;
+	if (sort && *sort) {
+		int found = -1;
+		for (int i = 0; i < CATALOG_SORTS && found < 0; i++)
+			if (strcmp(sort, catalog_sort_names[i]) == 0)
+				found = i;
+		if (found < 0) {
+			error_set(
+			    err, ERROR_BAD_PARAMETER, "sort", -1,
+			    "sort: '%.60s' is not a field the list sorts by (id, class, name, "
+			    "family, crc32, track_count, duration, size, uploaded_at)",
+			    sort);
+			return -1;
+		}
+		q->sort = (enum catalog_sort)found;
+	}
+	q->ascending = q->sort != CATALOG_SORT_ID;
+	if (order && *order) {
+		if (strcmp(order, "asc") != 0 && strcmp(order, "desc") != 0) {
+			error_set(err, ERROR_BAD_PARAMETER, "order", -1,
+			          "order: '%.60s' is not asc or desc", order);
+			return -1;
+		}
+		q->ascending = strcmp(order, "asc") == 0;
+	}
+	return 0;
+}
+
 void route_list(struct request *req, struct response *resp)
 {
 	struct catalog *cat = route_catalog(req, resp);
@@ -350,15 +384,9 @@ void route_list(struct request *req, struct response *resp)
 		}
 		q.limit = (unsigned)v;
 	}
-	if (cursor) {
-		if (parse_positive(cursor, INT64_MAX, &v) < 0) {
-			error_set(&err, ERROR_BAD_PARAMETER, "cursor", -1,
-			          "cursor: '%s' is not a cursor from a previous page's next_cursor",
-			          cursor);
-			goto fail;
-		}
-		q.before_id = v;
-	}
+	if (list_order(req, &q, &err) < 0)
+		goto fail;
+	q.cursor = cursor && *cursor ? cursor : NULL;
 	if (crc && *crc) {
 		if (hash_parse_handle(crc, &q.crc32) < 0) {
 			error_set(&err, ERROR_BAD_PARAMETER, "crc32", -1,

@@ -302,6 +302,71 @@ START_TEST(list_pages_with_a_cursor)
 }
 END_TEST
 
+/* ?sort=&order=: the server sorts the whole list (not a page of it), pages keep the order, the
+ * total is said on every page; bad values are 400s naming the parameter. */
+START_TEST(list_sorts_on_the_server_and_pages_in_order)
+{
+	static const char *const names[] = {"Sort b", "sort A", "sort c", "sort a", "SORT D"};
+	char doc[128], path[256], cursor[256] = "", last[64] = "";
+	json_t *j, *e;
+	size_t i;
+	int seen = 0, pages = 0;
+
+	for (int k = 0; k < 5; k++) {
+		snprintf(doc, sizeof(doc), "{\"name\": \"%s\", \"duration\": %d}", names[k], k + 1);
+		json_decref(upload("s.json", doc, strlen(doc), NULL, 201));
+	}
+	do {
+		snprintf(path, sizeof(path),
+		         "/api/resources?q=sort&sort=name&order=desc&limit=2%s%s",
+		         cursor[0] ? "&cursor=" : "", cursor);
+		for (char *p = path; *p; p++) /* a cursor's space, as a client encodes it */
+			if (*p == ' ')
+				*p = '+';
+		j = http_get_json(&daemon_main, path, 200);
+		ck_assert_int_eq(json_integer_value(json_object_get(j, "total")), 5);
+		json_array_foreach(json_object_get(j, "resources"), i, e)
+		{
+			char lower[64];
+			snprintf(lower, sizeof(lower), "%s",
+			         json_string_value(json_object_get(e, "name")));
+			for (char *p = lower; *p; p++)
+				*p = (char)(*p >= 'A' && *p <= 'Z' ? *p - 'A' + 'a' : *p);
+			ck_assert_msg(!last[0] || strcmp(lower, last) <= 0, "%s after %s", lower,
+			              last);
+			snprintf(last, sizeof(last), "%s", lower);
+			seen++;
+		}
+		cursor[0] = '\0';
+		if (json_object_get(j, "next_cursor"))
+			snprintf(cursor, sizeof(cursor), "%s",
+			         json_string_value(json_object_get(j, "next_cursor")));
+		json_decref(j);
+		pages++;
+	} while (cursor[0] && pages < 10);
+	ck_assert_int_eq(seen, 5);
+	ck_assert_int_eq(pages, 3);
+	ck_assert_str_eq(last, "sort a");
+	j = http_get_json(&daemon_main, "/api/resources?q=sort&sort=duration&limit=1", 200);
+	ck_assert_str_eq(json_string_value(json_object_get(
+	                     json_array_get(json_object_get(j, "resources"), 0), "name")),
+	                 "Sort b"); /* ascending unless said */
+	json_decref(j);
+	j = http_get_json(&daemon_main, "/api/resources?sort=weight", 400);
+	ck_assert_str_eq(json_string_value(json_object_get(json_object_get(j, "error"), "path")),
+	                 "sort");
+	json_decref(j);
+	j = http_get_json(&daemon_main, "/api/resources?sort=name&order=up", 400);
+	ck_assert_str_eq(json_string_value(json_object_get(json_object_get(j, "error"), "path")),
+	                 "order");
+	json_decref(j);
+	j = http_get_json(&daemon_main, "/api/resources?sort=size&cursor=3:sort+a", 400);
+	ck_assert_str_eq(json_string_value(json_object_get(json_object_get(j, "error"), "path")),
+	                 "cursor");
+	json_decref(j);
+}
+END_TEST
+
 /* Every invalid document of tests/data/radient/invalid over HTTP: the right status and code,
  * and nothing stored. */
 START_TEST(bad_uploads_answer_their_error_and_store_nothing)
@@ -1492,6 +1557,7 @@ static void add_catalogue_tests(Suite *s, int backend)
 	tcase_add_test(tc, upload_find_get_keys_sample_download_delete);
 	tcase_add_test(tc, raw_body_upload_with_query_parameters);
 	tcase_add_test(tc, list_pages_with_a_cursor);
+	tcase_add_test(tc, list_sorts_on_the_server_and_pages_in_order);
 	tcase_add_test(tc, bad_uploads_answer_their_error_and_store_nothing);
 	tcase_add_test(tc, uploads_at_once_each_get_their_answer);
 	tcase_add_test(tc, other_bad_requests);

@@ -115,6 +115,7 @@ START_TEST(put_get_list_page_delete_reopen)
 	json_t *page, *entry;
 	int64_t ids[5], count;
 	float values[6];
+	char cursor[64];
 
 	error_init(&err);
 	cat = catalog_open(db_path, &err);
@@ -131,13 +132,17 @@ START_TEST(put_get_list_page_delete_reopen)
 	                     json_array_get(json_object_get(page, "resources"), 0), "id")),
 	                 ids[4]);
 	ck_assert_ptr_nonnull(json_object_get(page, "next_cursor"));
-	q.before_id = atoll(json_string_value(json_object_get(page, "next_cursor")));
+	ck_assert_int_eq(json_integer_value(json_object_get(page, "total")), 5);
+	snprintf(cursor, sizeof(cursor), "%s",
+	         json_string_value(json_object_get(page, "next_cursor")));
+	q.cursor = cursor;
 	json_decref(page);
 	page = catalog_list(cat, &q, &err);
 	ck_assert_int_eq(json_integer_value(json_object_get(
 	                     json_array_get(json_object_get(page, "resources"), 0), "id")),
 	                 ids[2]);
-	q.before_id = atoll(json_string_value(json_object_get(page, "next_cursor")));
+	snprintf(cursor, sizeof(cursor), "%s",
+	         json_string_value(json_object_get(page, "next_cursor")));
 	json_decref(page);
 	page = catalog_list(cat, &q, &err);
 	ck_assert_uint_eq(json_array_size(json_object_get(page, "resources")), 1);
@@ -820,6 +825,123 @@ START_TEST(chunks_that_do_not_add_up_are_an_error)
 }
 END_TEST
 
+/* A name as the list orders it: its ASCII letters in lower case, none as "". */
+static void sort_name(const json_t *row, char *out, size_t size)
+{
+	const char *name = json_string_value(json_object_get(row, "name"));
+
+	snprintf(out, size, "%s", name ? name : "");
+	for (char *p = out; *p; p++)
+		if (*p >= 'A' && *p <= 'Z')
+			*p = (char)(*p - 'A' + 'a');
+}
+
+/* Pages through the whole list in q's order, two rows a page, checking "total" on each page;
+ * the rows in order into rows (a new array). */
+static json_t *every_page(struct catalog *cat, struct catalog_query *q, json_int_t total)
+{
+	json_t *rows = json_array(), *page, *row;
+	char cursor[512];
+	struct error err;
+	size_t i;
+
+	q->limit = 2;
+	q->cursor = NULL;
+	for (int pages = 0; pages < 20; pages++) {
+		error_init(&err);
+		page = catalog_list(cat, q, &err);
+		ck_assert_msg(page != NULL, "%s", err.message);
+		ck_assert_int_eq(json_integer_value(json_object_get(page, "total")), total);
+		json_array_foreach(json_object_get(page, "resources"), i, row)
+		    json_array_append(rows, row);
+		if (!json_object_get(page, "next_cursor")) {
+			json_decref(page);
+			return rows;
+		}
+		snprintf(cursor, sizeof(cursor), "%s",
+		         json_string_value(json_object_get(page, "next_cursor")));
+		q->cursor = cursor;
+		json_decref(page);
+	}
+	ck_abort_msg("the list did not end");
+	return rows;
+}
+
+/* Every order pages through every entry once, in that order, on both databases: names by the
+ * lower case of their ASCII letters (then by their bytes, so "éclair" last), ties by id in the
+ * same direction; sizes descending; a cursor of another order is refused, naming it. */
+START_TEST(lists_sort_by_a_field_and_page_in_its_order)
+{
+	static const char *const names[] = {"bravo",
+	                                    "Alpha",
+	                                    "charlie",
+	                                    "alpha",
+	                                    "Delta",
+	                                    "bravo",
+	                                    "\xc3\xa9"
+	                                    "clair"};
+	struct catalog_query q = {0};
+	struct catalog *cat;
+	struct error err;
+	json_t *rows;
+	char a[64], b[64];
+
+	error_init(&err);
+	cat = catalog_open(db_path, &err);
+	ck_assert_ptr_nonnull(cat);
+	for (size_t i = 0; i < 7; i++)
+		put_clip(cat, names[i], (float)(i + 1) * 1000.0f);
+	for (int ascending = 0; ascending < 2; ascending++) {
+		q.sort = CATALOG_SORT_NAME;
+		q.ascending = ascending;
+		rows = every_page(cat, &q, 7);
+		ck_assert_uint_eq(json_array_size(rows), 7);
+		for (size_t i = 1; i < 7; i++) {
+			const json_t *x = json_array_get(rows, i - 1), *y = json_array_get(rows, i);
+			json_int_t ix = json_integer_value(json_object_get(x, "id")),
+			           iy = json_integer_value(json_object_get(y, "id"));
+			int c;
+			sort_name(x, a, sizeof(a));
+			sort_name(y, b, sizeof(b));
+			c = strcmp(a, b);
+			ck_assert_msg(ascending ? (c < 0 || (c == 0 && ix < iy))
+			                        : (c > 0 || (c == 0 && ix > iy)),
+			              "%s (%lld) before %s (%lld)", a, (long long)ix, b,
+			              (long long)iy);
+		}
+		sort_name(json_array_get(rows, ascending ? 6 : 0), a, sizeof(a));
+		ck_assert_str_eq(a, "\xc3\xa9"
+		                    "clair");
+		json_decref(rows);
+	}
+	q.sort = CATALOG_SORT_SIZE;
+	q.ascending = 0;
+	rows = every_page(cat, &q, 7);
+	ck_assert_uint_eq(json_array_size(rows), 7);
+	for (size_t i = 1; i < 7; i++) {
+		json_int_t sx =
+		    json_integer_value(json_object_get(json_array_get(rows, i - 1), "size"));
+		json_int_t sy =
+		    json_integer_value(json_object_get(json_array_get(rows, i), "size"));
+		ck_assert_int_ge(sx, sy);
+	}
+	json_decref(rows);
+	/* a filter's total, and an id cursor given to the name order */
+	q.sort = CATALOG_SORT_NAME;
+	q.ascending = 1;
+	q.q = "bravo";
+	rows = every_page(cat, &q, 2);
+	ck_assert_uint_eq(json_array_size(rows), 2);
+	json_decref(rows);
+	q.cursor = "3";
+	error_init(&err);
+	ck_assert_ptr_null(catalog_list(cat, &q, &err));
+	ck_assert_int_eq(err.code, ERROR_BAD_PARAMETER);
+	ck_assert_str_eq(err.path, "cursor");
+	catalog_close(cat);
+}
+END_TEST
+
 static void add_tests(TCase *tc)
 {
 	tcase_add_test(tc, migrations_create_the_schema_once);
@@ -828,6 +950,7 @@ static void add_tests(TCase *tc)
 	tcase_add_test(tc, tokens_are_compared_in_full);
 	tcase_add_test(tc, filters_names_and_handles_behave_alike);
 	tcase_add_test(tc, rigs_are_stored_bit_for_bit_and_copied);
+	tcase_add_test(tc, lists_sort_by_a_field_and_page_in_its_order);
 	tcase_set_timeout(tc, 30);
 }
 
