@@ -30,6 +30,11 @@ const make = (tag, attributes = {}, children = []) => {
 const count = (n, one, many) => `${n} ${n === 1 ? one : many}`;
 const bytes = (n) => n < 1024 ? `${n} B` : n < 1048576 ? `${(n / 1024).toFixed(1)} KiB` : `${(n / 1048576).toFixed(1)} MiB`;
 const handleText = (entry) => entry.crc32 + (entry.crc32_name ? ` (${entry.crc32_name})` : '');
+// What an entry is, in the words of the one who uploaded it: an animation of a glTF file and a
+// Radient clip by their source format (the API's class, RadientAnimationClip, names both), the
+// games' resources by their class.
+const KIND_OF_FAMILY = { gltf: 'glTF animation', radient: 'Radient clip' };
+const kindOf = (entry) => KIND_OF_FAMILY[entry.family] || entry.class;
 
 // ---------------------------------------------------------------------------------------
 // The view lives in the URL: ?q=&class=&crc32=&sort=&dir= for the catalogue, &id=&tracks=&from=&to=
@@ -126,7 +131,7 @@ function upload(files) {
         status.replaceChildren();
         status.append(`${created ? `${created} created` : ''}${created && existing ? ', ' : ''}${existing ? `${existing} already catalogued` : ''}: `);
         body.resources.forEach((r, i) => {
-          const link = make('a', { href: `?id=${r.id}`, text: `${r.class} ${r.name || r.crc32}` });
+          const link = make('a', { href: `?id=${r.id}`, text: `${kindOf(r)} ${r.name || r.crc32}` });
           link.addEventListener('click', (event) => { event.preventDefault(); openEntry(r.id); });
           if (i) status.append(', ');
           status.append(link);
@@ -176,7 +181,12 @@ async function loadClasses() {
     const { classes } = await api('/api/classes');
     const select = $('#class-filter');
     const names = [...new Set(classes.map((c) => c.class))].sort();
-    select.replaceChildren(make('option', { value: '', text: 'any' }), ...names.map((n) => make('option', { value: n, text: n })));
+    // the filter is by class; a class the glTF and Radient decoders share says so
+    const label = (n) => {
+      const kinds = [...new Set(classes.filter((c) => c.class === n).map((c) => KIND_OF_FAMILY[c.family]).filter(Boolean))];
+      return kinds.length ? `${kinds.join(' or ')} (${n})` : n;
+    };
+    select.replaceChildren(make('option', { value: '', text: 'any' }), ...names.map((n) => make('option', { value: n, text: label(n) })));
     select.value = state.filters.class;
   } catch (e) { /* the list is a convenience; the error shows on the catalogue */ }
 }
@@ -227,7 +237,7 @@ function renderCatalogue() {
     const handle = make('td', { class: 'handle', text: r.crc32 });
     if (r.crc32_name) handle.append(' ', make('small', { text: r.crc32_name }));
     const tr = make('tr', { tabindex: '0', 'data-id': String(r.id), ...(live.fresh.has(r.id) ? { class: 'new' } : {}) }, [
-      make('td', { text: r.class }), handle, make('td', { text: r.name || '' }), make('td', { text: r.family }),
+      make('td', { text: kindOf(r), title: r.class }), handle, make('td', { text: r.name || '' }), make('td', { text: r.family }),
       make('td', { text: String(r.track_count) }),
       make('td', { text: r.duration === null ? '' : `${r.duration} s` }), make('td', { text: bytes(r.size) }),
       make('td', { text: `${r.uploaded_at.replace('T', ' ').slice(0, 19)}${r.uploaded_by ? ` by ${r.uploaded_by}` : ''}` }),
@@ -237,6 +247,12 @@ function renderCatalogue() {
     if (live.fresh.has(r.id)) live.watch.observe(tr);
     return tr;
   }));
+  // an empty list says what to do
+  const filtered = Object.values(state.filters).some(Boolean);
+  const empty = $('#catalogue-empty');
+  empty.hidden = state.rows.length > 0 || !$('#catalogue-error').hidden;
+  text(empty, filtered ? 'No entry matches these filters: change them, or clear them to see the whole catalogue.'
+    : 'The catalogue is empty: drop animation files above (Zouna Animation_Z, Skel_Z and keyframers, Burnout Paradise vehicle animations and bundles, glTF files, Radient clips), or choose them.');
   for (const button of document.querySelectorAll('#catalogue th button')) {
     if (button.dataset.sort === key) button.setAttribute('aria-sort', dir); else button.removeAttribute('aria-sort');
   }
@@ -475,7 +491,7 @@ async function openEntry(id, selected = null, window = null, restore = {}) {
   delete readoutElement.dataset.t;
   delete readoutElement.dataset.values;
   text(readoutElement, 'Move the pointer over the chart to read exact values.');
-  text($('#entry-title'), `${entry.class} ${entry.name || entry.crc32}`);
+  text($('#entry-title'), `${kindOf(entry)} ${entry.name || entry.crc32}`);
   const summary = [
     ['Handle', `${handleText(entry)} (from ${entry.crc32_source})`], ['Family', entry.family],
     ['File', `${entry.filename || ''} (${bytes(entry.size)})`], ['Duration', entry.duration === null ? '' : `${entry.duration} s`],
@@ -994,6 +1010,12 @@ function setUpEntry() {
 
 async function start() {
   const view = readUrl();
+  // the chart's text and lines in the page's colours (dark where the system asks for it)
+  const css = getComputedStyle(document.documentElement);
+  if (window.Chart) {
+    Chart.defaults.color = css.getPropertyValue('--muted').trim() || Chart.defaults.color;
+    Chart.defaults.borderColor = css.getPropertyValue('--line').trim() || Chart.defaults.borderColor;
+  }
   const field = $('#token');
   field.value = token();
   field.addEventListener('change', () => {

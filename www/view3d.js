@@ -48,7 +48,9 @@ export class MotionView {
     this.renderer = new THREE.WebGLRenderer({ canvas: this.canvas, antialias: true, preserveDrawingBuffer: true });
     this.renderer.setPixelRatio(window.devicePixelRatio || 1);
     this.scene = new THREE.Scene();
-    this.scene.background = new THREE.Color(0xf6f8fa);
+    // the page's soft background, light or dark as the page is
+    const soft = getComputedStyle(document.documentElement).getPropertyValue('--soft').trim();
+    this.scene.background = new THREE.Color(/^#[0-9a-f]{6}$/i.test(soft) ? soft : '#f5f7fa');
     this.camera = new THREE.PerspectiveCamera(45, 1, 0.001, 10000);
     this.camera.position.set(2, 2, 4);
     this.controls = new OrbitControls(this.camera, this.canvas);

@@ -113,6 +113,8 @@ async function main() {
     await page.goto(base);
     await page.waitForSelector('body[data-ready="true"]');
     check('the page loads Chart.js from the daemon', await page.evaluate(() => typeof Chart === 'function'));
+    const emptyText = await page.locator('#catalogue-empty').isVisible() ? await page.locator('#catalogue-empty').innerText() : '(hidden)';
+    check('an empty catalogue says what to do', /^The catalogue is empty: drop animation files above/.test(emptyText), emptyText);
 
     // keyboard: the file picker is reachable with Tab
         let focused = '';
@@ -399,7 +401,34 @@ async function main() {
       null, { timeout: 10000 }).catch(() => {});
     check('a second click sorts the other way', (await sorter.locator('#catalogue tbody tr td:nth-child(3)').first().innerText()) === 'sorted 54'
       && new URL(sorter.url()).searchParams.get('dir') === 'descending', sorter.url());
+    const kindCell = sorter.locator('#catalogue tbody tr td:nth-child(1)').first();
+    check('a Radient upload shows its kind, its class on hover', (await kindCell.innerText()) === 'Radient clip'
+      && (await kindCell.getAttribute('title')) === 'RadientAnimationClip', await kindCell.innerText());
+    await sorter.goto(`${base}/?q=${encodeURIComponent('no entry has this')}`);
+    await sorter.waitForSelector('body[data-ready="true"]');
+    const noMatch = await sorter.locator('#catalogue-empty').isVisible() ? await sorter.locator('#catalogue-empty').innerText() : '(hidden)';
+    check('filters that match nothing say so, and how to see everything', /^No entry matches these filters/.test(noMatch), noMatch);
     await sorter.close();
+
+    // dark mode where the system asks for it: dark page, dark buttons, light text
+    const luminance = (rgb) => {
+      const [r, g, b] = rgb.match(/\d+/g).map(Number);
+      return (0.2126 * r + 0.7152 * g + 0.0722 * b) / 255;
+    };
+    for (const scheme of ['dark', 'light']) {
+      const themed = await browser.newPage({ viewport: { width: 1280, height: 800 }, colorScheme: scheme });
+      await themed.goto(base);
+      await themed.waitForSelector('body[data-ready="true"]');
+      const colours = await themed.evaluate(() => ({
+        page: getComputedStyle(document.body).backgroundColor,
+        text: getComputedStyle(document.body).color,
+        button: getComputedStyle(document.querySelector('#more')).backgroundColor,
+      }));
+      const dark = luminance(colours.page) < 0.2 && luminance(colours.button) < 0.2 && luminance(colours.text) > 0.7;
+      const light = luminance(colours.page) > 0.9 && luminance(colours.text) < 0.3;
+      check(`the page is ${scheme} when the system asks for ${scheme}`, scheme === 'dark' ? dark : light, JSON.stringify(colours));
+      await themed.close();
+    }
 
     // a narrow window: no sideways scrolling of the page itself
     await page.setViewportSize({ width: 390, height: 800 });
