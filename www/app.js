@@ -107,52 +107,84 @@ function groupFiles(files) {
 }
 
 function upload(files) {
-  for (const group of groupFiles(files)) {
-    const progress = make('progress', { max: '100', value: '0' });
-    const status = make('span', { text: 'uploading…' });
-    const row = make('li', {}, [make('span', { text: group.map((f) => f.name).join(' + ') }), progress, status]);
-    $('#uploads').prepend(row);
-    const form = new FormData();
-    for (const file of group) form.append('file', file, file.name);
-    const xhr = new XMLHttpRequest();
-        xhr.open('POST', '/api/resources');
-    if (token()) xhr.setRequestHeader('Authorization', `Bearer ${token()}`);
-    xhr.upload.addEventListener('progress', (event) => {
-      if (event.lengthComputable) progress.value = Math.round((100 * event.loaded) / event.total);
-    });
-    xhr.addEventListener('load', () => {
-      progress.value = 100;
-      let body = null;
-      try { body = JSON.parse(xhr.responseText); } catch (e) { body = null; }
-      if (xhr.status >= 200 && xhr.status < 300 && body) {
-        const created = body.resources.filter((r) => r.status === 'created').length;
-        const existing = body.resources.length - created;
-        status.className = 'ok';
-        status.replaceChildren();
-        status.append(`${created ? `${created} created` : ''}${created && existing ? ', ' : ''}${existing ? `${existing} already catalogued` : ''}: `);
-        body.resources.forEach((r, i) => {
-          const link = make('a', { href: `?id=${r.id}`, text: `${kindOf(r)} ${r.name || r.crc32}` });
-          link.addEventListener('click', (event) => { event.preventDefault(); openEntry(r.id); });
-          if (i) status.append(', ');
-          status.append(link);
-        });
-        if (body.skipped.length) status.append(` (skipped: ${body.skipped.map((s) => s.name).join(', ')})`);
-        row.dataset.result = 'created';
-        loadCatalogue();
-        loadHealth();
-      } else {
-        status.className = 'error';
-        text(status, body && body.error ? body.error.message : `upload failed (${xhr.status || 'no answer'})`);
-        row.dataset.result = 'error';
-      }
-    });
-    xhr.addEventListener('error', () => {
+  for (const group of groupFiles(files)) send(group);
+}
+
+// The file a .gltf of the group names at a JSON pointer the API's error gave ("/buffers/0",
+// "/images/1"), when it is a file of its own; else null.
+async function missingFile(group, path) {
+  const match = /^\/(buffers|images)\/(\d+)$/.exec(path || '');
+  const gltf = group.find((f) => /\.gltf$/i.test(f.name));
+  if (!match || !gltf) return null;
+  try {
+    const uri = JSON.parse(await gltf.text())[match[1]][Number(match[2])].uri;
+    return typeof uri === 'string' && !uri.startsWith('data:') ? { gltf: gltf.name, name: decodeURIComponent(uri) } : null;
+  } catch (e) { return null; }
+}
+
+// An upload refused for a file the .gltf needs and the user did not choose: said in words, with
+// a button to choose it, which sends the group again with it.
+function offerMissing(status, group, missing) {
+  const input = make('input', { type: 'file', class: 'pick-missing', 'aria-label': `choose ${missing.name}` });
+  input.hidden = true;
+  const pick = make('button', { type: 'button', text: `Choose ${missing.name}…` });
+  pick.addEventListener('click', () => input.click());
+  input.addEventListener('change', () => {
+    if (!input.files.length) return;
+    status.closest('li').remove();
+    send([...group, ...input.files]);
+  });
+  status.replaceChildren(`${missing.gltf} needs ${missing.name}, which was not chosen with it. `, pick, input);
+}
+
+function send(group) {
+  const progress = make('progress', { max: '100', value: '0' });
+  const status = make('span', { text: 'uploading…' });
+  const row = make('li', {}, [make('span', { text: group.map((f) => f.name).join(' + ') }), progress, status]);
+  $('#uploads').prepend(row);
+  const form = new FormData();
+  for (const file of group) form.append('file', file, file.name);
+  const xhr = new XMLHttpRequest();
+  xhr.open('POST', '/api/resources');
+  if (token()) xhr.setRequestHeader('Authorization', `Bearer ${token()}`);
+  xhr.upload.addEventListener('progress', (event) => {
+    if (event.lengthComputable) progress.value = Math.round((100 * event.loaded) / event.total);
+  });
+  xhr.addEventListener('load', () => {
+    progress.value = 100;
+    let body = null;
+    try { body = JSON.parse(xhr.responseText); } catch (e) { body = null; }
+    if (xhr.status >= 200 && xhr.status < 300 && body) {
+      const created = body.resources.filter((r) => r.status === 'created').length;
+      const existing = body.resources.length - created;
+      status.className = 'ok';
+      status.replaceChildren();
+      status.append(`${created ? `${created} created` : ''}${created && existing ? ', ' : ''}${existing ? `${existing} already catalogued` : ''}: `);
+      body.resources.forEach((r, i) => {
+        const link = make('a', { href: `?id=${r.id}`, text: `${kindOf(r)} ${r.name || r.crc32}` });
+        link.addEventListener('click', (event) => { event.preventDefault(); openEntry(r.id); });
+        if (i) status.append(', ');
+        status.append(link);
+      });
+      if (body.skipped.length) status.append(` (skipped: ${body.skipped.map((s) => s.name).join(', ')})`);
+      row.dataset.result = 'created';
+      loadCatalogue();
+      loadHealth();
+    } else {
       status.className = 'error';
-      text(status, 'the upload could not reach animdex');
+      text(status, body && body.error ? body.error.message : `upload failed (${xhr.status || 'no answer'})`);
       row.dataset.result = 'error';
-    });
-    xhr.send(form);
-  }
+      if (body && body.error) {
+        missingFile(group, body.error.path).then((missing) => { if (missing) offerMissing(status, group, missing); });
+      }
+    }
+  });
+  xhr.addEventListener('error', () => {
+    status.className = 'error';
+    text(status, 'the upload could not reach animdex');
+    row.dataset.result = 'error';
+  });
+  xhr.send(form);
 }
 
 function setUpUpload() {

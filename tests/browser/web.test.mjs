@@ -291,6 +291,35 @@ async function main() {
       consoleErrors.every((e) => /status of 422/.test(e)), consoleErrors.join(' | '));
     consoleErrors.length = 0;
 
+    // a .gltf chosen without its .bin: said in words with a button to choose the .bin, which
+    // sends the two together (no curl command to copy)
+    const binBytes = Buffer.from(new Float32Array([0, 1, 0, 0, 0, 1, 2, 3]).buffer);
+    const external = {
+      asset: { version: '2.0' }, scene: 0, scenes: [{ nodes: [0] }], nodes: [{ name: 'mover' }],
+      buffers: [{ uri: 'mover.bin', byteLength: 32 }],
+      bufferViews: [{ buffer: 0, byteOffset: 0, byteLength: 8 }, { buffer: 0, byteOffset: 8, byteLength: 24 }],
+      accessors: [{ bufferView: 0, componentType: 5126, count: 2, type: 'SCALAR', min: [0], max: [1] },
+        { bufferView: 1, componentType: 5126, count: 2, type: 'VEC3' }],
+      animations: [{ name: 'move', channels: [{ sampler: 0, target: { node: 0, path: 'translation' } }],
+        samplers: [{ input: 0, output: 1 }] }],
+    };
+    const gltfPath = join(dir, 'mover.gltf'), binPath = join(dir, 'mover.bin');
+    writeFileSync(gltfPath, JSON.stringify(external));
+    writeFileSync(binPath, binBytes);
+    consoleErrors.length = 0;
+    await page.setInputFiles('#file-input', gltfPath);
+    const lonely = page.locator('#uploads li').first();
+    await lonely.locator('input.pick-missing').waitFor({ state: 'attached', timeout: 15000 }).catch(() => {});
+    const said = await lonely.innerText();
+    check('a .gltf without its .bin says which file it needs, in words', /mover\.gltf needs mover\.bin/.test(said) && !/curl/.test(said), said);
+    await lonely.locator('input.pick-missing').setInputFiles(binPath).catch(() => {});
+    const together = page.locator('#uploads li').first();
+    await together.locator('a').first().waitFor({ timeout: 15000 }).catch(() => {});
+    check('choosing the .bin sends the two together', (await together.getAttribute('data-result')) === 'created'
+      && /mover\.gltf \+ mover\.bin/.test(await together.innerText()), await together.innerText());
+    check('the refused .gltf logs nothing but its 400', consoleErrors.every((e) => /status of 400/.test(e)), consoleErrors.join(' | '));
+    consoleErrors.length = 0;
+
     // the live catalogue: a teammate's upload made with curl appears without reloading, at the
     // top, marked new; scrolled away, it waits behind a notice; an open entry deleted says so
     const watcher = await browser.newPage({ viewport: { width: 1280, height: 800 } });
