@@ -439,6 +439,25 @@ async function main() {
     check('filters that match nothing say so, and how to see everything', /^No entry matches these filters/.test(noMatch), noMatch);
     await sorter.close();
 
+    // names from the page: pasted, stored, and shown at once beside the hashes they name
+    const namer = await browser.newPage({ viewport: { width: 1280, height: 800 } });
+    await namer.goto(`${base}/?q=sorted+07`);
+    await namer.waitForSelector('body[data-ready="true"]');
+    const unnamed = await namer.locator('#catalogue tbody tr td.handle small').count();
+    await namer.locator('#catalogue tbody tr').first().click();
+    await namer.waitForFunction(() => document.querySelector('#entry:not([hidden]) #entry-summary'), null, { timeout: 10000 });
+    await namer.locator('#names-box summary').click();
+    await namer.fill('#names-text', '# a comment line\nsorted 07\n');
+    await namer.click('#names-form button[type="submit"]');
+    await namer.waitForFunction(() => document.querySelector('#names-status').dataset.done === '1', null, { timeout: 10000 }).catch(() => {});
+    const named = await namer.locator('#catalogue tbody tr td.handle small').allInnerTexts();
+    check('a pasted name names its hash in the list at once', unnamed === 0 && named.length === 1 && named[0] === 'sorted 07'
+      && /^1 name added/.test(await namer.locator('#names-status').innerText()),
+      `${unnamed} named before; ${named.join(', ')}; ${await namer.locator('#names-status').innerText()}`);
+    const summary = await namer.locator('#entry-summary').innerText();
+    check('and in the open entry', /0x[0-9A-F]{8} \(sorted 07\)/.test(summary), summary.split('\n').slice(0, 6).join(' | '));
+    await namer.close();
+
     // dark mode where the system asks for it: dark page, dark buttons, light text
     const luminance = (rgb) => {
       const [r, g, b] = rgb.match(/\d+/g).map(Number);
