@@ -400,6 +400,16 @@ struct catalog_stored {
 int catalog_get_stored(struct catalog *cat, int64_t id, struct catalog_stored *out,
                        struct error *err);
 void catalog_stored_cleanup(struct catalog_stored *stored);
+/* The upload an entry's first decoding came from, as far as the catalogue recorded it (its
+ * family, the class where the class chose the decoder, the byte order or layout its structure
+ * shows, its file name): up points into st; `layout` holds layout= text. */
+void catalog_stored_upload(const struct catalog_stored *st, struct upload *up, char *layout,
+                           size_t layout_size);
+/* Decodes an entry's stored bytes again as its first upload was: the resource at the entry's
+ * part, owned by *result (cleaned up by the caller either way); NULL with err set when today's
+ * decoder refuses them or reads another class there. */
+struct resource *catalog_stored_decode(const struct catalog_stored *st,
+                                       struct decode_result *result, struct error *err);
 
 /* What replacing an entry's decoding changed. */
 struct catalog_changes {

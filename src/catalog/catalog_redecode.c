@@ -304,3 +304,50 @@ done:
 	catalog_stored_cleanup(&old);
 	return rc;
 }
+
+void catalog_stored_upload(const struct catalog_stored *st, struct upload *up, char *layout,
+                           size_t layout_size)
+{
+	memset(up, 0, sizeof(*up));
+	up->data = st->bytes;
+	up->length = st->length;
+	up->filename = st->filename;
+	up->family = st->family;
+	if (strcmp(st->family, "zouna") == 0) {
+		/* the class chose the keyframer layout; the byte order was read or given */
+		up->class_name = st->class_name;
+		up->endian = st->byte_order[0] ? st->byte_order : NULL;
+	} else if (strcmp(st->family, "burnout") == 0) {
+		if (strcmp(st->class_name, "BodyPartRemapData") == 0 && !st->from_bundle)
+			up->class_name = st->class_name; /* nothing else tells it apart */
+		if (st->layout_given) {
+			snprintf(layout, layout_size, "%d", st->layout);
+			up->layout = layout;
+		}
+	}
+}
+
+struct resource *catalog_stored_decode(const struct catalog_stored *st,
+                                       struct decode_result *result, struct error *err)
+{
+	struct upload up;
+	char layout[8];
+
+	catalog_stored_upload(st, &up, layout, sizeof(layout));
+	if (format_decode(&up, result, err) < 0)
+		return NULL;
+	if (st->part >= result->count) {
+		error_set(err, ERROR_INVALID, NULL, -1,
+		          "today's decoder gives %zu entries for these bytes, and this entry was "
+		          "entry %u of them",
+		          result->count, st->part);
+		return NULL;
+	}
+	if (strcmp(result->resources[st->part]->class_name, st->class_name) != 0) {
+		error_set(err, ERROR_INVALID, NULL, -1,
+		          "today's decoder reads entry %u of these bytes as a %s, not a %s",
+		          st->part, result->resources[st->part]->class_name, st->class_name);
+		return NULL;
+	}
+	return result->resources[st->part];
+}

@@ -23,60 +23,21 @@ struct redecode_totals {
 	unsigned long tracks_added, tracks_removed, tracks_changed;
 };
 
-/* The upload an entry's first decoding came from, as far as the catalogue recorded it. */
-static void stored_upload(const struct catalog_stored *st, struct upload *up, char *layout,
-                          size_t layout_size)
-{
-	memset(up, 0, sizeof(*up));
-	up->data = st->bytes;
-	up->length = st->length;
-	up->filename = st->filename;
-	up->family = st->family;
-	if (strcmp(st->family, "zouna") == 0) {
-		/* the class chose the keyframer layout; the byte order was read or given */
-		up->class_name = st->class_name;
-		up->endian = st->byte_order[0] ? st->byte_order : NULL;
-	} else if (strcmp(st->family, "burnout") == 0) {
-		if (strcmp(st->class_name, "BodyPartRemapData") == 0 && !st->from_bundle)
-			up->class_name = st->class_name; /* nothing else tells it apart */
-		if (st->layout_given) {
-			snprintf(layout, layout_size, "%d", st->layout);
-			up->layout = layout;
-		}
-	}
-}
-
 /* Decodes one entry again and stores the result. 0: done; 1: refused (reason in err). */
 static int redecode_entry(struct catalog *cat, int64_t id, struct catalog_changes *changes,
                           struct error *err)
 {
 	struct catalog_stored st;
 	struct decode_result result;
-	struct upload up;
-	char layout[8];
+	const struct resource *res;
 	int rc = 1;
 
 	if (catalog_get_stored(cat, id, &st, err) < 0)
 		return -1;
 	decode_result_init(&result);
-	stored_upload(&st, &up, layout, sizeof(layout));
-	if (format_decode(&up, &result, err) < 0)
-		goto done;
-	if (st.part >= result.count) {
-		error_set(err, ERROR_INVALID, NULL, -1,
-		          "today's decoder gives %zu entries for these bytes, and this entry was "
-		          "entry %u of them",
-		          result.count, st.part);
-		goto done;
-	}
-	if (strcmp(result.resources[st.part]->class_name, st.class_name) != 0) {
-		error_set(err, ERROR_INVALID, NULL, -1,
-		          "today's decoder reads entry %u of these bytes as a %s, not a %s",
-		          st.part, result.resources[st.part]->class_name, st.class_name);
-		goto done;
-	}
-	rc = catalog_replace_decoded(cat, id, result.resources[st.part], changes, err) < 0 ? -1 : 0;
-done:
+	res = catalog_stored_decode(&st, &result, err);
+	if (res)
+		rc = catalog_replace_decoded(cat, id, res, changes, err) < 0 ? -1 : 0;
 	decode_result_cleanup(&result);
 	catalog_stored_cleanup(&st);
 	return rc;

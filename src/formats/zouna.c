@@ -255,26 +255,8 @@ const char *zouna_class_of_crc(uint32_t crc)
 	return NULL;
 }
 
-enum {
-	KF_NODE_ROT,
-	KF_NODE_BEZIER,
-	KF_NODE_SCALE,
-	KF_NODE_TRANS,
-	KF_NODE_MSG,
-	KF_MAT_TRANS_U,
-	KF_MAT_TRANS_V,
-	KF_MAT_DIFFUSE,
-	KF_MAT_EMISSIVE,
-	KF_MAT_ROT,
-	KF_MESH,
-	KF_MORPH,
-	KF_KEYFRAMER_COUNT
-};
-
-static const struct {
-	const char *field;
-	const char *class_name;
-} animation_keyframers[KF_KEYFRAMER_COUNT] = {
+/* The body's keyframers, in the order they are stored. */
+const struct zouna_body_keyframer zouna_animation_keyframers[KF_KEYFRAMER_COUNT] = {
     {"node.rot", "KeyframerRot_Z"},
     {"node.bezierRot", "KeyframerBezierRot_Z"},
     {"node.scale", "KeyframerVec3fComp_Z"},
@@ -430,10 +412,10 @@ static int read_nodes(struct reader *r, struct animation_read *an)
 			if (kf == KF_NODE_BEZIER && v[3] > 0)
 				continue;
 			snprintf(path, sizeof(path), "nodes[%" PRIu32 "].%s", i,
-			         animation_keyframers[kf].field + 5);
+			         zouna_animation_keyframers[kf].field + 5);
 			if (check_slice(&an->keys[kf], start, n, path, an->err) < 0 ||
 			    zouna_add_track(an->res, &an->keys[kf], start, n, &tt,
-			                    animation_keyframers[kf].field, an->err) == -1)
+			                    zouna_animation_keyframers[kf].field, an->err) == -1)
 				return -1;
 		}
 		resource_add_reference(an->res, crc, "bone", -1, (int32_t)i);
@@ -485,7 +467,7 @@ static int read_materials(struct reader *r, struct animation_read *an)
 			         parts[p].field);
 			if (check_signed_slice(&an->keys[kf], start, n, path, an->err) < 0 ||
 			    zouna_add_track(an->res, &an->keys[kf], (uint32_t)start, (uint32_t)n,
-			                    &tt, animation_keyframers[kf].field, an->err) == -1)
+			                    &tt, zouna_animation_keyframers[kf].field, an->err) == -1)
 				return -1;
 		}
 		resource_add_reference(an->res, crc, "material", -1, (int32_t)i);
@@ -518,7 +500,7 @@ static int read_objects(struct reader *r, int which, struct animation_read *an)
 		snprintf(path, sizeof(path), "%s[%" PRIu32 "].keys", field, i);
 		if (check_signed_slice(&an->keys[keyframer], start, n, path, an->err) < 0 ||
 		    zouna_add_track(an->res, &an->keys[keyframer], (uint32_t)start, (uint32_t)n,
-		                    &tt, animation_keyframers[keyframer].field, an->err) == -1)
+		                    &tt, zouna_animation_keyframers[keyframer].field, an->err) == -1)
 			return -1;
 		resource_add_reference(an->res, crc, which ? "morph" : "mesh", -1, (int32_t)i);
 	}
@@ -606,11 +588,11 @@ static int read_animation_body(struct reader *r, size_t body_start, struct anima
 	for (int i = 0; i < KF_KEYFRAMER_COUNT && !reader_failed(r); i++) {
 		if (i == KF_NODE_ROT)
 			body->node_flag = reader_u16(r, "node.flag");
-		if (zouna_read_keyframer(r, zouna_class_named(animation_keyframers[i].class_name),
-		                         animation_keyframers[i].field, 0, &an->keys[i],
+		if (zouna_read_keyframer(r, zouna_class_named(zouna_animation_keyframers[i].class_name),
+		                         zouna_animation_keyframers[i].field, 0, &an->keys[i],
 		                         an->err) < 0)
 			return -1;
-		json_object_set_new(an->keyframers, animation_keyframers[i].field,
+		json_object_set_new(an->keyframers, zouna_animation_keyframers[i].field,
 		                    zouna_keyframer_info(&an->keys[i]));
 	}
 	if (reader_failed(r))

@@ -18,6 +18,28 @@
 #define ANIMATION_Z_CRC    0x46107D89u
 #define SKEL_Z_CRC         0xD73B85ECu /* Asobo32("Skel_Z") */
 
+/* An Animation_Z body's twelve keyframers, in the order they are stored (doc/formats.md 1.5). */
+enum {
+	KF_NODE_ROT,
+	KF_NODE_BEZIER,
+	KF_NODE_SCALE,
+	KF_NODE_TRANS,
+	KF_NODE_MSG,
+	KF_MAT_TRANS_U,
+	KF_MAT_TRANS_V,
+	KF_MAT_DIFFUSE,
+	KF_MAT_EMISSIVE,
+	KF_MAT_ROT,
+	KF_MESH,
+	KF_MORPH,
+	KF_KEYFRAMER_COUNT
+};
+struct zouna_body_keyframer {
+	const char *field;      /* "node.rot" ... */
+	const char *class_name; /* its keyframer class */
+};
+extern const struct zouna_body_keyframer zouna_animation_keyframers[KF_KEYFRAMER_COUNT];
+
 enum zouna_kind { KIND_HERMITE, KIND_LINEAR, KIND_ROT, KIND_HANDLE, KIND_FLAG, KIND_MESSAGE };
 
 struct zouna_class {
@@ -84,6 +106,8 @@ int zouna_decode_skeleton(const struct upload *up, const struct zouna_object_hea
                           struct decode_result *out, struct error *err);
 
 const struct zouna_class *zouna_class_named(const char *name);
+/* Bytes of one key of a fixed-size class, padding included (0 for messages). */
+size_t zouna_key_size(const struct zouna_class *c, int compressed);
 /* Animation_Z or Skel_Z: a resource decoded whole (any case). */
 int zouna_is_resource_class(const char *name);
 void zouna_keys_cleanup(struct zouna_keys *k);

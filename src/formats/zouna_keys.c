@@ -52,7 +52,7 @@ int zouna_is_resource_class(const char *name)
 }
 
 /* Bytes of one key of a fixed-size class (0 for messages). */
-static size_t key_size(const struct zouna_class *c, int compressed)
+size_t zouna_key_size(const struct zouna_class *c, int compressed)
 {
 	size_t per = compressed ? 2 : 4, body;
 
@@ -133,7 +133,7 @@ static int read_value_keys(struct reader *r, struct zouna_keys *k, const char *w
                            struct error *err)
 {
 	const struct zouna_class *c = k->cls;
-	size_t size = key_size(c, k->compressed), n = c->n;
+	size_t size = zouna_key_size(c, k->compressed), n = c->n;
 	size_t start = r->pos;
 	char path[96];
 
@@ -353,7 +353,7 @@ int zouna_read_keyframer(struct reader *r, const struct zouna_class *c, const ch
 			k->reading = "f32 values (20-byte keys, the seed's layout)";
 		}
 	}
-	size = c->kind == KIND_MESSAGE ? 8 : key_size(c, k->compressed);
+	size = c->kind == KIND_MESSAGE ? 8 : zouna_key_size(c, k->compressed);
 	if (reader_check_count(r, k->count, size, what) < 0)
 		return -1;
 	if (rest_is_keys && c->kind != KIND_MESSAGE &&
@@ -412,7 +412,7 @@ json_t *zouna_keyframer_info(const struct zouna_keys *k)
 		json_object_set_new(o, "message_count", json_integer(k->event_count));
 	else
 		json_object_set_new(o, "key_size",
-		                    json_integer((json_int_t)key_size(k->cls, k->compressed)));
+		                    json_integer((json_int_t)zouna_key_size(k->cls, k->compressed)));
 	json_object_set_new(o, "offset", json_integer((json_int_t)k->offset));
 	if (k->count)
 		json_object_set_new(

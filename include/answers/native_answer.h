@@ -1,0 +1,32 @@
+/* native_answer.h: an entry as the game's own bytes (GET /api/resources/{id}/native,
+ * animdexd native): the entry's tracks in the layout of a template of the game's own bytes
+ * (formats/native.h), checked by decoding them again before they go out. */
+#ifndef ANIMDEX_NATIVE_ANSWER_H
+#define ANIMDEX_NATIVE_ANSWER_H
+
+#include <stdint.h>
+
+#include "base/error.h"
+#include "catalog/catalog.h"
+#include "formats/native.h"
+
+struct native_request {
+	int64_t id;          /* the entry: its tracks are the values written */
+	int64_t template_id; /* the game's bytes the layout comes from; 0: the entry itself */
+	struct native_options opt;
+};
+
+/* Reads the request's parameters through arg(ctx, name) (NULL when absent): template, byte_order
+ * (little, big), bff (0, 16), name, promote (0, 1); as, layout and reduce are named and refused
+ * (501) until they are built. 0, or -1 with err naming the parameter, its value and the rule. */
+int native_request_parse(struct native_request *rq, const char *(*arg)(void *ctx, const char *name),
+                         void *ctx, struct error *err);
+
+/* Makes the file: 0, or -1 with err set (404 for a missing entry, 422 naming the parameter,
+ * the track or the key that cannot be written). *file_name (malloc'd) is the name extraction
+ * tools give such a file ("hero_run.Animation_Z", "1175485833.Animation_Z"); out->report
+ * gains "entry", "template", "file_name", "length". */
+int native_answer_make(struct catalog *cat, const struct native_request *rq,
+                       struct native_file *out, char **file_name, struct error *err);
+
+#endif

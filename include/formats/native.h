@@ -1,0 +1,49 @@
+/* native.h: an entry written back as the game's own bytes (doc/formats.md 1.8).
+ *
+ * A native file is made from two things: the entry (its tracks, the source of every value)
+ * and a template, a file of the game's own bytes that animdex decodes (often an earlier
+ * version of the same handle, or the entry itself). The template gives everything the entry
+ * lacks: the layout, the byte order, the headers, each keyframer's class and flags, the
+ * records, and the bytes of every slice of keys whose values did not change. A slice is
+ * unchanged when the entry's track equals, value for value, what animdex's decoder reads from
+ * the template's slice; its bytes are copied (byte-swapped when another byte order is asked
+ * for). Changed slices are written in the template's classes, quantised to the nearest step.
+ */
+#ifndef ANIMDEX_NATIVE_H
+#define ANIMDEX_NATIVE_H
+
+#include <jansson.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "base/error.h"
+#include "core/model.h"
+#include "formats/format.h"
+
+struct native_options {
+	int byte_order;   /* -1: the template's; else enum byte_order */
+	int bff;          /* -1: as the template has it; 0: none; 16: a 16-byte BFF0 header */
+	const char *name; /* the name whose Asobo32 CRC goes into the object header, or NULL */
+	int promote;      /* a value a compressed class cannot hold: its uncompressed class
+	                   * (bare keyframers; an Animation_Z's classes are fixed) */
+};
+
+struct native_file {
+	uint8_t *bytes; /* malloc'd */
+	size_t length;
+	const char *extension; /* "Animation_Z", "KeyframerRot_Z" ...: the file name's */
+	/* {"container", "byte_order", "tracks": [{"track", "class", "keys", "kept" | "written",
+	 * "quantisation"}], "kept_from_template": [...], "defaults": [...]}; owned */
+	json_t *report;
+};
+
+void native_file_cleanup(struct native_file *f);
+
+/* The entry `source` as a Zouna file shaped like `template` (an Animation_Z or a bare
+ * keyframer, read as its upload was: template->class_name and ->endian as recorded). 0, or
+ * -1 with err set: ERROR_BAD_PARAMETER for a bad option, ERROR_INVALID (422) for a value or
+ * a track the template's classes cannot hold, naming the track, the key and the class. */
+int native_zouna(const struct upload *template, const struct resource *source,
+                 const struct native_options *opt, struct native_file *out, struct error *err);
+
+#endif

@@ -1,0 +1,194 @@
+/* native_answer.c: an entry written back as the game's own bytes. Both sides are decoded
+ * again from their stored uploads (catalog_stored_decode), so the encoder sees the entry's
+ * tracks as its decoder made them and the template's bytes as they were uploaded; the
+ * encoder (formats/zouna_native.c) decodes what it wrote before anything is answered. */
+#include "answers/native_answer.h"
+
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "base/hash.h"
+#include "formats/reader.h"
+
+/* A whole number in digits, 1 to INT64_MAX. */
+static int parse_id(const char *text, int64_t *out)
+{
+	int64_t v = 0;
+
+	if (!text || !*text || *text == '0' || strspn(text, "0123456789") != strlen(text) ||
+	    strlen(text) > 18)
+		return -1;
+	for (const char *p = text; *p; p++)
+		v = v * 10 + (*p - '0');
+	*out = v;
+	return 0;
+}
+
+int native_request_parse(struct native_request *rq, const char *(*arg)(void *ctx, const char *name),
+                         void *ctx, struct error *err)
+{
+	static const char *const later[] = {"as", "layout", "reduce"};
+	const char *tmpl = arg(ctx, "template"), *order = arg(ctx, "byte_order");
+	const char *bff = arg(ctx, "bff"), *name = arg(ctx, "name"), *promote = arg(ctx, "promote");
+
+	rq->template_id = 0;
+	rq->opt.byte_order = -1;
+	rq->opt.bff = -1;
+	rq->opt.name = NULL;
+	rq->opt.promote = 0;
+	for (size_t i = 0; i < sizeof(later) / sizeof(later[0]); i++)
+		if (arg(ctx, later[i])) {
+			error_set(
+			    err, ERROR_NOT_IMPLEMENTED, later[i], -1,
+			    "%s: not built yet; today a native file takes its layout, classes "
+			    "and byte order from template=ID (an entry of the game's own bytes) "
+			    "or from the entry itself",
+			    later[i]);
+			return -1;
+		}
+	if (tmpl && parse_id(tmpl, &rq->template_id) < 0) {
+		error_set(err, ERROR_BAD_PARAMETER, "template", -1,
+		          "template: '%.64s' is not an entry id (a positive whole number)", tmpl);
+		return -1;
+	}
+	if (order) {
+		if (strcmp(order, "little") == 0)
+			rq->opt.byte_order = BYTE_ORDER_LITTLE;
+		else if (strcmp(order, "big") == 0)
+			rq->opt.byte_order = BYTE_ORDER_BIG;
+		else {
+			error_set(err, ERROR_BAD_PARAMETER, "byte_order", -1,
+			          "byte_order: '%.64s' is not little or big (leave it out for the "
+			          "template's)",
+			          order);
+			return -1;
+		}
+	}
+	if (bff) {
+		if (strcmp(bff, "0") != 0 && strcmp(bff, "16") != 0) {
+			error_set(err, ERROR_BAD_PARAMETER, "bff", -1,
+			          "bff: '%.64s' is not 0 (no BFF0 header) or 16 (a 16-byte BFF0 "
+			          "header, as bff writes them); leave it out for the template's",
+			          bff);
+			return -1;
+		}
+		rq->opt.bff = atoi(bff);
+	}
+	if (name) {
+		size_t n = strlen(name);
+		int printable = n > 0 && n <= 255;
+		for (size_t i = 0; i < n && printable; i++)
+			printable = name[i] > 0x20 && name[i] < 0x7F;
+		if (!printable) {
+			error_set(
+			    err, ERROR_BAD_PARAMETER, "name", -1,
+			    "name: '%.64s' is not a resource name (1 to 255 printable ASCII "
+			    "characters, no spaces: its Asobo32 CRC goes into the object header)",
+			    name);
+			return -1;
+		}
+		rq->opt.name = name;
+	}
+	if (promote) {
+		if (strcmp(promote, "0") != 0 && strcmp(promote, "1") != 0) {
+			error_set(err, ERROR_BAD_PARAMETER, "promote", -1,
+			          "promote: '%.64s' is not 0 or 1", promote);
+			return -1;
+		}
+		rq->opt.promote = promote[0] == '1';
+	}
+	return 0;
+}
+
+/* What a template may be: the game's own bytes of a kind animdex writes back. */
+static int check_template(const struct catalog_stored *t, int64_t id, int is_entry,
+                          struct error *err)
+{
+	if (strcmp(t->family, "zouna") == 0 && strcmp(t->class_name, "Skel_Z") != 0)
+		return 0;
+	if (is_entry)
+		error_set(err, ERROR_INVALID, "template", -1,
+		          "template: entry %" PRId64 " is a %s (%s); give template=ID, an entry of "
+		          "the game's own bytes to take the layout from (an Animation_Z or a bare "
+		          "keyframer: often an earlier version of the same handle). animdex writes "
+		          "Zouna Animation_Z files and bare keyframers back so far",
+		          id, t->class_name, t->family);
+	else
+		error_set(err, ERROR_INVALID, "template", -1,
+		          "template: entry %" PRId64 " is a %s (%s), not the game's own bytes of a "
+		          "kind animdex writes back (a Zouna Animation_Z or a bare keyframer)",
+		          id, t->class_name, t->family);
+	return -1;
+}
+
+/* "<name>.<class>", the entry's name (or the name= given) else its handle in decimal, as bff
+ * names the files it extracts. */
+static char *file_name_of(const struct resource *src, const struct native_request *rq,
+                          const char *extension)
+{
+	const char *name = rq->opt.name ? rq->opt.name : src->name;
+	char handle[16], *out;
+	size_t n;
+
+	if (!name || !*name) {
+		snprintf(handle, sizeof(handle), "%" PRIu32, src->crc32);
+		name = handle;
+	}
+	n = strlen(name) + strlen(extension) + 2;
+	out = malloc(n);
+	if (out)
+		snprintf(out, n, "%s.%s", name, extension);
+	return out;
+}
+
+int native_answer_make(struct catalog *cat, const struct native_request *rq,
+                       struct native_file *out, char **file_name, struct error *err)
+{
+	struct catalog_stored entry = {0}, tmpl = {0};
+	struct decode_result decoded;
+	const struct resource *src;
+	struct upload up;
+	char layout[8];
+	int64_t template_id = rq->template_id ? rq->template_id : rq->id;
+	int rc = -1;
+
+	memset(out, 0, sizeof(*out));
+	*file_name = NULL;
+	decode_result_init(&decoded);
+	if (catalog_get_stored(cat, rq->id, &entry, err) < 0)
+		goto done;
+	if (template_id != rq->id && catalog_get_stored(cat, template_id, &tmpl, err) < 0) {
+		if (err->code == ERROR_NOT_FOUND)
+			error_set(err, ERROR_NOT_FOUND, "template", -1,
+			          "template: no entry has id %" PRId64, template_id);
+		goto done;
+	}
+	if (check_template(template_id == rq->id ? &entry : &tmpl, template_id,
+	                   template_id == rq->id && !rq->template_id, err) < 0)
+		goto done;
+	src = catalog_stored_decode(&entry, &decoded, err);
+	if (!src)
+		goto done;
+	catalog_stored_upload(template_id == rq->id ? &entry : &tmpl, &up, layout, sizeof(layout));
+	if (native_zouna(&up, src, &rq->opt, out, err) < 0)
+		goto done;
+	*file_name = file_name_of(src, rq, out->extension);
+	if (!*file_name) {
+		native_file_cleanup(out);
+		error_set(err, ERROR_INTERNAL, NULL, -1, "out of memory");
+		goto done;
+	}
+	json_object_set_new(out->report, "entry", json_integer(rq->id));
+	json_object_set_new(out->report, "template", json_integer(template_id));
+	json_object_set_new(out->report, "file_name", json_string(*file_name));
+	json_object_set_new(out->report, "length", json_integer((json_int_t)out->length));
+	rc = 0;
+done:
+	decode_result_cleanup(&decoded);
+	catalog_stored_cleanup(&entry);
+	if (template_id != rq->id)
+		catalog_stored_cleanup(&tmpl);
+	return rc;
+}

@@ -1,0 +1,80 @@
+/* routes_native.c: an entry as the game's own bytes (GET /api/resources/{id}/native).
+ *
+ * template=ID, byte_order=, bff=, name=, promote= (answers/native_answer.h); summary=1
+ * answers the report as JSON instead of the file. The file's answer carries the report's
+ * figures in X-Animdex-Native (tracks kept byte for byte, tracks written, the largest
+ * difference between the entry's values and what the game will read).
+ */
+#include <inttypes.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "answers/native_answer.h"
+#include "http/http.h"
+
+static const char *request_lookup(void *ctx, const char *name)
+{
+	return request_arg(ctx, name);
+}
+
+/* "kept=N; written=N; largest_difference=X" from the report. */
+static void report_header(const json_t *report, char *out, size_t size)
+{
+	size_t kept = 0, written = 0, i;
+	double worst = 0;
+	json_t *row;
+
+	json_array_foreach(json_object_get(report, "tracks"), i, row)
+	{
+		double d = json_number_value(json_object_get(row, "largest_difference"));
+		if (json_is_true(json_object_get(row, "kept")))
+			kept++;
+		else
+			written++;
+		if (d > worst)
+			worst = d;
+	}
+	snprintf(out, size, "kept=%zu; written=%zu; largest_difference=%.9g", kept, written, worst);
+}
+
+void route_native(struct request *req, struct response *resp)
+{
+	struct catalog *cat = route_catalog(req, resp);
+	const char *summary = request_arg(req, "summary");
+	struct native_request rq;
+	struct native_file file;
+	struct error err;
+	char *name = NULL, header[128];
+
+	error_init(&err);
+	if (!cat || route_id(req, resp, &rq.id) < 0)
+		return;
+	if (summary && strcmp(summary, "0") != 0 && strcmp(summary, "1") != 0) {
+		error_set(&err, ERROR_BAD_PARAMETER, "summary", -1,
+		          "summary: '%.64s' is not 0 or 1 (1: the report as JSON, not the file)",
+		          summary);
+		response_error(resp, &err);
+		return;
+	}
+	if (native_request_parse(&rq, request_lookup, req, &err) < 0 ||
+	    native_answer_make(cat, &rq, &file, &name, &err) < 0) {
+		response_error(resp, &err);
+		return;
+	}
+	report_header(file.report, header, sizeof(header));
+	if (summary && summary[0] == '1') {
+		response_json(resp, 200, json_incref(file.report));
+	} else {
+		response_take(resp, 200, "application/octet-stream", (char *)file.bytes,
+		              file.length);
+		file.bytes = NULL;
+		resp->disposition = malloc(strlen(name) + 32);
+		if (resp->disposition)
+			sprintf(resp->disposition, "attachment; filename=\"%s\"", name);
+	}
+	response_header(resp, "X-Animdex-Native", header);
+	native_file_cleanup(&file);
+	free(name);
+}

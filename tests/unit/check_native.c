@@ -1,0 +1,559 @@
+/* check_native.c: Zouna files written back (formats/native.h, doc/formats.md 1.8). Files the
+ * test writer makes, in every class, layout and byte order, come back byte for byte; edits
+ * (a key moved, added, removed; a bone added) are written in the template's classes, every
+ * untouched slice keeping its bytes; values a class cannot hold are refused by name. */
+#include <check.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "base/hash.h"
+#include "formats/format.h"
+#include "formats/native.h"
+#include "testutil.h"
+#include "zouna_writer.h"
+
+static const char *const all_classes[] = {"KeyframerFloat_Z",
+                                          "KeyframerFloatComp_Z",
+                                          "KeyframerFloatLinearComp_Z",
+                                          "KeyframerVec2fLinear_Z",
+                                          "KeyframerVec2fLinearComp_Z",
+                                          "KeyframerVec3fComp_Z",
+                                          "KeyframerVec3fLinear_Z",
+                                          "KeyframerExtVec3f_Z",
+                                          "KeyframerVec4fLinear_Z",
+                                          "KeyframerVec4fLinearComp_Z",
+                                          "KeyframerRot_Z",
+                                          "KeyframerBezierRot_Z",
+                                          "KeyframerHdl_Z",
+                                          "KeyframerFlag_Z",
+                                          "KeyframerMessage_Z",
+                                          "KeyframerFloatLinear_Z",
+                                          "KeyframerVec2f_Z",
+                                          "KeyframerVec2fComp_Z",
+                                          "KeyframerVec3f_Z",
+                                          "KeyframerVec3fLinearComp_Z",
+                                          "KeyframerVec4f_Z",
+                                          "KeyframerVec4fComp_Z"};
+#define CLASS_COUNT (sizeof(all_classes) / sizeof(all_classes[0]))
+
+/* The upload of some bytes as the catalogue records it: the class, and the byte order. */
+static struct upload upload_of(const uint8_t *data, size_t length, const char *class_name,
+                               const char *endian)
+{
+	struct upload up = {0};
+
+	up.data = data;
+	up.length = length;
+	up.class_name = class_name;
+	up.endian = endian;
+	up.family = "zouna";
+	return up;
+}
+
+static struct resource *decoded(const uint8_t *data, size_t length, const char *class_name,
+                                const char *endian, struct decode_result *r)
+{
+	struct upload up = upload_of(data, length, class_name, endian);
+	struct error err;
+
+	error_init(&err);
+	decode_result_init(r);
+	ck_assert_msg(format_decode(&up, r, &err) == 0, "%s", err.message);
+	return r->resources[0];
+}
+
+static const struct native_options defaults = {-1, -1, NULL, 0};
+
+/* The file written from `source` on the template's bytes. */
+static int native_of(const struct zbuf *tmpl, const char *class_name, const char *endian,
+                     const struct resource *source, const struct native_options *opt,
+                     struct native_file *out, struct error *err)
+{
+	struct upload up = upload_of(tmpl->data, tmpl->len, class_name, endian);
+
+	error_init(err);
+	return native_zouna(&up, source, opt, out, err);
+}
+
+/* native of a file, its own decoding as the entry, is the file byte for byte; and written in
+ * the other byte order and back, it is the file again. */
+static void assert_round_trip(const struct zbuf *b, const char *class_name, const char *endian)
+{
+	struct decode_result r, swapped_r;
+	struct native_file f, swapped, back;
+	struct native_options other = defaults;
+	struct error err;
+	struct resource *res = decoded(b->data, b->len, class_name, endian, &r);
+	const char *other_endian = strcmp(endian, "big") == 0 ? "little" : "big";
+
+	ck_assert_msg(native_of(b, class_name, endian, res, &defaults, &f, &err) == 0, "%s: %s",
+	              class_name, err.message);
+	ck_assert_uint_eq(f.length, b->len);
+	ck_assert_msg(memcmp(f.bytes, b->data, b->len) == 0, "%s %s: not byte for byte", class_name,
+	              endian);
+	other.byte_order = b->big ? 0 : 1;
+	ck_assert_msg(native_of(b, class_name, endian, res, &other, &swapped, &err) == 0, "%s",
+	              err.message);
+	ck_assert_msg(memcmp(swapped.bytes, b->data, b->len) != 0 || b->len < 8, "%s: not swapped",
+	              class_name);
+	{
+		struct zbuf s = {swapped.bytes, swapped.length, swapped.length, !b->big};
+		struct resource *sres =
+		    decoded(swapped.bytes, swapped.length, class_name, other_endian, &swapped_r);
+		/* the other order decodes to the same tracks, and turns back into the file */
+		ck_assert_uint_eq(sres->clip.channel_count, res->clip.channel_count);
+		for (size_t i = 0; i < res->clip.sampler_count; i++) {
+			ck_assert_uint_eq(sres->clip.samplers[i].value_bytes,
+			                  res->clip.samplers[i].value_bytes);
+			ck_assert(memcmp(sres->clip.samplers[i].values,
+			                 res->clip.samplers[i].values,
+			                 res->clip.samplers[i].value_bytes) == 0);
+		}
+		other.byte_order = b->big;
+		ck_assert_msg(native_of(&s, class_name, other_endian, sres, &other, &back, &err) ==
+		                  0,
+		              "%s", err.message);
+		ck_assert_uint_eq(back.length, b->len);
+		ck_assert_msg(memcmp(back.bytes, b->data, b->len) == 0, "%s: swapped twice differs",
+		              class_name);
+		native_file_cleanup(&back);
+		decode_result_cleanup(&swapped_r);
+	}
+	native_file_cleanup(&swapped);
+	native_file_cleanup(&f);
+	decode_result_cleanup(&r);
+}
+
+/* Three keys every class holds exactly (compressed values are whole steps). */
+static void write_class(struct zbuf *b, const char *name, int big, int options)
+{
+	static const struct zmessage m[3] = {
+	    {12, 0xDEADBEEF, 1, 0.5f, 7}, {36, 0x01020304, 0, -1.0f, 8}, {13, 0, 2, 2.0f, 9}};
+	struct zkey keys[3] = {
+	    {.time = 0, .v = {0.25f, -0.5f, 1, 0.5f}, .tout = {0.125f, 0, 0.25f, 0}, .word = 0xAA},
+	    {.time = 0.5f,
+	     .v = {1.5f, 0.75f, -2, 0.5f},
+	     .tin = {0.5f, 0.25f, 0, 1},
+	     .tout = {0.5f, -0.25f, 0, 1},
+	     .word = 0xBB},
+	    {.time = 1.25f, .v = {-1, 2, 0.5f, 0.5f}, .tin = {-0.25f, 0, 0.5f, 0}, .word = 0}};
+
+	if (strcmp(name, "KeyframerMessage_Z") == 0) {
+		keys[0].messages = &m[0], keys[0].message_count = 1;
+		keys[1].messages = &m[1], keys[1].message_count = 2;
+	}
+	zbuf_init(b, big);
+	ck_assert_int_eq(zouna_write_keyframer(b, name, 0x1, keys, 3, options), 0);
+}
+
+START_TEST(every_keyframer_class_in_both_byte_orders_is_itself)
+{
+	const char *name = all_classes[_i / 2];
+	int big = _i % 2;
+	struct zbuf b;
+
+	write_class(&b, name, big, 0);
+	assert_round_trip(&b, name, big ? "big" : "little");
+	zbuf_free(&b);
+	/* the other readings of doc/formats.md 1.4 */
+	if (strcmp(name, "KeyframerHdl_Z") == 0 ||
+	    strcmp(name, "KeyframerVec4fLinearComp_Z") == 0 ||
+	    strcmp(name, "KeyframerExtVec3f_Z") == 0) {
+		write_class(&b, name, big,
+		            strcmp(name, "KeyframerHdl_Z") == 0 ? ZW_HANDLE_FIRST : ZW_SEED_LAYOUT);
+		assert_round_trip(&b, name, big ? "big" : "little");
+		zbuf_free(&b);
+	}
+}
+END_TEST
+
+/* An Animation_Z with every kind of record: rotations, Euler rotations, translations,
+ * messages, a material, a mesh and a morph; a link header; keys no record names. */
+static uint32_t bone[3];
+
+static void name_bones(void)
+{
+	bone[0] = hash_asobo32("TETE", 4);
+	bone[1] = hash_asobo32("COU", 3);
+	bone[2] = hash_asobo32("BRAS_G", 6);
+}
+
+static void build_animation(struct zbuf *b, int big, size_t bff)
+{
+	static struct zkey rot[5] = {{.time = 0, .v = {0, 0, 0, 1}},
+	                             {.time = 2, .v = {0, 0, 1, 0}},
+	                             {.time = 0, .v = {1, 0, 0, 0}},
+	                             {.time = 1, .v = {0, 1, 0, 0}},
+	                             {.time = 3, .v = {0.5f, 0.5f, 0.5f, 0.5f}}}; /* no record */
+	static struct zkey bezier[2] = {{.time = 0, .v = {0, 1, 2}, .tout = {1, 1, 1}},
+	                                {.time = 1, .v = {1, 2, 3}, .tin = {1, 1, 1}}};
+	static struct zkey trans[3] = {{.time = 0, .v = {0, 0, 0}, .tout = {0.5f, 0, 0}},
+	                               {.time = 1, .v = {1, 2, -1}, .tin = {0.25f, 0, 0}},
+	                               {.time = 2, .v = {1, 2, -1}}};
+	static struct zmessage msg = {36, 0xDEADBEEF, 0, 1.0f, 0x01020304};
+	static struct zkey msgs[1] = {{.time = 0.5f, .messages = &msg, .message_count = 1}};
+	static struct zkey mat[2] = {{.time = 0, .v = {0.25f}}, {.time = 1, .v = {0.5f}}};
+	static struct zkey color[1] = {{.time = 0, .v = {1, 0.5f, 0.25f}}};
+	static uint32_t link[2] = {0x11111111, 0x22222222};
+	struct znode nodes[3] = {
+	    {bone[0], 0, 1, {0, 3}, {0, 2}, {0, 0}, {0, 0}, {0, 0}},
+	    {bone[1], 1, 6, {0, 0}, {0, 0}, {0, 2}, {0, 0}, {0, 0}},
+	    {bone[2], 2, 0, {0, 0}, {2, 2}, {0, 0}, {0, 0}, {0, 1}},
+	};
+	struct zmaterial material = {0x0BADF00D, 3, 1, {0, 2}, {1, 1}, {0, 1}, {0, 1}, {0, 0}};
+	struct zmesh mesh = {0x0EE5EE5E, 4, 0, {0, 1}}, morph = {0x0F0F0F0F, 5, 0, {1, 1}};
+	struct zanimation a = {0};
+
+	a.max_time = 3.0f;
+	a.smooth_ratio = 0.5f;
+	a.flag = 3;
+	a.node_flag = 1;
+	a.keys[0] = rot, a.counts[0] = 5;
+	a.keys[1] = bezier, a.counts[1] = 2;
+	a.keys[3] = trans, a.counts[3] = 3, a.flags[3] = 1;
+	a.keys[4] = msgs, a.counts[4] = 1;
+	a.keys[5] = mat, a.counts[5] = 2, a.flags[5] = 2;
+	a.keys[6] = mat, a.counts[6] = 2;
+	a.keys[7] = color, a.counts[7] = 1;
+	a.keys[8] = color, a.counts[8] = 1;
+	a.keys[10] = mat, a.counts[10] = 1;
+	a.keys[11] = mat, a.counts[11] = 2;
+	a.nodes = nodes, a.node_count = 3;
+	a.materials = &material, a.material_count = 1;
+	a.meshes = &mesh, a.mesh_count = 1;
+	a.morphs = &morph, a.morph_count = 1;
+	a.link = link, a.link_count = 2;
+	a.name_crc = hash_asobo32("hero_run", 8);
+	zbuf_init(b, big);
+	zouna_write_animation(b, &a, bff, big ? 10 : 0);
+}
+
+static const size_t header_sizes[] = {0, 16, 22, 24};
+
+START_TEST(animation_z_with_every_record_header_and_byte_order_is_itself)
+{
+	struct zbuf b;
+
+	build_animation(&b, _i % 2, header_sizes[_i / 2]);
+	assert_round_trip(&b, "Animation_Z", _i % 2 ? "big" : "little");
+	zbuf_free(&b);
+}
+END_TEST
+
+/* The channel of a target (by handle) and property in a decoded Animation_Z, or -1. */
+static long channel_of(const struct resource *r, uint32_t crc, uint64_t property)
+{
+	for (size_t c = 0; c < r->clip.channel_count; c++)
+		if (r->clip.targets[r->clip.channels[c].target].object == crc &&
+		    r->clip.channels[c].property == property)
+			return (long)c;
+	return -1;
+}
+
+static struct sampler *sampler_of(struct resource *r, uint32_t crc, uint64_t property)
+{
+	long c = channel_of(r, crc, property);
+
+	ck_assert_int_ge(c, 0);
+	return &r->clip.samplers[r->clip.channels[c].sampler];
+}
+
+/* How many bytes of two buffers of one length differ. */
+static size_t bytes_differing(const uint8_t *a, const uint8_t *b, size_t n)
+{
+	size_t d = 0;
+
+	for (size_t i = 0; i < n; i++)
+		d += a[i] != b[i];
+	return d;
+}
+
+START_TEST(a_moved_key_changes_its_value_bytes_and_nothing_else)
+{
+	struct zbuf b;
+	struct decode_result r, back;
+	struct native_file f;
+	struct error err;
+	struct resource *res, *again;
+	float *v;
+
+	build_animation(&b, _i, 16);
+	res = decoded(b.data, b.len, "Animation_Z", _i ? "big" : "little", &r);
+	/* bone 0's translation, key 1: x from 1 to 1.3 (a cubic spline: [in | value | out]) */
+	v = sampler_of(res, bone[0], NODE_TRANSLATION)->values;
+	v[1 * 9 + 3 + 0] = 1.3f;
+	ck_assert_msg(native_of(&b, "Animation_Z", NULL, res, &defaults, &f, &err) == 0, "%s",
+	              err.message);
+	ck_assert_uint_eq(f.length, b.len);
+	/* one i16: round(1.3 x 4096) = 5325, against 4096 before */
+	ck_assert_uint_le(bytes_differing(f.bytes, b.data, b.len), 2);
+	ck_assert_uint_ge(bytes_differing(f.bytes, b.data, b.len), 1);
+	again = decoded(f.bytes, f.length, "Animation_Z", NULL, &back);
+	v = sampler_of(again, bone[0], NODE_TRANSLATION)->values;
+	ck_assert_float_eq_tol(v[1 * 9 + 3], 1.3f, 0.5f / 4096 + 1e-6f);
+	ck_assert_float_eq(v[1 * 9 + 3], 5325.0f / 4096);
+	/* the report: one track written, the rest kept */
+	{
+		json_t *row, *tracks = json_object_get(f.report, "tracks");
+		size_t i, written = 0;
+		json_array_foreach(tracks, i, row)
+		{
+			if (!json_is_true(json_object_get(row, "kept"))) {
+				written++;
+				ck_assert_str_eq(json_string_value(json_object_get(row, "class")),
+				                 "KeyframerVec3fComp_Z");
+				ck_assert_double_le(
+				    json_number_value(json_object_get(row, "largest_difference")),
+				    0.5 / 4096);
+			}
+		}
+		ck_assert_uint_eq(written, 1);
+		ck_assert_uint_eq(json_array_size(tracks), res->clip.channel_count);
+	}
+	native_file_cleanup(&f);
+	decode_result_cleanup(&back);
+	decode_result_cleanup(&r);
+	zbuf_free(&b);
+}
+END_TEST
+
+/* Replaces a sampler's keys by `count` LINEAR FLOAT4 keys. */
+static void set_rotation_keys(struct sampler *s, const float *times, const float *q, uint32_t count)
+{
+	free(s->times);
+	free(s->values);
+	s->times = malloc(count * sizeof(float));
+	s->values = malloc(count * 4 * sizeof(float));
+	memcpy(s->times, times, count * sizeof(float));
+	memcpy(s->values, q, count * 4 * sizeof(float));
+	s->key_count = count;
+	s->value_bytes = count * 4 * sizeof(float);
+}
+
+START_TEST(keys_added_and_removed_move_the_slices_after_them)
+{
+	static const float t3[3] = {0, 1, 2},
+	                   q3[12] = {0, 0, 0, 1, 0, 0, 0.7071f, 0.7071f, 0, 0, 1, 0};
+	static const float t1[1] = {0.5f}, q1[4] = {1, 0, 0, 0};
+	struct zbuf b;
+	struct decode_result r, back;
+	struct native_file f;
+	struct error err;
+	struct resource *res, *again;
+
+	build_animation(&b, _i, 0);
+	res = decoded(b.data, b.len, "Animation_Z", NULL, &r);
+	/* bone 0's rotation gains a key in the middle; bone 2's loses one */
+	set_rotation_keys(sampler_of(res, bone[0], NODE_ROTATION), t3, q3, 3);
+	set_rotation_keys(sampler_of(res, bone[2], NODE_ROTATION), t1, q1, 1);
+	ck_assert_msg(native_of(&b, "Animation_Z", NULL, res, &defaults, &f, &err) == 0, "%s",
+	              err.message);
+	ck_assert_uint_eq(f.length, b.len); /* one key more, one less: 12 bytes each */
+	again = decoded(f.bytes, f.length, "Animation_Z", NULL, &back);
+	ck_assert_uint_eq(again->clip.channel_count, res->clip.channel_count);
+	{
+		const struct sampler *s = sampler_of(again, bone[0], NODE_ROTATION);
+		const float *q = s->values;
+		ck_assert_uint_eq(s->key_count, 3);
+		ck_assert_float_eq(s->times[1], 1.0f);
+		ck_assert_float_eq_tol(q[6], 0.7071f, 0.5f / 2000);
+		s = sampler_of(again, bone[2], NODE_ROTATION);
+		ck_assert_uint_eq(s->key_count, 1);
+		ck_assert_float_eq(((const float *)s->values)[0], 1.0f);
+	}
+	/* every other track reads as it did */
+	for (size_t c = 0; c < res->clip.channel_count; c++) {
+		const struct channel *ch = &res->clip.channels[c];
+		uint32_t crc = (uint32_t)res->clip.targets[ch->target].object;
+		const struct sampler *want = &res->clip.samplers[ch->sampler];
+		const struct sampler *got = sampler_of(again, crc, ch->property);
+		if (ch->property == NODE_ROTATION)
+			continue;
+		ck_assert_uint_eq(got->value_bytes, want->value_bytes);
+		ck_assert(memcmp(got->values, want->values, want->value_bytes) == 0);
+		ck_assert(memcmp(got->times, want->times, want->key_count * 4) == 0);
+	}
+	/* the key no record named is still there, after the slices */
+	ck_assert_int_eq(
+	    json_integer_value(json_object_get(
+	        json_object_get(
+	            json_object_get(json_object_get(again->metadata, "animation"), "keyframers"),
+	            "node.rot"),
+	        "key_count")),
+	    5);
+	native_file_cleanup(&f);
+	decode_result_cleanup(&back);
+	decode_result_cleanup(&r);
+	zbuf_free(&b);
+}
+END_TEST
+
+START_TEST(a_bone_the_template_lacks_gets_a_node_record)
+{
+	static const float t2[2] = {0, 1}, v2[6] = {0, 0, 0, 0.5f, 1, 0};
+	struct zbuf b;
+	struct decode_result r, back;
+	struct native_file f;
+	struct error err;
+	struct resource *res, *again;
+	struct clip *clip;
+	uint32_t crc = hash_asobo32("MAIN_D", 6);
+	struct sampler *s;
+
+	build_animation(&b, 0, 0);
+	res = decoded(b.data, b.len, "Animation_Z", NULL, &r);
+	clip = &res->clip;
+	clip->targets = realloc(clip->targets, (clip->target_count + 1) * sizeof(*clip->targets));
+	memset(&clip->targets[clip->target_count], 0, sizeof(*clip->targets));
+	snprintf(clip->targets[clip->target_count].schema, SCHEMA_TEXT_SIZE, "%s", SCHEMA_NODE);
+	clip->targets[clip->target_count].object = crc;
+	clip->samplers = realloc(clip->samplers, (clip->sampler_count + 1) * sizeof(*s));
+	s = &clip->samplers[clip->sampler_count];
+	memset(s, 0, sizeof(*s));
+	s->type = VALUE_FLOAT3;
+	s->array_size = 1;
+	s->interp = INTERP_LINEAR;
+	s->key_count = 2;
+	s->times = malloc(sizeof(t2));
+	s->values = malloc(sizeof(v2));
+	s->value_bytes = sizeof(v2);
+	memcpy(s->times, t2, sizeof(t2));
+	memcpy(s->values, v2, sizeof(v2));
+	clip->channels =
+	    realloc(clip->channels, (clip->channel_count + 1) * sizeof(*clip->channels));
+	clip->channels[clip->channel_count] = (struct channel){
+	    (uint32_t)clip->target_count, NODE_TRANSLATION, 0, (uint32_t)clip->sampler_count};
+	res->track_names =
+	    realloc(res->track_names, (clip->channel_count + 1) * sizeof(*res->track_names));
+	res->track_names[clip->channel_count] = strdup("MAIN_D translation");
+	if (res->extras) {
+		res->extras =
+		    realloc(res->extras, (clip->channel_count + 1) * sizeof(*res->extras));
+		memset(&res->extras[clip->channel_count], 0, sizeof(*res->extras));
+	}
+	clip->target_count++, clip->sampler_count++, clip->channel_count++;
+	ck_assert_msg(native_of(&b, "Animation_Z", NULL, res, &defaults, &f, &err) == 0, "%s",
+	              err.message);
+	again = decoded(f.bytes, f.length, "Animation_Z", NULL, &back);
+	{
+		/* a LINEAR track in a Hermite class: tangents that make the same straight line */
+		const struct sampler *got = sampler_of(again, crc, NODE_TRANSLATION);
+		float mid[3];
+		ck_assert_uint_eq(got->key_count, 2);
+		ck_assert_int_eq(got->interp, INTERP_CUBIC_SPLINE);
+		testutil_sample(again, (size_t)channel_of(again, crc, NODE_TRANSLATION), 0.25f,
+		                mid);
+		ck_assert_float_eq_tol(mid[0], 0.125f, 1e-3f);
+		ck_assert_float_eq_tol(mid[1], 0.25f, 1e-3f);
+	}
+	ck_assert_uint_eq(json_array_size(json_object_get(
+	                      json_object_get(again->metadata, "animation"), "nodes")),
+	                  4);
+	native_file_cleanup(&f);
+	decode_result_cleanup(&back);
+	decode_result_cleanup(&r);
+	zbuf_free(&b);
+}
+END_TEST
+
+START_TEST(a_value_beyond_the_class_is_refused_by_track_and_key)
+{
+	struct zbuf b;
+	struct decode_result r;
+	struct native_file f;
+	struct native_options promote = defaults;
+	struct error err;
+	struct resource *res;
+	float *v;
+
+	build_animation(&b, 0, 0);
+	res = decoded(b.data, b.len, "Animation_Z", NULL, &r);
+	v = sampler_of(res, bone[0], NODE_TRANSLATION)->values;
+	v[2 * 9 + 3 + 1] = 9.5f; /* key 2, y: beyond 32767 / 4096 */
+	ck_assert_int_eq(native_of(&b, "Animation_Z", NULL, res, &defaults, &f, &err), -1);
+	ck_assert_int_eq(err.code, ERROR_VALUE_OUT_OF_RANGE);
+	ck_assert_msg(strstr(err.message, "key 2") && strstr(err.message, "KeyframerVec3fComp_Z") &&
+	                  strstr(err.message, "translation"),
+	              "%s", err.message);
+	decode_result_cleanup(&r);
+	zbuf_free(&b);
+	/* a bare compressed keyframer takes promote=1: the uncompressed class */
+	write_class(&b, "KeyframerFloatComp_Z", 0, 0);
+	res = decoded(b.data, b.len, "KeyframerFloatComp_Z", NULL, &r);
+	((float *)res->clip.samplers[0].values)[1 * 3 + 1] = 9.5f;
+	ck_assert_int_eq(native_of(&b, "KeyframerFloatComp_Z", NULL, res, &defaults, &f, &err), -1);
+	ck_assert_int_eq(err.code, ERROR_VALUE_OUT_OF_RANGE);
+	promote.promote = 1;
+	ck_assert_msg(native_of(&b, "KeyframerFloatComp_Z", NULL, res, &promote, &f, &err) == 0,
+	              "%s", err.message);
+	ck_assert_str_eq(f.extension, "KeyframerFloat_Z");
+	{
+		struct decode_result back;
+		struct resource *again =
+		    decoded(f.bytes, f.length, "KeyframerFloat_Z", NULL, &back);
+		ck_assert_float_eq(((const float *)again->clip.samplers[0].values)[1 * 3 + 1],
+		                   9.5f);
+		decode_result_cleanup(&back);
+	}
+	native_file_cleanup(&f);
+	decode_result_cleanup(&r);
+	zbuf_free(&b);
+}
+END_TEST
+
+START_TEST(headers_and_names_follow_the_options)
+{
+	struct zbuf b;
+	struct decode_result r, back;
+	struct native_file f;
+	struct native_options opt = defaults;
+	struct error err;
+	struct resource *res;
+
+	build_animation(&b, 0, 22);
+	res = decoded(b.data, b.len, "Animation_Z", NULL, &r);
+	opt.bff = 0;
+	opt.name = "hero_walk";
+	ck_assert_msg(native_of(&b, "Animation_Z", NULL, res, &opt, &f, &err) == 0, "%s",
+	              err.message);
+	ck_assert_uint_eq(f.length, b.len - 22);
+	ck_assert(memcmp(f.bytes + 24, b.data + 22 + 24, b.len - 22 - 24) == 0);
+	ck_assert_uint_eq(decoded(f.bytes, f.length, "Animation_Z", NULL, &back)->crc32,
+	                  hash_asobo32("hero_walk", 9));
+	decode_result_cleanup(&back);
+	native_file_cleanup(&f);
+	opt.bff = 16;
+	opt.name = NULL;
+	ck_assert_msg(native_of(&b, "Animation_Z", NULL, res, &opt, &f, &err) == 0, "%s",
+	              err.message);
+	ck_assert_uint_eq(f.length, b.len - 22 + 16);
+	ck_assert(memcmp(f.bytes, "BFF0", 4) == 0);
+	decoded(f.bytes, f.length, "Animation_Z", NULL, &back);
+	decode_result_cleanup(&back);
+	native_file_cleanup(&f);
+	decode_result_cleanup(&r);
+	zbuf_free(&b);
+}
+END_TEST
+
+int main(void)
+{
+	Suite *s = suite_create("native");
+	TCase *tc = tcase_create("native");
+
+	name_bones();
+
+	tcase_add_loop_test(tc, every_keyframer_class_in_both_byte_orders_is_itself, 0,
+	                    (int)CLASS_COUNT * 2);
+	tcase_add_loop_test(tc, animation_z_with_every_record_header_and_byte_order_is_itself, 0,
+	                    8);
+	tcase_add_loop_test(tc, a_moved_key_changes_its_value_bytes_and_nothing_else, 0, 2);
+	tcase_add_loop_test(tc, keys_added_and_removed_move_the_slices_after_them, 0, 2);
+	tcase_add_test(tc, a_bone_the_template_lacks_gets_a_node_record);
+	tcase_add_test(tc, a_value_beyond_the_class_is_refused_by_track_and_key);
+	tcase_add_test(tc, headers_and_names_follow_the_options);
+	suite_add_tcase(s, tc);
+	return testutil_run(s);
+}
