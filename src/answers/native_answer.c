@@ -160,9 +160,11 @@ int native_answer_make(struct catalog *cat, const struct native_request *rq,
 	if (catalog_get_stored(cat, rq->id, &entry, err) < 0)
 		goto done;
 	if (template_id != rq->id && catalog_get_stored(cat, template_id, &tmpl, err) < 0) {
-		if (err->code == ERROR_NOT_FOUND)
+		if (err->code == ERROR_NOT_FOUND) {
+			error_init(err);
 			error_set(err, ERROR_NOT_FOUND, "template", -1,
 			          "template: no entry has id %" PRId64, template_id);
+		}
 		goto done;
 	}
 	if (check_template(template_id == rq->id ? &entry : &tmpl, template_id,

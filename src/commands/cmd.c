@@ -1,13 +1,16 @@
 /* cmd.c: what animdexd's subcommands share: their usage, and the parsing of operands, numbers
- * and sizes, each refusal naming the option, the value and the rule. */
+ * and sizes, each refusal naming the option, the value and the rule; files written whole. */
 #include "cmd.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <stdarg.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 void cmd_usage(const struct cmd_entry *entry, FILE *out)
 {
@@ -84,4 +87,64 @@ size_t cmd_parse_size(const char *text, const char *option)
 		exit(2);
 	}
 	return (size_t)(v * unit);
+}
+
+/* Writes a file whole or not at all: into a new file beside it, synced, then renamed over
+ * it, so that a failed or interrupted write leaves no half file (and no old one changed).
+ * The bytes come from next(arg, ...) a block at a time (0 at their end, -1: failed, errno
+ * set or 0). */
+int cmd_write_whole_file(const char *path, long (*next)(void *arg, char *out, size_t room),
+                         void *arg)
+{
+	size_t size = strlen(path) + 16;
+	char *temporary = malloc(size);
+	mode_t mask = umask(0);
+	int fd, saved;
+
+	umask(mask);
+	if (!temporary)
+		return -1;
+	snprintf(temporary, size, "%s.XXXXXX", path);
+	fd = mkstemp(temporary);
+	if (fd < 0) {
+		free(temporary);
+		return -1;
+	}
+	for (;;) {
+		static char block[1 << 20];
+		long got;
+		errno = 0;
+		got = next(arg, block, sizeof(block));
+		if (got < 0)
+			goto fail;
+		if (got == 0)
+			break;
+		for (size_t done = 0; done < (size_t)got;) {
+			ssize_t n = write(fd, block + done, (size_t)got - done);
+			if (n < 0 && errno == EINTR)
+				continue;
+			if (n <= 0)
+				goto fail;
+			done += (size_t)n;
+		}
+	}
+	if (fchmod(fd, 0666 & ~mask) < 0 || fsync(fd) < 0)
+		goto fail;
+	if (close(fd) < 0) {
+		fd = -1;
+		goto fail;
+	}
+	fd = -1;
+	if (rename(temporary, path) < 0)
+		goto fail;
+	free(temporary);
+	return 0;
+fail:
+	saved = errno ? errno : EIO;
+	if (fd >= 0)
+		close(fd);
+	unlink(temporary);
+	free(temporary);
+	errno = saved;
+	return -1;
 }

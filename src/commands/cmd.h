@@ -18,7 +18,7 @@ struct cmd_entry {
 };
 
 extern const struct cmd_entry cmd_serve_entry, cmd_decode_entry, cmd_hash_entry, cmd_token_entry,
-    cmd_copy_entry, cmd_import_entry, cmd_redecode_entry, cmd_export_entry;
+    cmd_copy_entry, cmd_import_entry, cmd_redecode_entry, cmd_export_entry, cmd_native_entry;
 
 #define CMD_DEFAULT_DB          "./animdex.db"
 #define CMD_DEFAULT_MAX_UPLOAD  (64u * 1024 * 1024)
@@ -40,5 +40,11 @@ const char *cmd_operand(const char *text, const char *what);
 unsigned cmd_parse_unsigned(const char *text, const char *option, unsigned min, unsigned max);
 /* A size such as 512K or 64M, from 1 byte to 4G, or exits with status 2 naming the option. */
 size_t cmd_parse_size(const char *text, const char *option);
+/* Writes a file whole or not at all: into a new file beside it, synced, then renamed over
+ * it, so that a failed or interrupted write leaves no half file (and no old one changed).
+ * The bytes come from next(arg, ...) a block at a time (0 at their end, -1: failed, errno
+ * set or 0). 0, or -1 with errno set. */
+int cmd_write_whole_file(const char *path, long (*next)(void *arg, char *out, size_t room),
+                         void *arg);
 
 #endif

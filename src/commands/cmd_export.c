@@ -19,67 +19,7 @@ static void show_export_progress(size_t done, size_t count)
 	fprintf(stderr, "\r%zu of %zu entries exported ", done, count);
 }
 
-/* Writes a file whole or not at all: into a new file beside it, synced, then renamed over
- * it, so that a failed or interrupted write leaves no half file (and no old one changed).
- * The bytes come from next(arg, ...) a block at a time (0 at their end, -1: failed, errno
- * set or 0). */
-static int write_whole_file(const char *path, long (*next)(void *arg, char *out, size_t room),
-                            void *arg)
-{
-	size_t size = strlen(path) + 16;
-	char *temporary = malloc(size);
-	mode_t mask = umask(0);
-	int fd, saved;
-
-	umask(mask);
-	if (!temporary)
-		return -1;
-	snprintf(temporary, size, "%s.XXXXXX", path);
-	fd = mkstemp(temporary);
-	if (fd < 0) {
-		free(temporary);
-		return -1;
-	}
-	for (;;) {
-		static char block[1 << 20];
-		long got;
-		errno = 0;
-		got = next(arg, block, sizeof(block));
-		if (got < 0)
-			goto fail;
-		if (got == 0)
-			break;
-		for (size_t done = 0; done < (size_t)got;) {
-			ssize_t n = write(fd, block + done, (size_t)got - done);
-			if (n < 0 && errno == EINTR)
-				continue;
-			if (n <= 0)
-				goto fail;
-			done += (size_t)n;
-		}
-	}
-	if (fchmod(fd, 0666 & ~mask) < 0 || fsync(fd) < 0)
-		goto fail;
-	if (close(fd) < 0) {
-		fd = -1;
-		goto fail;
-	}
-	fd = -1;
-	if (rename(temporary, path) < 0)
-		goto fail;
-	free(temporary);
-	return 0;
-fail:
-	saved = errno ? errno : EIO;
-	if (fd >= 0)
-		close(fd);
-	unlink(temporary);
-	free(temporary);
-	errno = saved;
-	return -1;
-}
-
-/* The asset's blocks, for write_whole_file. */
+/* The asset's blocks, for cmd_write_whole_file. */
 struct asset_reader {
 	struct export_asset *asset;
 	struct catalog *cat;
@@ -238,7 +178,7 @@ static int cmd_export(int argc, char **argv)
 	ex = NULL;
 	reader.cat = cat;
 	error_init(&reader.err);
-	if (write_whole_file(output, next_asset_block, &reader) < 0) {
+	if (cmd_write_whole_file(output, next_asset_block, &reader) < 0) {
 		fprintf(stderr, "animdexd: %s: %s (nothing written)\n", output,
 		        error_is_set(&reader.err) ? reader.err.message : strerror(errno));
 		goto done;

@@ -276,6 +276,7 @@ struct key_writer {
 	const char *track;
 	struct error *err;
 	uint32_t key;
+	const char *part;  /* "value", "in-tangent", "out-tangent" */
 	double worst_step; /* the largest quantisation error */
 };
 
@@ -289,12 +290,12 @@ static int put_component(struct key_writer *kw, float v)
 	}
 	if (quantise(v, kw->cls->factor, &q) < 0) {
 		error_set(kw->err, ERROR_VALUE_OUT_OF_RANGE, kw->track, -1,
-		          "%s: key %" PRIu32
-		          " holds %.9g, beyond what %s can hold (16-bit steps of "
-		          "1/%g: |v| <= %.6g); give promote=1 for the uncompressed class where "
-		          "one exists",
-		          kw->track, kw->key, (double)v, kw->cls->name, (double)kw->cls->factor,
-		          32767.0 / kw->cls->factor);
+		          "%s: key %" PRIu32 "'s %s %.9g%s is beyond what %s can hold (16-bit "
+		          "steps of 1/%g: |v| <= %.6g); give promote=1 for the uncompressed "
+		          "class where one exists",
+		          kw->track, kw->key, kw->part, (double)v,
+		          strcmp(kw->part, "value") ? " (per segment)" : "", kw->cls->name,
+		          (double)kw->cls->factor, 32767.0 / kw->cls->factor);
 		return -1;
 	}
 	if (fabs((double)q / kw->cls->factor - v) > kw->worst_step)
@@ -343,6 +344,7 @@ static int write_value_keys(struct key_writer *kw, const struct sampler *s, int 
 		size_t key_start = kw->w.b.len;
 		const float *value = v + i * stride + (cubic ? n : 0);
 		kw->key = i;
+		kw->part = "value";
 		put_f32(&kw->w, s->times[i]);
 		for (uint32_t j = 0; j < n; j++)
 			if (put_component(kw, value[j]) < 0)
@@ -354,6 +356,7 @@ static int write_value_keys(struct key_writer *kw, const struct sampler *s, int 
 			float d_out = i + 1 < count ? s->times[i + 1] - s->times[i] : 0;
 			for (int side = 0; side < 2; side++)
 				for (uint32_t j = 0; j < n; j++) {
+					kw->part = side ? "out-tangent" : "in-tangent";
 					float t = 0;
 					if (cubic) {
 						float a = v[i * stride + (side ? 2 * n : 0) + j];
@@ -418,7 +421,7 @@ static long write_track(const struct zouna_keys *k, uint16_t flags, const struct
                         const char *track, enum byte_order order, uint8_t **bytes, size_t *length,
                         double *worst, struct error *err)
 {
-	struct key_writer kw = {{{0}, order}, k->cls, k->compressed, track, err, 0, 0};
+	struct key_writer kw = {{{0}, order}, k->cls, k->compressed, track, err, 0, "value", 0};
 	int step = k->cls->has_flags && (flags & FLAG_STEP);
 	long keys = s->key_count;
 	int rc;

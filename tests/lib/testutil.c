@@ -540,6 +540,8 @@ static size_t header_line(char *data, size_t size, size_t n, void *userdata)
 		snprintf(r->header_count, sizeof(r->header_count), "%.31s", line + 17);
 	else if (strncasecmp(line, "X-Animdex-Components: ", 22) == 0)
 		snprintf(r->header_components, sizeof(r->header_components), "%.31s", line + 22);
+	else if (strncasecmp(line, "X-Animdex-Native: ", 18) == 0)
+		snprintf(r->header_native, sizeof(r->header_native), "%.127s", line + 18);
 	return len;
 }
 

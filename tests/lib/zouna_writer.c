@@ -419,3 +419,61 @@ void zouna_write_skeleton(struct zbuf *b, const struct zskeleton *s, size_t bff_
 	zbuf_free(&link);
 	free(world);
 }
+
+void zouna_write_example_animation(struct zbuf *b, int big, size_t bff, float trans_x,
+                                   uint32_t bone[3])
+{
+	static struct zkey rot[5] = {{.time = 0, .v = {0, 0, 0, 1}},
+	                             {.time = 2, .v = {0, 0, 1, 0}},
+	                             {.time = 0, .v = {1, 0, 0, 0}},
+	                             {.time = 1, .v = {0, 1, 0, 0}},
+	                             {.time = 3, .v = {0.5f, 0.5f, 0.5f, 0.5f}}}; /* no record */
+	static struct zkey bezier[2] = {{.time = 0, .v = {0, 1, 2}, .tout = {1, 1, 1}},
+	                                {.time = 1, .v = {1, 2, 3}, .tin = {1, 1, 1}}};
+	struct zkey trans[3] = {{.time = 0, .v = {0, 0, 0}, .tout = {0.5f, 0, 0}},
+	                        {.time = 1, .v = {trans_x, 2, -1}, .tin = {0.25f, 0, 0}},
+	                        {.time = 2, .v = {1, 2, -1}}};
+	static struct zmessage msg = {36, 0xDEADBEEF, 0, 1.0f, 0x01020304};
+	static struct zkey msgs[1] = {{.time = 0.5f, .messages = &msg, .message_count = 1}};
+	static struct zkey mat[2] = {{.time = 0, .v = {0.25f}}, {.time = 1, .v = {0.5f}}};
+	static struct zkey color[1] = {{.time = 0, .v = {1, 0.5f, 0.25f}}};
+	static uint32_t link[2] = {0x11111111, 0x22222222};
+	struct znode nodes[3] = {
+	    {0, 0, 1, {0, 3}, {0, 2}, {0, 0}, {0, 0}, {0, 0}},
+	    {0, 1, 6, {0, 0}, {0, 0}, {0, 2}, {0, 0}, {0, 0}},
+	    {0, 2, 0, {0, 0}, {2, 2}, {0, 0}, {0, 0}, {0, 1}},
+	};
+	struct zmaterial material = {0x0BADF00D, 3, 1, {0, 2}, {1, 1}, {0, 1}, {0, 1}, {0, 0}};
+	struct zmesh mesh = {0x0EE5EE5E, 4, 0, {0, 1}}, morph = {0x0F0F0F0F, 5, 0, {1, 1}};
+	struct zanimation a = {0};
+
+	bone[0] = hash_asobo32("TETE", 4);
+	bone[1] = hash_asobo32("COU", 3);
+	bone[2] = hash_asobo32("BRAS_G", 6);
+	nodes[0].bone_crc = bone[0];
+	nodes[1].bone_crc = bone[1];
+	nodes[2].bone_crc = bone[2];
+
+	a.max_time = 3.0f;
+	a.smooth_ratio = 0.5f;
+	a.flag = 3;
+	a.node_flag = 1;
+	a.keys[0] = rot, a.counts[0] = 5;
+	a.keys[1] = bezier, a.counts[1] = 2;
+	a.keys[3] = trans, a.counts[3] = 3, a.flags[3] = 1;
+	a.keys[4] = msgs, a.counts[4] = 1;
+	a.keys[5] = mat, a.counts[5] = 2, a.flags[5] = 2;
+	a.keys[6] = mat, a.counts[6] = 2;
+	a.keys[7] = color, a.counts[7] = 1;
+	a.keys[8] = color, a.counts[8] = 1;
+	a.keys[10] = mat, a.counts[10] = 1;
+	a.keys[11] = mat, a.counts[11] = 2;
+	a.nodes = nodes, a.node_count = 3;
+	a.materials = &material, a.material_count = 1;
+	a.meshes = &mesh, a.mesh_count = 1;
+	a.morphs = &morph, a.morph_count = 1;
+	a.link = link, a.link_count = 2;
+	a.name_crc = hash_asobo32("hero_run", 8);
+	zbuf_init(b, big);
+	zouna_write_animation(b, &a, bff, big ? 10 : 0);
+}

@@ -1,0 +1,292 @@
+/* check_native.c: GET /api/resources/{id}/native and `animdexd native` against a real daemon
+ * on loopback and a real SQLite catalogue: uploaded Zouna files come back byte for byte in
+ * every header and byte order, an edited version written on the layout of its earlier version
+ * is that version's file, a Radient clip's values land in an Animation_Z's classes, and every
+ * bad parameter is refused by name. */
+#include <check.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "base/hash.h"
+#include "testutil.h"
+#include "zouna_writer.h"
+
+static struct daemon_proc d;
+static char *dir, db[600];
+
+static void start(void)
+{
+	dir = testutil_temp_dir();
+	snprintf(db, sizeof(db), "%s/animdex.db", dir);
+	ck_assert_int_eq(daemon_start(&d, db, NULL), 0);
+}
+
+static void stop(void)
+{
+	ck_assert_int_eq(daemon_stop(&d), 0);
+	testutil_remove_tree(dir);
+	free(dir);
+}
+
+/* GET path: asserts the status; the reply (the caller's). */
+static void get(const char *path, long status, struct http_reply *r)
+{
+	ck_assert_int_eq(http_request(&d, "GET", path, NULL, 0, NULL, r), 0);
+	ck_assert_msg(r->status == status, "%s: %ld %.400s", path, r->status, r->body);
+}
+
+static void assert_native_is(json_int_t id, const char *query, const struct zbuf *want,
+                             const char *file_name)
+{
+	char path[256], disposition[300];
+	struct http_reply r;
+
+	snprintf(path, sizeof(path), "/api/resources/%lld/native%s", (long long)id, query);
+	get(path, 200, &r);
+	ck_assert_uint_eq(r.length, want->len);
+	ck_assert_msg(memcmp(r.body, want->data, want->len) == 0, "%s: not byte for byte", path);
+	ck_assert_str_eq(r.content_type, "application/octet-stream");
+	snprintf(disposition, sizeof(disposition), "attachment; filename=\"%s\"", file_name);
+	ck_assert_str_eq(r.disposition, disposition);
+	ck_assert_msg(strstr(r.header_native, "written=0") || strstr(query, "template"), "%s",
+	              r.header_native);
+	http_reply_cleanup(&r);
+}
+
+START_TEST(uploaded_zouna_files_come_back_byte_for_byte)
+{
+	static const size_t bff[] = {0, 16, 22, 24};
+	static const char *const classes[] = {"KeyframerRot_Z", "KeyframerVec3fComp_Z",
+	                                      "KeyframerMessage_Z", "KeyframerFloat_Z"};
+	uint32_t bone[3];
+
+	for (int i = 0; i < 8; i++) {
+		struct zbuf b;
+		char name[64];
+		json_int_t id;
+		zouna_write_example_animation(&b, i % 2, bff[i / 2], 1.0f, bone);
+		snprintf(name, sizeof(name), "run_%d.Animation_Z", i);
+		id = http_upload_one(&d, name, b.data, b.len);
+		snprintf(name, sizeof(name), "run_%d.Animation_Z", i);
+		assert_native_is(id, "", &b, name);
+		zbuf_free(&b);
+	}
+	for (int i = 0; i < 8; i++) {
+		static const struct zmessage m = {12, 0xDEADBEEF, 1, 0.5f, 7};
+		struct zkey keys[2] = {
+		    {.time = 0, .v = {0.5f, 0, 0, 1}, .tout = {1}, .word = 3},
+		    {.time = 1, .v = {1, 0.25f, 0, 0}, .messages = &m, .message_count = 1}};
+		struct zbuf b;
+		char name[64];
+		json_int_t id;
+		zbuf_init(&b, i % 2);
+		ck_assert_int_eq(zouna_write_keyframer(&b, classes[i / 2], 0x1, keys, 2, 0), 0);
+		snprintf(name, sizeof(name), "k%d.%s", i, classes[i / 2]);
+		id = http_upload_one(&d, name, b.data, b.len);
+		assert_native_is(id, "", &b, name);
+		zbuf_free(&b);
+	}
+}
+END_TEST
+
+/* An edited version (one key moved) written on its earlier version's layout is its own file;
+ * the report says which track was written and how far it is from the entry. */
+START_TEST(an_edit_on_the_earlier_version_is_the_edited_file)
+{
+	struct zbuf v1, v2;
+	uint32_t bone[3];
+	json_int_t first, second;
+	char path[256];
+	struct http_reply r;
+	json_t *report, *row;
+	size_t i, written = 0;
+
+	zouna_write_example_animation(&v1, 1, 16, 1.5f, bone);
+	zouna_write_example_animation(&v2, 1, 16, 1.75f, bone);
+	first = http_upload_one(&d, "walk.Animation_Z", v1.data, v1.len);
+	second = http_upload_one(&d, "walk.Animation_Z", v2.data, v2.len);
+	snprintf(path, sizeof(path), "?template=%lld", (long long)first);
+	assert_native_is(second, path, &v2, "walk.Animation_Z");
+	snprintf(path, sizeof(path), "/api/resources/%lld/native?template=%lld", (long long)second,
+	         (long long)first);
+	get(path, 200, &r);
+	ck_assert_str_eq(r.header_native, "kept=10; written=1; largest_difference=0");
+	http_reply_cleanup(&r);
+	snprintf(path, sizeof(path), "/api/resources/%lld/native?template=%lld&summary=1",
+	         (long long)second, (long long)first);
+	report = http_get_json(&d, path, 200);
+	ck_assert_int_eq(json_integer_value(json_object_get(report, "template")), first);
+	ck_assert_str_eq(json_string_value(json_object_get(report, "file_name")),
+	                 "walk.Animation_Z");
+	json_array_foreach(json_object_get(report, "tracks"), i, row)
+	{
+		if (json_is_true(json_object_get(row, "kept")))
+			continue;
+		written++;
+		ck_assert_str_eq(json_string_value(json_object_get(row, "class")),
+		                 "KeyframerVec3fComp_Z");
+		ck_assert_ptr_nonnull(
+		    strstr(json_string_value(json_object_get(row, "track")), "translation"));
+	}
+	ck_assert_uint_eq(written, 1);
+	json_decref(report);
+	/* the other byte order, and back through the command line */
+	snprintf(path, sizeof(path), "/api/resources/%lld/native?byte_order=little&bff=0",
+	         (long long)second);
+	get(path, 200, &r);
+	ck_assert_uint_eq(r.length, v2.len - 16);
+	{
+		/* the object header first, little-endian: dataSize = the rest after its 24 bytes */
+		const unsigned char *p = (const unsigned char *)r.body;
+		ck_assert_uint_eq((size_t)p[0] | (size_t)p[1] << 8 | (size_t)p[2] << 16 |
+		                      (size_t)p[3] << 24,
+		                  r.length - 24);
+	}
+	http_reply_cleanup(&r);
+	zbuf_free(&v1);
+	zbuf_free(&v2);
+}
+END_TEST
+
+/* A Radient clip naming a bone by name: its translation lands in the Animation_Z's Hermite
+ * class; a value beyond that class is a 422 naming the track, the key and the class. */
+START_TEST(a_clip_lands_in_the_templates_classes)
+{
+	static const char *const clip_fmt =
+	    "{\"name\": \"tete_up\", \"duration\": 2, \"targets\": [{\"schema\": "
+	    "\"E4ADD320-EECA-439F-A6C3-1D8A25AEFBC3\", \"object\": 0, \"name\": \"TETE\"}], "
+	    "\"samplers\": [{\"value\": {\"type\": \"FLOAT3\"}, \"interpolation\": \"LINEAR\", "
+	    "\"times\": [0, 1, 2], \"values\": [0, 0, 0, %s, 2, -1, 1, 2, -1]}], \"channels\": "
+	    "[{\"target\": 0, \"property\": 1, \"sampler\": 0}]}";
+	struct zbuf b;
+	uint32_t bone[3];
+	json_int_t tmpl, clip, far;
+	char doc[1024], path[256];
+	struct http_reply r;
+	json_t *report;
+
+	zouna_write_example_animation(&b, 0, 0, 2.0f, bone);
+	tmpl = http_upload_one(&d, "tete.Animation_Z", b.data, b.len);
+	snprintf(doc, sizeof(doc), clip_fmt, "0.5");
+	clip = http_upload_one(&d, "tete_up.json", doc, strlen(doc));
+	snprintf(doc, sizeof(doc), clip_fmt, "9.5");
+	far = http_upload_one(&d, "tete_far.json", doc, strlen(doc));
+	/* without a template, a clip has no layout to take */
+	snprintf(path, sizeof(path), "/api/resources/%lld/native", (long long)clip);
+	get(path, 422, &r);
+	ck_assert_msg(strstr(r.body, "\"template\""), "%s", r.body);
+	http_reply_cleanup(&r);
+	snprintf(path, sizeof(path), "/api/resources/%lld/native?template=%lld&summary=1",
+	         (long long)clip, (long long)tmpl);
+	report = http_get_json(&d, path, 200);
+	ck_assert_uint_eq(json_array_size(json_object_get(report, "tracks")), 1);
+	ck_assert_uint_ge(json_array_size(json_object_get(report, "kept_from_template")), 5);
+	ck_assert_str_eq(json_string_value(json_object_get(report, "file_name")),
+	                 "tete_up.Animation_Z");
+	json_decref(report);
+	snprintf(path, sizeof(path), "/api/resources/%lld/native?template=%lld", (long long)far,
+	         (long long)tmpl);
+	get(path, 422, &r);
+	/* key 0's out-tangent (the segment's change, 9.5) is the first value beyond the class */
+	ck_assert_msg(strstr(r.body, "TETE translation: key 0's out-tangent") &&
+	                  strstr(r.body, "KeyframerVec3fComp_Z") &&
+	                  strstr(r.body, "\"value_out_of_range\""),
+	              "%s", r.body);
+	http_reply_cleanup(&r);
+	zbuf_free(&b);
+}
+END_TEST
+
+START_TEST(bad_parameters_are_refused_by_name)
+{
+	static const struct {
+		const char *query;
+		long status;
+		const char *named;
+	} cases[] = {
+	    {"template=abc", 400, "\"template\""},
+	    {"template=0", 400, "\"template\""},
+	    {"template=99999", 404, "\"template\""},
+	    {"byte_order=middle", 400, "\"byte_order\""},
+	    {"bff=8", 400, "\"bff\""},
+	    {"name=a%20b", 400, "\"name\""},
+	    {"promote=2", 400, "\"promote\""},
+	    {"summary=yes", 400, "\"summary\""},
+	    {"as=Animation_Z", 501, "\"as\""},
+	    {"reduce=0.01", 501, "\"reduce\""},
+	    {"layout=rat", 501, "\"layout\""},
+	};
+	struct zbuf b;
+	uint32_t bone[3];
+	json_int_t id;
+	char path[256];
+	struct http_reply r;
+
+	zouna_write_example_animation(&b, 0, 0, 2.25f, bone);
+	id = http_upload_one(&d, "bad.Animation_Z", b.data, b.len);
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		snprintf(path, sizeof(path), "/api/resources/%lld/native?%s", (long long)id,
+		         cases[i].query);
+		get(path, cases[i].status, &r);
+		ck_assert_msg(strstr(r.body, cases[i].named), "%s: %s", path, r.body);
+		http_reply_cleanup(&r);
+	}
+	get("/api/resources/99999/native", 404, &r);
+	http_reply_cleanup(&r);
+	zbuf_free(&b);
+}
+END_TEST
+
+/* animdexd native writes the same file, whole, and never over the catalogue. */
+START_TEST(the_command_writes_the_same_file)
+{
+	struct zbuf b;
+	uint32_t bone[3];
+	json_int_t id;
+	char cmd[2400], out[700], *said, *bytes;
+	size_t length;
+	int status;
+
+	zouna_write_example_animation(&b, 1, 24, 2.5f, bone);
+	id = http_upload_one(&d, "cli.Animation_Z", b.data, b.len);
+	snprintf(out, sizeof(out), "%s/cli.Animation_Z", dir);
+	snprintf(cmd, sizeof(cmd), "'%s' native --db '%s' %lld -o '%s' 2>&1", getenv("ANIMDEXD"),
+	         db, (long long)id, out);
+	said = testutil_shell(cmd, &status);
+	ck_assert_msg(status == 0, "%s", said);
+	free(said);
+	bytes = testutil_read_file(out, &length);
+	ck_assert_ptr_nonnull(bytes);
+	ck_assert_uint_eq(length, b.len);
+	ck_assert(memcmp(bytes, b.data, b.len) == 0);
+	free(bytes);
+	snprintf(cmd, sizeof(cmd), "'%s' native --db '%s' %lld -o '%s' 2>&1", getenv("ANIMDEXD"),
+	         db, (long long)id, db);
+	said = testutil_shell(cmd, &status);
+	ck_assert_msg(status != 0 && strstr(said, "refusing to write over it"), "%s", said);
+	free(said);
+	snprintf(cmd, sizeof(cmd), "'%s' native --db '%s' --bff 7 %lld -o '%s' 2>&1",
+	         getenv("ANIMDEXD"), db, (long long)id, out);
+	said = testutil_shell(cmd, &status);
+	ck_assert_msg(status != 0 && strstr(said, "bff"), "%s", said);
+	free(said);
+	zbuf_free(&b);
+}
+END_TEST
+
+int main(void)
+{
+	Suite *s = suite_create("native");
+	TCase *tc = tcase_create("native");
+
+	tcase_add_unchecked_fixture(tc, start, stop);
+	tcase_add_test(tc, uploaded_zouna_files_come_back_byte_for_byte);
+	tcase_add_test(tc, an_edit_on_the_earlier_version_is_the_edited_file);
+	tcase_add_test(tc, a_clip_lands_in_the_templates_classes);
+	tcase_add_test(tc, bad_parameters_are_refused_by_name);
+	tcase_add_test(tc, the_command_writes_the_same_file);
+	suite_add_tcase(s, tc);
+	return testutil_run(s);
+}
