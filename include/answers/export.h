@@ -81,6 +81,13 @@ void export_asset_free(struct export_asset *a);
  * after a point if wanted, above 0 and at most 1000 samples a second; -1 otherwise. */
 int export_parse_bake_rate(const char *text, double *rate);
 
+/* What the export writes for one track, as a sampler (what a glTF upload of the asset reads
+ * back): an Euler rotation (euler) baked at bake_rate into LINEAR unit quaternions; another
+ * as glTF takes it (a rotation's values made unit length, a Zouna track that starts after 0
+ * led by its last value). out's arrays are malloc'd. 0, or -1 when out of memory. */
+int export_track_sampler(const struct sampler *s, int rotation, int euler, double bake_rate,
+                         struct sampler *out);
+
 /* A file name for the asset: the entry's name, or "animdex-export", with .glb or .gltf. */
 void export_file_name(const char *name, int glb, char *out, size_t size);
 

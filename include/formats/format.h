@@ -93,6 +93,10 @@ int format_room_for_entry(const struct upload *up, const struct decode_result *r
 /* Takes ownership of res, also on failure. */
 int decode_result_add(struct decode_result *result, struct resource *res);
 
+/* A JSON document may start with a UTF-8 byte order mark: the decoders see the upload
+ * without it (a view of the same bytes). */
+struct upload format_without_bom(const struct upload *up);
+
 /* The decoder that would take the upload, or NULL. */
 const struct format *format_detect(const struct upload *up);
 

@@ -6,8 +6,9 @@
  * lacks: the layout, the byte order, the headers, each keyframer's class and flags, the
  * records, and the bytes of every slice of keys whose values did not change. A slice is
  * unchanged when the entry's track equals, value for value, what animdex's decoder reads from
- * the template's slice; its bytes are copied (byte-swapped when another byte order is asked
- * for). Changed slices are written in the template's classes, quantised to the nearest step.
+ * the template's slice, or what animdex's glTF export of it writes; its bytes are copied
+ * (byte-swapped when another byte order is asked for). Changed slices are written in the template's
+ * classes, quantised to the nearest step.
  */
 #ifndef ANIMDEX_NATIVE_H
 #define ANIMDEX_NATIVE_H
@@ -26,6 +27,13 @@ struct native_options {
 	const char *name; /* the name whose Asobo32 CRC goes into the object header, or NULL */
 	int promote;      /* a value a compressed class cannot hold: its uncompressed class
 	                   * (bare keyframers; an Animation_Z's classes are fixed) */
+	/* What animdex's glTF export writes for a template's track (answers/export.h), so that
+	 * a track that came back from an export unchanged counts as unchanged (a rotation made
+	 * unit length, an Euler rotation baked into quaternions); NULL: the decoder's reading
+	 * alone. 0 with *out filled (its arrays malloc'd), or -1. */
+	int (*exported)(void *ctx, const struct sampler *track, int rotation, int euler,
+	                struct sampler *out);
+	void *exported_ctx;
 };
 
 struct native_file {

@@ -255,3 +255,37 @@ int export_gltf_keys(struct exporter *ex, const struct sampler *s, enum channel_
 	*count_out = n;
 	return interp;
 }
+
+int export_track_sampler(const struct sampler *s, int rotation, int euler, double bake_rate,
+                         struct sampler *out)
+{
+	struct export_options opt = {.bake_rate = bake_rate, .plan_only = 1};
+	struct exporter *ex = exporter_create(&opt);
+	float *times = NULL, *values = NULL;
+	size_t count = 0;
+	int interp;
+
+	memset(out, 0, sizeof(*out));
+	if (!ex || s->key_count == 0) {
+		exporter_free(ex);
+		return ex ? 0 : -1;
+	}
+	interp =
+	    euler
+	        ? (export_bake_euler(ex, s, 0, 0, &times, &values, &count) < 0 ? -1 : INTERP_LINEAR)
+	        : export_gltf_keys(ex, s, rotation ? PATH_ROTATION : PATH_TRANSLATION, &times,
+	                           &values, &count);
+	exporter_free(ex);
+	if (interp < 0)
+		return -1;
+	out->type = euler ? VALUE_FLOAT4 : s->type;
+	out->array_size = 1;
+	out->interp = (enum interpolation)interp;
+	out->semantic = euler || rotation ? SEMANTIC_NORMALIZED_QUATERNION : s->semantic;
+	out->key_count = (uint32_t)count;
+	out->times = times;
+	out->values = values;
+	out->value_bytes = count * (euler ? 4 : sampler_components(s)) * sizeof(float) *
+	                   (interp == INTERP_CUBIC_SPLINE ? 3 : 1);
+	return 0;
+}

@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "answers/export.h"
 #include "base/hash.h"
 #include "formats/reader.h"
 
@@ -123,6 +124,15 @@ static int check_template(const struct catalog_stored *t, int64_t id, int is_ent
 	return -1;
 }
 
+/* What animdex's glTF export writes for a track (at the default bake rate), for the encoder to
+ * tell a track that came back from an export unchanged. */
+static int exported_track(void *ctx, const struct sampler *track, int rotation, int euler,
+                          struct sampler *out)
+{
+	(void)ctx;
+	return export_track_sampler(track, rotation, euler, EXPORT_DEFAULT_BAKE_RATE, out);
+}
+
 /* "<name>.<class>", the entry's name (or the name= given) else its handle in decimal, as bff
  * names the files it extracts. */
 static char *file_name_of(const struct resource *src, const struct native_request *rq,
@@ -147,6 +157,7 @@ int native_answer_make(struct catalog *cat, const struct native_request *rq,
                        struct native_file *out, char **file_name, struct error *err)
 {
 	struct catalog_stored entry = {0}, tmpl = {0};
+	struct native_options opt;
 	struct decode_result decoded;
 	const struct resource *src;
 	struct upload up;
@@ -174,7 +185,9 @@ int native_answer_make(struct catalog *cat, const struct native_request *rq,
 	if (!src)
 		goto done;
 	catalog_stored_upload(template_id == rq->id ? &entry : &tmpl, &up, layout, sizeof(layout));
-	if (native_zouna(&up, src, &rq->opt, out, err) < 0)
+	opt = rq->opt;
+	opt.exported = exported_track;
+	if (native_zouna(&up, src, &opt, out, err) < 0)
 		goto done;
 	*file_name = file_name_of(src, rq, out->extension);
 	if (!*file_name) {

@@ -177,8 +177,7 @@ oom:
 	return -1;
 }
 
-/* A JSON document may start with a UTF-8 byte order mark: the decoders see it without. */
-static struct upload without_bom(const struct upload *up)
+struct upload format_without_bom(const struct upload *up)
 {
 	struct upload view = *up;
 
@@ -196,7 +195,7 @@ static struct upload without_bom(const struct upload *up)
 
 const struct format *format_detect(const struct upload *given)
 {
-	struct upload view = without_bom(given);
+	struct upload view = format_without_bom(given);
 	const struct upload *up = &view;
 	const struct format *best = NULL;
 	enum format_match best_match = MATCH_NONE;
@@ -214,7 +213,7 @@ const struct format *format_detect(const struct upload *given)
 
 int format_decode(const struct upload *given, struct decode_result *out, struct error *err)
 {
-	struct upload view = without_bom(given);
+	struct upload view = format_without_bom(given);
 	const struct upload *up = &view;
 	const struct format *best = NULL;
 	enum format_match best_match = MATCH_NONE;

@@ -182,6 +182,7 @@ struct slice {
 	const struct sampler *source; /* the entry's track, or NULL */
 	char track[160];              /* its name */
 	int changed;                  /* written from the source */
+	int euler_kept;               /* an Euler slice kept for the entry's baked rotation */
 	uint8_t *bytes;               /* the keys written (changed) */
 	size_t length;
 	uint32_t written; /* keys written */
@@ -563,37 +564,75 @@ static void track_name(char *out, size_t size, const struct record_layout *l, ui
 	snprintf(out, size, "%s 0x%08" PRIX32 " %s", l->target_prefix, crc, l->pair_name[pair]);
 }
 
-/* Decides, for one slice of the template, whether its bytes are kept. */
+/* Whether the source track is what the export writes for the template's track. */
+static int equals_export(struct native_build *nb, const struct sampler *tmpl, int rotation,
+                         int euler, const struct sampler *source)
+{
+	struct sampler out;
+	int same;
+
+	if (!nb->opt->exported ||
+	    nb->opt->exported(nb->opt->exported_ctx, tmpl, rotation, euler, &out) < 0)
+		return 0;
+	same = out.key_count > 0 && samplers_equal(&out, source);
+	free(out.times);
+	free(out.values);
+	return same;
+}
+
+/* Decides, for one slice of the template, whether its bytes are kept: the entry's track of
+ * its target and property equals the template's, as the decoder or the export gives it. An
+ * Euler rotation (bezierRot) also matches the entry's rotation that equals its export's
+ * baking (a glTF round trip). */
 static int plan_slice(struct native_build *nb, struct slice *s, const char *schema,
                       uint64_t property, uint32_t crc, int is_track)
 {
 	struct native_keyframer *kf = &nb->kf[s->keyframer];
 	struct resource *scratch;
 	struct track_target tt = {schema, crc, NULL, property, 1, crc};
+	const struct sampler *tmpl;
+	/* property numbers are per schema: Zouna's Euler rotation is 2, as a node's rotation */
+	int euler = strcmp(schema, SCHEMA_ZOUNA) == 0 && property == ZOUNA_EULER_ROTATION;
+	int rotation = strcmp(schema, SCHEMA_NODE) == 0 && property == NODE_ROTATION, made;
 	long ch;
-	int made;
 
-	if (!is_track || s->count == 0)
-		return add_slice(nb, s); /* not a track the decoder makes: kept as it is */
+	if (s->count == 0)
+		return 0; /* no keys: the record's pair is written as it was */
+	if (!is_track)
+		return add_slice(nb, s); /* not a track the decoder makes: its keys kept */
+	scratch = resource_create("zouna", "Animation_Z");
+	if (!scratch)
+		return oom(nb);
+	made = zouna_add_track(scratch, &kf->keys, s->start, s->count, &tt,
+	                       zouna_animation_keyframers[s->keyframer].field, nb->err);
+	if (made < 0) { /* the template's own slice is no track: rewritten when the entry has one */
+		error_init(nb->err);
+		resource_free(scratch);
+		scratch = NULL;
+	}
+	tmpl = scratch ? &scratch->clip.samplers[0] : NULL;
 	ch = find_source(nb, schema, crc, property);
+	if (ch < 0 && euler && tmpl) {
+		ch = find_source(nb, SCHEMA_NODE, crc, NODE_ROTATION);
+		if (ch >= 0 &&
+		    !equals_export(
+		        nb, tmpl, 0, 1,
+		        &nb->source->clip.samplers[nb->source->clip.channels[ch].sampler]))
+			ch = -1; /* an edited rotation: a rot slice of its own (plan_new_slices) */
+	}
 	if (ch < 0) {
 		json_array_append_new(nb->kept, json_string(s->track));
+		resource_free(scratch);
 		return add_slice(nb, s);
 	}
 	nb->source_used[ch] = 1;
 	s->source = &nb->source->clip.samplers[nb->source->clip.channels[ch].sampler];
 	if (nb->source->track_names && nb->source->track_names[ch])
 		snprintf(s->track, sizeof(s->track), "%s", nb->source->track_names[ch]);
-	scratch = resource_create("zouna", "Animation_Z");
-	if (!scratch)
-		return oom(nb);
-	made = zouna_add_track(scratch, &kf->keys, s->start, s->count, &tt,
-	                       zouna_animation_keyframers[s->keyframer].field, nb->err);
-	s->changed = made < 0 || !samplers_equal(&scratch->clip.samplers[0], s->source);
+	s->changed = !tmpl || !(samplers_equal(tmpl, s->source) ||
+	                        equals_export(nb, tmpl, rotation, euler, s->source));
+	s->euler_kept = euler && !s->changed && s->source->type == VALUE_FLOAT4;
 	resource_free(scratch);
-	if (made == -1)
-		error_init(
-		    nb->err); /* the template's own slice is unreadable as a track: rewrite */
 	return add_slice(nb, s);
 }
 
@@ -606,6 +645,7 @@ static int plan_template_slices(struct native_build *nb)
 			const struct record *rec = &nb->records[kind][i];
 			for (unsigned p = 0; p < l->pair_count; p++) {
 				struct slice s = {0};
+				int is_track;
 				s.keyframer = l->keyframer[p];
 				s.start = rec->pairs[p][0];
 				s.count = rec->pairs[p][1];
@@ -613,7 +653,12 @@ static int plan_template_slices(struct native_build *nb)
 				s.record = i;
 				s.pair = p;
 				track_name(s.track, sizeof(s.track), l, rec->crc, p);
+				is_track = !(kind == REC_NODE && p == 2 && rec->pairs[1][1] > 0);
 				if ((uint64_t)s.start + s.count > nb->kf[s.keyframer].keys.count) {
+					/* the decoder reads no track there (a bezierRot slice
+					 * beside rot keys): the pair is written as it was */
+					if (!is_track)
+						continue;
 					error_set(nb->err, ERROR_INDEX_OUT_OF_RANGE, l->field, -1,
 					          "template: %s[%zu].%s: keys [%" PRIu32
 					          ", %" PRIu64 ") are outside its keyframer",
@@ -622,9 +667,8 @@ static int plan_template_slices(struct native_build *nb)
 					return -1;
 				}
 				/* a bone uses rot when it has rot keys, else bezierRot */
-				if (plan_slice(
-				        nb, &s, l->schema[p], l->property[p], rec->crc,
-				        !(kind == REC_NODE && p == 2 && rec->pairs[1][1] > 0)) < 0)
+				if (plan_slice(nb, &s, l->schema[p], l->property[p], rec->crc,
+				               is_track) < 0)
 					return -1;
 			}
 		}
@@ -941,7 +985,10 @@ static int write_animation(struct native_build *nb, struct writer *w)
 		buf_init(&head.b, 64);
 		put_u32(&head, nb->h.link_size + body);
 		put_u32(&head, nb->h.link_size);
-		put_u32(&head, body);
+		/* decompressedSize: the body's length (kept as the template has it while the
+		 * body keeps its length, so that a file nothing changed in is itself) */
+		put_u32(&head,
+		        body == nb->h.data_size - nb->h.link_size ? nb->h.decompressed_size : body);
 		put_u32(&head, 0);
 		put_u32(&head, nb->h.class_crc);
 		put_u32(&head, name_crc);
@@ -1023,7 +1070,7 @@ static int check_written(struct native_build *nb, struct native_file *out, int b
 		          e.message);
 		goto done;
 	}
-	for (size_t i = 0; i < (bare ? 1 : nb->slice_count); i++) {
+	for (size_t i = 0; i < (bare ? nb->source->clip.channel_count : nb->slice_count); i++) {
 		const struct slice *s = bare ? NULL : &nb->slices[i];
 		const struct sampler *want =
 		    bare ? &nb->source->clip.samplers[nb->source->clip.channels[0].sampler]
@@ -1044,7 +1091,14 @@ static int check_written(struct native_build *nb, struct native_file *out, int b
 		allowed = (bare ? nb->kf[0].keys.compressed : nb->kf[s->keyframer].keys.compressed)
 		              ? 0.5 / c->factor * 1.0001 + 1e-6
 		              : 1e-6;
-		if (d < 0 || d > allowed) {
+		if (s && !s->changed) {
+			/* its bytes are the template's, whose export the entry's track is: what the
+			 * game reads differs from the entry by what the export did (a rotation made
+			 * unit length), or, for an Euler rotation, is the Euler angles themselves
+			 */
+			if (s->euler_kept || d < 0)
+				d = 0;
+		} else if (d < 0 || d > allowed) {
 			error_set(
 			    nb->err, ERROR_INTERNAL,
 			    json_string_value(json_object_get(report, "track")), -1,
@@ -1145,6 +1199,16 @@ static int native_keyframer(struct native_build *nb, const struct zouna_class *c
 	kf->flags = kf->keys.flags;
 	kf->keys_at = (c->has_flags ? 2 : 0) + 4;
 	kf->end = nb->tmpl->length;
+	if (src->clip.channel_count == 0 && kf->keys.count == 0) {
+		/* no keys in either (the decoder makes no track of none): the empty keyframer */
+		buf_init(&w.b, 64);
+		if (c->has_flags)
+			put_u16(&w, kf->flags);
+		put_u32(&w, 0);
+		out->bytes = (uint8_t *)buf_steal(&w.b, &out->length);
+		out->extension = c->name;
+		return out->bytes ? 0 : oom(nb);
+	}
 	if (src->clip.channel_count != 1) {
 		error_set(nb->err, ERROR_INVALID, "template", -1,
 		          "template: a bare %s holds one track, and the entry has %zu; choose an "
@@ -1221,9 +1285,11 @@ static int native_keyframer(struct native_build *nb, const struct zouna_class *c
 	return 0;
 }
 
-int native_zouna(const struct upload *tmpl, const struct resource *source,
+int native_zouna(const struct upload *given, const struct resource *source,
                  const struct native_options *opt, struct native_file *out, struct error *err)
 {
+	struct upload view = format_without_bom(given); /* as the decoder saw it */
+	const struct upload *tmpl = &view;
 	struct native_build nb = {0};
 	const char *cls = tmpl->class_name ? tmpl->class_name : format_extension(tmpl->filename);
 	const struct zouna_class *c = zouna_class_named(cls);

@@ -1,6 +1,7 @@
 /* fuzz_target.c: one libFuzzer target per decoder, chosen at build time with -DFUZZ_FAMILY
  * ("radient", "zouna", "skel" (Zouna skeletons), "gltf", "burnout", or "" for the upload router
- * with no hints). The
+ * with no hints), and "native": a Zouna file decoded, written back as its own template
+ * (formats/native.h) and decoded again must give the same tracks. The
  * first input byte picks a class or file name where the family needs one, so one target
  * reaches every class of its family. Any crash, leak or sanitizer report is a finding. */
 #include <stddef.h>
@@ -8,6 +9,7 @@
 #include <string.h>
 
 #include "formats/format.h"
+#include "formats/native.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 int fuzz_one(const char *family, const uint8_t *data, size_t size);
@@ -43,6 +45,55 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 }
 #endif
 
+/* Whether two decodings hold the same tracks, value for value. */
+static int same_tracks(const struct resource *a, const struct resource *b)
+{
+	if (a->clip.channel_count != b->clip.channel_count)
+		return 0;
+	for (size_t i = 0; i < a->clip.channel_count; i++) {
+		const struct sampler *x = &a->clip.samplers[a->clip.channels[i].sampler];
+		const struct sampler *y = &b->clip.samplers[b->clip.channels[i].sampler];
+		if (x->key_count != y->key_count || x->value_bytes != y->value_bytes ||
+		    x->interp != y->interp || memcmp(x->times, y->times, x->key_count * 4) != 0 ||
+		    memcmp(x->values, y->values, x->value_bytes) != 0)
+			return 0;
+	}
+	return 1;
+}
+
+/* decode -> native -> decode: -1 when the file written is refused or reads otherwise. */
+static int native_round_trip(const struct upload *up, const struct decode_result *first)
+{
+	static const struct native_options defaults = {-1, -1, NULL, 0};
+	const struct resource *res = first->resources[0];
+	const char *order = json_string_value(json_object_get(res->metadata, "byte_order"));
+	struct upload again = *up, tmpl = *up;
+	struct native_file file;
+	struct decode_result second;
+	struct error err;
+	int rc = -1;
+
+	if (!order) /* an Animation_Z says it in its container */
+		order = json_string_value(
+		    json_object_get(json_object_get(res->metadata, "container"), "byte_order"));
+	tmpl.class_name = res->class_name;
+	tmpl.endian = order;
+	error_init(&err);
+	if (native_zouna(&tmpl, res, &defaults, &file, &err) < 0)
+		return err.code == ERROR_INVALID || err.code == ERROR_VALUE_OUT_OF_RANGE ? 0 : -1;
+	again.data = file.bytes;
+	again.length = file.length;
+	again.class_name = file.extension;
+	again.endian = order;
+	decode_result_init(&second);
+	if (format_decode(&again, &second, &err) == 0 && second.count == 1 &&
+	    same_tracks(res, second.resources[0]))
+		rc = 0;
+	decode_result_cleanup(&second);
+	native_file_cleanup(&file);
+	return rc;
+}
+
 /* Decodes data as an upload of `family` would be; returns -1 when a refusal has no reason. */
 int fuzz_one(const char *family, const uint8_t *data, size_t size)
 {
@@ -57,7 +108,7 @@ int fuzz_one(const char *family, const uint8_t *data, size_t size)
 	up.data = data + 1;
 	up.length = size - 1;
 	up.max_inflate = 1u << 20;
-	if (strcmp(family, "zouna") == 0) {
+	if (strcmp(family, "zouna") == 0 || strcmp(family, "native") == 0) {
 		up.filename = zouna_names[pick % (sizeof(zouna_names) / sizeof(zouna_names[0]))];
 		up.endian = pick & 0x80 ? "big" : NULL;
 	} else if (strcmp(family, "skel") == 0) {
@@ -77,9 +128,15 @@ int fuzz_one(const char *family, const uint8_t *data, size_t size)
 	}
 	error_init(&err);
 	decode_result_init(&result);
-	if (format_decode(&up, &result, &err) < 0 && err.code == ERROR_NONE) {
+	if (format_decode(&up, &result, &err) < 0) {
 		decode_result_cleanup(&result);
-		return -1; /* a failure must say why */
+		return err.code == ERROR_NONE ? -1 : 0; /* a failure must say why */
+	}
+	if (strcmp(family, "native") == 0 && result.count == 1 &&
+	    strcmp(result.resources[0]->class_name, "Skel_Z") != 0 &&
+	    native_round_trip(&up, &result) < 0) {
+		decode_result_cleanup(&result);
+		return -1;
 	}
 	decode_result_cleanup(&result);
 	return 0;

@@ -20,7 +20,7 @@ common="-D_POSIX_C_SOURCE=200809L -I$src/include -I$src/tests/lib $(pkg-config -
 libs="$(pkg-config --libs jansson zlib) -lm"
 decoders="$src/src/base/error.c $src/src/base/buf.c $src/src/base/hash.c $src/src/core/model.c $src/src/core/rig.c $src/src/base/base64.c \
 $src/src/formats/format.c $src/src/formats/reader.c $src/src/formats/radient.c \
-$src/src/formats/zouna.c $src/src/formats/zouna_keys.c $src/src/formats/zouna_skel.c $src/src/formats/gltf.c $src/src/formats/gltf_data.c $src/src/formats/gltf_rig.c $src/src/formats/burnout.c $src/src/formats/burnout_bundle.c $src/src/formats/burnout_rig.c"
+$src/src/formats/zouna.c $src/src/formats/zouna_keys.c $src/src/formats/zouna_native.c $src/src/formats/zouna_skel.c $src/src/formats/gltf.c $src/src/formats/gltf_data.c $src/src/formats/gltf_rig.c $src/src/formats/burnout.c $src/src/formats/burnout_bundle.c $src/src/formats/burnout_rig.c"
 # seeds, from the same writers the tests use
 # shellcheck disable=SC2086
 clang -O1 $common -o "$build/make_seeds" "$src/tests/fuzz/make_seeds.c" \
@@ -32,7 +32,7 @@ mkdir -p "$build/seeds/radient"
 for f in "$src"/tests/data/radient/valid/*.json; do
 	{ printf '\000'; cat "$f"; } >"$build/seeds/radient/$(basename "$f")"
 done
-for target in radient zouna skel gltf burnout router; do
+for target in radient zouna native skel gltf burnout router; do
 	family=$target
 	[ "$target" = router ] && family=""
 	# shellcheck disable=SC2086
@@ -47,6 +47,7 @@ for target in radient zouna skel gltf burnout router; do
 	findings="$build/findings/$target"
 	mkdir -p "$corpus" "$findings"
 	[ -d "$build/seeds/$target" ] && cp -n "$build/seeds/$target"/* "$corpus/" 2>/dev/null
+	[ "$target" = native ] && cp -n "$build/seeds/zouna"/* "$corpus/" 2>/dev/null
 	[ -d "$src/tests/fuzz/regressions/$target" ] && cp -n "$src/tests/fuzz/regressions/$target"/* "$corpus/" 2>/dev/null
 	"$build/fuzz_$target" -max_total_time="$seconds" -print_final_stats=1 -max_len=65536 \
 		-rss_limit_mb=2048 -timeout=5 -artifact_prefix="$findings/" "$corpus" >"$build/$target.log" 2>&1

@@ -425,10 +425,10 @@ void zouna_write_example_animation(struct zbuf *b, int big, size_t bff, float tr
 {
 	static struct zkey rot[5] = {{.time = 0, .v = {0, 0, 0, 1}},
 	                             {.time = 2, .v = {0, 0, 1, 0}},
-	                             {.time = 0, .v = {1, 0, 0, 0}},
-	                             {.time = 1, .v = {0, 1, 0, 0}},
+	                             {.time = 0.5f, .v = {0.7071f, 0, 0, 0.7071f}},
+	                             {.time = 1, .v = {0, 0.7071f, 0, 0.7071f}},
 	                             {.time = 3, .v = {0.5f, 0.5f, 0.5f, 0.5f}}}; /* no record */
-	static struct zkey bezier[2] = {{.time = 0, .v = {0, 1, 2}, .tout = {1, 1, 1}},
+	static struct zkey bezier[2] = {{.time = 0.25f, .v = {0, 1, 2}, .tout = {1, 1, 1}},
 	                                {.time = 1, .v = {1, 2, 3}, .tin = {1, 1, 1}}};
 	struct zkey trans[3] = {{.time = 0, .v = {0, 0, 0}, .tout = {0.5f, 0, 0}},
 	                        {.time = 1, .v = {trans_x, 2, -1}, .tin = {0.25f, 0, 0}},

@@ -98,9 +98,10 @@ void zouna_write_resource(struct zbuf *b, uint32_t class_crc, uint32_t name_crc,
 void zouna_write_animation(struct zbuf *b, const struct zanimation *a, size_t bff_size,
                            uint8_t platform);
 
-/* An Animation_Z with every kind of record: rotations (and a key no record names), Euler
- * rotations, translations (key 1's x is trans_x), messages, a material, a mesh and a morph,
- * a link header; bone[] gets the bones' CRCs (TETE, COU, BRAS_G). Every value is a whole
+/* An Animation_Z with every kind of record: rotations (one not quite unit length, as 16-bit
+ * steps of 1/2000 make them, starting after 0; and a key no record names), Euler rotations
+ * (from 0.25 s), translations (key 1's x is trans_x), messages, a material, a mesh and a
+ * morph, a link header; bone[] gets the bones' CRCs (TETE, COU, BRAS_G). Every value is a whole
  * step of its class when trans_x is. */
 void zouna_write_example_animation(struct zbuf *b, int big, size_t bff, float trans_x,
                                    uint32_t bone[3]);

@@ -11,7 +11,8 @@
 
 int fuzz_one(const char *family, const uint8_t *data, size_t size);
 
-static const char *const targets[] = {"radient", "zouna", "skel", "gltf", "burnout", "router"};
+static const char *const targets[] = {"radient", "zouna",   "native", "skel",
+                                      "gltf",    "burnout", "router"};
 
 START_TEST(every_finding_is_handled)
 {
@@ -35,7 +36,8 @@ START_TEST(every_finding_is_handled)
 		ck_assert_ptr_nonnull(data);
 		ck_assert_msg(fuzz_one(strcmp(targets[_i], "router") ? targets[_i] : "",
 		                       (const uint8_t *)data, len) == 0,
-		              "%s: refused without a reason", path);
+		              "%s: refused without a reason (or, written back, read otherwise)",
+		              path);
 		free(data);
 		free(names[i]);
 		replayed++;
