@@ -467,7 +467,8 @@ static int read_materials(struct reader *r, struct animation_read *an)
 			         parts[p].field);
 			if (check_signed_slice(&an->keys[kf], start, n, path, an->err) < 0 ||
 			    zouna_add_track(an->res, &an->keys[kf], (uint32_t)start, (uint32_t)n,
-			                    &tt, zouna_animation_keyframers[kf].field, an->err) == -1)
+			                    &tt, zouna_animation_keyframers[kf].field,
+			                    an->err) == -1)
 				return -1;
 		}
 		resource_add_reference(an->res, crc, "material", -1, (int32_t)i);
@@ -500,7 +501,8 @@ static int read_objects(struct reader *r, int which, struct animation_read *an)
 		snprintf(path, sizeof(path), "%s[%" PRIu32 "].keys", field, i);
 		if (check_signed_slice(&an->keys[keyframer], start, n, path, an->err) < 0 ||
 		    zouna_add_track(an->res, &an->keys[keyframer], (uint32_t)start, (uint32_t)n,
-		                    &tt, zouna_animation_keyframers[keyframer].field, an->err) == -1)
+		                    &tt, zouna_animation_keyframers[keyframer].field,
+		                    an->err) == -1)
 			return -1;
 		resource_add_reference(an->res, crc, which ? "morph" : "mesh", -1, (int32_t)i);
 	}
@@ -588,9 +590,9 @@ static int read_animation_body(struct reader *r, size_t body_start, struct anima
 	for (int i = 0; i < KF_KEYFRAMER_COUNT && !reader_failed(r); i++) {
 		if (i == KF_NODE_ROT)
 			body->node_flag = reader_u16(r, "node.flag");
-		if (zouna_read_keyframer(r, zouna_class_named(zouna_animation_keyframers[i].class_name),
-		                         zouna_animation_keyframers[i].field, 0, &an->keys[i],
-		                         an->err) < 0)
+		if (zouna_read_keyframer(
+		        r, zouna_class_named(zouna_animation_keyframers[i].class_name),
+		        zouna_animation_keyframers[i].field, 0, &an->keys[i], an->err) < 0)
 			return -1;
 		json_object_set_new(an->keyframers, zouna_animation_keyframers[i].field,
 		                    zouna_keyframer_info(&an->keys[i]));

@@ -411,8 +411,8 @@ json_t *zouna_keyframer_info(const struct zouna_keys *k)
 	if (k->cls->kind == KIND_MESSAGE)
 		json_object_set_new(o, "message_count", json_integer(k->event_count));
 	else
-		json_object_set_new(o, "key_size",
-		                    json_integer((json_int_t)zouna_key_size(k->cls, k->compressed)));
+		json_object_set_new(
+		    o, "key_size", json_integer((json_int_t)zouna_key_size(k->cls, k->compressed)));
 	json_object_set_new(o, "offset", json_integer((json_int_t)k->offset));
 	if (k->count)
 		json_object_set_new(
