@@ -587,6 +587,7 @@ async function openEntry(id, selected = null, window = null, restore = {}) {
       make('td', { text: String(t.key_count) }), make('td', { text: `${t.time_range[0]} – ${t.time_range[1]} s` })]);
   }));
   renderVersions(entry);
+  renderNative(entry);
   state.compare = null;
   if (restore.compare) await startCompare(Number(restore.compare)); else renderCompare();
   writeUrl();
@@ -613,6 +614,59 @@ function renderVersions(entry) {
       make('td', { text: v.uploaded_by || '' }), make('td', { text: v.filename || '' }),
       make('td', { text: String(v.decoder_version) }), make('td', {}, [compare])]);
   }));
+}
+
+// "Download for the game": the entry as the game's own bytes (GET .../native), laid out like a
+// file of the game's: the one an animdex export came from (the .glb brought back from
+// Blender), a Zouna version of the same handle, or the entry itself. The report says what was
+// kept byte for byte and what was written.
+const gameFile = (e) => e.family === 'zouna' && e.class !== 'Skel_Z';
+
+function nativeTemplates(entry) {
+  const found = [];
+  const add = (id, label) => { if (!found.some((t) => t.id === id)) found.push({ id, label }); };
+  const source = (((entry.structure || {}).metadata || {}).asset || {}).extras;
+  const exported = source && source.animdex && source.animdex.entry;
+  if (exported && typeof exported === 'number' && /_Z$/.test(source.animdex.class || '') && source.animdex.class !== 'Skel_Z') {
+    add(exported, `entry ${exported}, the ${source.animdex.class} this was exported from`);
+  }
+  if (gameFile(entry)) add(entry.id, 'this file itself');
+  for (const v of entry.versions || []) if (gameFile(entry)) add(v.id, `version ${v.id}${v.name ? ` ${v.name}` : ''}`);
+  return found;
+}
+
+async function showNativeReport() {
+  const entry = state.entry;
+  const select = $('#native-template');
+  const report = $('#native-report');
+  const query = `template=${select.value}`;
+  $('#native-link').href = `/api/resources/${entry.id}/native?${query}`;
+  report.removeAttribute('data-done');
+  text(report, 'checking…');
+  try {
+    const answer = await api(`/api/resources/${entry.id}/native?${query}&summary=1`);
+    if (state.entry !== entry) return;
+    const kept = answer.tracks.filter((t) => t.kept).length;
+    const largest = Math.max(0, ...answer.tracks.map((t) => t.largest_difference || 0));
+    text(report, `${answer.file_name}, ${bytes(answer.length)}: ${count(kept, 'track', 'tracks')} kept byte for byte, `
+      + `${count(answer.tracks.length - kept, 'track', 'tracks')} written`
+      + (answer.kept_from_template.length ? `, ${count(answer.kept_from_template.length, 'track', 'tracks')} taken from the game file` : '')
+      + (largest ? `; largest difference ${largest.toPrecision(3)}` : ''));
+    report.dataset.done = 'ok';
+  } catch (e) {
+    if (state.entry !== entry) return;
+    text(report, `cannot be written for the game: ${e.message}`);
+    report.dataset.done = 'refused';
+  }
+}
+
+function renderNative(entry) {
+  const templates = nativeTemplates(entry);
+  $('#native-box').hidden = !templates.length;
+  if (!templates.length) return;
+  $('#native-template').replaceChildren(...templates.map((t) => make('option', { value: String(t.id), text: t.label })));
+  $('#native-template').onchange = showNativeReport;
+  showNativeReport();
 }
 
 // The largest difference of a pair as text, and as a number to sort by.

@@ -2,7 +2,7 @@
 // real animdexd on loopback with a temporary database. Prints "PASS: name" or "FAIL: name"
 // per check and exits non-zero on any failure. Screenshots go to $ANIMDEX_SCREENSHOTS.
 import { execFileSync, spawn } from 'node:child_process';
-import { existsSync, mkdtempSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { chromium } from 'playwright-core';
@@ -457,6 +457,30 @@ async function main() {
     const summary = await namer.locator('#entry-summary').innerText();
     check('and in the open entry', /0x[0-9A-F]{8} \(sorted 07\)/.test(summary), summary.split('\n').slice(0, 6).join(' | '));
     await namer.close();
+
+    // the way back into the game: an Animation_Z (one bone, two rotation keys) goes out as a
+    // .glb and comes back; its entry offers "Download for the game" laid out like the file it
+    // was exported from, says what was kept, and the link gives the original bytes
+    const hero = Buffer.from('kgAAAAAAAACSAAAAAAAAAIl9EEYUi/EGAACAPwAAAAAAAAAAAgAAAAAAAAAAAAAAAADQBwAAgD8A'
+      + 'AAAAhgWGBQAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA'
+      + 'AAAAAAAAAAAAAAAAAQAAAJNHz10AAAAAAAAAAAAAAgAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA=', 'base64');
+    const post = async (name, body) => (await (await fetch(`${base}/api/resources?filename=${name}`, { method: 'POST', body })).json()).resources[0].id;
+    const heroId = await post('hero.Animation_Z', hero);
+    const heroGlb = Buffer.from(await (await fetch(`${base}/api/resources/${heroId}/export`)).arrayBuffer());
+    const glbId = await post('hero.glb', heroGlb);
+    const gamer = await browser.newPage({ viewport: { width: 1280, height: 800 } });
+    await gamer.goto(`${base}/?id=${glbId}`);
+    await gamer.waitForFunction(() => document.querySelector('#native-report')?.dataset.done, null, { timeout: 15000 }).catch(() => {});
+    const offered = await gamer.locator('#native-template option').first().innerText().catch(() => '(none)');
+    const report = await gamer.locator('#native-report').innerText().catch(() => '(none)');
+    check('a .glb brought back offers "Download for the game", laid out like the file it came from',
+      offered === `entry ${heroId}, the Animation_Z this was exported from` && /^hero\.Animation_Z, 170 B: 1 track kept byte for byte, 0 tracks written/.test(report),
+      `${offered}; ${report}`);
+    const [download] = await Promise.all([gamer.waitForEvent('download'), gamer.click('#native-link')]);
+    const saved = readFileSync(await download.path());
+    check('and the download is the game file, byte for byte', download.suggestedFilename() === 'hero.Animation_Z' && saved.equals(hero),
+      `${download.suggestedFilename()}, ${saved.length} bytes`);
+    await gamer.close();
 
     // dark mode where the system asks for it: dark page, dark buttons, light text
     const luminance = (rgb) => {
