@@ -17,8 +17,9 @@ struct native_request {
 };
 
 /* Reads the request's parameters through arg(ctx, name) (NULL when absent): template, byte_order
- * (little, big), bff (0, 16), name, promote (0, 1); as, layout and reduce are named and refused
- * (501) until they are built. 0, or -1 with err naming the parameter, its value and the rule. */
+ * (little, big), bff (0, 16), name, promote (0, 1), reduce (a tolerance above 0); as and layout
+ * are named and refused (501) until they are built. 0, or -1 with err naming the parameter, its
+ * value and the rule. */
 int native_request_parse(struct native_request *rq, const char *(*arg)(void *ctx, const char *name),
                          void *ctx, struct error *err);
 

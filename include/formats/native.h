@@ -21,12 +21,17 @@
 #include "core/model.h"
 #include "formats/format.h"
 
+/* The largest tolerance reduce= takes. */
+#define NATIVE_MAX_TOLERANCE 1e6
+
 struct native_options {
 	int byte_order;   /* -1: the template's; else enum byte_order */
 	int bff;          /* -1: as the template has it; 0: none; 16: a 16-byte BFF0 header */
 	const char *name; /* the name whose Asobo32 CRC goes into the object header, or NULL */
 	int promote;      /* a value a compressed class cannot hold: its uncompressed class
 	                   * (bare keyframers; an Animation_Z's classes are fixed) */
+	double reduce;    /* > 0: each changed track reduced to the fewest keys within this
+	                   * tolerance of its keys (core/reduce.h); 0: every key written */
 	/* What animdex's glTF export writes for a template's track (answers/export.h), so that
 	 * a track that came back from an export unchanged counts as unchanged (a rotation made
 	 * unit length, an Euler rotation baked into quaternions); NULL: the decoder's reading

@@ -107,7 +107,7 @@ struct response {
 	struct response_stream stream; /* used instead of body when stream.fill is set */
 	char *disposition;             /* Content-Disposition, or NULL */
 	char extra_name[2][32];        /* up to two more headers */
-	char extra_value[2][64];
+	char extra_value[2][256];
 };
 
 /* An answer made on another thread. A route that hands its work over sets resp->deferred

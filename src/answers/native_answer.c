@@ -5,6 +5,7 @@
 #include "answers/native_answer.h"
 
 #include <inttypes.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -30,15 +31,17 @@ static int parse_id(const char *text, int64_t *out)
 int native_request_parse(struct native_request *rq, const char *(*arg)(void *ctx, const char *name),
                          void *ctx, struct error *err)
 {
-	static const char *const later[] = {"as", "layout", "reduce"};
+	static const char *const later[] = {"as", "layout"};
 	const char *tmpl = arg(ctx, "template"), *order = arg(ctx, "byte_order");
 	const char *bff = arg(ctx, "bff"), *name = arg(ctx, "name"), *promote = arg(ctx, "promote");
+	const char *reduce = arg(ctx, "reduce");
 
 	rq->template_id = 0;
 	rq->opt.byte_order = -1;
 	rq->opt.bff = -1;
 	rq->opt.name = NULL;
 	rq->opt.promote = 0;
+	rq->opt.reduce = 0;
 	for (size_t i = 0; i < sizeof(later) / sizeof(later[0]); i++)
 		if (arg(ctx, later[i])) {
 			error_set(
@@ -99,6 +102,21 @@ int native_request_parse(struct native_request *rq, const char *(*arg)(void *ctx
 			return -1;
 		}
 		rq->opt.promote = promote[0] == '1';
+	}
+	if (reduce) {
+		char *end = NULL;
+		double v = strspn(reduce, "0123456789.eE+-") == strlen(reduce) && *reduce
+		               ? strtod(reduce, &end)
+		               : NAN;
+		if (!end || *end || !(v > 0 && v <= NATIVE_MAX_TOLERANCE)) {
+			error_set(
+			    err, ERROR_BAD_PARAMETER, "reduce", -1,
+			    "reduce: '%.64s' is not a tolerance (a number above 0 and at most "
+			    "%g, in the track's own units: radians of angle for a rotation)",
+			    reduce, NATIVE_MAX_TOLERANCE);
+			return -1;
+		}
+		rq->opt.reduce = v;
 	}
 	return 0;
 }

@@ -19,6 +19,7 @@
 
 #include "base/buf.h"
 #include "base/hash.h"
+#include "core/reduce.h"
 #include "formats/native.h"
 #include "formats/reader.h"
 #include "zouna.h"
@@ -183,6 +184,7 @@ struct slice {
 	char track[160];              /* its name */
 	int changed;                  /* written from the source */
 	int euler_kept;               /* an Euler slice kept for the entry's baked rotation */
+	struct sampler reduced;       /* source reduced by reduce= (its keys then the source's) */
 	uint8_t *bytes;               /* the keys written (changed) */
 	size_t length;
 	uint32_t written; /* keys written */
@@ -203,7 +205,8 @@ struct native_build {
 	size_t trailing_at; /* the bytes after the records, kept */
 	struct slice *slices;
 	size_t slice_count, slice_cap;
-	char *source_used; /* per source channel: matched to a slice */
+	char *source_used;      /* per source channel: matched to a slice */
+	struct sampler reduced; /* a bare keyframer's track under reduce= */
 	json_t *report_tracks, *kept, *defaults;
 	struct error *err;
 };
@@ -558,10 +561,14 @@ static long find_source(struct native_build *nb, const char *schema, uint32_t cr
 	return -1;
 }
 
+/* A record's track as the decoder names it: "bone 0x1234ABCD rotation". */
 static void track_name(char *out, size_t size, const struct record_layout *l, uint32_t crc,
                        unsigned pair)
 {
-	snprintf(out, size, "%s 0x%08" PRIX32 " %s", l->target_prefix, crc, l->pair_name[pair]);
+	const char *what = schema_property_name(l->schema[pair], l->property[pair]);
+
+	snprintf(out, size, "%s 0x%08" PRIX32 " %s", l->target_prefix, crc,
+	         what ? what : l->pair_name[pair]);
 }
 
 /* Whether the source track is what the export writes for the template's track. */
@@ -774,6 +781,30 @@ static int by_keyframer_then_start(const void *a, const void *b)
 }
 
 /* Encodes the changed slices in their keyframers' classes. */
+/* A changed track under reduce=: the fewest keys within the tolerance of its dense keys
+ * (core/reduce.h), fitted with tangents for a Hermite class; *s then points at them and the
+ * report row says how many keys went and how far the result strays. Tracks of words, and
+ * every track without reduce=, are written as they are. */
+static int reduce_track(struct native_build *nb, const struct zouna_class *c,
+                        const struct sampler **s, struct sampler *reduced, json_t *row)
+{
+	struct reduce_result r;
+
+	if (!(nb->opt->reduce > 0) || !reduce_applies(*s))
+		return 0;
+	if (reduce_sampler(*s, nb->opt->reduce,
+	                   c->kind == KIND_HERMITE ? REDUCE_HERMITE : REDUCE_LINEAR, reduced,
+	                   &r) < 0)
+		return oom(nb);
+	*s = reduced;
+	json_object_set_new(row, "reduced",
+	                    json_pack("{s:I, s:I, s:f, s:f}", "keys_before",
+	                              (json_int_t)r.keys_before, "keys_after",
+	                              (json_int_t)r.keys_after, "largest_error", r.largest_error,
+	                              "tolerance", nb->opt->reduce));
+	return 0;
+}
+
 static int encode_changed(struct native_build *nb)
 {
 	for (size_t i = 0; i < nb->slice_count; i++) {
@@ -789,6 +820,11 @@ static int encode_changed(struct native_build *nb)
 			json_object_set_new(row, "keys", json_integer(s->count));
 			json_object_set_new(row, "kept", json_true());
 		} else {
+			if (reduce_track(nb, nb->kf[s->keyframer].keys.cls, &s->source, &s->reduced,
+			                 row) < 0) {
+				json_decref(row);
+				return -1;
+			}
 			keys = write_track(&nb->kf[s->keyframer].keys, nb->kf[s->keyframer].flags,
 			                   s->source, s->track, nb->out, &s->bytes, &s->length,
 			                   &worst, nb->err);
@@ -1073,7 +1109,9 @@ static int check_written(struct native_build *nb, struct native_file *out, int b
 	for (size_t i = 0; i < (bare ? nb->source->clip.channel_count : nb->slice_count); i++) {
 		const struct slice *s = bare ? NULL : &nb->slices[i];
 		const struct sampler *want =
-		    bare ? &nb->source->clip.samplers[nb->source->clip.channels[0].sampler]
+		    bare ? (nb->reduced.key_count
+		                ? &nb->reduced
+		                : &nb->source->clip.samplers[nb->source->clip.channels[0].sampler])
 		         : s->source;
 		const struct record_layout *l = bare ? NULL : &layouts[s->kind];
 		const struct sampler *got;
@@ -1124,8 +1162,13 @@ static void build_cleanup(struct native_build *nb)
 		zouna_keys_cleanup(&nb->kf[k].keys);
 	for (int kind = 0; kind < REC_KINDS; kind++)
 		free(nb->records[kind]);
-	for (size_t i = 0; i < nb->slice_count; i++)
+	for (size_t i = 0; i < nb->slice_count; i++) {
 		free(nb->slices[i].bytes);
+		free(nb->slices[i].reduced.times);
+		free(nb->slices[i].reduced.values);
+	}
+	free(nb->reduced.times);
+	free(nb->reduced.values);
 	free(nb->slices);
 	free(nb->source_used);
 	json_decref(nb->report_tracks);
@@ -1245,6 +1288,11 @@ static int native_keyframer(struct native_build *nb, const struct zouna_class *c
 		struct error first;
 		long keys;
 		error_init(&first);
+		if (reduce_track(nb, c, &s, &nb->reduced, row) < 0) {
+			json_decref(row);
+			buf_cleanup(&w.b);
+			return -1;
+		}
 		keys = write_track(&kf->keys, kf->flags, s,
 		                   json_string_value(json_object_get(row, "track")), nb->out,
 		                   &bytes, &length, &worst, &first);

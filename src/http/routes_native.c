@@ -1,9 +1,10 @@
 /* routes_native.c: an entry as the game's own bytes (GET /api/resources/{id}/native).
  *
- * template=ID, byte_order=, bff=, name=, promote= (answers/native_answer.h); summary=1
- * answers the report as JSON instead of the file. The file's answer carries the report's
- * figures in X-Animdex-Native (tracks kept byte for byte, tracks written, the largest
- * difference between the entry's values and what the game will read).
+ * template=ID, byte_order=, bff=, name=, promote=, reduce= (answers/native_answer.h);
+ * summary=1 answers the report as JSON instead of the file. The file's answer carries the
+ * report's figures in X-Animdex-Native (tracks kept byte for byte, tracks written, the largest
+ * difference between the entry's values and what the game will read; under reduce=, the keys
+ * before and after and the largest error against the dense keys).
  */
 #include <inttypes.h>
 #include <math.h>
@@ -19,24 +20,42 @@ static const char *request_lookup(void *ctx, const char *name)
 	return request_arg(ctx, name);
 }
 
-/* "kept=N; written=N; largest_difference=X" from the report. */
+/* "kept=N; written=N; largest_difference=X" from the report, then under reduce=
+ * "; keys_before_reduce=N; keys_after_reduce=N; reduce_error=X". */
 static void report_header(const json_t *report, char *out, size_t size)
 {
-	size_t kept = 0, written = 0, i;
-	double worst = 0;
+	size_t kept = 0, written = 0, i, reduced = 0;
+	json_int_t before = 0, after = 0;
+	double worst = 0, reduce_error = 0;
 	json_t *row;
+	int n;
 
 	json_array_foreach(json_object_get(report, "tracks"), i, row)
 	{
 		double d = json_number_value(json_object_get(row, "largest_difference"));
+		json_t *r = json_object_get(row, "reduced");
 		if (json_is_true(json_object_get(row, "kept")))
 			kept++;
 		else
 			written++;
 		if (d > worst)
 			worst = d;
+		if (r) {
+			reduced++;
+			before += json_integer_value(json_object_get(r, "keys_before"));
+			after += json_integer_value(json_object_get(r, "keys_after"));
+			d = json_number_value(json_object_get(r, "largest_error"));
+			if (d > reduce_error)
+				reduce_error = d;
+		}
 	}
-	snprintf(out, size, "kept=%zu; written=%zu; largest_difference=%.9g", kept, written, worst);
+	n = snprintf(out, size, "kept=%zu; written=%zu; largest_difference=%.9g", kept, written,
+	             worst);
+	if (reduced && n > 0 && (size_t)n < size)
+		snprintf(out + n, size - (size_t)n,
+		         "; keys_before_reduce=%" JSON_INTEGER_FORMAT
+		         "; keys_after_reduce=%" JSON_INTEGER_FORMAT "; reduce_error=%.9g",
+		         before, after, reduce_error);
 }
 
 void route_native(struct request *req, struct response *resp)
@@ -46,7 +65,7 @@ void route_native(struct request *req, struct response *resp)
 	struct native_request rq;
 	struct native_file file;
 	struct error err;
-	char *name = NULL, header[128];
+	char *name = NULL, header[256];
 
 	error_init(&err);
 	if (!cat || route_id(req, resp, &rq.id) < 0)

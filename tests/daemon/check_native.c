@@ -190,6 +190,32 @@ START_TEST(a_glb_round_trip_is_the_file)
 }
 END_TEST
 
+/* The walk the Blender round trip starts from (tests/scripts/blender_native.sh) comes back
+ * byte for byte, and is left in $ANIMDEX_NATIVE_DIR (tests/output/native) for that script. */
+START_TEST(the_walk_for_blender_comes_back)
+{
+	const char *out =
+	    getenv("ANIMDEX_NATIVE_DIR") ? getenv("ANIMDEX_NATIVE_DIR") : "tests/output/native";
+	char path[1024];
+	uint32_t bone[2];
+	struct zbuf b;
+	json_int_t id;
+	FILE *f;
+
+	zouna_write_walk_animation(&b, bone);
+	id = http_upload_one(&d, "walk.Animation_Z", b.data, b.len);
+	assert_native_is(id, "", &b, "walk.Animation_Z");
+	mkdir("tests/output", 0755);
+	mkdir(out, 0755);
+	snprintf(path, sizeof(path), "%s/walk.Animation_Z", out);
+	f = fopen(path, "wb");
+	ck_assert_msg(f != NULL, "%s: cannot write", path);
+	ck_assert_uint_eq(fwrite(b.data, 1, b.len, f), b.len);
+	ck_assert_int_eq(fclose(f), 0);
+	zbuf_free(&b);
+}
+END_TEST
+
 /* A Radient clip naming a bone by name: its translation lands in the Animation_Z's Hermite
  * class; a value beyond that class is a 422 naming the track, the key and the class. */
 START_TEST(a_clip_lands_in_the_templates_classes)
@@ -255,7 +281,11 @@ START_TEST(bad_parameters_are_refused_by_name)
 	    {"promote=2", 400, "\"promote\""},
 	    {"summary=yes", 400, "\"summary\""},
 	    {"as=Animation_Z", 501, "\"as\""},
-	    {"reduce=0.01", 501, "\"reduce\""},
+	    {"reduce=0", 400, "\"reduce\""},
+	    {"reduce=-1", 400, "\"reduce\""},
+	    {"reduce=nan", 400, "\"reduce\""},
+	    {"reduce=1e9", 400, "\"reduce\""},
+	    {"reduce=0.1x", 400, "\"reduce\""},
 	    {"layout=rat", 501, "\"layout\""},
 	};
 	struct zbuf b;
@@ -325,6 +355,7 @@ int main(void)
 	tcase_add_test(tc, uploaded_zouna_files_come_back_byte_for_byte);
 	tcase_add_test(tc, an_edit_on_the_earlier_version_is_the_edited_file);
 	tcase_add_test(tc, a_glb_round_trip_is_the_file);
+	tcase_add_test(tc, the_walk_for_blender_comes_back);
 	tcase_add_test(tc, a_clip_lands_in_the_templates_classes);
 	tcase_add_test(tc, bad_parameters_are_refused_by_name);
 	tcase_add_test(tc, the_command_writes_the_same_file);

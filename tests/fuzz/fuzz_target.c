@@ -4,10 +4,13 @@
  * (formats/native.h) and decoded again must give the same tracks. The
  * first input byte picks a class or file name where the family needs one, so one target
  * reaches every class of its family. Any crash, leak or sanitizer report is a finding. */
+#include <math.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdlib.h>
 #include <string.h>
 
+#include "core/reduce.h"
 #include "formats/format.h"
 #include "formats/native.h"
 
@@ -61,10 +64,25 @@ static int same_tracks(const struct resource *a, const struct resource *b)
 	return 1;
 }
 
+/* Whether every value of a float track is finite, and small enough that a segment's sums
+ * stay finite. */
+static int finite_values(const struct sampler *s)
+{
+	const float *v = s->values;
+
+	for (size_t i = 0; i < s->value_bytes / sizeof(float); i++)
+		if (!(fabsf(v[i]) < 1e30f))
+			return 0;
+	for (uint32_t i = 0; i < s->key_count; i++)
+		if (!(fabsf(s->times[i]) < 1e30f))
+			return 0;
+	return 1;
+}
+
 /* decode -> native -> decode: -1 when the file written is refused or reads otherwise. */
 static int native_round_trip(const struct upload *up, const struct decode_result *first)
 {
-	static const struct native_options defaults = {-1, -1, NULL, 0};
+	static const struct native_options defaults = {.byte_order = -1, .bff = -1};
 	const struct resource *res = first->resources[0];
 	const char *order = json_string_value(json_object_get(res->metadata, "byte_order"));
 	struct upload again = *up, tmpl = *up;
@@ -89,6 +107,23 @@ static int native_round_trip(const struct upload *up, const struct decode_result
 	if (format_decode(&again, &second, &err) == 0 && second.count == 1 &&
 	    same_tracks(res, second.resources[0]))
 		rc = 0;
+	/* every float track reduced (core/reduce.h): never more keys, and a linear track's
+	 * never past the tolerance where its values are finite (a segment of one interval is
+	 * the track itself) */
+	for (size_t i = 0; rc == 0 && i < res->clip.channel_count; i++) {
+		const struct sampler *s = &res->clip.samplers[res->clip.channels[i].sampler];
+		struct sampler reduced;
+		struct reduce_result r;
+		if (!reduce_applies(s))
+			continue;
+		if (reduce_sampler(s, 1e-3, (i % 2) ? REDUCE_HERMITE : REDUCE_LINEAR, &reduced,
+		                   &r) < 0 ||
+		    r.keys_after > r.keys_before || r.keys_after < (s->key_count > 1 ? 2u : 1u) ||
+		    (finite_values(s) && s->interp == INTERP_LINEAR && !(r.largest_error <= 1e-3)))
+			rc = -1;
+		free(reduced.times);
+		free(reduced.values);
+	}
 	decode_result_cleanup(&second);
 	native_file_cleanup(&file);
 	return rc;

@@ -477,3 +477,66 @@ void zouna_write_example_animation(struct zbuf *b, int big, size_t bff, float tr
 	zbuf_init(b, big);
 	zouna_write_animation(b, &a, bff, big ? 10 : 0);
 }
+
+void zouna_write_walk_animation(struct zbuf *b, uint32_t bone[2])
+{
+	static struct zmessage step = {36, 0x57A1C0DE, 0, 1.0f, 0x00000001};
+	struct zkey rot[18], trans[5], scale[3], msgs[1];
+	struct znode nodes[2];
+	struct zanimation a = {0};
+
+	memset(rot, 0, sizeof(rot));
+	memset(trans, 0, sizeof(trans));
+	memset(scale, 0, sizeof(scale));
+	memset(msgs, 0, sizeof(msgs));
+	memset(nodes, 0, sizeof(nodes));
+	for (int i = 0; i < 9; i++) {
+		float t = 0.25f * (float)i;
+		float hip = 0.35f * sinf(3.14159265f * t / 2);
+		float knee = 0.35f * (1 - cosf(3.14159265f * t));
+		rot[i].time = rot[9 + i].time = t;
+		rot[i].v[0] = sinf(hip / 2);
+		rot[i].v[3] = cosf(hip / 2);
+		rot[9 + i].v[0] = sinf(knee / 2);
+		rot[9 + i].v[3] = cosf(knee / 2);
+	}
+	for (int i = 0; i < 5; i++) {
+		trans[i].time = 0.5f * (float)i;
+		trans[i].v[1] = i % 2 ? 0.95f : 1.0f; /* tangents 0: flat at each key */
+	}
+	for (int i = 0; i < 3; i++) {
+		scale[i].time = (float)i;
+		scale[i].v[0] = scale[i].v[2] = 1;
+		scale[i].v[1] = i == 1 ? 1.1f : 1.0f;
+	}
+	msgs[0].time = 1;
+	msgs[0].messages = &step;
+	msgs[0].message_count = 1;
+	bone[0] = hash_asobo32("BASSIN", 6);
+	bone[1] = hash_asobo32("GENOU_G", 7);
+	nodes[0].bone_crc = bone[0];
+	nodes[0].id = 0;
+	nodes[0].flag = 1;
+	nodes[0].rot[1] = 9;
+	nodes[0].trans[1] = 5;
+	nodes[0].msg[1] = 1;
+	nodes[1].bone_crc = bone[1];
+	nodes[1].id = 1;
+	nodes[1].flag = 1;
+	nodes[1].rot[0] = 9;
+	nodes[1].rot[1] = 9;
+	nodes[1].scale[1] = 3;
+	a.max_time = 2.0f;
+	a.smooth_ratio = 0.5f;
+	a.flag = 3;
+	a.node_flag = 1;
+	/* the body's keyframers: 0 rot, 2 scale, 3 trans, 4 msg */
+	a.keys[0] = rot, a.counts[0] = 18;
+	a.keys[2] = scale, a.counts[2] = 3;
+	a.keys[3] = trans, a.counts[3] = 5;
+	a.keys[4] = msgs, a.counts[4] = 1;
+	a.nodes = nodes, a.node_count = 2;
+	a.name_crc = hash_asobo32("walk", 4);
+	zbuf_init(b, 0);
+	zouna_write_animation(b, &a, 0, 0);
+}

@@ -106,6 +106,12 @@ void zouna_write_animation(struct zbuf *b, const struct zanimation *a, size_t bf
 void zouna_write_example_animation(struct zbuf *b, int big, size_t bff, float trans_x,
                                    uint32_t bone[3]);
 
+/* A walk as a game keys it, for the Blender round trip (tests/scripts/blender_native.sh): a
+ * hip (BASSIN) swinging about x and bobbing (Hermite keys, flat at each extreme), a knee
+ * (GENOU_G) bending and scaling, a message at 1 s; rotation keys every 0.25 s, at most 11
+ * degrees apart; every time on a 24-frames-a-second grid. Little-endian, no BFF0 header. */
+void zouna_write_walk_animation(struct zbuf *b, uint32_t bone[2]);
+
 /* Skel_Z (doc/formats.md 1.7): the three layouts. */
 enum zskel_layout { ZSKEL_RAT, ZSKEL_WALLE, ZSKEL_FUEL };
 

@@ -14,7 +14,7 @@ check() { # name ok detail
 }
 {
 	"$ANIMDEXD" --help
-	for cmd in import redecode export token; do "$ANIMDEXD" "$cmd" --help; done
+	for cmd in import redecode export native token; do "$ANIMDEXD" "$cmd" --help; done
 } >"$dir/help" 2>&1
 grep -oE -- '--[a-z][a-z0-9-]+' "$dir/help" | sort -u >"$dir/help.options"
 # the man page writes options as \-\-name

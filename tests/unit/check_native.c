@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "base/hash.h"
+#include "core/curve.h"
 #include "formats/format.h"
 #include "formats/native.h"
 #include "testutil.h"
@@ -64,7 +65,7 @@ static struct resource *decoded(const uint8_t *data, size_t length, const char *
 	return r->resources[0];
 }
 
-static const struct native_options defaults = {-1, -1, NULL, 0};
+static const struct native_options defaults = {.byte_order = -1, .bff = -1};
 
 /* The file written from `source` on the template's bytes. */
 static int native_of(const struct zbuf *tmpl, const char *class_name, const char *endian,
@@ -484,6 +485,131 @@ START_TEST(headers_and_names_follow_the_options)
 }
 END_TEST
 
+/* A track sampled densely (every 1/60 s, linear), as Blender's exporter writes one. */
+static void make_dense(struct sampler *s)
+{
+	struct curve c;
+	struct curve_cursor cur;
+	uint32_t n = (uint32_t)sampler_components(s);
+	uint32_t count = (uint32_t)(s->times[s->key_count - 1] * 60) + 1;
+	float *times = malloc(count * sizeof(float)), *values = malloc(count * n * sizeof(float));
+
+	curve_from_sampler(&c, s);
+	curve_cursor_init(&cur);
+	for (uint32_t i = 0; i < count; i++) {
+		times[i] = (float)i / 60;
+		curve_sample_f32(&c, &cur, times[i], values + i * n);
+	}
+	free(s->times);
+	free(s->values);
+	s->times = times;
+	s->values = values;
+	s->key_count = count;
+	s->interp = INTERP_LINEAR;
+	s->value_bytes = count * n * sizeof(float);
+}
+
+/* The largest difference between two float tracks at 1,000 times over [0, 2] s: by component,
+ * or the rotation angle, 4 atan2(|a - b|, |a + b|) (both are unit: the engine's). */
+static double worst_at_1000(const struct sampler *a, const struct sampler *b)
+{
+	struct curve ca, cb;
+	struct curve_cursor ua, ub;
+	uint32_t n = (uint32_t)sampler_components(a);
+	double worst = 0;
+
+	curve_from_sampler(&ca, a);
+	curve_from_sampler(&cb, b);
+	curve_cursor_init(&ua);
+	curve_cursor_init(&ub);
+	for (int i = 0; i < 1000; i++) {
+		float va[4], vb[4], t = 2.0f * (float)i / 999;
+		double d = 0, dot = 0, minus = 0, plus = 0;
+		curve_sample_f32(&ca, &ua, t, va);
+		curve_sample_f32(&cb, &ub, t, vb);
+		for (uint32_t j = 0; j < n; j++)
+			dot += (double)va[j] * vb[j];
+		for (uint32_t j = 0; j < n; j++) {
+			double y = dot < 0 ? -vb[j] : vb[j];
+			minus += (va[j] - y) * (va[j] - y);
+			plus += (va[j] + y) * (va[j] + y);
+			d = fmax(d, fabs((double)va[j] - vb[j]));
+		}
+		if (a->semantic == SEMANTIC_NORMALIZED_QUATERNION)
+			d = 4 * atan2(sqrt(minus), sqrt(plus));
+		worst = fmax(worst, d);
+	}
+	return worst;
+}
+
+/* reduce=: dense tracks (every 1/60 s) come back with few keys, within the tolerance and half
+ * a step of the dense curve at 1,000 times; the report says keys before and after; a file
+ * whose tracks did not change keeps its bytes under reduce= too. */
+START_TEST(dense_tracks_are_reduced_within_the_tolerance)
+{
+	struct zbuf b;
+	struct decode_result r, dense_r, back;
+	struct native_file f;
+	struct native_options opt = defaults;
+	struct error err;
+	struct resource *res, *dense, *again;
+	uint32_t walk[2];
+	json_t *row;
+	size_t i, reduced = 0;
+
+	zouna_write_walk_animation(&b, walk);
+	res = decoded(b.data, b.len, "Animation_Z", NULL, &r);
+	opt.reduce = 0.001;
+	ck_assert_msg(native_of(&b, "Animation_Z", NULL, res, &opt, &f, &err) == 0, "%s",
+	              err.message);
+	ck_assert_uint_eq(f.length, b.len);
+	ck_assert(memcmp(f.bytes, b.data, b.len) == 0); /* nothing changed: nothing reduced */
+	native_file_cleanup(&f);
+	dense = decoded(b.data, b.len, "Animation_Z", NULL, &dense_r);
+	for (size_t c = 0; c < dense->clip.channel_count; c++) {
+		struct sampler *s = &dense->clip.samplers[dense->clip.channels[c].sampler];
+		if (s->type >= VALUE_FLOAT && s->type <= VALUE_FLOAT4)
+			make_dense(s);
+	}
+	ck_assert_msg(native_of(&b, "Animation_Z", NULL, dense, &opt, &f, &err) == 0, "%s",
+	              err.message);
+	json_array_foreach(json_object_get(f.report, "tracks"), i, row)
+	{
+		json_t *red = json_object_get(row, "reduced");
+		if (!red)
+			continue;
+		reduced++;
+		ck_assert_int_eq(json_integer_value(json_object_get(red, "keys_before")), 121);
+		ck_assert_int_lt(json_integer_value(json_object_get(red, "keys_after")), 20);
+		ck_assert_int_eq(json_integer_value(json_object_get(row, "keys")),
+		                 json_integer_value(json_object_get(red, "keys_after")));
+		ck_assert_double_le(json_real_value(json_object_get(red, "largest_error")), 0.001);
+	}
+	ck_assert_uint_eq(reduced, 4);
+	again = decoded(f.bytes, f.length, "Animation_Z", NULL, &back);
+	for (size_t c = 0; c < dense->clip.channel_count; c++) {
+		const struct channel *ch = &dense->clip.channels[c];
+		const struct sampler *want = &dense->clip.samplers[ch->sampler];
+		const struct sampler *got = sampler_of(
+		    again, (uint32_t)dense->clip.targets[ch->target].object, ch->property);
+		if (want->type < VALUE_FLOAT || want->type > VALUE_FLOAT4) {
+			ck_assert_uint_eq(got->key_count, want->key_count); /* the message, kept */
+			continue;
+		}
+		ck_assert_uint_lt(got->key_count, want->key_count);
+		/* the tolerance and half a step (1/4096 a value, 1/2000 a quaternion component) */
+		ck_assert_double_le(worst_at_1000(want, got),
+		                    want->semantic == SEMANTIC_NORMALIZED_QUATERNION ? 0.0015
+		                                                                     : 0.00113);
+	}
+	native_file_cleanup(&f);
+	decode_result_cleanup(&back);
+	decode_result_cleanup(&dense_r);
+	decode_result_cleanup(&r);
+	zbuf_free(&b);
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("native");
@@ -496,6 +622,7 @@ int main(void)
 	tcase_add_loop_test(tc, a_moved_key_changes_its_value_bytes_and_nothing_else, 0, 2);
 	tcase_add_loop_test(tc, keys_added_and_removed_move_the_slices_after_them, 0, 2);
 	tcase_add_test(tc, a_bone_the_template_lacks_gets_a_node_record);
+	tcase_add_test(tc, dense_tracks_are_reduced_within_the_tolerance);
 	tcase_add_test(tc, a_value_beyond_the_class_is_refused_by_track_and_key);
 	tcase_add_test(tc, headers_and_names_follow_the_options);
 	suite_add_tcase(s, tc);
