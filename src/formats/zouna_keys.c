@@ -92,7 +92,9 @@ static int check_times(const float *times, uint32_t count, int ordered, const ch
 	char path[96];
 
 	for (uint32_t i = 0; i < count; i++) {
-		snprintf(path, sizeof(path), "%s.keys[%" PRIu32 "].time", what, i);
+		if (isfinite(times[i]) && !(ordered && i > 0 && times[i] < times[i - 1]))
+			continue;
+		snprintf(path, sizeof(path), "%s.keys[%" PRIu32 "].time", what, i); /* named once */
 		if (!isfinite(times[i])) {
 			error_set(err, ERROR_TIME_NOT_FINITE, path, (long long)offset,
 			          "%s: %g is not a finite time", path, (double)times[i]);

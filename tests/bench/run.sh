@@ -311,6 +311,32 @@ for what in "export?summary=1" export; do
 	wait "$daemon" 2>/dev/null
 done
 
+# back into the game: native of a 100,000-key Animation_Z (10 bones, a rotation and a
+# translation of 5,000 keys each) beside export of the same entry, and that export uploaded
+# again and written back onto it (each track compared with what export writes, then copied)
+"$dir/keyframer" 100000 animation >"$dir/bench.Animation_Z"
+rm -f "$dir/native.db"*
+start_daemon "$dir/native.db"
+curl -s -o /dev/null --data-binary @"$dir/bench.Animation_Z" "$base/api/resources?filename=bench.Animation_Z"
+curl -s -o "$dir/bench.glb" "$base/api/resources/1/export"
+curl -s -o /dev/null --data-binary @"$dir/bench.glb" "$base/api/resources?filename=bench.glb"
+curl -s -o "$dir/back.Animation_Z" "$base/api/resources/2/native?template=1"
+: >"$dir/native.times"
+for _ in 1 2 3 4 5; do
+	e=$(curl -s -o /dev/null -w '%{time_total}' "$base/api/resources/1/export")
+	n=$(curl -s -o /dev/null -w '%{time_total}' "$base/api/resources/1/native")
+	g=$(curl -s -o /dev/null -w '%{time_total}' "$base/api/resources/2/native?template=1")
+	echo "$e $n $g" >>"$dir/native.times"
+done
+kill "$daemon"
+wait "$daemon" 2>/dev/null
+same=$(cmp -s "$dir/back.Animation_Z" "$dir/bench.Animation_Z" && echo "the file byte for byte" || echo "NOT the file")
+row "GET export of a 100,000-key Animation_Z (.glb)" "$(awk '{print $1}' "$dir/native.times" | median)" "s ($(stat -c %s "$dir/bench.glb") bytes)"
+row "GET native of that Animation_Z (the entry itself)" "$(awk '{print $2}' "$dir/native.times" | median)" "s ($(stat -c %s "$dir/bench.Animation_Z") bytes)"
+row "GET native?template= of its .glb uploaded again" "$(awk '{print $3}' "$dir/native.times" | median)" "s ($same)"
+row "  native / export (median of 5 pairs)" "$(awk '{printf "%.2f\n", $2 / $1}' "$dir/native.times" | median)" "x (native decodes the entry and the template, and its own file again before it answers; export reads stored rows)"
+row "  native of the .glb / export (median of 5 pairs)" "$(awk '{printf "%.2f\n", $3 / $1}' "$dir/native.times" | median)" "x"
+
 # raw downloads of a 10 and a 40 MiB upload (a Radient clip padded with spaces): each block is
 # one stored chunk, so the time grows with the size, not its square (issue target: 40 MiB at
 # most 5x 10 MiB)
