@@ -620,7 +620,10 @@ function renderVersions(entry) {
 // file of the game's: the one an animdex export came from (the .glb brought back from
 // Blender), a Zouna version of the same handle, or the entry itself. The report says what was
 // kept byte for byte and what was written.
-const gameFile = (e) => e.family === 'zouna' && e.class !== 'Skel_Z';
+// The game's own bytes of a kind animdex writes back (a Burnout resource as extracted, not
+// one still inside its bundle).
+const gameFile = (e) => (e.family === 'zouna' && e.class !== 'Skel_Z')
+  || (e.family === 'burnout' && !(((e.structure || {}).metadata || {}).bundle));
 
 function nativeTemplates(entry) {
   const found = [];

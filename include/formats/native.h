@@ -30,6 +30,7 @@ struct native_options {
 	const char *name; /* the name whose Asobo32 CRC goes into the object header, or NULL */
 	int promote;      /* a value a compressed class cannot hold: its uncompressed class
 	                   * (bare keyframers; an Animation_Z's classes are fixed) */
+	int layout;       /* Burnout: 32 or 64; 0: the template's */
 	double reduce;    /* > 0: each changed track reduced to the fewest keys within this
 	                   * tolerance of its keys (core/reduce.h); 0: every key written */
 	/* What animdex's glTF export writes for a template's track (answers/export.h), so that
@@ -58,5 +59,13 @@ void native_file_cleanup(struct native_file *f);
  * a track the template's classes cannot hold, naming the track, the key and the class. */
 int native_zouna(const struct upload *template, const struct resource *source,
                  const struct native_options *opt, struct native_file *out, struct error *err);
+
+/* The entry `source` as a Burnout resource shaped like `template` (a Vehicle Animation or a
+ * Body Part Remap Data resource, class_name set; the raw resource's bytes). A Vehicle
+ * Animation's state animations come from the entry's state tracks (by state index), every
+ * other field from the template; opt->layout and opt->byte_order re-lay it (32-bit little or
+ * big endian, 64-bit little endian). 0, or -1 with err set as native_zouna() sets it. */
+int native_burnout(const struct upload *template, const struct resource *source,
+                   const struct native_options *opt, struct native_file *out, struct error *err);
 
 #endif

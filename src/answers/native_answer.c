@@ -31,10 +31,10 @@ static int parse_id(const char *text, int64_t *out)
 int native_request_parse(struct native_request *rq, const char *(*arg)(void *ctx, const char *name),
                          void *ctx, struct error *err)
 {
-	static const char *const later[] = {"as", "layout"};
+	static const char *const later[] = {"as"};
 	const char *tmpl = arg(ctx, "template"), *order = arg(ctx, "byte_order");
 	const char *bff = arg(ctx, "bff"), *name = arg(ctx, "name"), *promote = arg(ctx, "promote");
-	const char *reduce = arg(ctx, "reduce");
+	const char *reduce = arg(ctx, "reduce"), *layout = arg(ctx, "layout");
 
 	rq->template_id = 0;
 	rq->opt.byte_order = -1;
@@ -42,6 +42,7 @@ int native_request_parse(struct native_request *rq, const char *(*arg)(void *ctx
 	rq->opt.name = NULL;
 	rq->opt.promote = 0;
 	rq->opt.reduce = 0;
+	rq->opt.layout = 0;
 	for (size_t i = 0; i < sizeof(later) / sizeof(later[0]); i++)
 		if (arg(ctx, later[i])) {
 			error_set(
@@ -103,6 +104,19 @@ int native_request_parse(struct native_request *rq, const char *(*arg)(void *ctx
 		}
 		rq->opt.promote = promote[0] == '1';
 	}
+	if (layout) {
+		if (strcmp(layout, "32") != 0 && strcmp(layout, "64") != 0) {
+			error_set(err, ERROR_BAD_PARAMETER, "layout", -1,
+			          "layout: '%.64s' is not 32 or 64 (a Burnout Vehicle Animation's: "
+			          "32-bit "
+			          "for PC, Xbox 360, PS3 and Remastered PC; 64-bit for Remastered "
+			          "on PS4, "
+			          "Xbox One and Switch)",
+			          layout);
+			return -1;
+		}
+		rq->opt.layout = atoi(layout);
+	}
 	if (reduce) {
 		char *end = NULL;
 		double v = strspn(reduce, "0123456789.eE+-") == strlen(reduce) && *reduce
@@ -127,12 +141,23 @@ static int check_template(const struct catalog_stored *t, int64_t id, int is_ent
 {
 	if (strcmp(t->family, "zouna") == 0 && strcmp(t->class_name, "Skel_Z") != 0)
 		return 0;
+	if (strcmp(t->family, "burnout") == 0 && t->from_bundle) {
+		error_set(err, ERROR_NOT_IMPLEMENTED, "template", -1,
+		          "template: entry %" PRId64 " is a %s that came out of a BND2 bundle; "
+		          "rebuilding bundles is not built yet: upload the resource itself (as YAP "
+		          "or DGIorio's unpacker extract it) and give that as template=",
+		          id, t->class_name);
+		return -1;
+	}
+	if (strcmp(t->family, "burnout") == 0)
+		return 0;
 	if (is_entry)
 		error_set(err, ERROR_INVALID, "template", -1,
 		          "template: entry %" PRId64 " is a %s (%s); give template=ID, an entry of "
 		          "the game's own bytes to take the layout from (an Animation_Z or a bare "
 		          "keyframer: often an earlier version of the same handle). animdex writes "
-		          "Zouna Animation_Z files and bare keyframers back so far",
+		          "Zouna Animation_Z files and bare keyframers, and Burnout Vehicle "
+		          "Animation and Body Part Remap Data resources back so far",
 		          id, t->class_name, t->family);
 	else
 		error_set(err, ERROR_INVALID, "template", -1,
@@ -160,8 +185,10 @@ static char *file_name_of(const struct resource *src, const struct native_reques
 	char handle[16], *out;
 	size_t n;
 
-	if (!name || !*name) {
-		snprintf(handle, sizeof(handle), "%" PRIu32, src->crc32);
+	if (!name || !*name) { /* Zouna tools name by the decimal handle, Burnout's by hex */
+		snprintf(handle, sizeof(handle),
+		         strcmp(src->family, "burnout") == 0 ? "%08" PRIX32 : "%" PRIu32,
+		         src->crc32);
 		name = handle;
 	}
 	n = strlen(name) + strlen(extension) + 2;
@@ -205,8 +232,20 @@ int native_answer_make(struct catalog *cat, const struct native_request *rq,
 	catalog_stored_upload(template_id == rq->id ? &entry : &tmpl, &up, layout, sizeof(layout));
 	opt = rq->opt;
 	opt.exported = exported_track;
-	if (native_zouna(&up, src, &opt, out, err) < 0)
+	if (strcmp(up.family, "burnout") == 0) {
+		up.class_name = (template_id == rq->id ? &entry : &tmpl)->class_name;
+		if (native_burnout(&up, src, &opt, out, err) < 0)
+			goto done;
+	} else if (opt.layout) {
+		error_set(
+		    err, ERROR_NOT_IMPLEMENTED, "layout", -1,
+		    "layout: choosing a Zouna game's layout or link-header form is not built "
+		    "yet; a native file takes the template's (layout=32|64 applies to Burnout "
+		    "Vehicle Animation)");
 		goto done;
+	} else if (native_zouna(&up, src, &opt, out, err) < 0) {
+		goto done;
+	}
 	*file_name = file_name_of(src, rq, out->extension);
 	if (!*file_name) {
 		native_file_cleanup(out);

@@ -68,6 +68,7 @@ static int64_t parse_options(int argc, char **argv, struct native_args *a)
 	                                        {"name", required_argument, NULL, 'n'},
 	                                        {"promote", no_argument, NULL, 'p'},
 	                                        {"reduce", required_argument, NULL, 'r'},
+	                                        {"layout", required_argument, NULL, 'l'},
 	                                        {"summary", no_argument, NULL, 's'},
 	                                        {"output", required_argument, NULL, 'o'},
 	                                        {"quiet", no_argument, NULL, 'Q'},
@@ -84,6 +85,7 @@ static int64_t parse_options(int argc, char **argv, struct native_args *a)
 		case 'n': set_arg(a, "name", optarg); break;
 		case 'p': set_arg(a, "promote", "1"); break;
 		case 'r': set_arg(a, "reduce", optarg); break;
+		case 'l': set_arg(a, "layout", optarg); break;
 		case 's': a->summary = 1; break;
 		case 'o': a->output = cmd_operand(optarg, "-o"); break;
 		case 'Q': a->quiet = 1; break;
@@ -157,16 +159,18 @@ done:
 const struct cmd_entry cmd_native_entry = {
     "native",
     "animdexd native [--db PATH] [--template ID] [--byte-order little|big] [--bff 0|16]\n"
-    "                       [--name NAME] [--promote] [--reduce TOLERANCE] [--summary]\n"
-    "                       [--quiet] ID\n"
+    "                       [--name NAME] [--promote] [--reduce TOLERANCE]\n"
+    "                       [--layout 32|64] [--summary] [--quiet] ID\n"
     "                       -o|--output FILE\n",
-    "Writes entry ID as the game's own bytes (a Zouna Animation_Z or bare keyframer),\n"
+    "Writes entry ID as the game's own bytes (a Zouna Animation_Z or bare keyframer,\n"
+    "a Burnout Vehicle Animation or Body Part Remap Data resource),\n"
     "laid out like --template (an entry of the game's own bytes; the entry itself\n"
     "by default): slices whose values did not change keep their bytes, changed ones\n"
     "are written in the template's classes to the nearest step. --byte-order and\n"
     "--bff: the byte order and BFF0 header (the template's by default); --name: the\n"
     "name whose CRC goes into the object header; --promote: a value a compressed\n"
-    "class cannot hold takes the uncompressed class (bare keyframers); --reduce:\n"
+    "class cannot hold takes the uncompressed class (bare keyframers); --layout:\n"
+    "a Burnout Vehicle Animation's layout, 32- or 64-bit; --reduce:\n"
     "each changed track written with the fewest keys whose curve stays within\n"
     "TOLERANCE of its keys (the track's units; radians for rotations), fitted\n"
     "with tangents in a Hermite class; --summary: print the report (per track:\n"

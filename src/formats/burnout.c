@@ -32,9 +32,9 @@
 #include "formats/reader.h"
 #include "burnout.h"
 
-#define PART_SIZE      3
-#define ANIMATION_SIZE 0x40
-#define STATE_SIZE     0x30
+#define PART_SIZE      BURNOUT_PART_SIZE
+#define ANIMATION_SIZE BURNOUT_ANIMATION_SIZE
+#define STATE_SIZE     BURNOUT_STATE_SIZE
 
 static const char *const animation_types[] = {
     "none", "rotate", "transform", NULL, "rotate (reversed?)", "rotate once and return to origin"};
@@ -448,6 +448,29 @@ fail:
 	json_decref(wheels);
 	resource_free(res);
 	return NULL;
+}
+
+int burnout_vehicle_shape(const uint8_t *data, size_t length, const char *layout_arg,
+                          struct burnout_vehicle_shape *out, struct error *err)
+{
+	struct layout layouts[2];
+	const struct layout *l;
+	int forced;
+
+	if (vehicle_byte_order(data, length, &out->order, err) < 0)
+		return -1;
+	l = vehicle_layout(data, length, out->order, layout_arg, layouts, &forced, err);
+	if (!l)
+		return -1;
+	out->is64 = l->is64;
+	out->header = l->header;
+	out->wheel_indices = l->wheel_indices;
+	out->wheel_matrices = l->wheel_matrices;
+	out->resource_size = l->resource_size;
+	memcpy(out->count, l->count, sizeof(out->count));
+	memcpy(out->start, l->start, sizeof(out->start));
+	memcpy(out->offset, l->offset, sizeof(out->offset));
+	return 0;
 }
 
 /* Body Part Remap Data: u32 size; u32 count; u16 parts[count]. */

@@ -6,6 +6,7 @@
 #include <stdint.h>
 
 #include "formats/format.h"
+#include "formats/reader.h"
 
 #define TYPE_VEHICLE_ANIMATION 0x10023u
 #define TYPE_BODY_PART_REMAP   0x10024u
@@ -19,6 +20,25 @@ struct resource *burnout_vehicle_animation(const uint8_t *data, size_t length, c
  * when out of memory. */
 int burnout_vehicle_rig(struct resource *res, struct error *err);
 struct resource *burnout_body_part_remap(const uint8_t *data, size_t length, struct error *err);
+
+/* Where a Vehicle Animation's fields and arrays are, read as its decoder reads them (for
+ * burnout_native.c): the byte order, the layout, and each array's count and start (parts,
+ * animations, states). */
+struct burnout_vehicle_shape {
+	enum byte_order order;
+	int is64;
+	size_t header;                        /* 0x130 or 0x140 */
+	size_t wheel_indices, wheel_matrices; /* field offsets */
+	uint64_t count[3], start[3];
+	uint64_t offset[3]; /* as stored: 0 when an array follows the header in order */
+	uint32_t resource_size;
+};
+#define BURNOUT_PART_SIZE      3
+#define BURNOUT_ANIMATION_SIZE 0x40
+#define BURNOUT_STATE_SIZE     0x30
+/* 0, or -1 with err set as burnout_vehicle_animation() sets it. */
+int burnout_vehicle_shape(const uint8_t *data, size_t length, const char *layout,
+                          struct burnout_vehicle_shape *out, struct error *err);
 /* Every resource of a bundle animdex reads, into out; -1 with err set. */
 int burnout_bundle_decode(const struct upload *up, struct decode_result *out, struct error *err);
 

@@ -22,38 +22,10 @@
 #include "core/reduce.h"
 #include "formats/native.h"
 #include "formats/reader.h"
+#include "writer.h"
 #include "zouna.h"
 
 #define NATIVE_MAX_BYTES ((size_t)1 << 31)
-
-/* Output in a chosen byte order. */
-struct writer {
-	struct buf b;
-	enum byte_order order;
-};
-
-static void put_u16(struct writer *w, uint16_t v)
-{
-	uint8_t p[2] = {(uint8_t)v, (uint8_t)(v >> 8)};
-	if (w->order == BYTE_ORDER_BIG)
-		p[0] = (uint8_t)(v >> 8), p[1] = (uint8_t)v;
-	buf_append(&w->b, p, 2);
-}
-
-static void put_u32(struct writer *w, uint32_t v)
-{
-	uint8_t p[4];
-	for (int i = 0; i < 4; i++)
-		p[w->order == BYTE_ORDER_BIG ? 3 - i : i] = (uint8_t)(v >> (8 * i));
-	buf_append(&w->b, p, 4);
-}
-
-static void put_f32(struct writer *w, float f)
-{
-	uint32_t v;
-	memcpy(&v, &f, 4);
-	put_u32(w, v);
-}
 
 static void swap_bytes(uint8_t *p, size_t n)
 {
@@ -289,7 +261,7 @@ static int put_component(struct key_writer *kw, float v)
 	int16_t q;
 
 	if (!kw->compressed) {
-		put_f32(&kw->w, v);
+		writer_f32(&kw->w, v);
 		return 0;
 	}
 	if (quantise(v, kw->cls->factor, &q) < 0) {
@@ -304,7 +276,7 @@ static int put_component(struct key_writer *kw, float v)
 	}
 	if (fabs((double)q / kw->cls->factor - v) > kw->worst_step)
 		kw->worst_step = fabs((double)q / kw->cls->factor - v);
-	put_u16(&kw->w, (uint16_t)q);
+	writer_u16(&kw->w, (uint16_t)q);
 	return 0;
 }
 
@@ -349,7 +321,7 @@ static int write_value_keys(struct key_writer *kw, const struct sampler *s, int 
 		const float *value = v + i * stride + (cubic ? n : 0);
 		kw->key = i;
 		kw->part = "value";
-		put_f32(&kw->w, s->times[i]);
+		writer_f32(&kw->w, s->times[i]);
 		for (uint32_t j = 0; j < n; j++)
 			if (put_component(kw, value[j]) < 0)
 				return -1;
@@ -389,10 +361,10 @@ static int write_word_keys(struct key_writer *kw, const struct sampler *s, int w
 		return refuse_track(kw, "a track that is not stepped UINT words");
 	for (uint32_t i = 0; i < s->key_count; i++) {
 		if (word_first)
-			put_u32(&kw->w, words[i]);
-		put_f32(&kw->w, s->times[i]);
+			writer_u32(&kw->w, words[i]);
+		writer_f32(&kw->w, s->times[i]);
 		if (!word_first)
-			put_u32(&kw->w, words[i]);
+			writer_u32(&kw->w, words[i]);
 	}
 	return 0;
 }
@@ -409,11 +381,11 @@ static uint32_t write_message_keys(struct key_writer *kw, const struct sampler *
 		uint32_t n = 1;
 		while (i + n < s->key_count && s->times[i + n] == s->times[i])
 			n++;
-		put_f32(&kw->w, s->times[i]);
-		put_u32(&kw->w, n);
+		writer_f32(&kw->w, s->times[i]);
+		writer_u32(&kw->w, n);
 		for (uint32_t m = 0; m < n; m++)
 			for (int word = 0; word < EVENT_WORDS; word++)
-				put_u32(&kw->w, w[(size_t)(i + m) * EVENT_WORDS + (size_t)word]);
+				writer_u32(&kw->w, w[(size_t)(i + m) * EVENT_WORDS + (size_t)word]);
 		i += n;
 		keys++;
 	}
@@ -855,9 +827,9 @@ static int write_keyframer(struct native_build *nb, struct writer *w, int k, str
 	uint32_t at = 0, out_count = 0;
 
 	if (keys->cls->has_flags)
-		put_u16(w, kf->flags);
+		writer_u16(w, kf->flags);
 	count_at = w->b.len;
-	put_u32(w, 0); /* the count, set below */
+	writer_u32(w, 0); /* the count, set below */
 	for (size_t i = 0; i < n; i++) {
 		struct slice *s = sorted[i];
 		if (s->start < at) {
@@ -928,15 +900,15 @@ static int write_records(struct native_build *nb, struct writer *w)
 	}
 	for (int kind = 0; kind < REC_KINDS; kind++) {
 		const struct record_layout *l = &layouts[kind];
-		put_u32(w, (uint32_t)nb->record_count[kind]);
+		writer_u32(w, (uint32_t)nb->record_count[kind]);
 		for (size_t i = 0; i < nb->record_count[kind]; i++) {
 			const struct record *rec = &nb->records[kind][i];
-			put_u32(w, rec->crc);
-			put_u16(w, rec->id);
-			put_u16(w, rec->flag);
+			writer_u32(w, rec->crc);
+			writer_u16(w, rec->id);
+			writer_u16(w, rec->flag);
 			for (unsigned p = 0; p < l->pair_count; p++) {
-				put_u16(w, (uint16_t)rec->pairs[p][0]);
-				put_u16(w, (uint16_t)rec->pairs[p][1]);
+				writer_u16(w, (uint16_t)rec->pairs[p][0]);
+				writer_u16(w, (uint16_t)rec->pairs[p][1]);
 			}
 		}
 	}
@@ -986,19 +958,19 @@ static int write_animation(struct native_build *nb, struct writer *w)
 	}
 	header_at = w->b.len;
 	for (int i = 0; i < 6; i++)
-		put_u32(w, 0); /* the object header, set below */
+		writer_u32(w, 0); /* the object header, set below */
 	/* the link header: read as handles, so swapped word by word */
 	buf_append(&w->b, nb->tmpl->data + link_at, nb->h.link_size);
 	if (nb->in != nb->out)
 		swap_words((uint8_t *)w->b.data + header_at + OBJECT_HEADER_SIZE, nb->h.link_size);
 	body_at = w->b.len;
-	put_f32(w, last > nb->max_time ? last : nb->max_time);
-	put_f32(w, nb->smooth);
-	put_u16(w, nb->flag);
+	writer_f32(w, last > nb->max_time ? last : nb->max_time);
+	writer_f32(w, nb->smooth);
+	writer_u16(w, nb->flag);
 	for (int k = 0; k < KF_KEYFRAMER_COUNT; k++) {
 		size_t from = 0, to;
 		if (k == KF_NODE_ROT)
-			put_u16(w, nb->node_flag);
+			writer_u16(w, nb->node_flag);
 		while (from < n && sorted[from]->keyframer != k)
 			from++;
 		to = from;
@@ -1019,15 +991,16 @@ static int write_animation(struct native_build *nb, struct writer *w)
 		struct writer head = {{0}, nb->out};
 		uint32_t body = (uint32_t)(w->b.len - body_at);
 		buf_init(&head.b, 64);
-		put_u32(&head, nb->h.link_size + body);
-		put_u32(&head, nb->h.link_size);
+		writer_u32(&head, nb->h.link_size + body);
+		writer_u32(&head, nb->h.link_size);
 		/* decompressedSize: the body's length (kept as the template has it while the
 		 * body keeps its length, so that a file nothing changed in is itself) */
-		put_u32(&head,
-		        body == nb->h.data_size - nb->h.link_size ? nb->h.decompressed_size : body);
-		put_u32(&head, 0);
-		put_u32(&head, nb->h.class_crc);
-		put_u32(&head, name_crc);
+		writer_u32(&head, body == nb->h.data_size - nb->h.link_size
+		                      ? nb->h.decompressed_size
+		                      : body);
+		writer_u32(&head, 0);
+		writer_u32(&head, nb->h.class_crc);
+		writer_u32(&head, name_crc);
 		memcpy(w->b.data + header_at, head.b.data, OBJECT_HEADER_SIZE);
 		buf_cleanup(&head.b);
 	}
@@ -1246,8 +1219,8 @@ static int native_keyframer(struct native_build *nb, const struct zouna_class *c
 		/* no keys in either (the decoder makes no track of none): the empty keyframer */
 		buf_init(&w.b, 64);
 		if (c->has_flags)
-			put_u16(&w, kf->flags);
-		put_u32(&w, 0);
+			writer_u16(&w, kf->flags);
+		writer_u32(&w, 0);
 		out->bytes = (uint8_t *)buf_steal(&w.b, &out->length);
 		out->extension = c->name;
 		return out->bytes ? 0 : oom(nb);
@@ -1277,8 +1250,8 @@ static int native_keyframer(struct native_build *nb, const struct zouna_class *c
 	                "class", c->name);
 	if (same) {
 		if (c->has_flags)
-			put_u16(&w, kf->flags);
-		put_u32(&w, kf->keys.count);
+			writer_u16(&w, kf->flags);
+		writer_u32(&w, kf->keys.count);
 		copy_keys(nb, &w, &kf->keys, kf->keys_at, kf->end);
 		json_object_set_new(row, "keys", json_integer(kf->keys.count));
 		json_object_set_new(row, "kept", json_true());
@@ -1313,8 +1286,8 @@ static int native_keyframer(struct native_build *nb, const struct zouna_class *c
 			return -1;
 		}
 		if (c->has_flags)
-			put_u16(&w, kf->flags);
-		put_u32(&w, (uint32_t)keys);
+			writer_u16(&w, kf->flags);
+		writer_u32(&w, (uint32_t)keys);
 		buf_append(&w.b, bytes, length);
 		free(bytes);
 		json_object_set_new(row, "keys", json_integer(keys));

@@ -10,6 +10,7 @@
 #include <sys/stat.h>
 
 #include "base/hash.h"
+#include "burnout_writer.h"
 #include "testutil.h"
 #include "zouna_writer.h"
 
@@ -265,6 +266,78 @@ START_TEST(a_clip_lands_in_the_templates_classes)
 }
 END_TEST
 
+/* Burnout on loopback: a Vehicle Animation comes back byte for byte under its own name, goes
+ * to 64-bit and back, takes a Radient clip's state vectors, and refuses by name what it cannot
+ * be; an entry that came out of a bundle is not a template yet (501). */
+START_TEST(burnout_resources_come_back)
+{
+	static const struct bpart parts[2] = {{{0, -1, -1}}, {{1, -1, -1}}};
+	static const struct bstate states[2] = {{0, 11, 1, {0, 0, 0, 0, 2, 4, 6, 8}},
+	                                        {1, 10, 0, {1, 1, 1, 1, 0, 0, 0, 0}}};
+	static const char *const clip =
+	    "{\"name\": \"throttle\", \"duration\": 1, \"targets\": [{\"schema\": "
+	    "\"B0A2D7E1-5C3F-4E9A-8D21-7A6B5C4D3E01\", \"object\": 0, \"name\": \"state 0\"}], "
+	    "\"samplers\": [{\"value\": {\"type\": \"FLOAT4\"}, \"interpolation\": \"LINEAR\", "
+	    "\"times\": [0, 1], \"values\": [0, 0, 0, 0, 3, 5, 7, 9]}], \"channels\": "
+	    "[{\"target\": "
+	    "0, \"property\": 1, \"sampler\": 0}]}";
+	struct bvehicle v = {parts, 2, NULL, 0, states, 2, {0, 1, -1, -1}, {{0}}, 0};
+	struct zbuf b, bnd, wide = {0};
+	struct http_reply r;
+	json_int_t id, wide_id, clip_id, bundle_id;
+	json_t *keys;
+	char path[160];
+
+	zbuf_init(&b, 0);
+	burnout_write_vehicle(&b, &v, 0);
+	id = http_upload_one(&d, "pusmc01_vanm.dat", b.data, b.len);
+	assert_native_is(id, "", &b, "pusmc01_vanm.dat");
+	snprintf(path, sizeof(path), "/api/resources/%lld/native?layout=64", (long long)id);
+	get(path, 200, &r);
+	ck_assert_uint_gt(r.length, b.len); /* the 64-bit header is 16 bytes longer */
+	wide.data = (uint8_t *)r.body;
+	wide.len = r.length;
+	wide_id = http_upload_one(&d, "pusmc01_vanm.dat", wide.data, wide.len);
+	http_reply_cleanup(&r);
+	assert_native_is(wide_id, "?layout=32", &b, "pusmc01_vanm.dat");
+	clip_id = http_upload_one(&d, "throttle.json", (const uint8_t *)clip, strlen(clip));
+	snprintf(path, sizeof(path), "/api/resources/%lld/native?template=%lld", (long long)clip_id,
+	         (long long)id);
+	get(path, 200, &r);
+	ck_assert_uint_eq(r.length, b.len);
+	ck_assert_msg(strstr(r.header_native, "kept=0; written=1"), "%s", r.header_native);
+	{
+		json_int_t edited =
+		    http_upload_one(&d, "edited.dat", (const uint8_t *)r.body, r.length);
+		snprintf(path, sizeof(path), "/api/resources/%lld/tracks/0/keys",
+		         (long long)edited);
+		keys = http_get_json(&d, path, 200);
+		ck_assert_double_eq(json_number_value(json_array_get(
+		                        json_array_get(json_object_get(keys, "values"), 1), 3)),
+		                    9);
+		json_decref(keys);
+	}
+	http_reply_cleanup(&r);
+	snprintf(path, sizeof(path), "/api/resources/%lld/native?layout=64&byte_order=big",
+	         (long long)id);
+	get(path, 400, &r);
+	ck_assert_msg(strstr(r.body, "\"layout\""), "%s", r.body);
+	http_reply_cleanup(&r);
+	snprintf(path, sizeof(path), "/api/resources/%lld/native?bff=16", (long long)id);
+	get(path, 400, &r);
+	ck_assert_msg(strstr(r.body, "\"bff\""), "%s", r.body);
+	http_reply_cleanup(&r);
+	burnout_write_vehicle_bundle(&bnd, &v, 1, NULL);
+	bundle_id = http_upload_one(&d, "VEH_AT.BIN", bnd.data, bnd.len);
+	snprintf(path, sizeof(path), "/api/resources/%lld/native", (long long)bundle_id);
+	get(path, 501, &r);
+	ck_assert_msg(strstr(r.body, "\"template\"") && strstr(r.body, "bundle"), "%s", r.body);
+	http_reply_cleanup(&r);
+	zbuf_free(&bnd);
+	zbuf_free(&b);
+}
+END_TEST
+
 START_TEST(bad_parameters_are_refused_by_name)
 {
 	static const struct {
@@ -286,7 +359,8 @@ START_TEST(bad_parameters_are_refused_by_name)
 	    {"reduce=nan", 400, "\"reduce\""},
 	    {"reduce=1e9", 400, "\"reduce\""},
 	    {"reduce=0.1x", 400, "\"reduce\""},
-	    {"layout=rat", 501, "\"layout\""},
+	    {"layout=rat", 400, "\"layout\""},
+	    {"layout=64", 501, "\"layout\""}, /* a Zouna file's layout: not built yet */
 	};
 	struct zbuf b;
 	uint32_t bone[3];
@@ -356,6 +430,7 @@ int main(void)
 	tcase_add_test(tc, an_edit_on_the_earlier_version_is_the_edited_file);
 	tcase_add_test(tc, a_glb_round_trip_is_the_file);
 	tcase_add_test(tc, the_walk_for_blender_comes_back);
+	tcase_add_test(tc, burnout_resources_come_back);
 	tcase_add_test(tc, a_clip_lands_in_the_templates_classes);
 	tcase_add_test(tc, bad_parameters_are_refused_by_name);
 	tcase_add_test(tc, the_command_writes_the_same_file);

@@ -60,7 +60,7 @@ struct http_reply {
 	char disposition[256];
 	char header_count[32];      /* X-Animdex-Count */
 	char header_components[32]; /* X-Animdex-Components */
-	char header_native[128];    /* X-Animdex-Native */
+	char header_native[256];    /* X-Animdex-Native */
 };
 /* method, url path (appended to d->base), optional raw body. Returns 0 when an answer came. */
 int http_request(const struct daemon_proc *d, const char *method, const char *path,

@@ -1,5 +1,6 @@
-/* check_native.c: Zouna files written back (formats/native.h, doc/formats.md 1.8). Files the
- * test writer makes, in every class, layout and byte order, come back byte for byte; edits
+/* check_native.c: Zouna files and Burnout resources written back (formats/native.h,
+ * doc/formats.md 1.8). Files the test writer makes, in every class, layout and byte order,
+ * come back byte for byte; edits
  * (a key moved, added, removed; a bone added) are written in the template's classes, every
  * untouched slice keeping its bytes; values a class cannot hold are refused by name. */
 #include <check.h>
@@ -12,6 +13,7 @@
 #include "core/curve.h"
 #include "formats/format.h"
 #include "formats/native.h"
+#include "burnout_writer.h"
 #include "testutil.h"
 #include "zouna_writer.h"
 
@@ -610,6 +612,242 @@ START_TEST(dense_tracks_are_reduced_within_the_tolerance)
 }
 END_TEST
 
+/* Burnout: a Vehicle Animation in every layout (32-bit both byte orders, 64-bit, arrays at
+ * their offsets or after the header) is itself byte for byte, goes into every other layout and
+ * back, and takes edited state vectors in place; a Body Part Remap Data resource likewise in
+ * both byte orders; what a Vehicle Animation cannot hold is refused by name. */
+static const struct bpart vehicle_parts[3] = {{{4, -1, -1}}, {{5, 6, -1}}, {{7, 8, 9}}};
+static const struct banimation vehicle_animations[2] = {
+    {0, 1, -1, {1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1, 0}},
+    {1, 3, 2, {0.5f, 0, 0, 0, 0, 0.5f, 0, 0, 0, 0, 0.5f, 0}}};
+static const struct bstate vehicle_states[2] = {{2, 10, 1, {0, 0, 0, 0, 1, 2, 3, 4}},
+                                                {1, 17, 0, {-1, -1, -1, -1, 1, 1, 1, 1}}};
+static const struct {
+	int big, is64;
+	const char *layout;
+} burnout_layouts[3] = {{0, 0, "32"}, {1, 0, "32"}, {0, 1, "64"}};
+
+static void write_vehicle(struct zbuf *b, int layout, int zero_offsets)
+{
+	struct bvehicle v = {vehicle_parts, 3,     vehicle_animations, 2, vehicle_states, 2,
+	                     {0, 1, -1, 2}, {{0}}, zero_offsets};
+
+	for (int w = 0; w < 4; w++)
+		for (int k = 0; k < 16; k++)
+			v.wheel_matrices[w][k] = (float)(w * 16 + k) / 4;
+	zbuf_init(b, burnout_layouts[layout].big);
+	burnout_write_vehicle(b, &v, burnout_layouts[layout].is64);
+}
+
+static struct resource *decoded_vehicle(const uint8_t *data, size_t length, const char *layout,
+                                        struct decode_result *r)
+{
+	struct upload up = {0};
+	struct error err;
+
+	up.data = data;
+	up.length = length;
+	up.family = "burnout";
+	up.class_name = "VehicleAnimation";
+	up.layout = layout;
+	error_init(&err);
+	decode_result_init(r);
+	ck_assert_msg(format_decode(&up, r, &err) == 0, "%s", err.message);
+	return r->resources[0];
+}
+
+static int native_vehicle_of(const struct zbuf *tmpl, const char *layout,
+                             const struct resource *src, const struct native_options *opt,
+                             struct native_file *out, struct error *err)
+{
+	struct upload up = {0};
+
+	up.data = tmpl->data;
+	up.length = tmpl->len;
+	up.family = "burnout";
+	up.class_name = "VehicleAnimation";
+	up.layout = layout;
+	error_init(err);
+	return native_burnout(&up, src, opt, out, err);
+}
+
+START_TEST(vehicle_animations_in_every_layout_come_back)
+{
+	int layout = _i % 3, zero_offsets = _i / 3;
+	struct zbuf b;
+	struct decode_result r;
+	struct native_file f;
+	struct error err;
+	struct resource *res;
+
+	write_vehicle(&b, layout, zero_offsets);
+	res = decoded_vehicle(b.data, b.len, burnout_layouts[layout].layout, &r);
+	ck_assert_msg(
+	    native_vehicle_of(&b, burnout_layouts[layout].layout, res, &defaults, &f, &err) == 0,
+	    "%s", err.message);
+	ck_assert_uint_eq(f.length, b.len);
+	ck_assert_msg(memcmp(f.bytes, b.data, b.len) == 0, "layout %d: not byte for byte", _i);
+	ck_assert_str_eq(f.extension, "dat");
+	native_file_cleanup(&f);
+	/* into every other layout and back */
+	for (int other = 0; other < 3; other++) {
+		struct native_options to = defaults, back = defaults;
+		struct native_file there, again;
+		struct decode_result tr, ar;
+		struct zbuf there_buf = {0};
+		struct resource *tres, *ares;
+		if (other == layout)
+			continue;
+		to.layout = burnout_layouts[other].is64 ? 64 : 32;
+		to.byte_order = burnout_layouts[other].big;
+		ck_assert_msg(native_vehicle_of(&b, burnout_layouts[layout].layout, res, &to,
+		                                &there, &err) == 0,
+		              "%s", err.message);
+		tres =
+		    decoded_vehicle(there.bytes, there.length, burnout_layouts[other].layout, &tr);
+		ck_assert_str_eq(json_string_value(json_object_get(tres->metadata, "byte_order")),
+		                 burnout_layouts[other].big ? "big" : "little");
+		ck_assert(json_equal(json_object_get(tres->metadata, "animations"),
+		                     json_object_get(res->metadata, "animations")));
+		ck_assert(json_equal(json_object_get(tres->metadata, "states"),
+		                     json_object_get(res->metadata, "states")));
+		ck_assert(json_equal(json_object_get(tres->metadata, "wheels"),
+		                     json_object_get(res->metadata, "wheels")));
+		there_buf.data = there.bytes;
+		there_buf.len = there.length;
+		back.layout = burnout_layouts[layout].is64 ? 64 : 32;
+		back.byte_order = burnout_layouts[layout].big;
+		ck_assert_msg(native_vehicle_of(&there_buf, burnout_layouts[other].layout, tres,
+		                                &back, &again, &err) == 0,
+		              "%s", err.message);
+		ares =
+		    decoded_vehicle(again.bytes, again.length, burnout_layouts[layout].layout, &ar);
+		ck_assert(json_equal(ares->metadata, res->metadata));
+		/* arrays in order after the header, at their offsets or by the fallback rule: as
+		 * animdex lays them out */
+		ck_assert_msg(again.length == b.len && memcmp(again.bytes, b.data, b.len) == 0,
+		              "layout %d -> %d -> %d: not byte for byte", layout, other, layout);
+		decode_result_cleanup(&ar);
+		decode_result_cleanup(&tr);
+		native_file_cleanup(&again);
+		native_file_cleanup(&there);
+	}
+	decode_result_cleanup(&r);
+	zbuf_free(&b);
+}
+END_TEST
+
+START_TEST(edited_state_vectors_are_written_in_place)
+{
+	static const float edited[8] = {0.5f, 0, 0, 1, 0, 0.25f, 0, 1};
+	struct zbuf b;
+	struct decode_result r, back;
+	struct native_file f;
+	struct error err;
+	struct resource *res, *again;
+	size_t differing = 0;
+
+	write_vehicle(&b, _i, 0);
+	res = decoded_vehicle(b.data, b.len, burnout_layouts[_i].layout, &r);
+	memcpy(res->clip.samplers[1].values, edited, sizeof(edited));
+	ck_assert_msg(native_vehicle_of(&b, burnout_layouts[_i].layout, res, &defaults, &f, &err) ==
+	                  0,
+	              "%s", err.message);
+	ck_assert_uint_eq(f.length, b.len);
+	for (size_t i = 0; i < b.len; i++)
+		differing += f.bytes[i] != b.data[i];
+	ck_assert_uint_le(differing, 32); /* state 1's vectors, nothing else */
+	ck_assert_uint_gt(differing, 0);
+	again = decoded_vehicle(f.bytes, f.length, burnout_layouts[_i].layout, &back);
+	ck_assert(memcmp(again->clip.samplers[1].values, edited, sizeof(edited)) == 0);
+	ck_assert(memcmp(again->clip.samplers[0].values, vehicle_states[0].vectors, 32) == 0);
+	ck_assert(json_is_false(
+	    json_object_get(json_array_get(json_object_get(f.report, "tracks"), 1), "kept")));
+	decode_result_cleanup(&back);
+	native_file_cleanup(&f);
+	decode_result_cleanup(&r);
+	zbuf_free(&b);
+}
+END_TEST
+
+START_TEST(what_a_vehicle_animation_cannot_hold_is_refused)
+{
+	struct zbuf b;
+	struct decode_result r;
+	struct native_file f;
+	struct native_options big64 = defaults, bff = defaults;
+	struct error err;
+	struct resource *res;
+
+	write_vehicle(&b, 0, 0);
+	res = decoded_vehicle(b.data, b.len, "32", &r);
+	big64.layout = 64;
+	big64.byte_order = 1; /* big */
+	ck_assert_int_eq(native_vehicle_of(&b, "32", res, &big64, &f, &err), -1);
+	ck_assert_int_eq(err.code, ERROR_BAD_PARAMETER);
+	ck_assert_str_eq(err.path, "layout");
+	bff.bff = 16;
+	ck_assert_int_eq(native_vehicle_of(&b, "32", res, &bff, &f, &err), -1);
+	ck_assert_str_eq(err.path, "bff");
+	res->clip.samplers[0].times[1] = 2; /* a state's second vector is at trigger input 1 */
+	ck_assert_int_eq(native_vehicle_of(&b, "32", res, &defaults, &f, &err), -1);
+	ck_assert_int_eq(err.code, ERROR_INVALID);
+	ck_assert_msg(strstr(err.message, "state 0") && strstr(err.message, "trigger input"), "%s",
+	              err.message);
+	res->clip.samplers[0].times[1] = 1;
+	res->clip.targets[1].object = 7; /* no state 7 */
+	ck_assert_int_eq(native_vehicle_of(&b, "32", res, &defaults, &f, &err), -1);
+	ck_assert_msg(strstr(err.message, "no place"), "%s", err.message);
+	decode_result_cleanup(&r);
+	zbuf_free(&b);
+}
+END_TEST
+
+START_TEST(body_part_remaps_come_back_in_both_byte_orders)
+{
+	static const uint16_t remap[3] = {7, 9, 300};
+	struct zbuf b;
+	struct upload up = {0};
+	struct decode_result r, sr;
+	struct native_file f, swapped, back;
+	struct native_options other = defaults, home = defaults;
+	struct error err;
+
+	zbuf_init(&b, _i);
+	burnout_write_remap(&b, remap, 3);
+	up.data = b.data;
+	up.length = b.len;
+	up.family = "burnout";
+	up.class_name = "BodyPartRemapData";
+	decode_result_init(&r);
+	error_init(&err);
+	ck_assert_msg(format_decode(&up, &r, &err) == 0, "%s", err.message);
+	ck_assert_int_eq(native_burnout(&up, r.resources[0], &defaults, &f, &err), 0);
+	ck_assert_msg(f.length == b.len && memcmp(f.bytes, b.data, b.len) == 0,
+	              "not byte for byte");
+	other.byte_order = !_i;
+	ck_assert_int_eq(native_burnout(&up, r.resources[0], &other, &swapped, &err), 0);
+	ck_assert(memcmp(swapped.bytes, b.data, 8) != 0);
+	up.data = swapped.bytes;
+	up.length = swapped.length;
+	decode_result_init(&sr);
+	ck_assert_msg(format_decode(&up, &sr, &err) == 0, "%s", err.message);
+	home.byte_order = _i;
+	ck_assert_int_eq(native_burnout(&up, sr.resources[0], &home, &back, &err), 0);
+	ck_assert_msg(back.length == b.len && memcmp(back.bytes, b.data, b.len) == 0,
+	              "swapped and back: not byte for byte");
+	other.layout = 64;
+	ck_assert_int_eq(native_burnout(&up, sr.resources[0], &other, &back, &err), -1);
+	ck_assert_str_eq(err.path, "layout");
+	native_file_cleanup(&back);
+	native_file_cleanup(&swapped);
+	native_file_cleanup(&f);
+	decode_result_cleanup(&sr);
+	decode_result_cleanup(&r);
+	zbuf_free(&b);
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("native");
@@ -623,6 +861,10 @@ int main(void)
 	tcase_add_loop_test(tc, keys_added_and_removed_move_the_slices_after_them, 0, 2);
 	tcase_add_test(tc, a_bone_the_template_lacks_gets_a_node_record);
 	tcase_add_test(tc, dense_tracks_are_reduced_within_the_tolerance);
+	tcase_add_loop_test(tc, vehicle_animations_in_every_layout_come_back, 0, 6);
+	tcase_add_loop_test(tc, edited_state_vectors_are_written_in_place, 0, 3);
+	tcase_add_test(tc, what_a_vehicle_animation_cannot_hold_is_refused);
+	tcase_add_loop_test(tc, body_part_remaps_come_back_in_both_byte_orders, 0, 2);
 	tcase_add_test(tc, a_value_beyond_the_class_is_refused_by_track_and_key);
 	tcase_add_test(tc, headers_and_names_follow_the_options);
 	suite_add_tcase(s, tc);
