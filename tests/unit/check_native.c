@@ -836,6 +836,7 @@ START_TEST(body_part_remaps_come_back_in_both_byte_orders)
 	ck_assert_int_eq(native_burnout(&up, sr.resources[0], &home, &back, &err), 0);
 	ck_assert_msg(back.length == b.len && memcmp(back.bytes, b.data, b.len) == 0,
 	              "swapped and back: not byte for byte");
+	native_file_cleanup(&back);
 	other.layout = 64;
 	ck_assert_int_eq(native_burnout(&up, sr.resources[0], &other, &back, &err), -1);
 	ck_assert_str_eq(err.path, "layout");
