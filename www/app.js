@@ -620,17 +620,18 @@ function renderVersions(entry) {
 // file of the game's: the one an animdex export came from (the .glb brought back from
 // Blender), a Zouna version of the same handle, or the entry itself. The report says what was
 // kept byte for byte and what was written.
-// The game's own bytes of a kind animdex writes back (a Burnout resource as extracted, not
-// one still inside its bundle).
-const gameFile = (e) => (e.family === 'zouna' && e.class !== 'Skel_Z')
-  || (e.family === 'burnout' && !(((e.structure || {}).metadata || {}).bundle));
+// The game's own bytes of a kind animdex writes back (a Burnout resource read out of a bundle
+// comes back as its whole bundle, rebuilt).
+const writtenBack = (cls) => (/_Z$/.test(cls || '') && cls !== 'Skel_Z')
+  || cls === 'VehicleAnimation' || cls === 'BodyPartRemapData';
+const gameFile = (e) => (e.family === 'zouna' || e.family === 'burnout') && writtenBack(e.class);
 
 function nativeTemplates(entry) {
   const found = [];
   const add = (id, label) => { if (!found.some((t) => t.id === id)) found.push({ id, label }); };
   const source = (((entry.structure || {}).metadata || {}).asset || {}).extras;
   const exported = source && source.animdex && source.animdex.entry;
-  if (exported && typeof exported === 'number' && /_Z$/.test(source.animdex.class || '') && source.animdex.class !== 'Skel_Z') {
+  if (exported && typeof exported === 'number' && writtenBack(source.animdex.class)) {
     add(exported, `entry ${exported}, the ${source.animdex.class} this was exported from`);
   }
   if (gameFile(entry)) add(entry.id, 'this file itself');
@@ -654,7 +655,9 @@ async function showNativeReport() {
     text(report, `${answer.file_name}, ${bytes(answer.length)}: ${count(kept, 'track', 'tracks')} kept byte for byte, `
       + `${count(answer.tracks.length - kept, 'track', 'tracks')} written`
       + (answer.kept_from_template.length ? `, ${count(answer.kept_from_template.length, 'track', 'tracks')} taken from the game file` : '')
-      + (largest ? `; largest difference ${largest.toPrecision(3)}` : ''));
+      + (largest ? `; largest difference ${largest.toPrecision(3)}` : '')
+      + (answer.bundle ? `; the whole bundle rebuilt around resource ${answer.bundle.resource_id}`
+        + (answer.bundle.moved ? ` (the blocks after it moved ${bytes(Math.abs(answer.bundle.moved))})` : ', nothing else moved') : ''));
     report.dataset.done = 'ok';
   } catch (e) {
     if (state.entry !== entry) return;

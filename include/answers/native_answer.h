@@ -12,14 +12,19 @@
 
 struct native_request {
 	int64_t id;          /* the entry: its tracks are the values written */
-	int64_t template_id; /* the game's bytes the layout comes from; 0: the entry itself */
+	int64_t template_id; /* the game's bytes the layout comes from; 0: the bundle entry
+	                      * when bundle=ID is given, else the entry itself */
+	/* Burnout: the entry out of a BND2 bundle whose bundle is rebuilt with the file in place
+	 * of that entry's resource; -1 (not given): the template's bundle when the template came
+	 * out of one; 0: the resource alone */
+	int64_t bundle_id;
 	struct native_options opt;
 };
 
 /* Reads the request's parameters through arg(ctx, name) (NULL when absent): template, byte_order
- * (little, big), bff (0, 16), name, promote (0, 1), reduce (a tolerance above 0); as and layout
- * are named and refused (501) until they are built. 0, or -1 with err naming the parameter, its
- * value and the rule. */
+ * (little, big), bff (0, 16), name, promote (0, 1), reduce (a tolerance above 0), layout (32,
+ * 64), bundle (an entry id, or 0); as is named and refused (501) until it is built. 0, or -1 with
+ * err naming the parameter, its value and the rule. */
 int native_request_parse(struct native_request *rq, const char *(*arg)(void *ctx, const char *name),
                          void *ctx, struct error *err);
 

@@ -68,4 +68,17 @@ int native_zouna(const struct upload *template, const struct resource *source,
 int native_burnout(const struct upload *template, const struct resource *source,
                    const struct native_options *opt, struct native_file *out, struct error *err);
 
+/* The bytes of the resource of ID `id` (its low 32 bits) in the BND2 bundle `bundle`, as
+ * extraction tools give it (inflated, without its imports): a template for native_burnout().
+ * *bytes malloc'd. 0, or -1 with err set (422 naming "bundle" when no entry has that ID). */
+int native_burnout_bundle_resource(const struct upload *bundle, uint32_t id, uint8_t **bytes,
+                                   size_t *length, struct error *err);
+
+/* The BND2 bundle `bundle` rebuilt with `file` (a native_burnout() answer) in place of its
+ * resource of ID `id` (burnout_bundle_replace: every other block keeps its bytes), decoded again
+ * and checked; file's bytes become the bundle's and its report gains "bundle". 0, or -1 with
+ * err set. */
+int native_burnout_bundle(const struct upload *bundle, uint32_t id, struct native_file *file,
+                          struct error *err);
+
 #endif

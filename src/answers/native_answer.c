@@ -35,8 +35,10 @@ int native_request_parse(struct native_request *rq, const char *(*arg)(void *ctx
 	const char *tmpl = arg(ctx, "template"), *order = arg(ctx, "byte_order");
 	const char *bff = arg(ctx, "bff"), *name = arg(ctx, "name"), *promote = arg(ctx, "promote");
 	const char *reduce = arg(ctx, "reduce"), *layout = arg(ctx, "layout");
+	const char *bundle = arg(ctx, "bundle");
 
 	rq->template_id = 0;
+	rq->bundle_id = -1;
 	rq->opt.byte_order = -1;
 	rq->opt.bff = -1;
 	rq->opt.name = NULL;
@@ -56,6 +58,16 @@ int native_request_parse(struct native_request *rq, const char *(*arg)(void *ctx
 	if (tmpl && parse_id(tmpl, &rq->template_id) < 0) {
 		error_set(err, ERROR_BAD_PARAMETER, "template", -1,
 		          "template: '%.64s' is not an entry id (a positive whole number)", tmpl);
+		return -1;
+	}
+	if (bundle && strcmp(bundle, "0") == 0) {
+		rq->bundle_id = 0;
+	} else if (bundle && parse_id(bundle, &rq->bundle_id) < 0) {
+		error_set(
+		    err, ERROR_BAD_PARAMETER, "bundle", -1,
+		    "bundle: '%.64s' is not an entry id (a positive whole number: an entry read "
+		    "out of a BND2 bundle, whose bundle is rebuilt) or 0 (the resource alone)",
+		    bundle);
 		return -1;
 	}
 	if (order) {
@@ -141,14 +153,6 @@ static int check_template(const struct catalog_stored *t, int64_t id, int is_ent
 {
 	if (strcmp(t->family, "zouna") == 0 && strcmp(t->class_name, "Skel_Z") != 0)
 		return 0;
-	if (strcmp(t->family, "burnout") == 0 && t->from_bundle) {
-		error_set(err, ERROR_NOT_IMPLEMENTED, "template", -1,
-		          "template: entry %" PRId64 " is a %s that came out of a BND2 bundle; "
-		          "rebuilding bundles is not built yet: upload the resource itself (as YAP "
-		          "or DGIorio's unpacker extract it) and give that as template=",
-		          id, t->class_name);
-		return -1;
-	}
 	if (strcmp(t->family, "burnout") == 0)
 		return 0;
 	if (is_entry)
@@ -198,16 +202,96 @@ static char *file_name_of(const struct resource *src, const struct native_reques
 	return out;
 }
 
+/* The resource ID of an entry read out of a BND2 bundle (its handle: the decoder gives a bundle's
+ * entries their resource IDs). */
+static int bundle_resource_id(const struct catalog_stored *st, uint32_t *id, struct error *err)
+{
+	struct decode_result d;
+	const struct resource *r;
+
+	decode_result_init(&d);
+	r = catalog_stored_decode(st, &d, err);
+	if (r)
+		*id = r->crc32;
+	decode_result_cleanup(&d);
+	return r ? 0 : -1;
+}
+
+/* A template read out of a bundle: up (the bundle) becomes the resource's own bytes, as
+ * extraction tools give it; *owned holds them. */
+static int bundle_template(const struct catalog_stored *t, struct upload *up, uint8_t **owned,
+                           struct error *err)
+{
+	uint32_t id;
+	size_t length;
+
+	if (bundle_resource_id(t, &id, err) < 0 ||
+	    native_burnout_bundle_resource(up, id, owned, &length, err) < 0)
+		return -1;
+	up->data = *owned;
+	up->length = length;
+	return 0;
+}
+
+/* The bundle of bundle=ID (or of the template): checked, and the resource ID it replaces. */
+static int bundle_target(const struct catalog_stored *b, int64_t id, const struct catalog_stored *t,
+                         uint32_t *resource_id, struct error *err)
+{
+	if (!b->from_bundle) {
+		error_set(err, ERROR_INVALID, "bundle", -1,
+		          "bundle: entry %" PRId64 " is a %s (%s) that did not come out of a BND2 "
+		          "bundle; bundle= names an entry read out of one, whose bundle is rebuilt "
+		          "with the file in its place",
+		          id, b->class_name, b->family);
+		return -1;
+	}
+	if (strcmp(b->class_name, t->class_name) != 0) {
+		error_set(err, ERROR_INVALID, "bundle", -1,
+		          "bundle: entry %" PRId64 " is a %s; the file written is a %s (its "
+		          "template's class), and a resource is replaced by one of its own class",
+		          id, b->class_name, t->class_name);
+		return -1;
+	}
+	return bundle_resource_id(b, resource_id, err);
+}
+
+/* The bundle's file name as it was uploaded (its last path component, characters a
+ * Content-Disposition carries plainly), else "<entry id>.BNDL". */
+static char *bundle_file_name(const struct catalog_stored *b)
+{
+	const char *name = b->filename ? b->filename : "", *slash = strrchr(name, '/');
+	char *out;
+	size_t n = 0;
+
+	name = slash ? slash + 1 : name;
+	out = malloc(strlen(name) + 32);
+	if (!out)
+		return NULL;
+	for (const char *p = name; *p; p++)
+		if (strchr("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789._-", *p))
+			out[n++] = *p;
+	out[n] = '\0';
+	if (n == 0 || strspn(out, ".") == n)
+		sprintf(out, "%" PRId64 ".BNDL", b->id);
+	return out;
+}
+
 int native_answer_make(struct catalog *cat, const struct native_request *rq,
                        struct native_file *out, char **file_name, struct error *err)
 {
-	struct catalog_stored entry = {0}, tmpl = {0};
+	struct catalog_stored entry = {0}, tmpl = {0}, other = {0};
+	const struct catalog_stored *t, *b = NULL;
 	struct native_options opt;
 	struct decode_result decoded;
 	const struct resource *src;
-	struct upload up;
-	char layout[8];
-	int64_t template_id = rq->template_id ? rq->template_id : rq->id;
+	struct upload up, bundle_up;
+	uint8_t *resource = NULL;
+	uint32_t replaced = 0;
+	char layout[8], bundle_layout[8];
+	int64_t template_id = rq->template_id     ? rq->template_id
+	                      : rq->bundle_id > 0 ? rq->bundle_id
+	                                          : rq->id;
+	int64_t bundle_id = rq->bundle_id;
 	int rc = -1;
 
 	memset(out, 0, sizeof(*out));
@@ -217,25 +301,51 @@ int native_answer_make(struct catalog *cat, const struct native_request *rq,
 		goto done;
 	if (template_id != rq->id && catalog_get_stored(cat, template_id, &tmpl, err) < 0) {
 		if (err->code == ERROR_NOT_FOUND) {
+			const char *p = rq->template_id ? "template" : "bundle";
 			error_init(err);
-			error_set(err, ERROR_NOT_FOUND, "template", -1,
-			          "template: no entry has id %" PRId64, template_id);
+			error_set(err, ERROR_NOT_FOUND, p, -1, "%s: no entry has id %" PRId64, p,
+			          template_id);
 		}
 		goto done;
 	}
-	if (check_template(template_id == rq->id ? &entry : &tmpl, template_id,
-	                   template_id == rq->id && !rq->template_id, err) < 0)
+	t = template_id == rq->id ? &entry : &tmpl;
+	if (check_template(t, template_id, template_id == rq->id && !rq->template_id, err) < 0)
 		goto done;
+	/* the bundle rebuilt: bundle=ID's, else the template's when it came out of one */
+	if (bundle_id < 0)
+		bundle_id = t->from_bundle ? template_id : 0;
+	if (bundle_id > 0) {
+		b = bundle_id == template_id ? t : bundle_id == rq->id ? &entry : &other;
+		if (b == &other && catalog_get_stored(cat, bundle_id, &other, err) < 0) {
+			if (err->code == ERROR_NOT_FOUND) {
+				error_init(err);
+				error_set(err, ERROR_NOT_FOUND, "bundle", -1,
+				          "bundle: no entry has id %" PRId64, bundle_id);
+			}
+			goto done;
+		}
+		if (bundle_target(b, bundle_id, t, &replaced, err) < 0)
+			goto done;
+	}
 	src = catalog_stored_decode(&entry, &decoded, err);
 	if (!src)
 		goto done;
-	catalog_stored_upload(template_id == rq->id ? &entry : &tmpl, &up, layout, sizeof(layout));
+	catalog_stored_upload(t, &up, layout, sizeof(layout));
 	opt = rq->opt;
 	opt.exported = exported_track;
 	if (strcmp(up.family, "burnout") == 0) {
-		up.class_name = (template_id == rq->id ? &entry : &tmpl)->class_name;
+		up.class_name = t->class_name;
+		if (t->from_bundle && bundle_template(t, &up, &resource, err) < 0)
+			goto done;
 		if (native_burnout(&up, src, &opt, out, err) < 0)
 			goto done;
+		if (b) {
+			catalog_stored_upload(b, &bundle_up, bundle_layout, sizeof(bundle_layout));
+			if (native_burnout_bundle(&bundle_up, replaced, out, err) < 0)
+				goto done;
+			json_object_set_new(json_object_get(out->report, "bundle"), "id",
+			                    json_integer(bundle_id));
+		}
 	} else if (opt.layout) {
 		error_set(
 		    err, ERROR_NOT_IMPLEMENTED, "layout", -1,
@@ -246,7 +356,7 @@ int native_answer_make(struct catalog *cat, const struct native_request *rq,
 	} else if (native_zouna(&up, src, &opt, out, err) < 0) {
 		goto done;
 	}
-	*file_name = file_name_of(src, rq, out->extension);
+	*file_name = b ? bundle_file_name(b) : file_name_of(src, rq, out->extension);
 	if (!*file_name) {
 		native_file_cleanup(out);
 		error_set(err, ERROR_INTERNAL, NULL, -1, "out of memory");
@@ -262,5 +372,7 @@ done:
 	catalog_stored_cleanup(&entry);
 	if (template_id != rq->id)
 		catalog_stored_cleanup(&tmpl);
+	catalog_stored_cleanup(&other);
+	free(resource);
 	return rc;
 }

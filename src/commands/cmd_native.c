@@ -15,7 +15,7 @@
 /* The options given, by the names the API's parameters have. */
 struct native_args {
 	const char *db, *output;
-	const char *names[8], *values[8];
+	const char *names[12], *values[12];
 	size_t count;
 	int summary, quiet;
 };
@@ -69,6 +69,7 @@ static int64_t parse_options(int argc, char **argv, struct native_args *a)
 	                                        {"promote", no_argument, NULL, 'p'},
 	                                        {"reduce", required_argument, NULL, 'r'},
 	                                        {"layout", required_argument, NULL, 'l'},
+	                                        {"bundle", required_argument, NULL, 'u'},
 	                                        {"summary", no_argument, NULL, 's'},
 	                                        {"output", required_argument, NULL, 'o'},
 	                                        {"quiet", no_argument, NULL, 'Q'},
@@ -86,6 +87,7 @@ static int64_t parse_options(int argc, char **argv, struct native_args *a)
 		case 'p': set_arg(a, "promote", "1"); break;
 		case 'r': set_arg(a, "reduce", optarg); break;
 		case 'l': set_arg(a, "layout", optarg); break;
+		case 'u': set_arg(a, "bundle", optarg); break;
 		case 's': a->summary = 1; break;
 		case 'o': a->output = cmd_operand(optarg, "-o"); break;
 		case 'Q': a->quiet = 1; break;
@@ -160,7 +162,7 @@ const struct cmd_entry cmd_native_entry = {
     "native",
     "animdexd native [--db PATH] [--template ID] [--byte-order little|big] [--bff 0|16]\n"
     "                       [--name NAME] [--promote] [--reduce TOLERANCE]\n"
-    "                       [--layout 32|64] [--summary] [--quiet] ID\n"
+    "                       [--layout 32|64] [--bundle ID|0] [--summary] [--quiet] ID\n"
     "                       -o|--output FILE\n",
     "Writes entry ID as the game's own bytes (a Zouna Animation_Z or bare keyframer,\n"
     "a Burnout Vehicle Animation or Body Part Remap Data resource),\n"
@@ -170,7 +172,10 @@ const struct cmd_entry cmd_native_entry = {
     "--bff: the byte order and BFF0 header (the template's by default); --name: the\n"
     "name whose CRC goes into the object header; --promote: a value a compressed\n"
     "class cannot hold takes the uncompressed class (bare keyframers); --layout:\n"
-    "a Burnout Vehicle Animation's layout, 32- or 64-bit; --reduce:\n"
+    "a Burnout Vehicle Animation's layout, 32- or 64-bit; --bundle: the BND2\n"
+    "bundle of entry ID (an entry read out of one; the template's by default when\n"
+    "it came out of one, 0 for the resource alone) rebuilt with the file in place\n"
+    "of that entry's resource, every other block byte for byte; --reduce:\n"
     "each changed track written with the fewest keys whose curve stays within\n"
     "TOLERANCE of its keys (the track's units; radians for rotations), fitted\n"
     "with tangents in a Hermite class; --summary: print the report (per track:\n"

@@ -21,6 +21,27 @@ struct resource *burnout_vehicle_animation(const uint8_t *data, size_t length, c
 int burnout_vehicle_rig(struct resource *res, struct error *err);
 struct resource *burnout_body_part_remap(const uint8_t *data, size_t length, struct error *err);
 
+/* The resource of a bundle's entry of resource ID `id` (the low 32 bits): its bytes before its
+ * imports, inflated, malloc'd. 0, or -1 with err set (422 naming "bundle" when no entry has
+ * that ID). */
+int burnout_bundle_resource(const struct upload *bundle, uint32_t id, uint8_t **bytes,
+                            size_t *length, struct error *err);
+
+/* A bundle rebuilt with one resource replaced (doc/formats.md 2.3): the entry's new block is the
+ * new bytes then its old imports (deflated anew when the bundle is compressed); every other
+ * block keeps its bytes; whatever lay after the old block moves by a multiple of the largest
+ * alignment any entry asks (at least 128 bytes), and the offsets pointing there move with it;
+ * the entry's sizes and importsOffset are its new ones. */
+struct burnout_bundle_rebuilt {
+	uint8_t *bytes; /* malloc'd */
+	size_t length;
+	unsigned entry; /* the entry replaced */
+	int compressed;
+	int64_t moved; /* how far the bytes after it moved */
+};
+int burnout_bundle_replace(const struct upload *bundle, uint32_t id, const uint8_t *bytes,
+                           size_t length, struct burnout_bundle_rebuilt *out, struct error *err);
+
 /* Where a Vehicle Animation's fields and arrays are, read as its decoder reads them (for
  * burnout_native.c): the byte order, the layout, and each array's count and start (parts,
  * animations, states). */

@@ -1,7 +1,9 @@
 /* burnout_bundle.c: Burnout Paradise BND2 bundles (doc/formats.md 2.3): the Vehicle Animation
  * and Body Part Remap Data resources of a bundle, each inflated and decoded by burnout.c, named
  * from the bundle's debug XML, with the resources they import as references; every other
- * resource listed as skipped.
+ * resource listed as skipped. And the way back: a resource's own bytes taken out of its bundle
+ * (a template for burnout_native.c), and the bundle rebuilt with one resource replaced, every
+ * other block byte for byte (doc/formats.md 2.5).
  *
  * BND2: "bnd2", u32 version (2), u32 platform (1 little-endian; 2, 3 big), u32 debugDataOffset,
  * u32 entryCount, u32 entriesOffset, u32 dataOffset[3], u32 flags (1 zlib, 8 debug XML), 8
@@ -406,4 +408,261 @@ int burnout_bundle_decode(const struct upload *up, struct decode_result *out, st
 
 	free(names.list);
 	return rc;
+}
+
+/* The entry of a resource ID (its low 32 bits), or -1 with err set (none, or two). */
+static long find_entry(struct reader *r, const struct bundle_header *h, uint32_t id,
+                       struct bundle_entry *e, struct error *err)
+{
+	struct bundle_entry other;
+	long found = -1;
+
+	for (uint32_t i = 0; i < h->entry_count; i++) {
+		if (read_bundle_entry(r, h, i, found < 0 ? e : &other) < 0)
+			return -1;
+		if ((uint32_t)(found < 0 ? e : &other)->id != id)
+			continue;
+		if (found >= 0) {
+			error_set(err, ERROR_INVALID, "bundle", -1,
+			          "bundle: entries[%ld] and entries[%" PRIu32
+			          "] both have resource "
+			          "ID 0x%08" PRIX32 "; which one to replace is not clear",
+			          found, i, id);
+			return -1;
+		}
+		found = (long)i;
+	}
+	if (found < 0)
+		error_set(err, ERROR_INVALID, "bundle", -1,
+		          "bundle: no entry of the bundle has resource ID 0x%08" PRIX32, id);
+	return found;
+}
+
+/* Whether [at, at + n) meets [start, end). */
+static int overlaps(uint64_t at, uint64_t n, uint64_t start, uint64_t end)
+{
+	return n > 0 && at < end && start < at + n;
+}
+
+/* A block replaced must be the only thing in its bytes: no other entry's block, no header,
+ * entry table, debug data or data region starting inside it. 0, or -1 with err set. */
+static int block_stands_alone(struct reader *r, const struct bundle_header *h, long k,
+                              uint64_t start, uint64_t end, struct error *err)
+{
+	struct bundle_entry o;
+
+	if (overlaps(0, 0x30, start, end) ||
+	    overlaps(h->entries_offset, (uint64_t)h->entry_count * 0x40, start, end) ||
+	    (h->xml && h->debug_offset > start && h->debug_offset < end) ||
+	    (h->data_offset[1] > start && h->data_offset[1] < end) ||
+	    (h->data_offset[2] > start && h->data_offset[2] < end)) {
+		error_set(err, ERROR_INVALID, "bundle", -1,
+		          "bundle: entries[%ld]'s block (0x%" PRIX64 " to 0x%" PRIX64 ") holds the "
+		          "bundle's header, entry table, debug data or another data region; it "
+		          "cannot be replaced alone",
+		          k, start, end);
+		return -1;
+	}
+	for (uint32_t i = 0; i < h->entry_count; i++) {
+		uint64_t at;
+		if (read_bundle_entry(r, h, i, &o) < 0)
+			return -1;
+		at = (uint64_t)h->data_offset[0] + o.offset[0];
+		if ((long)i != k &&
+		    overlaps(at,
+		             (h->flags & 1) ? o.compressed[0] : (o.uncompressed[0] & 0x0FFFFFFFu),
+		             start, end)) {
+			error_set(err, ERROR_INVALID, "bundle", -1,
+			          "bundle: entries[%ld]'s block and entries[%" PRIu32
+			          "]'s share bytes "
+			          "(at 0x%" PRIX64 "); one cannot be replaced without the other",
+			          k, i, at);
+			return -1;
+		}
+	}
+	return 0;
+}
+
+int burnout_bundle_resource(const struct upload *up, uint32_t id, uint8_t **bytes, size_t *length,
+                            struct error *err)
+{
+	struct bundle_header h;
+	struct bundle_entry e;
+	struct reader r;
+	size_t max = up->max_inflate ? up->max_inflate : DEFAULT_MAX_INFLATE, block_length;
+	long i;
+
+	if (read_bundle_header(up, &h, &r, err) < 0 || (i = find_entry(&r, &h, id, &e, err)) < 0)
+		return -1;
+	*bytes = entry_block(up->data, up->length, h.data_offset[0], h.flags & 1, &e, (size_t)i,
+	                     max, &block_length, err);
+	if (!*bytes)
+		return -1;
+	*length =
+	    e.import_count && e.imports_offset <= block_length ? e.imports_offset : block_length;
+	return 0;
+}
+
+static void put32(uint8_t *p, uint32_t v, enum byte_order order)
+{
+	for (int i = 0; i < 4; i++)
+		p[order == BYTE_ORDER_BIG ? 3 - i : i] = (uint8_t)(v >> (8 * i));
+}
+
+/* A block deflated as a new zlib stream (the other entries keep their own). */
+static uint8_t *deflate_block(const uint8_t *block, size_t length, size_t *stored)
+{
+	uLongf n = compressBound((uLong)length);
+	uint8_t *out = malloc(n);
+
+	if (!out || compress2(out, &n, block, (uLong)length, Z_BEST_COMPRESSION) != Z_OK) {
+		free(out);
+		return NULL;
+	}
+	*stored = n;
+	return out;
+}
+
+int burnout_bundle_replace(const struct upload *up, uint32_t id, const uint8_t *bytes,
+                           size_t length, struct burnout_bundle_rebuilt *out, struct error *err)
+{
+	struct bundle_header h;
+	struct bundle_entry e, other;
+	struct reader r;
+	size_t max = up->max_inflate ? up->max_inflate : DEFAULT_MAX_INFLATE;
+	size_t block_length, resource_length, new_length, old_stored, new_stored, align = 128;
+	uint8_t *block, *fresh = NULL, *stored = NULL, *file;
+	uint64_t start, old_end, new_end, total;
+	int64_t delta;
+	long k;
+
+	memset(out, 0, sizeof(*out));
+	if (read_bundle_header(up, &h, &r, err) < 0 || (k = find_entry(&r, &h, id, &e, err)) < 0)
+		return -1;
+	block = entry_block(up->data, up->length, h.data_offset[0], h.flags & 1, &e, (size_t)k, max,
+	                    &block_length, err);
+	if (!block)
+		return -1;
+	/* the new block: the resource, then the old block's bytes after it (its imports) */
+	resource_length =
+	    e.import_count && e.imports_offset <= block_length ? e.imports_offset : block_length;
+	if (length == resource_length && memcmp(bytes, block, length) == 0) {
+		/* the same resource: the bundle as it was, its zlib streams untouched */
+		free(block);
+		out->bytes = malloc(up->length + 1);
+		if (!out->bytes) {
+			error_set(err, ERROR_INTERNAL, NULL, -1, "out of memory");
+			return -1;
+		}
+		memcpy(out->bytes, up->data, up->length);
+		out->length = up->length;
+		out->entry = (unsigned)k;
+		out->compressed = (h.flags & 1) != 0;
+		return 0;
+	}
+	new_length = length + (block_length - resource_length);
+	fresh = malloc(new_length + 1);
+	if (!fresh || new_length > 0x0FFFFFFFu) {
+		free(block);
+		free(fresh);
+		error_set(err, fresh ? ERROR_TOO_LARGE : ERROR_INTERNAL, "bundle", -1,
+		          fresh ? "bundle: the new block is past 256 MiB" : "out of memory");
+		return -1;
+	}
+	memcpy(fresh, bytes, length);
+	memcpy(fresh + length, block + resource_length, block_length - resource_length);
+	free(block);
+	old_stored = (h.flags & 1) ? e.compressed[0] : (e.uncompressed[0] & 0x0FFFFFFFu);
+	if (h.flags & 1) {
+		stored = deflate_block(fresh, new_length, &new_stored);
+		if (!stored) {
+			free(fresh);
+			error_set(err, ERROR_INTERNAL, NULL, -1,
+			          "zlib cannot compress the new block");
+			return -1;
+		}
+	} else {
+		stored = fresh;
+		fresh = NULL;
+		new_stored = new_length;
+	}
+	free(fresh);
+	/* everything after the old block moves by a multiple of the largest alignment any entry
+	 * asks (at least 128), so every later block keeps its alignment */
+	for (uint32_t i = 0; i < h.entry_count; i++) {
+		if (read_bundle_entry(&r, &h, i, &other) < 0) {
+			free(stored);
+			return -1;
+		}
+		for (int b = 0; b < 3; b++) {
+			unsigned shift = other.uncompressed[b] >> 28;
+			if (shift < 31 && ((size_t)1 << shift) > align)
+				align = (size_t)1 << shift;
+		}
+	}
+	start = (uint64_t)h.data_offset[0] + e.offset[0];
+	old_end = start + old_stored;
+	new_end = start + new_stored;
+	if (old_end > up->length || block_stands_alone(&r, &h, k, start, old_end, err) < 0) {
+		free(stored);
+		if (old_end > up->length)
+			error_set(err, ERROR_INVALID, "bundle", -1,
+			          "bundle: the entry's block lies outside");
+		return -1;
+	}
+	if (new_end >= old_end)
+		delta = (int64_t)(((new_end - old_end) + align - 1) / align * align);
+	else
+		delta = -(int64_t)((old_end - new_end) / align * align);
+	total = (uint64_t)((int64_t)up->length + delta);
+	file = calloc(total + 1, 1);
+	if (!file || total > ((uint64_t)1 << 32)) {
+		free(file);
+		free(stored);
+		error_set(err, ERROR_INTERNAL, NULL, -1, "out of memory");
+		return -1;
+	}
+	memcpy(file, up->data, start);
+	memcpy(file + start, stored, new_stored);
+	memcpy(file + (uint64_t)((int64_t)old_end + delta), up->data + old_end,
+	       up->length - old_end);
+	free(stored);
+	/* what pointed past the old block points past the new one */
+#define MOVED(v) ((uint64_t)(v) >= old_end ? (uint32_t)((int64_t)(v) + delta) : (uint32_t)(v))
+	{
+		uint32_t entries_at = MOVED(h.entries_offset);
+		put32(file + 12, MOVED(h.debug_offset), h.order);
+		put32(file + 20, entries_at, h.order);
+		for (int b = 1; b < 3; b++) /* block 0's region starts at or before this block */
+			put32(file + 24 + 4 * b, MOVED(h.data_offset[b]), h.order);
+		for (uint32_t i = 0; i < h.entry_count; i++) {
+			uint8_t *rec = file + entries_at + (size_t)i * 0x40;
+			if (read_bundle_entry(&r, &h, i, &other) < 0) {
+				free(file);
+				return -1;
+			}
+			if ((long)i == k) {
+				put32(rec + 16,
+				      (uint32_t)new_length | (e.uncompressed[0] & 0xF0000000u),
+				      h.order);
+				if (h.flags & 1)
+					put32(rec + 28, (uint32_t)new_stored, h.order);
+				if (e.import_count)
+					put32(rec + 52,
+					      (uint32_t)(e.imports_offset + new_length -
+					                 block_length),
+					      h.order);
+			} else if ((uint64_t)h.data_offset[0] + other.offset[0] >= old_end) {
+				put32(rec + 40, (uint32_t)((int64_t)other.offset[0] + delta),
+				      h.order);
+			}
+		}
+	}
+#undef MOVED
+	out->bytes = file;
+	out->length = (size_t)total;
+	out->entry = (unsigned)k;
+	out->compressed = (h.flags & 1) != 0;
+	out->moved = delta;
+	return 0;
 }

@@ -10,7 +10,9 @@
  * anew and the arrays follow it in order (animations and states 16-byte aligned), every
  * record's bytes copied, each offset 0 where the template's is (the fallback rule of 2.1). A Body
  * Part Remap Data resource is its size, count and part indexes. Whatever is written is decoded
- * again and compared with the template and the entry.
+ * again and compared with the template and the entry. Put back into its BND2 bundle
+ * (burnout_bundle_replace, doc/formats.md 2.5), the bundle is decoded again too: the resource
+ * replaced must read back as the file, every other one as it was.
  */
 #include <inttypes.h>
 #include <math.h>
@@ -460,4 +462,63 @@ int native_burnout(const struct upload *tmpl, const struct resource *source,
 		return native_remap(tmpl, source, opt, out, err);
 	}
 	return native_vehicle(tmpl, source, opt, out, err);
+}
+
+int native_burnout_bundle_resource(const struct upload *bundle, uint32_t id, uint8_t **bytes,
+                                   size_t *length, struct error *err)
+{
+	return burnout_bundle_resource(bundle, id, bytes, length, err);
+}
+
+int native_burnout_bundle(const struct upload *bundle, uint32_t id, struct native_file *file,
+                          struct error *err)
+{
+	struct burnout_bundle_rebuilt rb;
+	struct upload again = *bundle;
+	struct decode_result before, after;
+	struct error e;
+	uint8_t *back = NULL;
+	size_t back_length = 0;
+	const char *differs = NULL;
+
+	if (burnout_bundle_replace(bundle, id, file->bytes, file->length, &rb, err) < 0)
+		return -1;
+	again.data = rb.bytes;
+	again.length = rb.length;
+	error_init(&e);
+	decode_result_init(&before);
+	decode_result_init(&after);
+	/* decoded again: the resource replaced is the file, every other one as it was */
+	if (burnout_bundle_decode(bundle, &before, &e) < 0 ||
+	    burnout_bundle_decode(&again, &after, &e) < 0 ||
+	    burnout_bundle_resource(&again, id, &back, &back_length, &e) < 0)
+		differs = e.message;
+	else if (back_length != file->length || memcmp(back, file->bytes, back_length) != 0)
+		differs = "the resource replaced reads back otherwise";
+	else if (before.count != after.count)
+		differs = "another number of resources";
+	for (size_t i = 0; !differs && i < before.count; i++)
+		if (before.resources[i]->crc32 != id &&
+		    !json_equal(before.resources[i]->metadata, after.resources[i]->metadata))
+			differs = "another resource reads back otherwise";
+	free(back);
+	decode_result_cleanup(&before);
+	decode_result_cleanup(&after);
+	if (differs) {
+		error_set(
+		    err, ERROR_INTERNAL, "bundle", -1,
+		    "native: the bundle rebuilt does not read back as it should (%.200s); this "
+		    "is a bug in animdex's encoder",
+		    differs);
+		free(rb.bytes);
+		return -1;
+	}
+	free(file->bytes);
+	file->bytes = rb.bytes;
+	file->length = rb.length;
+	json_object_set_new(file->report, "bundle",
+	                    json_pack("{s:i, s:o, s:b, s:I}", "index", (int)rb.entry, "resource_id",
+	                              json_sprintf("0x%08" PRIX32, id), "compressed", rb.compressed,
+	                              "moved", (json_int_t)rb.moved));
+	return 0;
 }

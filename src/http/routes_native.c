@@ -1,10 +1,12 @@
 /* routes_native.c: an entry as the game's own bytes (GET /api/resources/{id}/native).
  *
- * template=ID, byte_order=, bff=, name=, promote=, reduce= (answers/native_answer.h);
+ * template=ID, byte_order=, bff=, name=, promote=, reduce=, layout=, bundle=
+ * (answers/native_answer.h);
  * summary=1 answers the report as JSON instead of the file. The file's answer carries the
  * report's figures in X-Animdex-Native (tracks kept byte for byte, tracks written, the largest
  * difference between the entry's values and what the game will read; under reduce=, the keys
- * before and after and the largest error against the dense keys).
+ * before and after and the largest error against the dense keys; for a bundle rebuilt, the
+ * resource ID replaced and how far the blocks after it moved).
  */
 #include <inttypes.h>
 #include <math.h>
@@ -21,13 +23,14 @@ static const char *request_lookup(void *ctx, const char *name)
 }
 
 /* "kept=N; written=N; largest_difference=X" from the report, then under reduce=
- * "; keys_before_reduce=N; keys_after_reduce=N; reduce_error=X". */
+ * "; keys_before_reduce=N; keys_after_reduce=N; reduce_error=X", then for a bundle
+ * "; bundle_resource=0x...; bundle_moved=N". */
 static void report_header(const json_t *report, char *out, size_t size)
 {
 	size_t kept = 0, written = 0, i, reduced = 0;
 	json_int_t before = 0, after = 0;
 	double worst = 0, reduce_error = 0;
-	json_t *row;
+	json_t *row, *bundle;
 	int n;
 
 	json_array_foreach(json_object_get(report, "tracks"), i, row)
@@ -56,6 +59,13 @@ static void report_header(const json_t *report, char *out, size_t size)
 		         "; keys_before_reduce=%" JSON_INTEGER_FORMAT
 		         "; keys_after_reduce=%" JSON_INTEGER_FORMAT "; reduce_error=%.9g",
 		         before, after, reduce_error);
+	bundle = json_object_get(report, "bundle");
+	n = (int)strlen(out);
+	if (bundle && (size_t)n < size)
+		snprintf(out + n, size - (size_t)n,
+		         "; bundle_resource=%s; bundle_moved=%" JSON_INTEGER_FORMAT,
+		         json_string_value(json_object_get(bundle, "resource_id")),
+		         json_integer_value(json_object_get(bundle, "moved")));
 }
 
 void route_native(struct request *req, struct response *resp)

@@ -268,7 +268,7 @@ END_TEST
 
 /* Burnout on loopback: a Vehicle Animation comes back byte for byte under its own name, goes
  * to 64-bit and back, takes a Radient clip's state vectors, and refuses by name what it cannot
- * be; an entry that came out of a bundle is not a template yet (501). */
+ * be; bundle= names an entry read out of a bundle. */
 START_TEST(burnout_resources_come_back)
 {
 	static const struct bpart parts[2] = {{{0, -1, -1}}, {{1, -1, -1}}};
@@ -329,12 +329,181 @@ START_TEST(burnout_resources_come_back)
 	http_reply_cleanup(&r);
 	burnout_write_vehicle_bundle(&bnd, &v, 1, NULL);
 	bundle_id = http_upload_one(&d, "VEH_AT.BIN", bnd.data, bnd.len);
-	snprintf(path, sizeof(path), "/api/resources/%lld/native", (long long)bundle_id);
-	get(path, 501, &r);
-	ck_assert_msg(strstr(r.body, "\"template\"") && strstr(r.body, "bundle"), "%s", r.body);
+	/* a resource that did not come out of a bundle is no bundle= */
+	snprintf(path, sizeof(path), "/api/resources/%lld/native?bundle=%lld", (long long)bundle_id,
+	         (long long)id);
+	get(path, 422, &r);
+	ck_assert_msg(strstr(r.body, "\"bundle\"") && strstr(r.body, "did not come out"), "%s",
+	              r.body);
+	http_reply_cleanup(&r);
+	snprintf(path, sizeof(path), "/api/resources/%lld/native?bundle=987654", (long long)id);
+	get(path, 404, &r);
+	ck_assert_msg(strstr(r.body, "\"bundle\""), "%s", r.body);
 	http_reply_cleanup(&r);
 	zbuf_free(&bnd);
 	zbuf_free(&b);
+}
+END_TEST
+
+/* A bundle's entry i as stored: its block's bytes and length (compressed size when the bundle
+ * is compressed), read with the bundle's own offsets (little-endian, as tests write them). */
+static uint32_t le32(const uint8_t *p)
+{
+	return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
+}
+
+static const uint8_t *stored_block(const uint8_t *bundle, size_t length, uint32_t i, size_t *stored)
+{
+	const uint8_t *e = bundle + le32(bundle + 20) + (size_t)i * 0x40;
+	size_t at = (size_t)le32(bundle + 24) + le32(e + 40);
+
+	*stored = (le32(bundle + 36) & 1) ? le32(e + 28) : (le32(e + 16) & 0x0FFFFFFFu);
+	ck_assert_uint_le(at + *stored, length);
+	return bundle + at;
+}
+
+/* Every entry of `again` but `replaced` stores the bytes `bundle` stores, and the debug XML is
+ * the same. */
+static void assert_others_kept(const struct zbuf *bundle, const uint8_t *again, size_t length,
+                               uint32_t replaced)
+{
+	uint32_t count = le32(bundle->data + 16);
+
+	ck_assert_uint_eq(le32(again + 16), count);
+	for (uint32_t i = 0; i < count; i++) {
+		size_t n0, n1;
+		const uint8_t *b0 = stored_block(bundle->data, bundle->len, i, &n0);
+		const uint8_t *b1 = stored_block(again, length, i, &n1);
+		if (i == replaced)
+			continue;
+		ck_assert_msg(n0 == n1 && memcmp(b0, b1, n0) == 0, "entry %u: not byte for byte",
+		              i);
+	}
+	ck_assert_uint_eq(le32(again + 12), le32(bundle->data + 12));
+	ck_assert_msg(le32(bundle->data + 12) == 0 ||
+	                  strcmp((const char *)again + le32(again + 12),
+	                         (const char *)bundle->data + le32(bundle->data + 12)) == 0,
+	              "the debug XML changed");
+}
+
+/* A bundle as the game has it (a Vehicle Animation importing two resources, a texture animdex
+ * does not read, a Body Part Remap Data, the debug XML; zlib blocks or not) comes back byte for
+ * byte as the native file of its Vehicle Animation; a Radient clip's state vectors written in
+ * its place give a bundle that parses again, every other entry's stored bytes unchanged, the
+ * replaced one decoding to the clip's values; a 64-bit layout moves the blocks after it; bundle=0
+ * answers the resource alone. */
+START_TEST(a_bundle_comes_back_with_one_resource_replaced)
+{
+	static const struct bpart parts[2] = {{{0, -1, -1}}, {{1, -1, -1}}};
+	static const struct bstate states[2] = {{0, 11, 1, {0, 0, 0, 0, 2, 4, 6, 8}},
+	                                        {1, 10, 0, {1, 1, 1, 1, 0, 0, 0, 0}}};
+	static const uint64_t imports[2] = {0x11111111u, 0x22222222u};
+	static const uint16_t map[2] = {7, 9};
+	static const char *const xml =
+	    "<ResourceStringTable>\n"
+	    "<Resource id=\"2ce66ac1\" type=\"VehicleAnimation\" name=\"pusmc01_vanm\"/>\n"
+	    "<Resource id=\"0000aaaa\" type=\"Texture\" name=\"pusmc01_tex\"/>\n"
+	    "</ResourceStringTable>\n";
+	static const char *const clip_format =
+	    "{\"name\": \"throttle_in_bundle_%d\", \"duration\": 1, \"targets\": [{\"schema\": "
+	    "\"B0A2D7E1-5C3F-4E9A-8D21-7A6B5C4D3E01\", \"object\": 0, \"name\": \"state 0\"}], "
+	    "\"samplers\": [{\"value\": {\"type\": \"FLOAT4\"}, \"interpolation\": \"LINEAR\", "
+	    "\"times\": [0, 1], \"values\": [0, 0, 0, 0, 3, 5, 7, 9]}], \"channels\": "
+	    "[{\"target\": 0, \"property\": 1, \"sampler\": 0}]}";
+	struct bvehicle v = {parts, 2, NULL, 0, states, 2, {0, 1, -1, -1}, {{0}}, 0};
+	struct zbuf va, bpr, bnd;
+	char clip[1024];
+	uint8_t texture[300];
+	struct bentry e[3];
+	struct http_reply r;
+	json_int_t va_id, clip_id, edited_id;
+	json_t *keys, *list, *report;
+	char path[200], name[32];
+
+	for (size_t i = 0; i < sizeof(texture); i++)
+		texture[i] = (uint8_t)(i * 7 + 3);
+	zbuf_init(&va, 0);
+	burnout_write_vehicle(&va, &v, 0);
+	zbuf_init(&bpr, 0);
+	burnout_write_remap(&bpr, map, 2);
+	e[0] = (struct bentry){0x2CE66AC1u, 0x10023, va.data, va.len, imports, 2};
+	e[1] = (struct bentry){0xAAAAu, 0x00001, texture, sizeof(texture), NULL, 0};
+	e[2] = (struct bentry){0x87654321u, 0x10024, bpr.data, bpr.len, NULL, 0};
+	zbuf_init(&bnd, 0);
+	burnout_write_bundle(&bnd, e, 3, _i, xml);
+	snprintf(name, sizeof(name), "VEH_PUSMC01_%d.BIN", _i);
+	va_id = http_upload_one(&d, name, bnd.data, bnd.len);
+
+	/* unchanged: the bundle, byte for byte, under its own name */
+	assert_native_is(va_id, "", &bnd, name);
+
+	/* the clip's state 0 in the Vehicle Animation's place */
+	snprintf(clip, sizeof(clip), clip_format, _i);
+	clip_id = http_upload_one(&d, "throttle.json", clip, strlen(clip));
+	snprintf(path, sizeof(path), "/api/resources/%lld/native?template=%lld", (long long)clip_id,
+	         (long long)va_id);
+	get(path, 200, &r);
+	/* the same size uncompressed: nothing after it moves */
+	ck_assert_msg(strstr(r.header_native, _i ? "bundle_resource=0x2CE66AC1; bundle_moved="
+	                                         : "bundle_resource=0x2CE66AC1; bundle_moved=0"),
+	              "%s", r.header_native);
+	ck_assert_msg(strstr(r.disposition, name), "%s", r.disposition);
+	assert_others_kept(&bnd, (const uint8_t *)r.body, r.length, 0);
+	snprintf(name, sizeof(name), "VEH_EDITED_%d.BIN", _i);
+	{ /* it parses again: both resources, their names, the texture listed as skipped */
+		const char *names[1] = {name};
+		const void *data[1] = {r.body};
+		size_t lengths[1] = {r.length};
+		struct http_reply up;
+		char *text;
+		ck_assert_int_eq(http_upload(&d, 1, names, data, lengths, NULL, &up), 0);
+		ck_assert_msg(up.status == 201, "%ld %s", up.status, up.body);
+		list = http_json(&up);
+		text = json_dumps(list, 0);
+		ck_assert_msg(strstr(text, "pusmc01_vanm") && strstr(text, "BodyPartRemapData") &&
+		                  strstr(text, "pusmc01_tex"),
+		              "%s", text);
+		edited_id = json_integer_value(
+		    json_object_get(json_array_get(json_object_get(list, "resources"), 0), "id"));
+		free(text);
+		json_decref(list);
+		http_reply_cleanup(&up);
+	}
+	http_reply_cleanup(&r);
+	snprintf(path, sizeof(path), "/api/resources/%lld/tracks/0/keys", (long long)edited_id);
+	keys = http_get_json(&d, path, 200);
+	ck_assert_double_eq(json_number_value(json_array_get(
+	                        json_array_get(json_object_get(keys, "values"), 1), 3)),
+	                    9);
+	json_decref(keys);
+
+	/* 64-bit: the block grows and what follows it moves by a multiple of the alignment */
+	snprintf(path, sizeof(path), "/api/resources/%lld/native?layout=64&summary=1",
+	         (long long)va_id);
+	report = http_get_json(&d, path, 200);
+	ck_assert_int_eq(
+	    json_integer_value(json_object_get(json_object_get(report, "bundle"), "moved")) % 128,
+	    0);
+	ck_assert_int_gt(
+	    json_integer_value(json_object_get(json_object_get(report, "bundle"), "moved")), 0);
+	json_decref(report);
+	snprintf(path, sizeof(path), "/api/resources/%lld/native?layout=64", (long long)va_id);
+	get(path, 200, &r);
+	assert_others_kept(&bnd, (const uint8_t *)r.body, r.length, 0);
+	snprintf(name, sizeof(name), "VEH_WIDE_%d.BIN", _i);
+	(void)http_upload_one(&d, name, r.body, r.length);
+	http_reply_cleanup(&r);
+
+	/* bundle=0: the resource alone, as extraction tools give it */
+	snprintf(path, sizeof(path), "/api/resources/%lld/native?bundle=0", (long long)va_id);
+	get(path, 200, &r);
+	ck_assert_uint_eq(r.length, va.len);
+	ck_assert_msg(memcmp(r.body, va.data, va.len) == 0, "the resource alone differs");
+	ck_assert_msg(strstr(r.disposition, "pusmc01_vanm"), "%s", r.disposition);
+	http_reply_cleanup(&r);
+	zbuf_free(&bnd);
+	zbuf_free(&va);
+	zbuf_free(&bpr);
 }
 END_TEST
 
@@ -361,6 +530,9 @@ START_TEST(bad_parameters_are_refused_by_name)
 	    {"reduce=0.1x", 400, "\"reduce\""},
 	    {"layout=rat", 400, "\"layout\""},
 	    {"layout=64", 501, "\"layout\""}, /* a Zouna file's layout: not built yet */
+	    {"bundle=x1", 400, "\"bundle\""},
+	    {"bundle=-3", 400, "\"bundle\""},
+	    {"bundle=99999", 404, "\"bundle\""},
 	};
 	struct zbuf b;
 	uint32_t bone[3];
@@ -431,6 +603,7 @@ int main(void)
 	tcase_add_test(tc, a_glb_round_trip_is_the_file);
 	tcase_add_test(tc, the_walk_for_blender_comes_back);
 	tcase_add_test(tc, burnout_resources_come_back);
+	tcase_add_loop_test(tc, a_bundle_comes_back_with_one_resource_replaced, 0, 2);
 	tcase_add_test(tc, a_clip_lands_in_the_templates_classes);
 	tcase_add_test(tc, bad_parameters_are_refused_by_name);
 	tcase_add_test(tc, the_command_writes_the_same_file);

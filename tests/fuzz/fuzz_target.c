@@ -1,7 +1,8 @@
 /* fuzz_target.c: one libFuzzer target per decoder, chosen at build time with -DFUZZ_FAMILY
  * ("radient", "zouna", "skel" (Zouna skeletons), "gltf", "burnout", or "" for the upload router
  * with no hints), and "native": a Zouna file decoded, written back as its own template
- * (formats/native.h) and decoded again must give the same tracks. The
+ * (formats/native.h) and decoded again must give the same tracks (a Burnout resource, and a
+ * bundle's resources rebuilt into their bundle, likewise). The
  * first input byte picks a class or file name where the family needs one, so one target
  * reaches every class of its family. Any crash, leak or sanitizer report is a finding. */
 #include <math.h>
@@ -159,6 +160,45 @@ static int burnout_round_trip(const struct upload *up, const struct resource *re
 	return 0;
 }
 
+/* A resource of a bundle written back as itself into its bundle is the bundle, byte for byte;
+ * written in the other layout (a Vehicle Animation) and put in its place, the bundle is rebuilt
+ * or refused by name (native_burnout_bundle decodes what it rebuilt: a 500 is a finding). */
+static int bundle_round_trip(const struct upload *up, const struct resource *res)
+{
+	struct upload tmpl = *up;
+	uint8_t *bytes = NULL;
+	size_t length;
+	int rc = 0;
+
+	tmpl.class_name = res->class_name;
+	for (int layout = 0; layout <= 64 && rc == 0; layout += 64) {
+		struct native_options opt = {.byte_order = -1, .bff = -1, .layout = layout};
+		struct native_file file;
+		struct error err;
+		error_init(&err);
+		if (native_burnout_bundle_resource(up, res->crc32, &bytes, &length, &err) < 0)
+			return err.code == ERROR_NONE || err.code == ERROR_INTERNAL ? -1 : 0;
+		tmpl.data = bytes;
+		tmpl.length = length;
+		if (native_burnout(&tmpl, res, &opt, &file, &err) < 0) {
+			rc = err.code == ERROR_NONE || err.code == ERROR_INTERNAL ? -1 : 0;
+		} else if (native_burnout_bundle(up, res->crc32, &file, &err) < 0) {
+			rc = err.code == ERROR_NONE || err.code == ERROR_INTERNAL ? -1 : 0;
+			native_file_cleanup(&file);
+		} else {
+			if (layout == 0 && (file.length != up->length ||
+			                    memcmp(file.bytes, up->data, up->length) != 0))
+				rc = -1;
+			native_file_cleanup(&file);
+		}
+		free(bytes);
+		bytes = NULL;
+		if (strcmp(res->class_name, "VehicleAnimation") != 0)
+			break;
+	}
+	return rc;
+}
+
 /* Decodes data as an upload of `family` would be; returns -1 when a refusal has no reason. */
 int fuzz_one(const char *family, const uint8_t *data, size_t size)
 {
@@ -202,6 +242,12 @@ int fuzz_one(const char *family, const uint8_t *data, size_t size)
 		decode_result_cleanup(&result);
 		return -1;
 	}
+	for (size_t i = 0; strcmp(family, "burnout") == 0 && i < result.count && i < 4; i++)
+		if (json_object_get(result.resources[i]->metadata, "bundle") &&
+		    bundle_round_trip(&up, result.resources[i]) < 0) {
+			decode_result_cleanup(&result);
+			return -1;
+		}
 	if (strcmp(family, "native") == 0 && result.count == 1 &&
 	    strcmp(result.resources[0]->class_name, "Skel_Z") != 0 &&
 	    native_round_trip(&up, &result) < 0) {

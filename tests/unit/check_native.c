@@ -849,6 +849,80 @@ START_TEST(body_part_remaps_come_back_in_both_byte_orders)
 }
 END_TEST
 
+/* A bundle's resource put back: a smaller one leaves the bundle's length (the blocks after it do
+ * not move by less than the alignment) and reads back; a resource ID two entries share and a
+ * block whose bytes another entry's block shares are refused by name, not rebuilt. */
+START_TEST(a_bundle_refuses_what_it_cannot_rebuild_alone)
+{
+	static const uint16_t map[3] = {7, 9, 11}, fewer[1] = {5};
+	static const uint8_t texture[40] = {1, 2, 3};
+	struct zbuf bpr, small, bnd;
+	struct bentry e[3];
+	struct upload up = {0};
+	struct native_file f = {0};
+	struct error err;
+	uint8_t *bytes = NULL;
+	size_t length;
+	struct decode_result r;
+
+	zbuf_init(&bpr, 0);
+	burnout_write_remap(&bpr, map, 3);
+	zbuf_init(&small, 0);
+	burnout_write_remap(&small, fewer, 1);
+	e[0] = (struct bentry){0x87654321u, 0x10024, bpr.data, bpr.len, NULL, 0};
+	e[1] = (struct bentry){0xAAAAu, 0x00001, texture, sizeof(texture), NULL, 0};
+	e[2] = (struct bentry){0xBBBBu, 0x00001, texture, sizeof(texture), NULL, 0};
+	zbuf_init(&bnd, 0);
+	burnout_write_bundle(&bnd, e, 3, 0, NULL);
+	up.data = bnd.data;
+	up.length = bnd.len;
+	up.family = "burnout";
+	error_init(&err);
+	ck_assert_int_eq(native_burnout_bundle_resource(&up, 0x87654321u, &bytes, &length, &err),
+	                 0);
+	ck_assert_uint_eq(length, bpr.len);
+	ck_assert(memcmp(bytes, bpr.data, length) == 0);
+	free(bytes);
+	f.bytes = malloc(small.len);
+	memcpy(f.bytes, small.data, small.len);
+	f.length = small.len;
+	f.report = json_object();
+	ck_assert_msg(native_burnout_bundle(&up, 0x87654321u, &f, &err) == 0, "%s", err.message);
+	ck_assert_uint_eq(f.length, bnd.len);
+	ck_assert_int_eq(
+	    json_integer_value(json_object_get(json_object_get(f.report, "bundle"), "moved")), 0);
+	up.data = f.bytes;
+	up.length = f.length;
+	decode_result_init(&r);
+	ck_assert_msg(format_decode(&up, &r, &err) == 0, "%s", err.message);
+	ck_assert_int_eq(json_array_size(json_object_get(r.resources[0]->metadata, "parts")), 1);
+	decode_result_cleanup(&r);
+	native_file_cleanup(&f);
+
+	/* entry 2's block laid over entry 1's: neither can be replaced alone */
+	up.data = bnd.data;
+	up.length = bnd.len;
+	memcpy(bnd.data + 0x30 + 2 * 0x40 + 40, bnd.data + 0x30 + 1 * 0x40 + 40, 4);
+	f.bytes = malloc(4);
+	memcpy(f.bytes, "abcd", 4);
+	f.length = 4;
+	f.report = json_object();
+	error_init(&err);
+	ck_assert_int_eq(native_burnout_bundle(&up, 0xAAAAu, &f, &err), -1);
+	ck_assert_str_eq(err.path, "bundle");
+	ck_assert_msg(strstr(err.message, "share bytes"), "%s", err.message);
+	/* two entries of one resource ID */
+	memcpy(bnd.data + 0x30 + 2 * 0x40, bnd.data + 0x30 + 1 * 0x40, 8);
+	error_init(&err);
+	ck_assert_int_eq(native_burnout_bundle(&up, 0xAAAAu, &f, &err), -1);
+	ck_assert_msg(strstr(err.message, "both have resource ID 0x0000AAAA"), "%s", err.message);
+	native_file_cleanup(&f);
+	zbuf_free(&bnd);
+	zbuf_free(&small);
+	zbuf_free(&bpr);
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("native");
@@ -866,6 +940,7 @@ int main(void)
 	tcase_add_loop_test(tc, edited_state_vectors_are_written_in_place, 0, 3);
 	tcase_add_test(tc, what_a_vehicle_animation_cannot_hold_is_refused);
 	tcase_add_loop_test(tc, body_part_remaps_come_back_in_both_byte_orders, 0, 2);
+	tcase_add_test(tc, a_bundle_refuses_what_it_cannot_rebuild_alone);
 	tcase_add_test(tc, a_value_beyond_the_class_is_refused_by_track_and_key);
 	tcase_add_test(tc, headers_and_names_follow_the_options);
 	suite_add_tcase(s, tc);
