@@ -623,8 +623,8 @@ function renderVersions(entry) {
 // The game's own bytes of a kind animdex writes back (a Burnout resource read out of a bundle
 // comes back as its whole bundle, rebuilt).
 const writtenBack = (cls) => (/_Z$/.test(cls || '') && cls !== 'Skel_Z')
-  || cls === 'VehicleAnimation' || cls === 'BodyPartRemapData';
-const gameFile = (e) => (e.family === 'zouna' || e.family === 'burnout') && writtenBack(e.class);
+  || cls === 'VehicleAnimation' || cls === 'BodyPartRemapData' || cls === 'RadientAnimationClip';
+const gameFile = (e) => ['zouna', 'burnout', 'radient'].includes(e.family) && writtenBack(e.class);
 
 function nativeTemplates(entry) {
   const found = [];

@@ -188,6 +188,9 @@ const char *schema_property_name(const char *schema, uint64_t property);
 
 /* Components per key value of a sampler: type components x array_size. */
 size_t sampler_components(const struct sampler *s);
+/* Whether two samplers hold the same keys: type, array size, interpolation, semantic, times
+ * and values, bit for bit. */
+int sampler_equal(const struct sampler *a, const struct sampler *b);
 
 void clip_init(struct clip *clip);
 void clip_cleanup(struct clip *clip);

@@ -23,6 +23,8 @@
 
 /* The largest tolerance reduce= takes. */
 #define NATIVE_MAX_TOLERANCE 1e6
+/* The largest native file an encoder writes. */
+#define NATIVE_MAX_BYTES ((size_t)1 << 31)
 
 struct native_options {
 	int byte_order;   /* -1: the template's; else enum byte_order */
@@ -66,6 +68,15 @@ int native_zouna(const struct upload *template, const struct resource *source,
  * other field from the template; opt->layout and opt->byte_order re-lay it (32-bit little or
  * big endian, 64-bit little endian). 0, or -1 with err set as native_zouna() sets it. */
 int native_burnout(const struct upload *template, const struct resource *source,
+                   const struct native_options *opt, struct native_file *out, struct error *err);
+
+/* The entry `source` as a Radient clip document shaped like `template` (a clip document as
+ * uploaded): each channel of the template takes the entry's track of its target, property and
+ * first element; unchanged tracks keep their samplers as written, and the template's bytes
+ * come back when nothing changed; the entry's tracks the template lacks are added. 0, or -1
+ * with err set (400 naming bff, name, promote, layout or byte_order, which a JSON document
+ * has not; 422 naming template for a track of another value type). */
+int native_radient(const struct upload *template, const struct resource *source,
                    const struct native_options *opt, struct native_file *out, struct error *err);
 
 /* The bytes of the resource of ID `id` (its low 32 bits) in the BND2 bundle `bundle`, as

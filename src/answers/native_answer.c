@@ -153,20 +153,22 @@ static int check_template(const struct catalog_stored *t, int64_t id, int is_ent
 {
 	if (strcmp(t->family, "zouna") == 0 && strcmp(t->class_name, "Skel_Z") != 0)
 		return 0;
-	if (strcmp(t->family, "burnout") == 0)
+	if (strcmp(t->family, "burnout") == 0 || strcmp(t->family, "radient") == 0)
 		return 0;
 	if (is_entry)
 		error_set(err, ERROR_INVALID, "template", -1,
 		          "template: entry %" PRId64 " is a %s (%s); give template=ID, an entry of "
 		          "the game's own bytes to take the layout from (an Animation_Z or a bare "
 		          "keyframer: often an earlier version of the same handle). animdex writes "
-		          "Zouna Animation_Z files and bare keyframers, and Burnout Vehicle "
-		          "Animation and Body Part Remap Data resources back so far",
+		          "Zouna Animation_Z files and bare keyframers, Burnout Vehicle "
+		          "Animation and Body Part Remap Data resources and Radient clip documents "
+		          "back so far",
 		          id, t->class_name, t->family);
 	else
 		error_set(err, ERROR_INVALID, "template", -1,
 		          "template: entry %" PRId64 " is a %s (%s), not the game's own bytes of a "
-		          "kind animdex writes back (a Zouna Animation_Z or a bare keyframer)",
+		          "kind animdex writes back (a Zouna Animation_Z or a bare keyframer, a "
+		          "Burnout resource, a Radient clip document)",
 		          id, t->class_name, t->family);
 	return -1;
 }
@@ -346,6 +348,9 @@ int native_answer_make(struct catalog *cat, const struct native_request *rq,
 			json_object_set_new(json_object_get(out->report, "bundle"), "id",
 			                    json_integer(bundle_id));
 		}
+	} else if (strcmp(up.family, "radient") == 0) {
+		if (native_radient(&up, src, &opt, out, err) < 0)
+			goto done;
 	} else if (opt.layout) {
 		error_set(
 		    err, ERROR_NOT_IMPLEMENTED, "layout", -1,

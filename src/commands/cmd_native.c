@@ -165,7 +165,8 @@ const struct cmd_entry cmd_native_entry = {
     "                       [--layout 32|64] [--bundle ID|0] [--summary] [--quiet] ID\n"
     "                       -o|--output FILE\n",
     "Writes entry ID as the game's own bytes (a Zouna Animation_Z or bare keyframer,\n"
-    "a Burnout Vehicle Animation or Body Part Remap Data resource),\n"
+    "a Burnout Vehicle Animation or Body Part Remap Data resource, a Radient clip\n"
+    "document),\n"
     "laid out like --template (an entry of the game's own bytes; the entry itself\n"
     "by default): slices whose values did not change keep their bytes, changed ones\n"
     "are written in the template's classes to the nearest step. --byte-order and\n"

@@ -149,6 +149,15 @@ size_t sampler_components(const struct sampler *s)
 	return (size_t)value_type_components(s->type) * s->array_size;
 }
 
+int sampler_equal(const struct sampler *a, const struct sampler *b)
+{
+	return a->type == b->type && a->array_size == b->array_size && a->interp == b->interp &&
+	       a->semantic == b->semantic && a->key_count == b->key_count &&
+	       a->value_bytes == b->value_bytes &&
+	       memcmp(a->times, b->times, a->key_count * sizeof(float)) == 0 &&
+	       memcmp(a->values, b->values, a->value_bytes) == 0;
+}
+
 void clip_init(struct clip *clip)
 {
 	memset(clip, 0, sizeof(*clip));

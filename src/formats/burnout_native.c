@@ -24,8 +24,6 @@
 #include "formats/native.h"
 #include "writer.h"
 
-#define NATIVE_MAX_BYTES ((size_t)1 << 31)
-
 static const char *order_name(enum byte_order o)
 {
 	return o == BYTE_ORDER_LITTLE ? "little" : "big";
@@ -480,6 +478,8 @@ int native_burnout_bundle(const struct upload *bundle, uint32_t id, struct nativ
 	uint8_t *back = NULL;
 	size_t back_length = 0;
 	const char *differs = NULL;
+	char layout[8];
+	int rc;
 
 	if (burnout_bundle_replace(bundle, id, file->bytes, file->length, &rb, err) < 0)
 		return -1;
@@ -488,10 +488,22 @@ int native_burnout_bundle(const struct upload *bundle, uint32_t id, struct nativ
 	error_init(&e);
 	decode_result_init(&before);
 	decode_result_init(&after);
-	/* decoded again: the resource replaced is the file, every other one as it was */
-	if (burnout_bundle_decode(bundle, &before, &e) < 0 ||
-	    burnout_bundle_decode(&again, &after, &e) < 0 ||
-	    burnout_bundle_resource(&again, id, &back, &back_length, &e) < 0)
+	/* decoded again: the resource replaced is the file, every other one as it was (read in
+	 * the layout it was written in when the bytes alone cannot tell) */
+	rc = burnout_bundle_decode(bundle, &before, &e);
+	if (rc == 0 && burnout_bundle_decode(&again, &after, &e) < 0) {
+		rc = -1;
+		if (json_object_get(file->report, "layout")) {
+			snprintf(layout, sizeof(layout), "%d",
+			         (int)json_integer_value(json_object_get(file->report, "layout")));
+			again.layout = layout;
+			decode_result_cleanup(&after);
+			decode_result_init(&after);
+			error_init(&e);
+			rc = burnout_bundle_decode(&again, &after, &e);
+		}
+	}
+	if (rc < 0 || burnout_bundle_resource(&again, id, &back, &back_length, &e) < 0)
 		differs = e.message;
 	else if (back_length != file->length || memcmp(back, file->bytes, back_length) != 0)
 		differs = "the resource replaced reads back otherwise";

@@ -25,8 +25,6 @@
 #include "writer.h"
 #include "zouna.h"
 
-#define NATIVE_MAX_BYTES ((size_t)1 << 31)
-
 static void swap_bytes(uint8_t *p, size_t n)
 {
 	for (size_t i = 0; i < n / 2; i++) {
@@ -216,15 +214,6 @@ static int source_matches(const struct resource *src, size_t ch, const char *sch
 
 	return c->property == property && strcmp(t->schema, schema) == 0 &&
 	       source_target_crc(src, t, &named) == 0 && named == crc;
-}
-
-static int samplers_equal(const struct sampler *a, const struct sampler *b)
-{
-	return a->type == b->type && a->array_size == b->array_size && a->interp == b->interp &&
-	       a->semantic == b->semantic && a->key_count == b->key_count &&
-	       a->value_bytes == b->value_bytes &&
-	       memcmp(a->times, b->times, a->key_count * sizeof(float)) == 0 &&
-	       memcmp(a->values, b->values, a->value_bytes) == 0;
 }
 
 static int oom(struct native_build *nb)
@@ -553,7 +542,7 @@ static int equals_export(struct native_build *nb, const struct sampler *tmpl, in
 	if (!nb->opt->exported ||
 	    nb->opt->exported(nb->opt->exported_ctx, tmpl, rotation, euler, &out) < 0)
 		return 0;
-	same = out.key_count > 0 && samplers_equal(&out, source);
+	same = out.key_count > 0 && sampler_equal(&out, source);
 	free(out.times);
 	free(out.values);
 	return same;
@@ -608,7 +597,7 @@ static int plan_slice(struct native_build *nb, struct slice *s, const char *sche
 	s->source = &nb->source->clip.samplers[nb->source->clip.channels[ch].sampler];
 	if (nb->source->track_names && nb->source->track_names[ch])
 		snprintf(s->track, sizeof(s->track), "%s", nb->source->track_names[ch]);
-	s->changed = !tmpl || !(samplers_equal(tmpl, s->source) ||
+	s->changed = !tmpl || !(sampler_equal(tmpl, s->source) ||
 	                        equals_export(nb, tmpl, rotation, euler, s->source));
 	s->euler_kept = euler && !s->changed && s->source->type == VALUE_FLOAT4;
 	resource_free(scratch);
@@ -1241,7 +1230,7 @@ static int native_keyframer(struct native_build *nb, const struct zouna_class *c
 	if (!scratch)
 		return oom(nb);
 	if (zouna_add_track(scratch, &kf->keys, 0, kf->keys.count, &tt, c->name, nb->err) >= 0)
-		same = samplers_equal(&scratch->clip.samplers[0], s);
+		same = sampler_equal(&scratch->clip.samplers[0], s);
 	error_init(nb->err);
 	resource_free(scratch);
 	buf_init(&w.b, NATIVE_MAX_BYTES);

@@ -217,8 +217,9 @@ START_TEST(the_walk_for_blender_comes_back)
 }
 END_TEST
 
-/* A Radient clip naming a bone by name: its translation lands in the Animation_Z's Hermite
- * class; a value beyond that class is a 422 naming the track, the key and the class. */
+/* A Radient clip naming a bone by name: without a template it is its own document; its
+ * translation lands in the Animation_Z's Hermite class; a value beyond that class is a 422
+ * naming the track, the key and the class. */
 START_TEST(a_clip_lands_in_the_templates_classes)
 {
 	static const char *const clip_fmt =
@@ -240,10 +241,12 @@ START_TEST(a_clip_lands_in_the_templates_classes)
 	clip = http_upload_one(&d, "tete_up.json", doc, strlen(doc));
 	snprintf(doc, sizeof(doc), clip_fmt, "9.5");
 	far = http_upload_one(&d, "tete_far.json", doc, strlen(doc));
-	/* without a template, a clip has no layout to take */
+	/* without a template, a clip is its own document */
 	snprintf(path, sizeof(path), "/api/resources/%lld/native", (long long)clip);
-	get(path, 422, &r);
-	ck_assert_msg(strstr(r.body, "\"template\""), "%s", r.body);
+	get(path, 200, &r);
+	snprintf(doc, sizeof(doc), clip_fmt, "0.5");
+	ck_assert_msg(r.length == strlen(doc) && memcmp(r.body, doc, r.length) == 0, "%s", r.body);
+	ck_assert_str_eq(r.disposition, "attachment; filename=\"tete_up.json\"");
 	http_reply_cleanup(&r);
 	snprintf(path, sizeof(path), "/api/resources/%lld/native?template=%lld&summary=1",
 	         (long long)clip, (long long)tmpl);
@@ -507,6 +510,33 @@ START_TEST(a_bundle_comes_back_with_one_resource_replaced)
 }
 END_TEST
 
+/* A Radient clip document comes back as itself, and through animdex's glTF export and back
+ * (upload the .glb, native?template=<the clip>) as itself again, byte for byte. */
+START_TEST(a_radient_clip_comes_back_through_gltf)
+{
+	char path[600], query[64];
+	struct zbuf want = {0};
+	struct http_reply r;
+	json_int_t clip_id, glb_id;
+	size_t length;
+	char *text = testutil_read_file(
+	    testutil_src_path("tests/data/radient/valid/walk.json", path, sizeof(path)), &length);
+
+	ck_assert_msg(text != NULL, "%s", path);
+	want.data = (uint8_t *)text;
+	want.len = length;
+	clip_id = http_upload_one(&d, "walk.json", text, length);
+	assert_native_is(clip_id, "", &want, "walk.json");
+	snprintf(path, sizeof(path), "/api/resources/%lld/export", (long long)clip_id);
+	get(path, 200, &r);
+	glb_id = http_upload_one(&d, "walk.glb", r.body, r.length);
+	http_reply_cleanup(&r);
+	snprintf(query, sizeof(query), "?template=%lld", (long long)clip_id);
+	assert_native_is(glb_id, query, &want, "walk.json");
+	free(text);
+}
+END_TEST
+
 START_TEST(bad_parameters_are_refused_by_name)
 {
 	static const struct {
@@ -605,6 +635,7 @@ int main(void)
 	tcase_add_test(tc, burnout_resources_come_back);
 	tcase_add_loop_test(tc, a_bundle_comes_back_with_one_resource_replaced, 0, 2);
 	tcase_add_test(tc, a_clip_lands_in_the_templates_classes);
+	tcase_add_test(tc, a_radient_clip_comes_back_through_gltf);
 	tcase_add_test(tc, bad_parameters_are_refused_by_name);
 	tcase_add_test(tc, the_command_writes_the_same_file);
 	suite_add_tcase(s, tc);

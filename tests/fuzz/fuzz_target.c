@@ -2,7 +2,7 @@
  * ("radient", "zouna", "skel" (Zouna skeletons), "gltf", "burnout", or "" for the upload router
  * with no hints), and "native": a Zouna file decoded, written back as its own template
  * (formats/native.h) and decoded again must give the same tracks (a Burnout resource, and a
- * bundle's resources rebuilt into their bundle, likewise). The
+ * bundle's resources rebuilt into their bundle, and a Radient clip, likewise). The
  * first input byte picks a class or file name where the family needs one, so one target
  * reaches every class of its family. Any crash, leak or sanitizer report is a finding. */
 #include <math.h>
@@ -199,6 +199,22 @@ static int bundle_round_trip(const struct upload *up, const struct resource *res
 	return rc;
 }
 
+/* A clip document written back as itself is its bytes (formats/native.h: native_radient). */
+static int radient_round_trip(const struct upload *up, const struct resource *res)
+{
+	struct native_options opt = {.byte_order = -1, .bff = -1};
+	struct native_file file;
+	struct error err;
+	int rc;
+
+	error_init(&err);
+	if (native_radient(up, res, &opt, &file, &err) < 0)
+		return -1; /* its own document is always a template for it */
+	rc = file.length == up->length && memcmp(file.bytes, up->data, up->length) == 0 ? 0 : -1;
+	native_file_cleanup(&file);
+	return rc;
+}
+
 /* Decodes data as an upload of `family` would be; returns -1 when a refusal has no reason. */
 int fuzz_one(const char *family, const uint8_t *data, size_t size)
 {
@@ -239,6 +255,11 @@ int fuzz_one(const char *family, const uint8_t *data, size_t size)
 	}
 	if (strcmp(family, "burnout") == 0 && result.count == 1 &&
 	    burnout_round_trip(&up, result.resources[0]) < 0) {
+		decode_result_cleanup(&result);
+		return -1;
+	}
+	if (strcmp(family, "radient") == 0 && result.count == 1 &&
+	    radient_round_trip(&up, result.resources[0]) < 0) {
 		decode_result_cleanup(&result);
 		return -1;
 	}

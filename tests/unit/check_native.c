@@ -923,6 +923,153 @@ START_TEST(a_bundle_refuses_what_it_cannot_rebuild_alone)
 }
 END_TEST
 
+/* A clip document decoded as an upload of it would be (family radient). */
+static void decode_clip(const char *text, size_t length, struct upload *up, struct decode_result *r)
+{
+	struct error err;
+
+	memset(up, 0, sizeof(*up));
+	up->data = (const uint8_t *)text;
+	up->length = length;
+	up->family = "radient";
+	decode_result_init(r);
+	error_init(&err);
+	ck_assert_msg(format_decode(up, r, &err) == 0, "%s", err.message);
+}
+
+/* Every valid clip document of the test data comes back as itself, byte for byte. */
+START_TEST(radient_clips_come_back_as_themselves)
+{
+	static const char *const files[] = {"walk.json", "every-type.json", "empty.json"};
+	char rel[80], path[600];
+	struct upload up;
+	struct decode_result r;
+	struct native_file f;
+	struct error err;
+	size_t length;
+	char *text;
+
+	snprintf(rel, sizeof(rel), "tests/data/radient/valid/%s", files[_i]);
+	text = testutil_read_file(testutil_src_path(rel, path, sizeof(path)), &length);
+	ck_assert_msg(text != NULL, "%s", path);
+	decode_clip(text, length, &up, &r);
+	error_init(&err);
+	ck_assert_msg(native_radient(&up, r.resources[0], &defaults, &f, &err) == 0, "%s",
+	              err.message);
+	ck_assert_msg(f.length == length && memcmp(f.bytes, text, length) == 0,
+	              "%s: not byte for byte", files[_i]);
+	ck_assert_str_eq(f.extension, "json");
+	native_file_cleanup(&f);
+	decode_result_cleanup(&r);
+	free(text);
+}
+END_TEST
+
+/* An edited clip lands in the template's document: the unchanged channel keeps the sampler it
+ * shared, the changed one gets a sampler of its own, a target the template lacks is added (on
+ * a free object), the template's own fields stay, and the document reads back as the entry. */
+START_TEST(a_clip_edit_lands_in_the_templates_document)
+{
+	static const char *const tmpl =
+	    "{\"name\": \"t\", \"duration\": 1, \"studio\": \"kept as it was\", \"targets\": ["
+	    "{\"schema\": \"" SCHEMA_NODE "\", \"object\": 0, \"name\": \"a\"},"
+	    "{\"schema\": \"" SCHEMA_NODE "\", \"object\": 1, \"name\": \"b\"}],"
+	    "\"samplers\": [{\"value\": {\"type\": \"FLOAT3\"}, \"times\": [0, 1], "
+	    "\"values\": [0, 0, 0, 1, 1, 1]}],"
+	    "\"channels\": [{\"target\": 0, \"property\": 1, \"sampler\": 0},"
+	    "{\"target\": 1, \"property\": 1, \"sampler\": 0}]}";
+	static const char *const edited =
+	    "{\"name\": \"t\", \"duration\": 2, \"targets\": ["
+	    "{\"schema\": \"" SCHEMA_NODE "\", \"object\": 5, \"name\": \"b\"},"
+	    "{\"schema\": \"" SCHEMA_NODE "\", \"object\": 1, \"name\": \"c\"},"
+	    "{\"schema\": \"" SCHEMA_NODE "\", \"object\": 0, \"name\": \"a\"}],"
+	    "\"samplers\": [{\"value\": {\"type\": \"FLOAT3\"}, \"times\": [0, 1], "
+	    "\"values\": [0, 0, 0, 1, 1, 1]},"
+	    "{\"value\": {\"type\": \"FLOAT3\"}, \"times\": [0, 0.5, 1], "
+	    "\"values\": [0, 0, 0, 0.1, 0.2, 0.3, 2, 2, 2]},"
+	    "{\"value\": {\"type\": \"FLOAT4\"}, \"semantic\": \"NORMALIZED_QUATERNION\", "
+	    "\"times\": [0, 2], \"values\": [0, 0, 0, 1, 0, 1, 0, 0]}],"
+	    "\"channels\": [{\"target\": 2, \"property\": 1, \"sampler\": 0},"
+	    "{\"target\": 0, \"property\": 1, \"sampler\": 1},"
+	    "{\"target\": 1, \"property\": 2, \"sampler\": 2}]}";
+	struct upload tu, eu, ou;
+	struct decode_result t, e, o;
+	struct native_file f;
+	struct error err;
+	const struct clip *oc, *ec;
+	json_t *doc, *rows;
+
+	decode_clip(tmpl, strlen(tmpl), &tu, &t);
+	decode_clip(edited, strlen(edited), &eu, &e);
+	error_init(&err);
+	ck_assert_msg(native_radient(&tu, e.resources[0], &defaults, &f, &err) == 0, "%s",
+	              err.message);
+	decode_clip((const char *)f.bytes, f.length, &ou, &o);
+	oc = &o.resources[0]->clip;
+	ec = &e.resources[0]->clip;
+	ck_assert_uint_eq(oc->channel_count, 3);
+	ck_assert(sampler_equal(&oc->samplers[oc->channels[0].sampler], &ec->samplers[0]));
+	ck_assert(sampler_equal(&oc->samplers[oc->channels[1].sampler], &ec->samplers[1]));
+	ck_assert(sampler_equal(&oc->samplers[oc->channels[2].sampler], &ec->samplers[2]));
+	ck_assert_uint_eq(oc->sampler_count, 3); /* a's shared one, b's own, c's */
+	ck_assert_str_eq(oc->targets[oc->channels[2].target].name, "c");
+	ck_assert_uint_eq(oc->targets[oc->channels[2].target].object, 2); /* 1 is b's */
+	ck_assert_double_eq(oc->duration, 2);
+	doc = json_loadb((const char *)f.bytes, f.length, 0, NULL);
+	ck_assert_str_eq(json_string_value(json_object_get(doc, "studio")), "kept as it was");
+	json_decref(doc);
+	ck_assert_msg(strstr((const char *)f.bytes, "[0.0, 0.1, 0.2, 0.3") ||
+	                  strstr((const char *)f.bytes, "0.1, 0.2, 0.3"),
+	              "floats as their shortest decimals: %.*s", (int)f.length, f.bytes);
+	rows = json_object_get(f.report, "tracks");
+	ck_assert_uint_eq(json_array_size(rows), 3);
+	ck_assert(json_is_true(json_object_get(json_array_get(rows, 0), "kept")));
+	ck_assert(json_is_false(json_object_get(json_array_get(rows, 1), "kept")));
+	ck_assert(json_is_true(json_object_get(json_array_get(rows, 2), "added")));
+	native_file_cleanup(&f);
+	decode_result_cleanup(&o);
+	decode_result_cleanup(&e);
+	decode_result_cleanup(&t);
+}
+END_TEST
+
+/* What a clip document cannot take is refused by name: a track of another value type than
+ * its channel's, and the options of binary files. */
+START_TEST(what_a_clip_document_cannot_take_is_refused)
+{
+	static const char *const tmpl =
+	    "{\"name\": \"t\", \"duration\": 1, \"targets\": [{\"schema\": "
+	    "\"11111111-2222-3333-4444-555555555555\", \"object\": \"18446744073709551614\"}],"
+	    "\"samplers\": [{\"value\": {\"type\": \"FLOAT2\"}, \"times\": [0], \"values\": [1, "
+	    "2]}],"
+	    "\"channels\": [{\"target\": 0, \"property\": 5, \"sampler\": 0}]}";
+	static const char *const other =
+	    "{\"name\": \"t\", \"duration\": 1, \"targets\": [{\"schema\": "
+	    "\"11111111-2222-3333-4444-555555555555\", \"object\": \"18446744073709551614\"}],"
+	    "\"samplers\": [{\"value\": {\"type\": \"FLOAT\"}, \"times\": [0], \"values\": [1]}],"
+	    "\"channels\": [{\"target\": 0, \"property\": 5, \"sampler\": 0}]}";
+	struct upload tu, ou;
+	struct decode_result t, o;
+	struct native_file f;
+	struct native_options bff = defaults;
+	struct error err;
+
+	decode_clip(tmpl, strlen(tmpl), &tu, &t);
+	decode_clip(other, strlen(other), &ou, &o);
+	error_init(&err);
+	ck_assert_int_eq(native_radient(&tu, o.resources[0], &defaults, &f, &err), -1);
+	ck_assert_str_eq(err.path, "template");
+	ck_assert_msg(strstr(err.message, "FLOAT[1]") && strstr(err.message, "FLOAT2[1]"), "%s",
+	              err.message);
+	bff.bff = 16;
+	error_init(&err);
+	ck_assert_int_eq(native_radient(&tu, t.resources[0], &bff, &f, &err), -1);
+	ck_assert_str_eq(err.path, "bff");
+	decode_result_cleanup(&o);
+	decode_result_cleanup(&t);
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("native");
@@ -941,6 +1088,9 @@ int main(void)
 	tcase_add_test(tc, what_a_vehicle_animation_cannot_hold_is_refused);
 	tcase_add_loop_test(tc, body_part_remaps_come_back_in_both_byte_orders, 0, 2);
 	tcase_add_test(tc, a_bundle_refuses_what_it_cannot_rebuild_alone);
+	tcase_add_loop_test(tc, radient_clips_come_back_as_themselves, 0, 3);
+	tcase_add_test(tc, a_clip_edit_lands_in_the_templates_document);
+	tcase_add_test(tc, what_a_clip_document_cannot_take_is_refused);
 	tcase_add_test(tc, a_value_beyond_the_class_is_refused_by_track_and_key);
 	tcase_add_test(tc, headers_and_names_follow_the_options);
 	suite_add_tcase(s, tc);
