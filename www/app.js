@@ -622,7 +622,7 @@ function renderVersions(entry) {
 // kept byte for byte and what was written.
 // The game's own bytes of a kind animdex writes back (a Burnout resource read out of a bundle
 // comes back as its whole bundle, rebuilt).
-const writtenBack = (cls) => (/_Z$/.test(cls || '') && cls !== 'Skel_Z')
+const writtenBack = (cls) => /_Z$/.test(cls || '')
   || cls === 'VehicleAnimation' || cls === 'BodyPartRemapData' || cls === 'RadientAnimationClip';
 const gameFile = (e) => ['zouna', 'burnout', 'radient'].includes(e.family) && writtenBack(e.class);
 

@@ -70,6 +70,16 @@ int native_zouna(const struct upload *template, const struct resource *source,
 int native_burnout(const struct upload *template, const struct resource *source,
                    const struct native_options *opt, struct native_file *out, struct error *err);
 
+/* The entry's rig (`source`'s rest pose) as a Zouna Skel_Z on `template` (a Skel_Z as the game
+ * stored it): each bone takes the rest translation, rotation and scale of the entry's node that
+ * is the same bone; unchanged bones keep their bytes, the rest model matrices under a changed
+ * one are made again; bones are not added. 0, or -1 with err set (400 naming an option a Skel_Z
+ * does not take; 422 naming template for an entry without a rig or a rotation that is not a
+ * unit quaternion). */
+int native_zouna_skeleton(const struct upload *template, const struct resource *source,
+                          const struct native_options *opt, struct native_file *out,
+                          struct error *err);
+
 /* The entry `source` as a Radient clip document shaped like `template` (a clip document as
  * uploaded): each channel of the template takes the entry's track of its target, property and
  * first element; unchanged tracks keep their samplers as written, and the template's bytes

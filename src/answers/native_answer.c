@@ -151,7 +151,7 @@ int native_request_parse(struct native_request *rq, const char *(*arg)(void *ctx
 static int check_template(const struct catalog_stored *t, int64_t id, int is_entry,
                           struct error *err)
 {
-	if (strcmp(t->family, "zouna") == 0 && strcmp(t->class_name, "Skel_Z") != 0)
+	if (strcmp(t->family, "zouna") == 0)
 		return 0;
 	if (strcmp(t->family, "burnout") == 0 || strcmp(t->family, "radient") == 0)
 		return 0;
@@ -348,6 +348,9 @@ int native_answer_make(struct catalog *cat, const struct native_request *rq,
 			json_object_set_new(json_object_get(out->report, "bundle"), "id",
 			                    json_integer(bundle_id));
 		}
+	} else if (strcmp(t->class_name, "Skel_Z") == 0) {
+		if (native_zouna_skeleton(&up, src, &opt, out, err) < 0)
+			goto done;
 	} else if (strcmp(up.family, "radient") == 0) {
 		if (native_radient(&up, src, &opt, out, err) < 0)
 			goto done;

@@ -164,7 +164,8 @@ const struct cmd_entry cmd_native_entry = {
     "                       [--name NAME] [--promote] [--reduce TOLERANCE]\n"
     "                       [--layout 32|64] [--bundle ID|0] [--summary] [--quiet] ID\n"
     "                       -o|--output FILE\n",
-    "Writes entry ID as the game's own bytes (a Zouna Animation_Z or bare keyframer,\n"
+    "Writes entry ID as the game's own bytes (a Zouna Animation_Z, bare keyframer or\n"
+    "Skel_Z rest pose,\n"
     "a Burnout Vehicle Animation or Body Part Remap Data resource, a Radient clip\n"
     "document),\n"
     "laid out like --template (an entry of the game's own bytes; the entry itself\n"

@@ -20,6 +20,7 @@
 
 #include "burnout.h"
 #include "formats/reader.h"
+#include "writer.h"
 
 struct bundle_entry {
 	uint64_t id;
@@ -503,12 +504,6 @@ int burnout_bundle_resource(const struct upload *up, uint32_t id, uint8_t **byte
 	return 0;
 }
 
-static void put32(uint8_t *p, uint32_t v, enum byte_order order)
-{
-	for (int i = 0; i < 4; i++)
-		p[order == BYTE_ORDER_BIG ? 3 - i : i] = (uint8_t)(v >> (8 * i));
-}
-
 /* A block deflated as a new zlib stream (the other entries keep their own). */
 static uint8_t *deflate_block(const uint8_t *block, size_t length, size_t *stored)
 {
@@ -631,10 +626,10 @@ int burnout_bundle_replace(const struct upload *up, uint32_t id, const uint8_t *
 #define MOVED(v) ((uint64_t)(v) >= old_end ? (uint32_t)((int64_t)(v) + delta) : (uint32_t)(v))
 	{
 		uint32_t entries_at = MOVED(h.entries_offset);
-		put32(file + 12, MOVED(h.debug_offset), h.order);
-		put32(file + 20, entries_at, h.order);
+		writer_put_u32(file + 12, MOVED(h.debug_offset), h.order);
+		writer_put_u32(file + 20, entries_at, h.order);
 		for (int b = 1; b < 3; b++) /* block 0's region starts at or before this block */
-			put32(file + 24 + 4 * b, MOVED(h.data_offset[b]), h.order);
+			writer_put_u32(file + 24 + 4 * b, MOVED(h.data_offset[b]), h.order);
 		for (uint32_t i = 0; i < h.entry_count; i++) {
 			uint8_t *rec = file + entries_at + (size_t)i * 0x40;
 			if (read_bundle_entry(&r, &h, i, &other) < 0) {
@@ -642,19 +637,21 @@ int burnout_bundle_replace(const struct upload *up, uint32_t id, const uint8_t *
 				return -1;
 			}
 			if ((long)i == k) {
-				put32(rec + 16,
-				      (uint32_t)new_length | (e.uncompressed[0] & 0xF0000000u),
-				      h.order);
+				writer_put_u32(rec + 16,
+				               (uint32_t)new_length |
+				                   (e.uncompressed[0] & 0xF0000000u),
+				               h.order);
 				if (h.flags & 1)
-					put32(rec + 28, (uint32_t)new_stored, h.order);
+					writer_put_u32(rec + 28, (uint32_t)new_stored, h.order);
 				if (e.import_count)
-					put32(rec + 52,
-					      (uint32_t)(e.imports_offset + new_length -
-					                 block_length),
-					      h.order);
+					writer_put_u32(rec + 52,
+					               (uint32_t)(e.imports_offset + new_length -
+					                          block_length),
+					               h.order);
 			} else if ((uint64_t)h.data_offset[0] + other.offset[0] >= old_end) {
-				put32(rec + 40, (uint32_t)((int64_t)other.offset[0] + delta),
-				      h.order);
+				writer_put_u32(rec + 40,
+				               (uint32_t)((int64_t)other.offset[0] + delta),
+				               h.order);
 			}
 		}
 	}

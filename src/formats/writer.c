@@ -12,12 +12,25 @@ void writer_u16(struct writer *w, uint16_t v)
 	buf_append(&w->b, p, 2);
 }
 
+void writer_put_u32(uint8_t *p, uint32_t v, enum byte_order order)
+{
+	for (int i = 0; i < 4; i++)
+		p[order == BYTE_ORDER_BIG ? 3 - i : i] = (uint8_t)(v >> (8 * i));
+}
+
+void writer_put_f32(uint8_t *p, float f, enum byte_order order)
+{
+	uint32_t v;
+
+	memcpy(&v, &f, 4);
+	writer_put_u32(p, v, order);
+}
+
 void writer_u32(struct writer *w, uint32_t v)
 {
 	uint8_t p[4];
 
-	for (int i = 0; i < 4; i++)
-		p[w->order == BYTE_ORDER_BIG ? 3 - i : i] = (uint8_t)(v >> (8 * i));
+	writer_put_u32(p, v, w->order);
 	buf_append(&w->b, p, 4);
 }
 

@@ -18,5 +18,8 @@ void writer_u16(struct writer *w, uint16_t v);
 void writer_u32(struct writer *w, uint32_t v);
 void writer_u64(struct writer *w, uint64_t v);
 void writer_f32(struct writer *w, float f);
+/* Over 4 bytes already there (a field written in place). */
+void writer_put_u32(uint8_t *p, uint32_t v, enum byte_order order);
+void writer_put_f32(uint8_t *p, float f, enum byte_order order);
 
 #endif

@@ -104,6 +104,12 @@ void zouna_name_from_file(const struct upload *up, struct resource *res);
 /* A Skel_Z resource (zouna_skel.c, doc/formats.md 1.7): one entry with a rig, no tracks. */
 int zouna_decode_skeleton(const struct upload *up, const struct zouna_object_header *h,
                           struct decode_result *out, struct error *err);
+/* The bytes of one Skel_Z bone (doc/formats.md 1.7). */
+#define ZOUNA_BONE_SIZE 248
+/* Where a Skel_Z's bones start (ZOUNA_BONE_SIZE bytes each) and how many there are, read as
+ * zouna_decode_skeleton() reads the file (for zouna_skel_native.c). 0, or -1 with err set. */
+int zouna_skeleton_bones_at(const struct upload *up, const struct zouna_object_header *h,
+                            size_t *bones_at, uint32_t *count, struct error *err);
 
 const struct zouna_class *zouna_class_named(const char *name);
 /* Bytes of one key of a fixed-size class, padding included (0 for messages). */

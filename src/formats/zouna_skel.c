@@ -17,7 +17,7 @@
 #include "formats/reader.h"
 #include "zouna.h"
 
-#define BONE_SIZE 248
+#define BONE_SIZE ZOUNA_BONE_SIZE
 /* how far a stored rotation may be from unit length and still be read as a rotation */
 #define UNIT_TOLERANCE 1e-3
 
@@ -562,6 +562,22 @@ int zouna_decode_skeleton(const struct upload *up, const struct zouna_object_hea
 	res = NULL;
 done:
 	resource_free(res);
+	skel_read_cleanup(&sk);
+	return rc;
+}
+
+int zouna_skeleton_bones_at(const struct upload *up, const struct zouna_object_header *h,
+                            size_t *bones_at, uint32_t *count, struct error *err)
+{
+	struct skel_read sk = {0};
+	const char *evidence = "";
+	int rc = read_any_layout(up, h, &sk, &evidence, err);
+
+	if (rc == 0) {
+		*bones_at =
+		    h->start + OBJECT_HEADER_SIZE + h->link_size + layouts[sk.layout].prefix + 4;
+		*count = sk.count;
+	}
 	skel_read_cleanup(&sk);
 	return rc;
 }

@@ -537,6 +537,73 @@ START_TEST(a_radient_clip_comes_back_through_gltf)
 }
 END_TEST
 
+/* A Skel_Z comes back as itself, and through animdex's glTF export and back (upload the .glb,
+ * native?template=<the skeleton>) as itself again, byte for byte; a bone moved in the glTF
+ * lands in its bone. */
+START_TEST(a_skeleton_comes_back_through_gltf)
+{
+	static const uint32_t links[1] = {0x12345678u};
+	struct zbone bones[3];
+	struct zskeleton sk = {.layout = ZSKEL_WALLE,
+	                       .name_crc = 0x5EE1E7A1u,
+	                       .links = links,
+	                       .link_count = 1,
+	                       .bones = bones,
+	                       .bone_count = 3,
+	                       .material_count = 1};
+	struct zbuf b;
+	struct http_reply r;
+	json_int_t skel_id, glb_id, moved_id;
+	json_t *rig;
+	char path[200], query[64];
+	char *glb, *at;
+
+	memset(bones, 0, sizeof(bones));
+	for (int i = 0; i < 3; i++) {
+		bones[i].name_crc = 0xB0E50000u + (uint32_t)i;
+		bones[i].parent = i - 1;
+		bones[i].rotation[3] = 1;
+		bones[i].scale[0] = bones[i].scale[1] = bones[i].scale[2] = 1;
+		bones[i].translation[1] = i ? 0.5f : 0;
+	}
+	zbuf_init(&b, 0);
+	zouna_write_skeleton(&b, &sk, 0, 0);
+	skel_id = http_upload_one(&d, "rig.Skel_Z", b.data, b.len);
+	assert_native_is(skel_id, "", &b, "rig.Skel_Z");
+	snprintf(path, sizeof(path), "/api/resources/%lld/export?format=gltf", (long long)skel_id);
+	get(path, 200, &r);
+	glb_id = http_upload_one(&d, "rig.gltf", r.body, r.length);
+	snprintf(query, sizeof(query), "?template=%lld", (long long)skel_id);
+	assert_native_is(glb_id, query, &b, "rig.Skel_Z");
+	/* bone 2 moved in the glTF: its translation [0, 0.5, 0] becomes [0, 0.75, 0] */
+	glb = malloc(r.length + 1);
+	memcpy(glb, r.body, r.length);
+	glb[r.length] = '\0';
+	at = strstr(glb, "\"name\":\"node 2\"");
+	ck_assert_msg(at != NULL, "%s", glb);
+	at = strstr(at, "0.5");
+	ck_assert_msg(at != NULL, "%s", glb);
+	memcpy(at, "0.7", 3); /* same length: the glTF's offsets stay */
+	moved_id = http_upload_one(&d, "moved.gltf", glb, r.length);
+	http_reply_cleanup(&r);
+	free(glb);
+	snprintf(path, sizeof(path), "/api/resources/%lld/native?template=%lld",
+	         (long long)moved_id, (long long)skel_id);
+	get(path, 200, &r);
+	ck_assert_msg(strstr(r.header_native, "kept=2; written=1"), "%s", r.header_native);
+	moved_id = http_upload_one(&d, "moved.Skel_Z", r.body, r.length);
+	http_reply_cleanup(&r);
+	snprintf(path, sizeof(path), "/api/resources/%lld", (long long)moved_id);
+	rig = http_get_json(&d, path, 200);
+	ck_assert_double_eq_tol(
+	    json_number_value(json_array_get(
+	        json_object_get(json_array_get(json_object_get(rig, "rig"), 2), "translation"), 1)),
+	    0.7, 1e-6);
+	json_decref(rig);
+	zbuf_free(&b);
+}
+END_TEST
+
 START_TEST(bad_parameters_are_refused_by_name)
 {
 	static const struct {
@@ -636,6 +703,7 @@ int main(void)
 	tcase_add_loop_test(tc, a_bundle_comes_back_with_one_resource_replaced, 0, 2);
 	tcase_add_test(tc, a_clip_lands_in_the_templates_classes);
 	tcase_add_test(tc, a_radient_clip_comes_back_through_gltf);
+	tcase_add_test(tc, a_skeleton_comes_back_through_gltf);
 	tcase_add_test(tc, bad_parameters_are_refused_by_name);
 	tcase_add_test(tc, the_command_writes_the_same_file);
 	suite_add_tcase(s, tc);

@@ -2,7 +2,7 @@
  * ("radient", "zouna", "skel" (Zouna skeletons), "gltf", "burnout", or "" for the upload router
  * with no hints), and "native": a Zouna file decoded, written back as its own template
  * (formats/native.h) and decoded again must give the same tracks (a Burnout resource, and a
- * bundle's resources rebuilt into their bundle, and a Radient clip, likewise). The
+ * bundle's resources rebuilt into their bundle, a Radient clip and a Skel_Z, likewise). The
  * first input byte picks a class or file name where the family needs one, so one target
  * reaches every class of its family. Any crash, leak or sanitizer report is a finding. */
 #include <math.h>
@@ -215,6 +215,30 @@ static int radient_round_trip(const struct upload *up, const struct resource *re
 	return rc;
 }
 
+/* A skeleton written back on itself is its bytes; with its root moved it is written or refused
+ * by name (native_zouna_skeleton decodes what it writes: a 500 is a finding). */
+static int skeleton_round_trip(const struct upload *up, struct resource *res)
+{
+	struct native_options opt = {.byte_order = -1, .bff = -1};
+	struct native_file file;
+	struct error err;
+	int rc;
+
+	error_init(&err);
+	if (native_zouna_skeleton(up, res, &opt, &file, &err) < 0)
+		return -1; /* a skeleton is always a template for itself */
+	rc = file.length == up->length && memcmp(file.bytes, up->data, up->length) == 0 ? 0 : -1;
+	native_file_cleanup(&file);
+	if (rc < 0 || res->rig.count == 0)
+		return rc;
+	res->rig.nodes[0].translation[0] += 1.0f;
+	error_init(&err);
+	rc = native_zouna_skeleton(up, res, &opt, &file, &err);
+	if (rc == 0)
+		native_file_cleanup(&file);
+	return rc < 0 && (err.code == ERROR_NONE || err.code == ERROR_INTERNAL) ? -1 : 0;
+}
+
 /* Decodes data as an upload of `family` would be; returns -1 when a refusal has no reason. */
 int fuzz_one(const char *family, const uint8_t *data, size_t size)
 {
@@ -255,6 +279,12 @@ int fuzz_one(const char *family, const uint8_t *data, size_t size)
 	}
 	if (strcmp(family, "burnout") == 0 && result.count == 1 &&
 	    burnout_round_trip(&up, result.resources[0]) < 0) {
+		decode_result_cleanup(&result);
+		return -1;
+	}
+	if (strcmp(family, "skel") == 0 && result.count == 1 &&
+	    strcmp(result.resources[0]->class_name, "Skel_Z") == 0 &&
+	    skeleton_round_trip(&up, result.resources[0]) < 0) {
 		decode_result_cleanup(&result);
 		return -1;
 	}

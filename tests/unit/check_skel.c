@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "formats/format.h"
+#include "formats/native.h"
 #include "base/hash.h"
 #include "core/rig.h"
 #include "testutil.h"
@@ -316,6 +317,105 @@ START_TEST(bytes_after_the_tail_and_truncations_are_refused)
 }
 END_TEST
 
+static const struct native_options defaults = {.byte_order = -1, .bff = -1};
+
+/* Every layout, byte order and header: native of a skeleton on itself is its bytes. */
+START_TEST(a_skeleton_comes_back_as_itself)
+{
+	int layout = _i % 3, big = (_i / 3) % 2;
+	size_t bff = (size_t)(_i / 6) * 16;
+	struct zbone bones[BONES];
+	struct zbuf b;
+	struct decode_result r;
+	struct native_file f;
+	struct upload up = {0};
+	struct error err;
+
+	five_bones(bones);
+	write(&b, layout, big, bff, bones, BONES);
+	ck_assert_msg(decode(&b, "hero.Skel_Z", &r, &err) == 0, "%s", err.message);
+	up.data = b.data;
+	up.length = b.len;
+	up.filename = "hero.Skel_Z";
+	ck_assert_msg(native_zouna_skeleton(&up, r.resources[0], &defaults, &f, &err) == 0, "%s",
+	              err.message);
+	ck_assert_msg(f.length == b.len && memcmp(f.bytes, b.data, b.len) == 0,
+	              "%s %s bff %zu: not byte for byte", layout_names[layout],
+	              big ? "big" : "little", bff);
+	ck_assert_str_eq(f.extension, "Skel_Z");
+	native_file_cleanup(&f);
+	decode_result_cleanup(&r);
+	zbuf_free(&b);
+}
+END_TEST
+
+/* A bone moved: its vectors written, the rest model matrices of it and the bones under it made
+ * again from the TRS chain (the file's stored matrices agree with the chain again), every
+ * other bone's bytes kept; what a Skel_Z cannot take is refused by name. */
+START_TEST(an_edited_bone_moves_the_bones_under_it)
+{
+	struct zbone bones[BONES];
+	struct zbuf b;
+	struct decode_result r, again;
+	struct native_file f;
+	struct native_options big = defaults;
+	struct upload up = {0};
+	struct error err;
+	struct rig_node *spine;
+	size_t bones_at;
+	json_t *skel;
+
+	five_bones(bones);
+	write(&b, 0, 1, 0, bones, BONES); /* Ratatouille, GameCube byte order */
+	ck_assert_msg(decode(&b, "hero.Skel_Z", &r, &err) == 0, "%s", err.message);
+	up.data = b.data;
+	up.length = b.len;
+	up.filename = "hero.Skel_Z";
+	spine = &r.resources[0]->rig.nodes[3];
+	spine->translation[0] = 1.5f;
+	spine->translation[2] = -0.25f;
+	ck_assert_msg(native_zouna_skeleton(&up, r.resources[0], &defaults, &f, &err) == 0, "%s",
+	              err.message);
+	ck_assert_uint_eq(f.length, b.len);
+	ck_assert_msg(decode(&(struct zbuf){.data = f.bytes, .len = f.length}, "hero.Skel_Z",
+	                     &again, &err) == 0,
+	              "%s", err.message);
+	ck_assert_float_eq(again.resources[0]->rig.nodes[3].translation[0], 1.5f);
+	ck_assert_float_eq(again.resources[0]->rig.nodes[3].translation[2], -0.25f);
+	skel = json_object_get(again.resources[0]->metadata, "skeleton");
+	ck_assert_double_le(json_number_value(json_object_get(skel, "rest_matrix_max_difference")),
+	                    1e-5);
+	/* the root (bone 0) is above the spine: its 248 bytes are the file's; the head (1, under
+	 * the spine) keeps its own vectors and gets a new rest matrix (Ratatouille: a 24-byte
+	 * object header, a 16-byte link header, a 36-byte prefix and the count before bone 0) */
+	bones_at = 24 + 16 + 36 + 4;
+	ck_assert(memcmp(f.bytes + bones_at, b.data + bones_at, 248) == 0);
+	ck_assert(memcmp(f.bytes + bones_at + 248 + 4, b.data + bones_at + 248 + 4, 44) == 0);
+	ck_assert(memcmp(f.bytes + bones_at + 248 + 164, b.data + bones_at + 248 + 164, 64) != 0);
+	ck_assert(memcmp(f.bytes + bones_at + 3 * 248 + 36, b.data + bones_at + 3 * 248 + 36, 12) !=
+	          0);
+	ck_assert_int_eq(json_array_size(json_object_get(f.report, "tracks")), BONES);
+	ck_assert(json_is_false(
+	    json_object_get(json_array_get(json_object_get(f.report, "tracks"), 3), "kept")));
+	ck_assert(json_is_true(
+	    json_object_get(json_array_get(json_object_get(f.report, "tracks"), 1), "kept")));
+	ck_assert_msg(memcmp(f.bytes, b.data, b.len) != 0, "nothing changed");
+	native_file_cleanup(&f);
+	decode_result_cleanup(&again);
+
+	spine->rotation[3] = 2; /* not a unit quaternion */
+	ck_assert_int_eq(native_zouna_skeleton(&up, r.resources[0], &defaults, &f, &err), -1);
+	ck_assert_str_eq(err.path, "template");
+	ck_assert_msg(strstr(err.message, "unit quaternion"), "%s", err.message);
+	big.byte_order = 0;
+	error_init(&err);
+	ck_assert_int_eq(native_zouna_skeleton(&up, r.resources[0], &big, &f, &err), -1);
+	ck_assert_str_eq(err.path, "byte_order");
+	decode_result_cleanup(&r);
+	zbuf_free(&b);
+}
+END_TEST
+
 static Suite *skel_suite(void)
 {
 	Suite *s = suite_create("skel");
@@ -323,6 +423,8 @@ static Suite *skel_suite(void)
 
 	tcase_add_loop_test(layouts, every_layout_byte_order_and_header, 0, 12);
 	tcase_add_test(layouts, the_example_of_formats_1_7_poses_as_the_engine);
+	tcase_add_loop_test(layouts, a_skeleton_comes_back_as_itself, 0, 12);
+	tcase_add_test(layouts, an_edited_bone_moves_the_bones_under_it);
 	tcase_add_test(hostile, hostile_skeletons_are_refused_naming_the_field);
 	tcase_add_test(hostile, bytes_after_the_tail_and_truncations_are_refused);
 	tcase_add_test(hostile, a_lying_bone_count_is_named_as_the_file_holds_it);
