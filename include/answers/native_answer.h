@@ -18,12 +18,15 @@ struct native_request {
 	 * of that entry's resource; -1 (not given): the template's bundle when the template came
 	 * out of one; 0: the resource alone */
 	int64_t bundle_id;
+	/* as=Animation_Z: an Animation_Z made new, without a template (its defaults in the
+	 * report's notes); NULL otherwise */
+	const char *as_class;
 	struct native_options opt;
 };
 
 /* Reads the request's parameters through arg(ctx, name) (NULL when absent): template, byte_order
  * (little, big), bff (0, 16), name, promote (0, 1), reduce (a tolerance above 0), layout (32,
- * 64), bundle (an entry id, or 0); as is named and refused (501) until it is built. 0, or -1 with
+ * 64), bundle (an entry id, or 0), as (Animation_Z, without template). 0, or -1 with
  * err naming the parameter, its value and the rule. */
 int native_request_parse(struct native_request *rq, const char *(*arg)(void *ctx, const char *name),
                          void *ctx, struct error *err);

@@ -70,6 +70,13 @@ int native_zouna(const struct upload *template, const struct resource *source,
 int native_burnout(const struct upload *template, const struct resource *source,
                    const struct native_options *opt, struct native_file *out, struct error *err);
 
+/* An Animation_Z with no records and no keys, for as=Animation_Z (a template made new): the
+ * name's CRC as its whole link header, smoothRatio 0, every flag 0, no BFF0 header, in
+ * byte_order (an enum byte_order: formats/reader.h). *bytes
+ * malloc'd. 0, or -1 with err set. */
+int native_zouna_blank_animation(int byte_order, uint32_t name_crc, uint8_t **bytes, size_t *length,
+                                 struct error *err);
+
 /* The entry's rig (`source`'s rest pose) as a Zouna Skel_Z on `template` (a Skel_Z as the game
  * stored it): each bone takes the rest translation, rotation and scale of the entry's node that
  * is the same bone; unchanged bones keep their bytes, the rest model matrices under a changed

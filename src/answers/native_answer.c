@@ -31,30 +31,36 @@ static int parse_id(const char *text, int64_t *out)
 int native_request_parse(struct native_request *rq, const char *(*arg)(void *ctx, const char *name),
                          void *ctx, struct error *err)
 {
-	static const char *const later[] = {"as"};
 	const char *tmpl = arg(ctx, "template"), *order = arg(ctx, "byte_order");
 	const char *bff = arg(ctx, "bff"), *name = arg(ctx, "name"), *promote = arg(ctx, "promote");
 	const char *reduce = arg(ctx, "reduce"), *layout = arg(ctx, "layout");
-	const char *bundle = arg(ctx, "bundle");
+	const char *bundle = arg(ctx, "bundle"), *as = arg(ctx, "as");
 
 	rq->template_id = 0;
 	rq->bundle_id = -1;
+	rq->as_class = NULL;
 	rq->opt.byte_order = -1;
 	rq->opt.bff = -1;
 	rq->opt.name = NULL;
 	rq->opt.promote = 0;
 	rq->opt.reduce = 0;
 	rq->opt.layout = 0;
-	for (size_t i = 0; i < sizeof(later) / sizeof(later[0]); i++)
-		if (arg(ctx, later[i])) {
-			error_set(
-			    err, ERROR_NOT_IMPLEMENTED, later[i], -1,
-			    "%s: not built yet; today a native file takes its layout, classes "
-			    "and byte order from template=ID (an entry of the game's own bytes) "
-			    "or from the entry itself",
-			    later[i]);
-			return -1;
-		}
+	if (as && strcmp(as, "Animation_Z") != 0) {
+		error_set(
+		    err, ERROR_BAD_PARAMETER, "as", -1,
+		    "as: '%.64s' is not a class animdex makes without a template: as=Animation_Z "
+		    "makes a Zouna animation new; every other file is written on a template= "
+		    "of the game's own bytes",
+		    as);
+		return -1;
+	}
+	if (as && (tmpl || bundle)) {
+		error_set(err, ERROR_BAD_PARAMETER, "as", -1,
+		          "as: makes a file without a template; give template=ID (or bundle=) or "
+		          "as=Animation_Z, not both");
+		return -1;
+	}
+	rq->as_class = as;
 	if (tmpl && parse_id(tmpl, &rq->template_id) < 0) {
 		error_set(err, ERROR_BAD_PARAMETER, "template", -1,
 		          "template: '%.64s' is not an entry id (a positive whole number)", tmpl);
@@ -278,6 +284,71 @@ static char *bundle_file_name(const struct catalog_stored *b)
 	return out;
 }
 
+static int finish_report(const struct native_request *rq, int64_t template_id,
+                         struct native_file *out, char *file_name, struct error *err);
+
+/* as=Animation_Z: the entry written on an Animation_Z made new (no records, no keys; its
+ * defaults told in the report's notes). */
+static int made_new(const struct catalog_stored *entry, const struct native_request *rq,
+                    struct decode_result *decoded, struct native_file *out, char **file_name,
+                    struct error *err)
+{
+	static const char *const defaults[] = {
+	    "as=Animation_Z: no template; an Animation_Z made new",
+	    "link header: the name's CRC alone (a game that wants more links wants a template)",
+	    "smoothRatio 0; the header's, the node keyframers' and every keyframer's flags 0",
+	    "node records: bone id 0xFFFF (the engine sets it from the bone's CRC), flag 0",
+	    "classes: rotations KeyframerRot_Z, translations and scales KeyframerVec3fComp_Z "
+	    "(1/4096 steps, at most 7.99976), messages KeyframerMessage_Z"};
+	struct native_options opt = rq->opt;
+	const struct resource *src = catalog_stored_decode(entry, decoded, err);
+	const char *name = rq->opt.name ? rq->opt.name : src ? src->name : NULL;
+	struct upload up = {0};
+	uint8_t *blank = NULL;
+	json_t *notes;
+
+	if (!src)
+		return -1;
+	if (native_zouna_blank_animation(opt.byte_order >= 0 ? opt.byte_order : BYTE_ORDER_LITTLE,
+	                                 name && *name ? hash_asobo32(name, strlen(name))
+	                                               : src->crc32,
+	                                 &blank, &up.length, err) < 0)
+		return -1;
+	up.data = blank;
+	up.family = "zouna";
+	up.class_name = "Animation_Z";
+	up.endian = opt.byte_order == BYTE_ORDER_BIG ? "big" : "little";
+	opt.exported = NULL; /* nothing of a template to keep */
+	if (native_zouna(&up, src, &opt, out, err) < 0) {
+		free(blank);
+		return -1;
+	}
+	free(blank);
+	notes = json_object_get(out->report, "notes");
+	for (size_t i = 0; i < sizeof(defaults) / sizeof(defaults[0]); i++)
+		json_array_append_new(notes, json_string(defaults[i]));
+	json_object_set_new(out->report, "as", json_string(rq->as_class));
+	*file_name = file_name_of(src, rq, out->extension);
+	return finish_report(rq, 0, out, *file_name, err);
+}
+
+/* The report's "entry", "template" (null when made new), "file_name" and "length". */
+static int finish_report(const struct native_request *rq, int64_t template_id,
+                         struct native_file *out, char *file_name, struct error *err)
+{
+	if (!file_name) {
+		native_file_cleanup(out);
+		error_set(err, ERROR_INTERNAL, NULL, -1, "out of memory");
+		return -1;
+	}
+	json_object_set_new(out->report, "entry", json_integer(rq->id));
+	json_object_set_new(out->report, "template",
+	                    template_id ? json_integer(template_id) : json_null());
+	json_object_set_new(out->report, "file_name", json_string(file_name));
+	json_object_set_new(out->report, "length", json_integer((json_int_t)out->length));
+	return 0;
+}
+
 int native_answer_make(struct catalog *cat, const struct native_request *rq,
                        struct native_file *out, char **file_name, struct error *err)
 {
@@ -308,6 +379,10 @@ int native_answer_make(struct catalog *cat, const struct native_request *rq,
 			error_set(err, ERROR_NOT_FOUND, p, -1, "%s: no entry has id %" PRId64, p,
 			          template_id);
 		}
+		goto done;
+	}
+	if (rq->as_class) {
+		rc = made_new(&entry, rq, &decoded, out, file_name, err);
 		goto done;
 	}
 	t = template_id == rq->id ? &entry : &tmpl;
@@ -365,16 +440,7 @@ int native_answer_make(struct catalog *cat, const struct native_request *rq,
 		goto done;
 	}
 	*file_name = b ? bundle_file_name(b) : file_name_of(src, rq, out->extension);
-	if (!*file_name) {
-		native_file_cleanup(out);
-		error_set(err, ERROR_INTERNAL, NULL, -1, "out of memory");
-		goto done;
-	}
-	json_object_set_new(out->report, "entry", json_integer(rq->id));
-	json_object_set_new(out->report, "template", json_integer(template_id));
-	json_object_set_new(out->report, "file_name", json_string(*file_name));
-	json_object_set_new(out->report, "length", json_integer((json_int_t)out->length));
-	rc = 0;
+	rc = finish_report(rq, template_id, out, *file_name, err);
 done:
 	decode_result_cleanup(&decoded);
 	catalog_stored_cleanup(&entry);

@@ -70,6 +70,7 @@ static int64_t parse_options(int argc, char **argv, struct native_args *a)
 	                                        {"reduce", required_argument, NULL, 'r'},
 	                                        {"layout", required_argument, NULL, 'l'},
 	                                        {"bundle", required_argument, NULL, 'u'},
+	                                        {"as", required_argument, NULL, 'a'},
 	                                        {"summary", no_argument, NULL, 's'},
 	                                        {"output", required_argument, NULL, 'o'},
 	                                        {"quiet", no_argument, NULL, 'Q'},
@@ -88,6 +89,7 @@ static int64_t parse_options(int argc, char **argv, struct native_args *a)
 		case 'r': set_arg(a, "reduce", optarg); break;
 		case 'l': set_arg(a, "layout", optarg); break;
 		case 'u': set_arg(a, "bundle", optarg); break;
+		case 'a': set_arg(a, "as", optarg); break;
 		case 's': a->summary = 1; break;
 		case 'o': a->output = cmd_operand(optarg, "-o"); break;
 		case 'Q': a->quiet = 1; break;
@@ -162,7 +164,8 @@ const struct cmd_entry cmd_native_entry = {
     "native",
     "animdexd native [--db PATH] [--template ID] [--byte-order little|big] [--bff 0|16]\n"
     "                       [--name NAME] [--promote] [--reduce TOLERANCE]\n"
-    "                       [--layout 32|64] [--bundle ID|0] [--summary] [--quiet] ID\n"
+    "                       [--layout 32|64] [--bundle ID|0] [--as Animation_Z]\n"
+    "                       [--summary] [--quiet] ID\n"
     "                       -o|--output FILE\n",
     "Writes entry ID as the game's own bytes (a Zouna Animation_Z, bare keyframer or\n"
     "Skel_Z rest pose,\n"
@@ -177,7 +180,8 @@ const struct cmd_entry cmd_native_entry = {
     "a Burnout Vehicle Animation's layout, 32- or 64-bit; --bundle: the BND2\n"
     "bundle of entry ID (an entry read out of one; the template's by default when\n"
     "it came out of one, 0 for the resource alone) rebuilt with the file in place\n"
-    "of that entry's resource, every other block byte for byte; --reduce:\n"
+    "of that entry's resource, every other block byte for byte; --as Animation_Z:\n"
+    "no template, an Animation_Z made new (its defaults in the report); --reduce:\n"
     "each changed track written with the fewest keys whose curve stays within\n"
     "TOLERANCE of its keys (the track's units; radians for rotations), fitted\n"
     "with tangents in a Hermite class; --summary: print the report (per track:\n"

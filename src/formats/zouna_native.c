@@ -1387,3 +1387,44 @@ void native_file_cleanup(struct native_file *f)
 	json_decref(f->report);
 	memset(f, 0, sizeof(*f));
 }
+
+int native_zouna_blank_animation(int byte_order, uint32_t name_crc, uint8_t **bytes, size_t *length,
+                                 struct error *err)
+{
+	enum byte_order order = byte_order == BYTE_ORDER_BIG ? BYTE_ORDER_BIG : BYTE_ORDER_LITTLE;
+	struct writer body = {.order = order}, file = {.order = order};
+	size_t body_length;
+
+	buf_init(&body.b, 4096);
+	buf_init(&file.b, 4096);
+	writer_f32(&body, 0); /* maxTime: the encoder makes it the last key's time */
+	writer_f32(&body, 0); /* smoothRatio */
+	writer_u16(&body, 0); /* the header's flag */
+	for (int i = 0; i < KF_KEYFRAMER_COUNT; i++) {
+		const struct zouna_class *c =
+		    zouna_class_named(zouna_animation_keyframers[i].class_name);
+		if (i == 0)
+			writer_u16(&body, 0); /* the node keyframers' flag */
+		if (c && c->has_flags)
+			writer_u16(&body, 0);
+		writer_u32(&body, 0); /* no keys */
+	}
+	for (int i = 0; i < 4; i++)
+		writer_u32(&body, 0); /* no node, material, mesh or morph records */
+	body_length = body.b.len;
+	writer_u32(&file, (uint32_t)(4 + body_length)); /* dataSize: link header and body */
+	writer_u32(&file, 4);                           /* linkHeaderSize: the name alone */
+	writer_u32(&file, (uint32_t)body_length);       /* decompressedSize */
+	writer_u32(&file, 0);                           /* compressedSize: stored raw */
+	writer_u32(&file, hash_asobo32("Animation_Z", 11));
+	writer_u32(&file, name_crc);
+	writer_u32(&file, name_crc); /* the link header */
+	buf_append(&file.b, body.b.data, body_length);
+	buf_cleanup(&body.b);
+	if (file.b.overflow) {
+		buf_cleanup(&file.b);
+		return zouna_oom(err);
+	}
+	*bytes = (uint8_t *)buf_steal(&file.b, length);
+	return 0;
+}

@@ -445,17 +445,24 @@ static json_t *bones_json(const struct skel_read *sk)
 	return bones;
 }
 
+/* n floats as JSON numbers, null for one that is not finite (JSON has no NaN). */
+static json_t *finite_floats(const float *v, size_t n)
+{
+	json_t *a = json_array();
+
+	for (size_t i = 0; a && i < n; i++)
+		json_array_append_new(a, isfinite(v[i]) ? json_real((double)v[i]) : json_null());
+	return a;
+}
+
 static json_t *skeleton_metadata(const struct skel_read *sk, const char *evidence,
                                  double difference)
 {
 	json_t *prefix;
 
-	if (sk->layout == LAYOUT_RAT)
-		prefix =
-		    json_pack("{s:[f, f, f, f], s:[f, f, f, f]}", "default_colour",
-		              (double)sk->prefix[0], (double)sk->prefix[1], (double)sk->prefix[2],
-		              (double)sk->prefix[3], "bounding_sphere", (double)sk->prefix[4],
-		              (double)sk->prefix[5], (double)sk->prefix[6], (double)sk->prefix[7]);
+	if (sk->layout == LAYOUT_RAT) /* stored as they are: a non-finite one is null */
+		prefix = json_pack("{s:o, s:o}", "default_colour", finite_floats(sk->prefix, 4),
+		                   "bounding_sphere", finite_floats(sk->prefix + 4, 4));
 	else
 		prefix =
 		    json_pack("{s:[o, o, o, o]}", "bounding_sphere_words",

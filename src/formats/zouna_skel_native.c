@@ -265,7 +265,8 @@ int native_zouna_skeleton(const struct upload *tmpl, const struct resource *sour
 	struct rig rig = {0};
 	const struct resource *t;
 	unsigned char *changed = NULL;
-	const char *order;
+	enum byte_order orders[2];
+	int forced;
 	size_t bones_at, any = 0;
 	uint32_t count;
 	int rc = -1;
@@ -284,11 +285,9 @@ int native_zouna_skeleton(const struct upload *tmpl, const struct resource *sour
 	if (format_decode(tmpl, &decoded, err) < 0)
 		goto done;
 	t = decoded.resources[0];
-	order = json_string_value(
-	    json_object_get(json_object_get(t->metadata, "container"), "byte_order"));
-	if (zouna_find_object_header(
-	        tmpl, &h, order && strcmp(order, "big") == 0 ? BYTE_ORDER_BIG : BYTE_ORDER_LITTLE,
-	        1, err) < 0 ||
+	/* the object header found as the decoder finds it */
+	forced = zouna_byte_orders(tmpl, orders, err);
+	if (forced < 0 || zouna_find_object_header(tmpl, &h, orders[0], forced == 1, err) < 0 ||
 	    zouna_skeleton_bones_at(tmpl, &h, &bones_at, &count, err) < 0)
 		goto done;
 	if (count != t->rig.count || copy_rig(&t->rig, &rig) < 0 ||

@@ -604,6 +604,72 @@ START_TEST(a_skeleton_comes_back_through_gltf)
 }
 END_TEST
 
+/* as=Animation_Z: a Radient clip with no Zouna file behind it becomes an Animation_Z made new,
+ * its defaults told in the report; the file decodes to the clip's values within a step of each
+ * class (1/4096 for translations, 1/2000 for quaternions). */
+START_TEST(a_clip_is_made_an_animation_z)
+{
+	static const char *const clip =
+	    "{\"name\": \"hop\", \"duration\": 1, \"targets\": ["
+	    "{\"schema\": \"E4ADD320-EECA-439F-A6C3-1D8A25AEFBC3\", \"object\": 0, \"name\": "
+	    "\"hips\"},"
+	    "{\"schema\": \"E4ADD320-EECA-439F-A6C3-1D8A25AEFBC3\", \"object\": 1, \"name\": "
+	    "\"knee\"}],"
+	    "\"samplers\": [{\"value\": {\"type\": \"FLOAT3\"}, \"interpolation\": \"LINEAR\", "
+	    "\"times\": [0, 0.5, 1], \"values\": [0, 1, 0, 0.25, 1.5, 0, 0, 1, 0]},"
+	    "{\"value\": {\"type\": \"FLOAT4\"}, \"semantic\": \"NORMALIZED_QUATERNION\", "
+	    "\"interpolation\": \"LINEAR\", \"times\": [0, 1], "
+	    "\"values\": [0, 0, 0, 1, 0.38268343, 0, 0, 0.92387953]}],"
+	    "\"channels\": [{\"target\": 0, \"property\": 1, \"sampler\": 0},"
+	    "{\"target\": 1, \"property\": 2, \"sampler\": 1}]}";
+	json_int_t clip_id, made_id;
+	json_t *report, *keys, *list, *meta;
+	struct http_reply r;
+	char path[200];
+
+	clip_id = http_upload_one(&d, "hop.json", clip, strlen(clip));
+	snprintf(path, sizeof(path), "/api/resources/%lld/native?as=Animation_Z&summary=1",
+	         (long long)clip_id);
+	report = http_get_json(&d, path, 200);
+	ck_assert_str_eq(json_string_value(json_object_get(report, "file_name")),
+	                 "hop.Animation_Z");
+	ck_assert(json_is_null(json_object_get(report, "template")));
+	ck_assert_int_ge(json_array_size(json_object_get(report, "notes")), 3);
+	json_decref(report);
+	snprintf(path, sizeof(path), "/api/resources/%lld/native?as=Animation_Z&byte_order=big",
+	         (long long)clip_id);
+	get(path, 200, &r);
+	ck_assert_str_eq(r.disposition, "attachment; filename=\"hop.Animation_Z\"");
+	made_id = http_upload_one(&d, "hop.Animation_Z", r.body, r.length);
+	http_reply_cleanup(&r);
+	snprintf(path, sizeof(path), "/api/resources/%lld", (long long)made_id);
+	list = http_get_json(&d, path, 200);
+	ck_assert_str_eq(json_string_value(json_object_get(list, "class")), "Animation_Z");
+	ck_assert_int_eq(json_integer_value(json_object_get(list, "track_count")), 2);
+	meta = json_object_get(json_object_get(list, "structure"), "metadata");
+	ck_assert_str_eq(
+	    json_string_value(json_object_get(json_object_get(meta, "container"), "byte_order")),
+	    "big");
+	json_decref(list);
+	for (int n = 0; n < 2; n++) {
+		json_t *values;
+		snprintf(path, sizeof(path), "/api/resources/%lld/tracks/%d/keys",
+		         (long long)made_id, n);
+		keys = http_get_json(&d, path, 200);
+		values = json_object_get(keys, "values");
+		if (json_integer_value(json_object_get(keys, "key_count")) == 3) /* the hips */
+			ck_assert_double_eq_tol(
+			    json_number_value(json_array_get(json_array_get(values, 1), 1)), 1.5,
+			    1.0 / 4096);
+		else
+			ck_assert_double_eq_tol(
+			    json_number_value(json_array_get(json_array_get(values, 1), 0)),
+			    0.38268343, 1.0 / 2000);
+		json_decref(keys);
+	}
+}
+END_TEST
+
 START_TEST(bad_parameters_are_refused_by_name)
 {
 	static const struct {
@@ -619,7 +685,9 @@ START_TEST(bad_parameters_are_refused_by_name)
 	    {"name=a%20b", 400, "\"name\""},
 	    {"promote=2", 400, "\"promote\""},
 	    {"summary=yes", 400, "\"summary\""},
-	    {"as=Animation_Z", 501, "\"as\""},
+	    {"as=Skel_Z", 400, "\"as\""},
+	    {"as=Animation_Z&template=1", 400, "\"as\""},
+	    {"as=Animation_Z&bundle=0", 400, "\"as\""},
 	    {"reduce=0", 400, "\"reduce\""},
 	    {"reduce=-1", 400, "\"reduce\""},
 	    {"reduce=nan", 400, "\"reduce\""},
@@ -704,6 +772,7 @@ int main(void)
 	tcase_add_test(tc, a_clip_lands_in_the_templates_classes);
 	tcase_add_test(tc, a_radient_clip_comes_back_through_gltf);
 	tcase_add_test(tc, a_skeleton_comes_back_through_gltf);
+	tcase_add_test(tc, a_clip_is_made_an_animation_z);
 	tcase_add_test(tc, bad_parameters_are_refused_by_name);
 	tcase_add_test(tc, the_command_writes_the_same_file);
 	suite_add_tcase(s, tc);

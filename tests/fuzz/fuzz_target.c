@@ -282,6 +282,12 @@ int fuzz_one(const char *family, const uint8_t *data, size_t size)
 		decode_result_cleanup(&result);
 		return -1;
 	}
+	for (size_t i = 0; i < result.count; i++)
+		if (!result.resources[i]->metadata && /* every entry keeps its structure (a clip */
+		    strcmp(result.resources[i]->family, "radient") != 0) { /* document has none) */
+			decode_result_cleanup(&result);
+			return -1;
+		}
 	if (strcmp(family, "skel") == 0 && result.count == 1 &&
 	    strcmp(result.resources[0]->class_name, "Skel_Z") == 0 &&
 	    skeleton_round_trip(&up, result.resources[0]) < 0) {
