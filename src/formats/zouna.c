@@ -543,6 +543,11 @@ json_t *zouna_container_json(const struct upload *up, const struct zouna_object_
 
 /* What the entry's structure shows of the file: its container and the animation's records
  * (the records move into the metadata). */
+json_t *zouna_number_json(double v)
+{
+	return isfinite(v) ? json_real(v) : json_null();
+}
+
 static json_t *animation_metadata(const struct upload *up, const struct zouna_object_header *h,
                                   const struct animation_body *body, size_t trailing,
                                   struct animation_read *an)
@@ -551,9 +556,10 @@ static json_t *animation_metadata(const struct upload *up, const struct zouna_ob
 
 	an->link = NULL;
 	metadata =
-	    json_pack("{s:o, s:o, s:{s:f, s:f, s:i, s:i, s:o, s:o, s:o, s:o, s:o, s:I}}",
+	    json_pack("{s:o, s:o, s:{s:f, s:o, s:i, s:i, s:o, s:o, s:o, s:o, s:o, s:I}}",
 	              "container", container, "sampling", sampling_metadata(), "animation",
-	              "max_time", (double)body->max_time, "smooth_ratio", (double)body->smooth,
+	              "max_time", (double)body->max_time, "smooth_ratio",
+	              zouna_number_json(body->smooth),
 	              "flag", body->flag, "node_flag", body->node_flag, "keyframers",
 	              an->keyframers, "nodes", an->nodes, "materials", an->materials, "meshes",
 	              an->meshes, "morphs", an->morphs, "trailing_bytes", (json_int_t)trailing);

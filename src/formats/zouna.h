@@ -99,6 +99,9 @@ int zouna_byte_orders(const struct upload *up, enum byte_order orders[2], struct
 /* The entry's container as its structure shows it: BFF0 header, object header, link words. */
 json_t *zouna_container_json(const struct upload *up, const struct zouna_object_header *h,
                              const char *class_name, json_t *link);
+/* A number as stored, as JSON: null when it is not finite (JSON has no NaN), so that one odd
+ * float does not lose the structure it sits in. */
+json_t *zouna_number_json(double v);
 /* A name from the file name, when it is not just the CRC printed in decimal. */
 void zouna_name_from_file(const struct upload *up, struct resource *res);
 /* A Skel_Z resource (zouna_skel.c, doc/formats.md 1.7): one entry with a rig, no tracks. */

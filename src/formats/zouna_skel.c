@@ -451,7 +451,7 @@ static json_t *finite_floats(const float *v, size_t n)
 	json_t *a = json_array();
 
 	for (size_t i = 0; a && i < n; i++)
-		json_array_append_new(a, isfinite(v[i]) ? json_real((double)v[i]) : json_null());
+		json_array_append_new(a, zouna_number_json((double)v[i]));
 	return a;
 }
 
