@@ -21,6 +21,8 @@ struct native_request {
 	/* as=Animation_Z: an Animation_Z made new, without a template (its defaults in the
 	 * report's notes); NULL otherwise */
 	const char *as_class;
+	/* layout=fuel|rat|walle: a Zouna Animation_Z's link-header form; NULL: the template's */
+	const char *zouna_layout;
 	struct native_options opt;
 };
 

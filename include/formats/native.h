@@ -77,6 +77,13 @@ int native_burnout(const struct upload *template, const struct resource *source,
 int native_zouna_blank_animation(int byte_order, uint32_t name_crc, uint8_t **bytes, size_t *length,
                                  struct error *err);
 
+/* A Zouna template (an Animation_Z) with its link header in another game's form (bff's link
+ * headers): "fuel" (FUEL, Toy Story 3) the object's name alone; "rat" or "walle" (Ratatouille,
+ * WALL-E) the name, a count and that many link names. Everything else is the template's; what
+ * is dropped or added is said in `notes`. *bytes malloc'd. 0, or -1 with err set. */
+int native_zouna_relink(const struct upload *template, const char *layout, uint8_t **bytes,
+                        size_t *length, json_t *notes, struct error *err);
+
 /* The entry's rig (`source`'s rest pose) as a Zouna Skel_Z on `template` (a Skel_Z as the game
  * stored it): each bone takes the rest translation, rotation and scale of the entry's node that
  * is the same bone; unchanged bones keep their bytes, the rest model matrices under a changed

@@ -122,15 +122,22 @@ int native_request_parse(struct native_request *rq, const char *(*arg)(void *ctx
 		}
 		rq->opt.promote = promote[0] == '1';
 	}
-	if (layout) {
+	rq->zouna_layout = NULL;
+	if (layout && (strcmp(layout, "fuel") == 0 || strcmp(layout, "rat") == 0 ||
+	               strcmp(layout, "walle") == 0)) {
+		rq->zouna_layout = layout;
+	} else if (layout) {
 		if (strcmp(layout, "32") != 0 && strcmp(layout, "64") != 0) {
-			error_set(err, ERROR_BAD_PARAMETER, "layout", -1,
-			          "layout: '%.64s' is not 32 or 64 (a Burnout Vehicle Animation's: "
-			          "32-bit "
-			          "for PC, Xbox 360, PS3 and Remastered PC; 64-bit for Remastered "
-			          "on PS4, "
-			          "Xbox One and Switch)",
-			          layout);
+			error_set(
+			    err, ERROR_BAD_PARAMETER, "layout", -1,
+			    "layout: '%.64s' is neither a Zouna game's (fuel, rat or walle: an "
+			    "Animation_Z's link header) nor 32 or 64 (a Burnout Vehicle "
+			    "Animation's: "
+			    "32-bit "
+			    "for PC, Xbox 360, PS3 and Remastered PC; 64-bit for Remastered "
+			    "on PS4, "
+			    "Xbox One and Switch)",
+			    layout);
 			return -1;
 		}
 		rq->opt.layout = atoi(layout);
@@ -287,6 +294,36 @@ static char *bundle_file_name(const struct catalog_stored *b)
 static int finish_report(const struct native_request *rq, int64_t template_id,
                          struct native_file *out, char *file_name, struct error *err);
 
+/* A Zouna file on the template up: native_zouna(), its link header first put in the form of
+ * layout= when one is given (what that drops or adds in the report's notes). */
+static int zouna_file(const struct upload *up, const struct native_request *rq,
+                      const struct resource *src, const struct native_options *opt,
+                      struct native_file *out, struct error *err)
+{
+	struct upload relinked = *up;
+	uint8_t *bytes = NULL;
+	json_t *notes = json_array();
+	int rc = -1;
+
+	if (rq->zouna_layout) {
+		if (!notes || native_zouna_relink(up, rq->zouna_layout, &bytes, &relinked.length,
+		                                  notes, err) < 0) {
+			if (!notes)
+				error_set(err, ERROR_INTERNAL, NULL, -1, "out of memory");
+			json_decref(notes);
+			return -1;
+		}
+		relinked.data = bytes;
+	}
+	if (native_zouna(&relinked, src, opt, out, err) == 0) {
+		json_array_extend(json_object_get(out->report, "notes"), notes);
+		rc = 0;
+	}
+	json_decref(notes);
+	free(bytes);
+	return rc;
+}
+
 /* as=Animation_Z: the entry written on an Animation_Z made new (no records, no keys; its
  * defaults told in the report's notes). */
 static int made_new(const struct catalog_stored *entry, const struct native_request *rq,
@@ -295,7 +332,8 @@ static int made_new(const struct catalog_stored *entry, const struct native_requ
 {
 	static const char *const defaults[] = {
 	    "as=Animation_Z: no template; an Animation_Z made new",
-	    "link header: the name's CRC alone (a game that wants more links wants a template)",
+	    "link header: the name's CRC alone, FUEL's form (layout=rat or walle: the name and a "
+	    "count of 0 link names; a game that wants links wants a template)",
 	    "smoothRatio 0; the header's, the node keyframers' and every keyframer's flags 0",
 	    "node records: bone id 0xFFFF (the engine sets it from the bone's CRC), flag 0",
 	    "classes: rotations KeyframerRot_Z, translations and scales KeyframerVec3fComp_Z "
@@ -309,6 +347,13 @@ static int made_new(const struct catalog_stored *entry, const struct native_requ
 
 	if (!src)
 		return -1;
+	if (opt.layout) {
+		error_set(
+		    err, ERROR_BAD_PARAMETER, "layout", -1,
+		    "layout: 32 and 64 are a Burnout Vehicle Animation's; an Animation_Z takes "
+		    "fuel, rat or walle (its link header's form)");
+		return -1;
+	}
 	if (native_zouna_blank_animation(opt.byte_order >= 0 ? opt.byte_order : BYTE_ORDER_LITTLE,
 	                                 name && *name ? hash_asobo32(name, strlen(name))
 	                                               : src->crc32,
@@ -319,7 +364,7 @@ static int made_new(const struct catalog_stored *entry, const struct native_requ
 	up.class_name = "Animation_Z";
 	up.endian = opt.byte_order == BYTE_ORDER_BIG ? "big" : "little";
 	opt.exported = NULL; /* nothing of a template to keep */
-	if (native_zouna(&up, src, &opt, out, err) < 0) {
+	if (zouna_file(&up, rq, src, &opt, out, err) < 0) {
 		free(blank);
 		return -1;
 	}
@@ -388,6 +433,14 @@ int native_answer_make(struct catalog *cat, const struct native_request *rq,
 	t = template_id == rq->id ? &entry : &tmpl;
 	if (check_template(t, template_id, template_id == rq->id && !rq->template_id, err) < 0)
 		goto done;
+	if (rq->zouna_layout &&
+	    (strcmp(t->family, "zouna") != 0 || strcmp(t->class_name, "Animation_Z") != 0)) {
+		error_set(err, ERROR_BAD_PARAMETER, "layout", -1,
+		          "layout: %s is a Zouna Animation_Z's link-header form; entry %" PRId64
+		          " (the template) is a %s, written in its own layout",
+		          rq->zouna_layout, template_id, t->class_name);
+		goto done;
+	}
 	/* the bundle rebuilt: bundle=ID's, else the template's when it came out of one */
 	if (bundle_id < 0)
 		bundle_id = t->from_bundle ? template_id : 0;
@@ -431,12 +484,11 @@ int native_answer_make(struct catalog *cat, const struct native_request *rq,
 			goto done;
 	} else if (opt.layout) {
 		error_set(
-		    err, ERROR_NOT_IMPLEMENTED, "layout", -1,
-		    "layout: choosing a Zouna game's layout or link-header form is not built "
-		    "yet; a native file takes the template's (layout=32|64 applies to Burnout "
-		    "Vehicle Animation)");
+		    err, ERROR_BAD_PARAMETER, "layout", -1,
+		    "layout: 32 and 64 are a Burnout Vehicle Animation's; a Zouna Animation_Z "
+		    "takes fuel, rat or walle (its link header's form)");
 		goto done;
-	} else if (native_zouna(&up, src, &opt, out, err) < 0) {
+	} else if (zouna_file(&up, rq, src, &opt, out, err) < 0) {
 		goto done;
 	}
 	*file_name = b ? bundle_file_name(b) : file_name_of(src, rq, out->extension);

@@ -164,7 +164,8 @@ const struct cmd_entry cmd_native_entry = {
     "native",
     "animdexd native [--db PATH] [--template ID] [--byte-order little|big] [--bff 0|16]\n"
     "                       [--name NAME] [--promote] [--reduce TOLERANCE]\n"
-    "                       [--layout 32|64] [--bundle ID|0] [--as Animation_Z]\n"
+    "                       [--layout 32|64|fuel|rat|walle] [--bundle ID|0]\n"
+    "                       [--as Animation_Z]\n"
     "                       [--summary] [--quiet] ID\n"
     "                       -o|--output FILE\n",
     "Writes entry ID as the game's own bytes (a Zouna Animation_Z, bare keyframer or\n"
@@ -177,7 +178,9 @@ const struct cmd_entry cmd_native_entry = {
     "--bff: the byte order and BFF0 header (the template's by default); --name: the\n"
     "name whose CRC goes into the object header; --promote: a value a compressed\n"
     "class cannot hold takes the uncompressed class (bare keyframers); --layout:\n"
-    "a Burnout Vehicle Animation's layout, 32- or 64-bit; --bundle: the BND2\n"
+    "a Burnout Vehicle Animation's layout, 32- or 64-bit, or an Animation_Z's link\n"
+    "header in a Zouna game's form (fuel: the name alone; rat, walle: the name and\n"
+    "its link names); --bundle: the BND2\n"
     "bundle of entry ID (an entry read out of one; the template's by default when\n"
     "it came out of one, 0 for the resource alone) rebuilt with the file in place\n"
     "of that entry's resource, every other block byte for byte; --as Animation_Z:\n"

@@ -1428,3 +1428,71 @@ int native_zouna_blank_animation(int byte_order, uint32_t name_crc, uint8_t **by
 	*bytes = (uint8_t *)buf_steal(&file.b, length);
 	return 0;
 }
+
+int native_zouna_relink(const struct upload *given, const char *layout, uint8_t **bytes,
+                        size_t *length, json_t *notes, struct error *err)
+{
+	struct upload tmpl = format_without_bom(given);
+	struct zouna_object_header h;
+	enum byte_order orders[2];
+	int forced = zouna_byte_orders(&tmpl, orders, err), fuel = strcmp(layout, "fuel") == 0;
+	uint32_t name, count = 0;
+	size_t link_at, body_at, body_length, new_link;
+	struct reader r;
+	struct writer w;
+
+	if (forced < 0 || zouna_find_object_header(&tmpl, &h, orders[0], forced == 1, err) < 0)
+		return -1;
+	link_at = h.start + OBJECT_HEADER_SIZE;
+	body_at = link_at + h.link_size;
+	body_length = tmpl.length - body_at;
+	reader_init(&r, tmpl.data, tmpl.length, h.order, err);
+	reader_seek(&r, link_at, "link header");
+	name = h.link_size >= 4 ? reader_u32(&r, "link header") : h.name_crc;
+	if (h.link_size >= 8)
+		count = reader_u32(&r, "link header");
+	if (reader_failed(&r))
+		return -1;
+	/* the forms (bff's link headers): FUEL's is the name alone; Ratatouille's and WALL-E's the
+	 * name, a count and that many names, then whatever bytes the engine keeps */
+	if (fuel)
+		new_link = 4;
+	else if (h.link_size >= 8 && (uint64_t)8 + (uint64_t)count * 4 <= h.link_size)
+		new_link = h.link_size; /* already the name and its names */
+	else
+		new_link = 8;
+	w.order = h.order;
+	buf_init(&w.b, NATIVE_MAX_BYTES);
+	buf_append(&w.b, tmpl.data, h.start); /* a BFF0 header as it was */
+	writer_u32(&w, (uint32_t)(new_link + body_length));
+	writer_u32(&w, (uint32_t)new_link);
+	writer_u32(&w, h.decompressed_size);
+	writer_u32(&w, h.compressed_size);
+	writer_u32(&w, h.class_crc);
+	writer_u32(&w, h.name_crc);
+	if (new_link == h.link_size && !fuel) {
+		buf_append(&w.b, tmpl.data + link_at, h.link_size);
+	} else {
+		writer_u32(&w, name);
+		if (!fuel)
+			writer_u32(&w, 0); /* no names */
+	}
+	buf_append(&w.b, tmpl.data + body_at, body_length);
+	if (w.b.overflow) {
+		buf_cleanup(&w.b);
+		return zouna_oom(err);
+	}
+	if (fuel && h.link_size > 4)
+		json_array_append_new(
+		    notes,
+		    json_sprintf("layout=fuel: the link header is the name alone; the "
+		                 "template's %zu bytes after it (%" PRIu32 " link names) are "
+		                 "not written",
+		                 (size_t)h.link_size - 4, count));
+	else if (!fuel && new_link != h.link_size)
+		json_array_append_new(notes, json_sprintf("layout=%s: the link header is the name, "
+		                                          "then a count of 0 link names",
+		                                          layout));
+	*bytes = (uint8_t *)buf_steal(&w.b, length);
+	return 0;
+}

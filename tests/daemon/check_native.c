@@ -670,6 +670,71 @@ START_TEST(a_clip_is_made_an_animation_z)
 }
 END_TEST
 
+/* layout=fuel|rat|walle: an Animation_Z's link header in a game's form (the name alone, or
+ * the name, a count and link names), every track as it was; a file already in that form comes
+ * back byte for byte. */
+START_TEST(an_animation_takes_another_games_link_header)
+{
+	struct zbuf b, fuel = {0};
+	uint32_t bone[3];
+	json_int_t id, fuel_id, rat_id;
+	json_t *report, *meta, *a, *z;
+	struct http_reply r;
+	char path[200];
+
+	zouna_write_example_animation(&b, 0, 0, 2.5f, bone); /* an 8-byte link header */
+	id = http_upload_one(&d, "linked.Animation_Z", b.data, b.len);
+	snprintf(path, sizeof(path), "/api/resources/%lld/native?layout=fuel&summary=1",
+	         (long long)id);
+	report = http_get_json(&d, path, 200);
+	ck_assert_msg(strstr(json_string_value(json_array_get(json_object_get(report, "notes"), 0)),
+	                     "the name alone"),
+	              "%s", json_dumps(report, 0));
+	json_decref(report);
+	snprintf(path, sizeof(path), "/api/resources/%lld/native?layout=fuel", (long long)id);
+	get(path, 200, &r);
+	ck_assert_uint_eq(r.length, b.len - 4);
+	fuel.data = (uint8_t *)r.body;
+	fuel.len = r.length;
+	fuel_id = http_upload_one(&d, "fuel.Animation_Z", r.body, r.length);
+	assert_native_is(fuel_id, "?layout=fuel", &fuel, "fuel.Animation_Z");
+	http_reply_cleanup(&r);
+	snprintf(path, sizeof(path), "/api/resources/%lld/native?layout=walle", (long long)fuel_id);
+	get(path, 200, &r);
+	rat_id = http_upload_one(&d, "walle.Animation_Z", r.body, r.length);
+	http_reply_cleanup(&r);
+	snprintf(path, sizeof(path), "/api/resources/%lld", (long long)rat_id);
+	report = http_get_json(&d, path, 200);
+	meta = json_object_get(json_object_get(report, "structure"), "metadata");
+	ck_assert_int_eq(json_integer_value(json_object_get(
+	                     json_object_get(json_object_get(meta, "container"), "object_header"),
+	                     "link_header_size")),
+	                 8);
+	snprintf(path, sizeof(path), "/api/resources/%lld", (long long)id);
+	a = http_get_json(&d, path, 200);
+	ck_assert_int_eq(json_integer_value(json_object_get(report, "track_count")),
+	                 json_integer_value(json_object_get(a, "track_count")));
+	json_decref(a);
+	json_decref(report);
+	/* every track's keys as they were */
+	for (int n = 0; n < 3; n++) {
+		snprintf(path, sizeof(path), "/api/resources/%lld/tracks/%d/keys", (long long)id,
+		         n);
+		a = http_get_json(&d, path, 200);
+		snprintf(path, sizeof(path), "/api/resources/%lld/tracks/%d/keys",
+		         (long long)rat_id, n);
+		z = http_get_json(&d, path, 200);
+		ck_assert_msg(
+		    json_equal(json_object_get(a, "values"), json_object_get(z, "values")) &&
+		        json_equal(json_object_get(a, "times"), json_object_get(z, "times")),
+		    "track %d differs", n);
+		json_decref(a);
+		json_decref(z);
+	}
+	zbuf_free(&b);
+}
+END_TEST
+
 START_TEST(bad_parameters_are_refused_by_name)
 {
 	static const struct {
@@ -693,8 +758,8 @@ START_TEST(bad_parameters_are_refused_by_name)
 	    {"reduce=nan", 400, "\"reduce\""},
 	    {"reduce=1e9", 400, "\"reduce\""},
 	    {"reduce=0.1x", 400, "\"reduce\""},
-	    {"layout=rat", 400, "\"layout\""},
-	    {"layout=64", 501, "\"layout\""}, /* a Zouna file's layout: not built yet */
+	    {"layout=64", 400, "\"layout\""}, /* a Burnout layout for a Zouna file */
+	    {"layout=gamecube", 400, "\"layout\""},
 	    {"bundle=x1", 400, "\"bundle\""},
 	    {"bundle=-3", 400, "\"bundle\""},
 	    {"bundle=99999", 404, "\"bundle\""},
@@ -773,6 +838,7 @@ int main(void)
 	tcase_add_test(tc, a_radient_clip_comes_back_through_gltf);
 	tcase_add_test(tc, a_skeleton_comes_back_through_gltf);
 	tcase_add_test(tc, a_clip_is_made_an_animation_z);
+	tcase_add_test(tc, an_animation_takes_another_games_link_header);
 	tcase_add_test(tc, bad_parameters_are_refused_by_name);
 	tcase_add_test(tc, the_command_writes_the_same_file);
 	suite_add_tcase(s, tc);
