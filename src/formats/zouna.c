@@ -555,14 +555,13 @@ static json_t *animation_metadata(const struct upload *up, const struct zouna_ob
 	json_t *container = zouna_container_json(up, h, "Animation_Z", an->link), *metadata;
 
 	an->link = NULL;
-	metadata =
-	    json_pack("{s:o, s:o, s:{s:f, s:o, s:i, s:i, s:o, s:o, s:o, s:o, s:o, s:I}}",
-	              "container", container, "sampling", sampling_metadata(), "animation",
-	              "max_time", (double)body->max_time, "smooth_ratio",
-	              zouna_number_json(body->smooth),
-	              "flag", body->flag, "node_flag", body->node_flag, "keyframers",
-	              an->keyframers, "nodes", an->nodes, "materials", an->materials, "meshes",
-	              an->meshes, "morphs", an->morphs, "trailing_bytes", (json_int_t)trailing);
+	metadata = json_pack("{s:o, s:o, s:{s:f, s:o, s:i, s:i, s:o, s:o, s:o, s:o, s:o, s:I}}",
+	                     "container", container, "sampling", sampling_metadata(), "animation",
+	                     "max_time", (double)body->max_time, "smooth_ratio",
+	                     zouna_number_json(body->smooth), "flag", body->flag, "node_flag",
+	                     body->node_flag, "keyframers", an->keyframers, "nodes", an->nodes,
+	                     "materials", an->materials, "meshes", an->meshes, "morphs", an->morphs,
+	                     "trailing_bytes", (json_int_t)trailing);
 	an->keyframers = an->nodes = an->materials = an->meshes = an->morphs = NULL;
 	return metadata;
 }
