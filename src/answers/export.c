@@ -848,6 +848,8 @@ void export_describe_asset(struct exporter *ex)
 	about = ex->entries == 1 ? json_deep_copy(json_array_get(ex->entry_list, 0))
 	                         : json_pack("{s:O}", "entries", ex->entry_list);
 	json_object_set_new(about, "exported_by", json_string("animdex " PACKAGE_VERSION));
+	if (ex->baked) /* so that native= knows the baking of a .glb brought back */
+		json_object_set_new(about, "bake_rate", json_real(ex->opt.bake_rate));
 	if (json_array_size(ex->unrigged))
 		json_object_set(about, "unrigged_entries", ex->unrigged);
 	if (ex->skeleton_id)

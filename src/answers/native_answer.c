@@ -186,13 +186,25 @@ static int check_template(const struct catalog_stored *t, int64_t id, int is_ent
 	return -1;
 }
 
-/* What animdex's glTF export writes for a track (at the default bake rate), for the encoder to
- * tell a track that came back from an export unchanged. */
+/* What animdex's glTF export writes for a track (ctx: the bake rate), for the encoder to tell
+ * a track that came back from an export unchanged. */
 static int exported_track(void *ctx, const struct sampler *track, int rotation, int euler,
                           struct sampler *out)
 {
-	(void)ctx;
-	return export_track_sampler(track, rotation, euler, EXPORT_DEFAULT_BAKE_RATE, out);
+	return export_track_sampler(track, rotation, euler, *(const double *)ctx, out);
+}
+
+/* The bake rate of the export an entry came from (a .glb brought back records it in its
+ * asset's extras), else the export's default. */
+static double bake_rate_of(const struct catalog_stored *entry)
+{
+	const json_t *about = json_object_get(
+	    json_object_get(json_object_get(json_object_get(entry->structure, "metadata"), "asset"),
+	                    "extras"),
+	    "animdex");
+	double rate = json_number_value(json_object_get(about, "bake_rate"));
+
+	return rate > 0 && rate <= 1000 ? rate : EXPORT_DEFAULT_BAKE_RATE;
 }
 
 /* "<name>.<class>", the entry's name (or the name= given) else its handle in decimal, as bff
@@ -410,6 +422,7 @@ int native_answer_make(struct catalog *cat, const struct native_request *rq,
 	                      : rq->bundle_id > 0 ? rq->bundle_id
 	                                          : rq->id;
 	int64_t bundle_id = rq->bundle_id;
+	double bake_rate;
 	int rc = -1;
 
 	memset(out, 0, sizeof(*out));
@@ -462,7 +475,9 @@ int native_answer_make(struct catalog *cat, const struct native_request *rq,
 		goto done;
 	catalog_stored_upload(t, &up, layout, sizeof(layout));
 	opt = rq->opt;
+	bake_rate = bake_rate_of(&entry);
 	opt.exported = exported_track;
+	opt.exported_ctx = &bake_rate;
 	if (strcmp(up.family, "burnout") == 0) {
 		up.class_name = t->class_name;
 		if (t->from_bundle && bundle_template(t, &up, &resource, err) < 0)
