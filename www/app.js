@@ -569,23 +569,11 @@ async function openEntry(id, selected = null, window = null, restore = {}) {
   assumed.hidden = !entry.assumed.length;
   text(assumed, entry.assumed.length ? `Assumed: ${entry.assumed.join(' · ')}` : '');
   text($('#structure'), JSON.stringify(entry.structure, null, 2));
-  $('#tracks tbody').replaceChildren(...tracks.map((t) => {
-    const box = make('input', { type: 'checkbox', 'aria-label': `chart track ${t.n}` });
-    box.checked = state.selected.includes(t.n);
-    box.addEventListener('change', () => {
-      state.selected = box.checked ? [...state.selected, t.n].sort((a, b) => a - b) : state.selected.filter((n) => n !== t.n);
-      drawChart();
-    });
-    const target = t.target && t.target.handle_name ? ` (${t.target.handle_name})` : '';
-    return make('tr', {}, [make('td', {}, [box]), make('td', { text: String(t.n) }), make('td', { text: t.name + target }),
-      make('td', { text: t.kind === 'events' ? 'events' : `${t.type}${t.array_size > 1 ? `[${t.array_size}]` : ''}` }),
-      make('td', {
-        text: `${t.interpolation}${t.semantic === 'NORMALIZED_QUATERNION' ? ' (quaternion)' : ''}`
-          + (t.before_first_key === "last key's value" ? '; last key\'s value before the first key' : '')
-          + (t.w_between_keys ? '; w = 1 between keys' : ''),
-      }),
-      make('td', { text: String(t.key_count) }), make('td', { text: `${t.time_range[0]} – ${t.time_range[1]} s` })]);
-  }));
+  $('#tracks tbody').replaceChildren(...groupedByBone(tracks).flatMap(([bone, group]) => [
+    ...(bone === null ? [] : [make('tr', { class: 'group' }, [make('th', { colspan: '7', scope: 'rowgroup', text: `${bone} · ${count(group.length, 'track', 'tracks')}` })])]),
+    ...group.map(trackRow)]));
+  // a skeleton has a tree and no curves: its bones instead of an empty chart
+  $('#chart-part').hidden = !tracks.length;
   renderVersions(entry);
   renderNative(entry);
   state.compare = null;
@@ -597,6 +585,44 @@ async function openEntry(id, selected = null, window = null, restore = {}) {
   const viewBox = $('#view-box');
   if (restore.cam && !viewBox.hidden) viewBox.scrollIntoView({ block: 'center' });
   else section.scrollIntoView({ block: 'start' });
+}
+
+// The tracks in groups of the bone (the target) they move, in the order the bones first come;
+// [[null, tracks]] when they all move one target or none (no heading needed).
+function groupedByBone(tracks) {
+  const groups = new Map();
+  for (const t of tracks) {
+    const target = t.target || {};
+    const label = target.handle_name || target.name || (target.object !== undefined ? `object ${target.object}` : '');
+    const key = `${target.schema || ''} ${target.object} ${label}`;
+    if (!groups.has(key)) groups.set(key, [label || 'no target', []]);
+    groups.get(key)[1].push(t);
+  }
+  return groups.size > 1 ? [...groups.values()] : [[null, tracks]];
+}
+
+// One track's row: its chart box, number, name, type, interpolation, keys and time range.
+function trackRow(t) {
+  const box = make('input', { type: 'checkbox', 'aria-label': `chart track ${t.n}` });
+  box.checked = state.selected.includes(t.n);
+  box.addEventListener('change', () => {
+    state.selected = box.checked ? [...state.selected, t.n].sort((a, b) => a - b) : state.selected.filter((n) => n !== t.n);
+    const view = state.motion && state.motion.view;
+    if (box.checked && view && view.entry) { // its bone chosen, in the view and the list
+      const i = view.nodeOfTrack(t.n);
+      if (i >= 0) { view.select(i); markBone(i); }
+    }
+    drawChart();
+  });
+  const target = t.target && t.target.handle_name ? ` (${t.target.handle_name})` : '';
+  return make('tr', { 'data-n': String(t.n) }, [make('td', {}, [box]), make('td', { text: String(t.n) }), make('td', { text: t.name + target }),
+      make('td', { text: t.kind === 'events' ? 'events' : `${t.type}${t.array_size > 1 ? `[${t.array_size}]` : ''}` }),
+      make('td', {
+        text: `${t.interpolation}${t.semantic === 'NORMALIZED_QUATERNION' ? ' (quaternion)' : ''}`
+          + (t.before_first_key === "last key's value" ? '; last key\'s value before the first key' : '')
+          + (t.w_between_keys ? '; w = 1 between keys' : ''),
+      }),
+      make('td', { text: String(t.key_count) }), make('td', { text: `${t.time_range[0]} – ${t.time_range[1]} s` })]);
 }
 
 // ---------------------------------------------------------------------------------------
@@ -712,8 +738,8 @@ function renderCompare() {
   $('#compare-clear').hidden = !on;
   if (!on && !$('#compare-status').textContent.startsWith('compare with')) text($('#compare-status'), '');
   for (const cell of document.querySelectorAll('.compare-column')) cell.hidden = !on;
-  for (const row of document.querySelectorAll('#tracks tbody tr')) {
-    const n = Number(row.children[1].textContent);
+  for (const row of document.querySelectorAll('#tracks tbody tr[data-n]')) {
+    const n = Number(row.dataset.n);
     let cell = row.querySelector('.compare-column');
     if (!cell) { cell = make('td', { class: 'compare-column' }); row.append(cell); }
     cell.hidden = !on;
@@ -732,7 +758,8 @@ function setUpCompare() {
   $('#compare-clear').addEventListener('click', () => { state.compare = null; text($('#compare-status'), ''); renderCompare(); writeUrl(); ghost(); drawChart(); });
   $('#sort-difference').addEventListener('click', () => {
     const body = $('#tracks tbody');
-    const rows = [...body.children].sort((x, y) => (Number(y.dataset.difference) || -1) - (Number(x.dataset.difference) || -1));
+    // one list by difference: the bones' headings go
+    const rows = [...body.querySelectorAll('tr[data-n]')].sort((x, y) => (Number(y.dataset.difference) || -1) - (Number(x.dataset.difference) || -1));
     body.replaceChildren(...rows);
     $('#sort-difference').setAttribute('aria-sort', 'descending');
   });
@@ -761,14 +788,8 @@ async function motionView() {
           if (state.chart) state.chart.draw();
           if (exact) { readoutAt(t).catch((e) => text($('#readout'), e.message)); writeUrlSoon(); }
         },
-        onSelectTracks: (tracks) => {
-          if (!tracks.length) return;
-          state.selected = [...tracks];
-          for (const box of document.querySelectorAll('#tracks tbody input')) {
-            box.checked = state.selected.includes(Number(box.closest('tr').children[1].textContent));
-          }
-          drawChart();
-        },
+        onSelectTracks: selectTracks,
+        onSelectNode: markBone,
         onChange: writeUrlSoon,
       });
     }
@@ -776,6 +797,86 @@ async function motionView() {
     state.motion = { off: `The 3D view could not start (${e.message}); is three.js installed (libjs-three, animdexd --three)?` };
   }
   return state.motion;
+}
+
+// The tracks charted: their boxes ticked in the table, the chart drawn again.
+function selectTracks(tracks) {
+  if (!tracks.length) return;
+  state.selected = [...tracks];
+  for (const box of document.querySelectorAll('#tracks tbody input')) {
+    box.checked = state.selected.includes(Number(box.closest('tr').dataset.n));
+  }
+  drawChart();
+}
+
+// ---------------------------------------------------------------------------------------
+// The bone list: the rig the view shows as a tree (its names, or its handles as the
+// catalogue's name lists name them), found by name, "animated only" keeping the bones that
+// tracks move (and the bones above them, dimmed, so that the tree holds). Choosing a bone
+// selects its joint in the view and charts its tracks; choosing a joint or ticking a track
+// chooses its bone here.
+
+function renderBones() {
+  const view = state.motion && state.motion.view;
+  const box = $('#bones-box');
+  if (!view || !view.entry || !view.nodes.length || view.entry.id !== (state.entry && state.entry.id)) {
+    box.hidden = true;
+    return;
+  }
+  box.hidden = false;
+  const nodes = view.nodes;
+  const filter = $('#bone-filter').value.trim().toLowerCase();
+  const animatedOnly = $('#animated-only').checked;
+  const wanted = nodes.map((n, i) => (!filter || String(n.name || '').toLowerCase().includes(filter))
+    && (!animatedOnly || view.tracksOf.has(i)));
+  // what is shown: the bones wanted and every bone above them (one walk up each)
+  const shown = new Array(nodes.length).fill(false);
+  nodes.forEach((n, i) => { for (let j = wanted[i] ? i : -1; j >= 0 && !shown[j]; j = nodes[j].parent) shown[j] = true; });
+  const items = new Map(), roots = [];
+  nodes.forEach((n, i) => {
+    if (!shown[i]) return;
+    const tracks = view.tracksOf.get(i) || [];
+    const li = make('li', { role: 'treeitem', 'data-node': String(i), 'aria-selected': String(view.selected === i) });
+    const label = make('button', { type: 'button', class: wanted[i] ? 'bone' : 'bone context', text: String(n.name) });
+    if (tracks.length) label.append(make('span', { class: 'bone-tracks', text: ` ${count(tracks.length, 'track', 'tracks')}` }));
+    label.addEventListener('click', () => chooseBone(i));
+    li.append(label);
+    items.set(i, li);
+  });
+  // children in the order of the rig, under their parent; a bone whose parent is hidden is a root
+  nodes.forEach((n, i) => {
+    const li = items.get(i);
+    if (!li) return;
+    const parent = n.parent >= 0 ? items.get(n.parent) : null;
+    if (!parent) { roots.push(li); return; }
+    let group = parent.querySelector(':scope > ul');
+    if (!group) { group = make('ul', { role: 'group' }); parent.append(group); }
+    group.append(li);
+  });
+  $('#bones').replaceChildren(...roots);
+  text($('#bone-count'), filter || animatedOnly ? `(${wanted.filter(Boolean).length} of ${nodes.length})` : `(${nodes.length})`);
+}
+
+// Bone i chosen in the list: its joint in the view, its tracks on the chart.
+function chooseBone(i) {
+  const view = state.motion.view;
+  view.select(i);
+  markBone(i);
+  selectTracks(view.tracksOf.get(i) || []);
+}
+
+// Bone i marked as the chosen one in the list (-1: none), brought into sight.
+function markBone(i) {
+  for (const li of document.querySelectorAll('#bones li[aria-selected="true"]')) li.setAttribute('aria-selected', 'false');
+  const li = document.querySelector(`#bones li[data-node="${i}"]`);
+  if (!li) return;
+  li.setAttribute('aria-selected', 'true');
+  li.querySelector('button').scrollIntoView({ block: 'nearest' });
+}
+
+function setUpBones() {
+  $('#bone-filter').addEventListener('input', renderBones);
+  $('#animated-only').addEventListener('change', renderBones);
 }
 
 function motionMessage(message) {
@@ -855,6 +956,8 @@ async function chooseSkeleton(entry, value, ranked, restore) {
   if (value === 'none' || (value === 'own' && !entry.rig)) {
     for (const b of box) $(b).hidden = true;
     text(coverage, '');
+    view.entry = null;
+    renderBones();
     motionMessage(entry.rig || ranked.skeletons.length ? 'No rig chosen: the view is off.'
       : 'No skeleton in the catalogue has this entry\'s targets, and it has no rig of its own: upload its skeleton (a Skel_Z, or a glTF with the nodes) to see it move.');
     view.entry = null;
@@ -886,6 +989,7 @@ async function chooseSkeleton(entry, value, ranked, restore) {
     if (!moved) motionMessage(`This skeleton has none of the animation's ${entry.family === 'zouna' ? 'bones' : 'targets'}: it is drawn at rest.`);
   }
   coverage.dataset.matched = String(moved);
+  renderBones();
   if (state.compare) await view.setGhost(state.compare.id);
   state.time = view.time;
   if (state.chart) state.chart.draw();
@@ -1152,6 +1256,7 @@ async function start() {
   setUpCatalogue();
   setUpEntry();
   setUpCompare();
+  setUpBones();
   setUpLive();
   followEvents(); // first, so that nothing falls between the list and the stream
   await Promise.all([loadHealth(), loadClasses(), loadCatalogue()]);

@@ -487,6 +487,19 @@ export class MotionView {
     this.render();
   }
 
+  // Node i selected (its joint drawn larger, its axes shown); -1 for none.
+  select(i) {
+    this.selected = i;
+    this.canvas.dataset.selected = i >= 0 ? String(this.nodes[i].name) : '';
+    if (this.shown) this.draw(this.shown.values, this.shown.t);
+  }
+
+  // The node a track moves, or -1.
+  nodeOfTrack(n) {
+    for (const [i, tracks] of this.tracksOf) if (tracks.includes(n)) return i;
+    return -1;
+  }
+
   pick(event) {
     const rect = this.canvas.getBoundingClientRect();
     const mouse = new THREE.Vector2(((event.clientX - rect.left) / rect.width) * 2 - 1, -((event.clientY - rect.top) / rect.height) * 2 + 1);
@@ -509,8 +522,8 @@ export class MotionView {
     this.canvas.addEventListener('click', (event) => {
       const i = this.pick(event);
       if (i < 0) return;
-      this.selected = i;
-      if (this.shown) this.draw(this.shown.values, this.shown.t);
+      this.select(i);
+      this.hooks.onSelectNode?.(i);
       this.hooks.onSelectTracks(this.tracksOf.get(i) || []);
     });
     $('#play').addEventListener('click', () => (this.playing ? this.pause() : this.play()));

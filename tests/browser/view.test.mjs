@@ -5,7 +5,8 @@
 // the time it shows, after scrubbing, playing and pausing, and stepping; the chart's time and
 // the view's are one; a link restores the frame and the camera; the skeleton can be changed,
 // and one that covers nothing says so; a page without WebGL says so and charts; playing costs
-// no request a frame. Screenshots (one a family) go to $ANIMDEX_SCREENSHOTS.
+// no request a frame; the bone list shows the tree, finds bones, and chooses a bone with the
+// view and the track table both ways. Screenshots (one a family) go to $ANIMDEX_SCREENSHOTS.
 import { execFileSync, spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -351,6 +352,67 @@ async function main() {
     await g.page.close();
     check('the page made no error', errors.length === 0, errors.slice(0, 3).join(' | '));
     await page.close();
+
+    // --- the bone list: the tree, found by name, animated only; a bone chosen there selects
+    // its joint and charts its tracks, a track ticked chooses its bone
+    {
+      const t = await openEntry(browser, `${base}/?id=${tree}`);
+      const list = () => t.page.evaluate(() => [...document.querySelectorAll('#bones li')].map((li) =>
+        `${li.querySelector('.bone').firstChild.textContent}${li.querySelector(':scope > .bone').classList.contains('context') ? '(context)' : ''}`));
+      await t.page.waitForFunction(() => document.querySelectorAll('#bones li').length === 2, null, { timeout: 10000 }).catch(() => {});
+      const nested = await t.page.evaluate(() => !!document.querySelector('#bones > li > ul > li'));
+      check('the bone list shows the rig as a tree', (await list()).join(',') === 'hips,spine' && nested, (await list()).join(','));
+      await t.page.fill('#bone-filter', 'spi');
+      const found = await list();
+      await t.page.fill('#bone-filter', 'nothing of the kind');
+      const none = await list();
+      check('a name found keeps the bones above it, dimmed', found.join(',') === 'hips(context),spine' && none.length === 0,
+        `${found} / ${none}`);
+      await t.page.fill('#bone-filter', '');
+      await t.page.click('#bones li[data-node="0"] > .bone');
+      const chosen = await t.page.evaluate(() => ({
+        joint: document.querySelector('#view').dataset.selected,
+        charted: [...document.querySelectorAll('#tracks tbody input')].filter((b) => b.checked).map((b) => b.closest('tr').dataset.n),
+        marked: document.querySelector('#bones li[aria-selected="true"]')?.dataset.node,
+      }));
+      check('choosing a bone selects its joint in the view and charts its tracks',
+        chosen.joint === 'hips' && chosen.charted.join(',') === '0' && chosen.marked === '0', JSON.stringify(chosen));
+      await t.page.check('#tracks tbody tr[data-n="1"] input');
+      const back = await t.page.evaluate(() => ({
+        joint: document.querySelector('#view').dataset.selected,
+        marked: document.querySelector('#bones li[aria-selected="true"] > .bone')?.firstChild.textContent,
+      }));
+      check('ticking a track chooses its bone in the list and the view', back.joint === 'spine' && back.marked === 'spine',
+        JSON.stringify(back));
+      const groups = await t.page.evaluate(() => [...document.querySelectorAll('#tracks tr.group th')].map((h) => h.textContent));
+      check('the tracks are grouped by the bone they move', groups.length === 2 && /^hips/.test(groups[0]) && /^spine/.test(groups[1]),
+        groups.join(' | '));
+      check('the bone list made no error', t.errors.length === 0, t.errors.slice(0, 3).join(' | '));
+      await t.page.close();
+      // an Animation_Z on its Skel_Z: "animated only" keeps the bones its tracks move
+      const a = await openEntry(browser, `${base}/?id=${run}`);
+      const counts = () => a.page.evaluate(() => ({
+        all: document.querySelectorAll('#bones li').length,
+        wanted: document.querySelectorAll('#bones li > .bone:not(.context)').length,
+        moved: Number(document.querySelector('#coverage').dataset.matched),
+      }));
+      const before = await counts();
+      await a.page.check('#animated-only');
+      const after = await counts();
+      check('"animated only" keeps the bones the tracks move (the bones above them dimmed)',
+        before.all === 4 && before.wanted === 4 && after.wanted === before.moved && before.moved === 2 && after.all < 4 + 1,
+        `${JSON.stringify(before)} -> ${JSON.stringify(after)}`);
+      await a.page.close();
+      // a skeleton: its tree instead of an empty chart
+      const s = await openEntry(browser, `${base}/?id=${hero}`);
+      const skeleton = await s.page.evaluate(() => ({
+        bones: document.querySelectorAll('#bones li').length,
+        chart: document.querySelector('#chart-part').hidden,
+      }));
+      check('a skeleton entry shows its bone tree instead of an empty chart', skeleton.bones === 4 && skeleton.chart,
+        JSON.stringify(skeleton));
+      await s.page.close();
+    }
 
     // --- a Zouna animation on its Skel_Z
     const z = await openEntry(browser, `${base}/?id=${run}`);
