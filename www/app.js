@@ -53,7 +53,8 @@ const state = {
   readoutToken: 0,
   time: null, // the view's time, the chart's cursor
   compare: null, // {id, answer, byTrack: Map(track n -> pair)} while comparing with another entry
-  motion: null, // the 3D view: {view} once made, {off: why} when it cannot be
+  motion: null, // the 3D view: {view, timeline} once made, {off: why} when it cannot be
+  keyTimes: new Map(), // track n -> its keys' times (the timeline's ticks), for the charted tracks
 };
 
 // What the list sorts by (GET /api/resources?sort=), as the table's headers name them.
@@ -775,6 +776,7 @@ async function motionView() {
   if (state.motion) return state.motion;
   try {
     const module = await import('/view3d.js');
+    const { Timeline } = await import('/timeline.js');
     if (!module.webglAvailable()) {
       state.motion = { off: 'This browser has no WebGL, so the 3D view is off; the chart and the rest of the page work as ever.' };
     } else {
@@ -786,11 +788,18 @@ async function motionView() {
         onTime: (t, exact) => {
           state.time = t;
           if (state.chart) state.chart.draw();
+          if (state.motion.timeline) state.motion.timeline.draw();
           if (exact) { readoutAt(t).catch((e) => text($('#readout'), e.message)); writeUrlSoon(); }
         },
         onSelectTracks: selectTracks,
         onSelectNode: markBone,
         onChange: writeUrlSoon,
+      });
+      state.motion.timeline = new Timeline({
+        view: () => state.motion.view,
+        window: () => state.window || trackRange(),
+        tracks: () => state.selected.map((n) => ({ n, times: state.keyTimes.get(n) || [] })),
+        onLoop: (range) => { state.motion.view.setRange(range); writeUrlSoon(); },
       });
     }
   } catch (e) {
@@ -887,7 +896,7 @@ function motionMessage(message) {
 
 async function showMotion(entry, restore = {}) {
   const motion = await motionView();
-  const parts = ['#view-controls', '#view-box', '#playback', '#joints-box'];
+  const parts = ['#view-controls', '#view-box', '#timeline', '#timeline-keys', '#playback', '#joints-box'];
   const visible = (on) => { for (const p of parts) $(p).hidden = !on; };
   if (motion.off) { visible(false); motionMessage(motion.off); return; }
   motionMessage('');
@@ -950,7 +959,7 @@ async function listClips(entry) {
 async function chooseSkeleton(entry, value, ranked, restore) {
   const view = state.motion.view;
   const coverage = $('#coverage');
-  const box = ['#view-box', '#playback', '#joints-box'];
+  const box = ['#view-box', '#timeline', '#timeline-keys', '#playback', '#joints-box'];
   view.pause();
   state.motion.skeleton = value === 'own' ? '' : value === 'none' ? 'none' : value;
   if (value === 'none' || (value === 'own' && !entry.rig)) {
@@ -1032,11 +1041,13 @@ async function drawChart() {
   const datasets = [];
   const events = [];
   let colour = 0;
+  state.keyTimes = new Map();
   for (const t of selected) {
     if (t.kind === 'events') {
       const answer = await api(`/api/resources/${entry.id}/tracks/${t.n}/sample?from=${lo}&to=${hi + 1e-6}`);
       datasets.push({ label: `${t.n} ${t.name}`, data: answer.events.map((e) => ({ x: e.time, y: 0, event: e })), showLine: false,
         pointStyle: 'triangle', pointRadius: 7, backgroundColor: palette[colour % palette.length], borderColor: palette[colour++ % palette.length] });
+      state.keyTimes.set(t.n, answer.events.map((e) => e.time));
       events.push(...answer.events.map((e) => `${e.time} s: class ${e.message_class} → ${e.receiver}${e.receiver_name ? ` (${e.receiver_name})` : ''}, parameter ${e.parameter}`));
       continue;
     }
@@ -1044,6 +1055,7 @@ async function drawChart() {
       api(`/api/resources/${entry.id}/tracks/${t.n}/sample?from=${lo}&to=${hi}&count=500`),
       api(`/api/resources/${entry.id}/tracks/${t.n}/keys`),
     ]);
+    state.keyTimes.set(t.n, keys.times);
     const names = componentNames(t);
     const toNumber = (v) => (typeof v === 'boolean' ? Number(v) : v);
     const pair = state.compare && state.compare.byTrack.get(t.n);
@@ -1086,6 +1098,7 @@ async function drawChart() {
     if (state.compare) await view.setGhost(state.compare.id); /* its sweep: the same window */
     view.updatePlayback();
   }
+  if (state.motion && state.motion.timeline) state.motion.timeline.draw();
 }
 
 // The view's time as a line across the chart.

@@ -80,6 +80,8 @@ export class MotionView {
     this.mode = 'skeleton';
     this.mesh = null; // {root, objects: [Object3D by node index]}
     this.selected = -1;
+    this.range = null; // the loop range, or null for the window
+    this.direction = 1;
     this.skeletonId = null; // null: the entry's own rig
     this.ghost = null; // {id, sweep, group, bones}: another entry posed on the same rig, in grey
     this.generation = 0;
@@ -359,26 +361,45 @@ export class MotionView {
     this.frameAt(t);
   }
 
-  play() {
+  // Plays forward (direction 1) or back (-1), within the loop range when one is set.
+  play(direction = 1) {
     if (!this.sweep) return;
     this.playing = true;
+    this.direction = direction < 0 ? -1 : 1;
     let last = performance.now();
     let clock = this.time;
     const tick = (now) => {
       if (!this.playing) return;
-      const [lo, hi] = [this.sweep.lo, this.sweep.hi];
-      clock += ((now - last) / 1000) * this.speed;
+      const range = this.range || [this.sweep.lo, this.sweep.hi];
+      const lo = Math.max(range[0], this.sweep.lo), hi = Math.min(range[1], this.sweep.hi);
+      clock += ((now - last) / 1000) * this.speed * this.direction;
       last = now;
-      if (clock > hi) {
-        if (this.loop && hi > lo) clock = lo + ((clock - lo) % (hi - lo));
-        else { clock = hi; this.frameAt(clock); this.pause(); return; }
+      if (clock > hi || clock < lo) {
+        const past = clock > hi ? clock - hi : lo - clock;
+        if (this.loop && hi > lo) clock = this.direction > 0 ? lo + (past % (hi - lo)) : hi - (past % (hi - lo));
+        else { clock = clock > hi ? hi : lo; this.frameAt(clock); this.pause(); return; }
       }
-      if (clock < lo) clock = lo;
       this.frameAt(clock);
       requestAnimationFrame(tick);
     };
     requestAnimationFrame(tick);
     this.updatePlayback();
+  }
+
+  // The loop range ([lo, hi] within the window, or null for the whole window).
+  setRange(range) { this.range = range; }
+
+  // The camera on the chosen joint (its distance kept), or on everything without one.
+  frameSelection() {
+    if (this.selected < 0 || !this.shown) { this.frameAll(); this.hooks.onChange(); return; }
+    const w = this.selected * NODE_FLOATS + 10, v = this.shown.values;
+    const joint = new THREE.Vector3(v[w + 12], v[w + 13], v[w + 14]);
+    const offset = this.camera.position.clone().sub(this.controls.target);
+    this.controls.target.copy(joint);
+    this.camera.position.copy(joint).add(offset);
+    this.controls.update();
+    this.render();
+    this.hooks.onChange();
   }
 
   pause() {

@@ -414,6 +414,80 @@ async function main() {
       await s.page.close();
     }
 
+    // --- the timeline: a row of key ticks a charted track, drag to scrub, shift-drag for a loop
+    // range that playing keeps to, and the dope sheet's keys
+    {
+      const t = await openEntry(browser, `${base}/?id=${tree}&tracks=0,1`);
+      const tl = t.page.locator('#timeline');
+      await t.page.waitForFunction(() => document.querySelector('#timeline').dataset.rows === '2', null, { timeout: 10000 }).catch(() => {});
+      const rows = await tl.getAttribute('data-rows');
+      check('the timeline has a row of key ticks for each charted track', rows === '2', `rows ${rows}`);
+      await tl.scrollIntoViewIfNeeded();
+      const box = await tl.boundingBox();
+      const at = (u) => box.x + box.width * u;
+      await t.page.mouse.move(at(0.75), box.y + 8);
+      await t.page.mouse.down();
+      await t.page.mouse.move(at(0.25), box.y + 8, { steps: 4 });
+      await t.page.mouse.up();
+      await waitStill(t.page);
+      const scrubbed = await viewTime(t.page);
+      check('dragging on the timeline puts the view where the button is let go', Math.abs(scrubbed - 0.5) < 0.02, `t=${scrubbed}`);
+      await t.page.keyboard.down('Shift');
+      await t.page.mouse.move(at(0.5), box.y + 8);
+      await t.page.mouse.down();
+      await t.page.mouse.move(at(0.75), box.y + 8, { steps: 3 });
+      await t.page.mouse.up();
+      await t.page.keyboard.up('Shift');
+      const loop = (await tl.getAttribute('data-loop')).split(' ').map(Number);
+      check('shift-dragging sets a loop range', Math.abs(loop[0] - 1) < 0.02 && Math.abs(loop[1] - 1.5) < 0.02, loop.join(' '));
+      await t.page.evaluate(() => document.activeElement.blur());
+      await t.page.keyboard.press('Home');
+      await t.page.waitForFunction((lo) => Math.abs(Number(document.querySelector('#view').dataset.time) - lo) < 0.02,
+        loop[0], { timeout: 5000 }).catch(() => {});
+      await waitStill(t.page);
+      const home = await viewTime(t.page);
+      await t.page.keyboard.press('l');
+      const seen = [];
+      for (let i = 0; i < 12; i++) {
+        await t.page.waitForTimeout(0); // yield; the samples are taken as the frames come
+        await t.page.waitForFunction((n) => Number(document.querySelector('#view').dataset.time) !== n, seen.at(-1) ?? home,
+          { timeout: 5000 }).catch(() => {});
+        seen.push(await viewTime(t.page));
+      }
+      const playing = await t.page.evaluate(() => document.querySelector('#view').dataset.playing);
+      await t.page.keyboard.press('k');
+      await waitStill(t.page);
+      const inside = seen.every((v) => v >= loop[0] - 1e-6 && v <= loop[1] + 1e-6);
+      check('Home goes to the loop\'s start, L plays within the loop range, K pauses',
+        Math.abs(home - loop[0]) < 0.02 && playing === 'true' && inside && seen.length > 3, `home ${home}, ${seen.join(' ')}`);
+      await t.page.keyboard.press('End');
+      await t.page.waitForFunction((hi) => Math.abs(Number(document.querySelector('#view').dataset.time) - hi) < 0.02,
+        loop[1], { timeout: 5000 }).catch(() => {});
+      await waitStill(t.page);
+      const endTime = await viewTime(t.page);
+      await t.page.keyboard.press(',');
+      await t.page.waitForFunction((hi) => Number(document.querySelector('#view').dataset.time) < hi - 0.01,
+        endTime, { timeout: 5000 }).catch(() => {});
+      await waitStill(t.page);
+      const back = await viewTime(t.page);
+      check('End goes to the loop\'s end and comma steps a frame back', Math.abs(endTime - loop[1]) < 0.02
+        && Math.abs(endTime - back - 1 / 30) < 1e-3, `${endTime} ${back}`);
+      await t.page.keyboard.press('j');
+      const reverse = [];
+      for (let i = 0; i < 6; i++) {
+        await t.page.waitForFunction((n) => Number(document.querySelector('#view').dataset.time) !== n, reverse.at(-1) ?? back,
+          { timeout: 5000 }).catch(() => {});
+        reverse.push(await viewTime(t.page));
+      }
+      await t.page.keyboard.press('k');
+      check('J plays back', reverse[0] < back && reverse.some((v, i) => i > 0 && v < reverse[i - 1]), `${back}: ${reverse.join(' ')}`);
+      await t.page.dblclick('#timeline');
+      check('a double-click clears the loop range', (await tl.getAttribute('data-loop')) === '');
+      check('the timeline made no error', t.errors.length === 0, t.errors.slice(0, 3).join(' | '));
+      await t.page.locator('#motion').screenshot({ path: join(shots, 'view-timeline.png') });
+      await t.page.close();
+    }
+
     // --- a Zouna animation on its Skel_Z
     const z = await openEntry(browser, `${base}/?id=${run}`);
     const coverage = await z.page.locator('#coverage').innerText();
