@@ -55,6 +55,7 @@ const state = {
   compare: null, // {id, answer, byTrack: Map(track n -> pair)} while comparing with another entry
   motion: null, // the 3D view: {view, timeline} once made, {off: why} when it cannot be
   keyTimes: new Map(), // track n -> its keys' times (the timeline's ticks), for the charted tracks
+  euler: true, // the chart shows rotations as Euler angles in degrees, else as quaternions
 };
 
 // What the list sorts by (GET /api/resources?sort=), as the table's headers name them.
@@ -1021,6 +1022,26 @@ function trackRange() {
 }
 
 const palette = ['#1f6feb', '#d1242f', '#1a7f37', '#9a6700', '#8250df', '#bf3989', '#0a7ea4', '#57606a'];
+// A colour per curve, distinct however many: the palette, then hues a golden angle apart.
+const colourOf = (i) => (i < palette.length ? palette[i] : `hsl(${Math.round((i * 137.508) % 360)}, 62%, 44%)`);
+
+// A unit quaternion (x, y, z, w) as Euler angles in degrees, X then Y then Z (three.js's 'XYZ':
+// the rotation matrix's terms, as Euler.setFromRotationMatrix reads them).
+function eulerDegrees([x, y, z, w]) {
+  const n = Math.hypot(x, y, z, w) || 1;
+  [x, y, z, w] = [x / n, y / n, z / n, w / n];
+  const m11 = 1 - 2 * (y * y + z * z), m12 = 2 * (x * y - z * w), m13 = 2 * (x * z + y * w);
+  const m22 = 1 - 2 * (x * x + z * z), m23 = 2 * (y * z - x * w), m32 = 2 * (y * z + x * w), m33 = 1 - 2 * (x * x + y * y);
+  const ey = Math.asin(Math.min(Math.max(m13, -1), 1));
+  const [ex, ez] = Math.abs(m13) < 0.9999999 ? [Math.atan2(-m23, m33), Math.atan2(-m12, m11)] : [Math.atan2(m32, m22), 0];
+  return [ex, ey, ez].map((a) => (a * 180) / Math.PI);
+}
+const isRotation = (t) => t.semantic === 'NORMALIZED_QUATERNION' && t.array_size === 1;
+// What a curve is called: the bone (its name, or its handle's), the channel, the component.
+const boneOf = (t) => (t.target && (t.target.handle_name || t.target.name)) || `track ${t.n}`;
+const channelOf = (t) => t.property_name || (t.kind === 'events' ? 'events' : 'value');
+// A number as a person writes it (at most 4 decimals); the exact one is on hover.
+const readable = (v) => (typeof v === 'number' ? String(Number(v.toFixed(4))) : String(v));
 const componentNames = (t) => {
   const n = { FLOAT: 1, FLOAT2: 2, FLOAT3: 3, FLOAT4: 4, FLOAT2X2: 4, FLOAT3X3: 9, FLOAT4X4: 16, INT: 1, INT2: 2, INT3: 3, INT4: 4, UINT: 1, UINT2: 2, UINT3: 3, UINT4: 4, BOOL: 1 }[t.type] || 1;
   const base = n <= 4 ? ['x', 'y', 'z', 'w'].slice(0, n) : Array.from({ length: n }, (_, i) => `m${Math.floor(i / Math.sqrt(n))}${i % Math.sqrt(n)}`);
@@ -1056,22 +1077,29 @@ async function drawChart() {
       api(`/api/resources/${entry.id}/tracks/${t.n}/keys`),
     ]);
     state.keyTimes.set(t.n, keys.times);
-    const names = componentNames(t);
+    const euler = state.euler && isRotation(t);
+    const names = euler ? ['x', 'y', 'z'] : componentNames(t);
     const toNumber = (v) => (typeof v === 'boolean' ? Number(v) : v);
+    const shape = (values) => (euler ? values.map(eulerDegrees) : values); // degrees, or as stored
+    samples.values = shape(samples.values);
+    keys.values = shape(keys.values);
     const pair = state.compare && state.compare.byTrack.get(t.n);
     const other = pair && !pair.reason
       ? await api(`/api/resources/${state.compare.id}/tracks/${pair.b}/sample?from=${lo}&to=${hi}&count=500`).catch(() => null)
       : null;
+    if (other) other.values = shape(other.values);
+    const axis = euler ? 'degrees' : 'y';
     names.forEach((name, c) => {
-      const color = palette[colour++ % palette.length];
-      datasets.push({ label: `${t.n} ${name}`, data: samples.times.map((x, i) => ({ x, y: toNumber(samples.values[i][c]) })),
+      const color = colourOf(colour++);
+      const label = `${boneOf(t)} ${channelOf(t)} ${name}${euler ? ' (°)' : ''}`;
+      datasets.push({ label, track: t.n, component: c, yAxisID: axis, data: samples.times.map((x, i) => ({ x, y: toNumber(samples.values[i][c]) })),
         showLine: true, pointRadius: 0, borderWidth: 1.5, borderColor: color, backgroundColor: color, tension: 0 });
       if (other) {
-        datasets.push({ label: `${t.n} ${name} (entry ${state.compare.id})`, data: other.times.map((x, i) => ({ x, y: toNumber(other.values[i][c]) })),
+        datasets.push({ label: `${label} (entry ${state.compare.id})`, yAxisID: axis, data: other.times.map((x, i) => ({ x, y: toNumber(other.values[i][c]) })),
           showLine: true, pointRadius: 0, borderWidth: 1.5, borderDash: [6, 4], borderColor: color, backgroundColor: color, tension: 0, compared: true });
       }
       const keyPoints = keys.times.map((x, i) => ({ x, y: toNumber(keys.values[i][c]) })).filter((p) => p.x >= lo && p.x <= hi);
-      datasets.push({ label: `${t.n} ${name} keys`, data: keyPoints, showLine: false, pointRadius: 3.5, pointStyle: 'rectRot',
+      datasets.push({ label: `${label} keys`, yAxisID: axis, data: keyPoints, showLine: false, pointRadius: 3.5, pointStyle: 'rectRot',
         borderColor: color, backgroundColor: '#fff' });
     });
   }
@@ -1081,7 +1109,13 @@ async function drawChart() {
     data: { datasets },
     options: {
       animation: false, responsive: true, maintainAspectRatio: false, parsing: false,
-      scales: { x: { type: 'linear', min: lo, max: hi, title: { display: true, text: 'time (s)' } } },
+      scales: {
+        x: { type: 'linear', min: lo, max: hi, title: { display: true, text: 'time (s)' }, ticks: { callback: (v) => `${readable(v)}` } },
+        y: { display: datasets.some((d) => d.yAxisID !== 'degrees'), ticks: { callback: (v) => readable(v) } },
+        // rotations in degrees on an axis of their own
+        degrees: { position: 'right', display: datasets.some((d) => d.yAxisID === 'degrees'), grid: { drawOnChartArea: false },
+          title: { display: true, text: 'degrees' }, ticks: { callback: (v) => `${readable(v)}°` } },
+      },
       plugins: {
         legend: { labels: { filter: (item) => !item.text.endsWith(' keys'), boxWidth: 12 } },
         tooltip: { callbacks: { label: (ctx) => ctx.raw.event ? `message ${ctx.raw.event.message_class} → ${ctx.raw.event.receiver_name || ctx.raw.event.receiver}` : `${ctx.dataset.label}: ${ctx.raw.y}` } },
@@ -1099,6 +1133,8 @@ async function drawChart() {
     view.updatePlayback();
   }
   if (state.motion && state.motion.timeline) state.motion.timeline.draw();
+  // the readout follows the selection
+  if (state.time !== null && Number.isFinite(state.time)) readoutAt(state.time).catch((e) => text($('#readout'), e.message));
 }
 
 // The view's time as a line across the chart.
@@ -1148,13 +1184,25 @@ async function readoutAt(t) {
     const answer = await api(`/api/resources/${entry.id}/tracks/${n}/sample?t=${t}`);
     shown = answer.times[0];
     values[n] = answer.values[0];
-    lines.push(`track ${n} ${track.name}: ${JSON.stringify(answer.values[0])}`);
+    let line = `${boneOf(track)} ${channelOf(track)} (track ${n}): ${JSON.stringify(answer.values[0])}`;
+    if (isRotation(track)) line += ` = ${eulerDegrees(answer.values[0]).map(readable).join('°, ')}° (X, Y, Z)`;
+    // comparing: the other version's value there, and the difference
+    const pair = state.compare && state.compare.byTrack.get(n);
+    if (pair && !pair.reason) {
+      const there = await api(`/api/resources/${state.compare.id}/tracks/${pair.b}/sample?t=${shown}`).catch(() => null);
+      const a = [answer.values[0]].flat(), b = there ? [there.values[0]].flat() : [];
+      if (there && a.length === b.length) {
+        line += `; entry ${state.compare.id}: ${JSON.stringify(there.values[0])}, difference ${JSON.stringify(a.map((v, i) => Number(v) - Number(b[i])))}`;
+      }
+    }
+    lines.push(line);
   }
   if (token !== state.readoutToken) return; // a newer move won
   const element = $('#readout');
   element.dataset.t = String(shown);
   element.dataset.values = JSON.stringify(values);
-  text(element, `t = ${shown} s\n${lines.join('\n')}`);
+  element.title = `t = ${shown} s`; // the exact time on hover; the text as a person writes it
+  text(element, `t = ${readable(shown)} s\n${lines.join('\n')}`);
 }
 
 // With a token, downloads go through fetch (links cannot send an Authorization header).
@@ -1175,6 +1223,13 @@ async function download(event) {
 }
 
 function setUpEntry() {
+  $('#rotation-view').addEventListener('click', () => {
+    state.euler = !state.euler;
+    const button = $('#rotation-view');
+    button.setAttribute('aria-pressed', String(state.euler));
+    text(button, state.euler ? 'Rotations: Euler degrees' : 'Rotations: quaternions');
+    drawChart();
+  });
   $('#raw-link').addEventListener('click', download);
   $('#csv-link').addEventListener('click', download);
   $('#gltf-link').addEventListener('click', download);

@@ -422,7 +422,8 @@ export class MotionView {
     scrub.value = String(hi > lo ? Math.round(((this.time - lo) / (hi - lo)) * 1000) : 0);
     $('#play').textContent = this.playing ? 'Pause' : 'Play';
     $('#play').setAttribute('aria-pressed', String(this.playing));
-    $('#time-text').textContent = `${shortest(this.time)} s`;
+    $('#time-text').textContent = `${Number(this.time.toFixed(3))} s`; // as a person writes it
+    $('#time-text').title = `${shortest(this.time)} s`; // exactly, on hover
     $('#view').dataset.time = String(this.time);
     $('#view').dataset.playing = String(this.playing);
   }

@@ -488,6 +488,38 @@ async function main() {
       await t.page.close();
     }
 
+    // --- the chart a person reads: rotations as Euler degrees on their own axis (as three.js's
+    // Euler turns the API's quaternions), legends naming the bone and the channel, the
+    // quaternions one click away
+    {
+      const c = await openEntry(browser, `${base}/?id=${tree}&tracks=1`);
+      const curves = () => c.page.evaluate(() => Chart.getChart(document.querySelector('#chart')).data.datasets
+        .filter((d) => !d.label.endsWith(' keys') && !d.compared).map((d) => ({ label: d.label, axis: d.yAxisID, data: d.data })));
+      const shown = await curves();
+      const worst = await c.page.evaluate(async ({ id, shown }) => {
+        const THREE = await import('/vendor/three/build/three.module.js');
+        const lo = shown[0].data[0].x, hi = shown[0].data.at(-1).x;
+        const api = await (await fetch(`/api/resources/${id}/tracks/1/sample?from=${lo}&to=${hi}&count=${shown[0].data.length}`)).json();
+        let most = 0;
+        api.values.forEach((q, i) => {
+          const e = new THREE.Euler().setFromQuaternion(new THREE.Quaternion(...q).normalize(), 'XYZ');
+          [e.x, e.y, e.z].forEach((a, k) => { most = Math.max(most, Math.abs((a * 180) / Math.PI - shown[k].data[i].y)); });
+        });
+        return most;
+      }, { id: tree, shown });
+      check('rotations are charted as Euler angles in degrees, as three.js turns the quaternions, on their own axis',
+        shown.length === 3 && shown.every((d) => d.axis === 'degrees') && worst < 1e-3, `${shown.map((d) => d.label)} worst ${worst}`);
+      check('a curve\'s legend names its bone and channel', shown[0].label === 'spine rotation x (°)', shown[0].label);
+      await c.page.click('#rotation-view');
+      await c.page.waitForFunction(() => Chart.getChart(document.querySelector('#chart')).data.datasets
+        .filter((d) => !d.label.endsWith(' keys')).length === 4, null, { timeout: 10000 }).catch(() => {});
+      const quaternion = await curves();
+      check('the quaternions are one click away', quaternion.length === 4 && quaternion[3].label === 'spine rotation w',
+        quaternion.map((d) => d.label).join(', '));
+      check('the chart made no error', c.errors.length === 0, c.errors.slice(0, 3).join(' | '));
+      await c.page.close();
+    }
+
     // --- a Zouna animation on its Skel_Z
     const z = await openEntry(browser, `${base}/?id=${run}`);
     const coverage = await z.page.locator('#coverage').innerText();
