@@ -56,6 +56,7 @@ const state = {
   motion: null, // the 3D view: {view, timeline} once made, {off: why} when it cannot be
   keyTimes: new Map(), // track n -> its keys' times (the timeline's ticks), for the charted tracks
   euler: true, // the chart shows rotations as Euler angles in degrees, else as quaternions
+  keysCache: null, // {entry, keys: Map(track n -> keys)}
 };
 
 // What the list sorts by (GET /api/resources?sort=), as the table's headers name them.
@@ -788,8 +789,8 @@ async function motionView() {
         window: () => state.window || trackRange(),
         onTime: (t, exact) => {
           state.time = t;
-          if (state.chart) state.chart.draw();
-          if (state.motion.timeline) state.motion.timeline.draw();
+          drawCursor();
+          if (state.motion.timeline) state.motion.timeline.drawPlayhead();
           if (exact) { readoutAt(t).catch((e) => text($('#readout'), e.message)); writeUrlSoon(); }
         },
         onSelectTracks: selectTracks,
@@ -799,7 +800,8 @@ async function motionView() {
       state.motion.timeline = new Timeline({
         view: () => state.motion.view,
         window: () => state.window || trackRange(),
-        tracks: () => state.selected.map((n) => ({ n, times: state.keyTimes.get(n) || [] })),
+        // each charted track's key times; null for more than the pixels tell apart
+        tracks: () => state.selected.map((n) => ({ n, times: state.keyTimes.has(n) ? state.keyTimes.get(n) : [] })),
         onLoop: (range) => { state.motion.view.setRange(range); writeUrlSoon(); },
       });
     }
@@ -1002,7 +1004,7 @@ async function chooseSkeleton(entry, value, ranked, restore) {
   renderBones();
   if (state.compare) await view.setGhost(state.compare.id);
   state.time = view.time;
-  if (state.chart) state.chart.draw();
+  drawCursor();
   writeUrl();
 }
 
@@ -1049,7 +1051,57 @@ const componentNames = (t) => {
   return t.array_size > 1 ? Array.from({ length: t.array_size }).flatMap((_, e) => base.map((b) => `[${e}]${n > 1 ? `.${b}` : ''}`)) : base;
 };
 
+// The chart drawn again; its canvas counts the draws done and in flight (for a reader of the DOM:
+// the browser tests and the page benchmark wait on them).
+// Draws asked for while one is being made are made once, after it, with the state as it is
+// then (ticking 19 tracks makes two or three draws, not 19). Each call ends when a draw begun
+// after it has ended, with that draw's error if it failed.
+let drawLoop = null, drawDirty = false;
 async function drawChart() {
+  const canvas = $('#chart');
+  canvas.dataset.pending = String(Number(canvas.dataset.pending || 0) + 1);
+  drawDirty = true;
+  if (!drawLoop) {
+    drawLoop = (async () => {
+      let failure = null;
+      while (drawDirty) {
+        drawDirty = false;
+        try { await drawChartNow(); failure = null; } catch (e) { failure = e; }
+      }
+      return failure;
+    })().finally(() => { drawLoop = null; });
+  }
+  const failure = await drawLoop;
+  canvas.dataset.pending = String(Number(canvas.dataset.pending) - 1);
+  canvas.dataset.drawn = String(Number(canvas.dataset.drawn || 0) + 1);
+  if (failure) throw failure;
+}
+
+// A track's keys, fetched once an entry (they do not change with the window); null for a track
+// of more keys than its markers could show apart, unless the window holds few of them.
+async function keysOf(entry, t, lo, hi) {
+  const cache = state.keysCache && state.keysCache.entry === entry.id ? state.keysCache : (state.keysCache = { entry: entry.id, keys: new Map() });
+  if (cache.keys.has(t.n)) return cache.keys.get(t.n);
+  const span = Math.max(t.time_range[1] - t.time_range[0], 1e-9);
+  const inWindow = t.key_count * Math.min(1, (hi - lo) / span);
+  if (t.key_count > 20000 && inWindow > 2000) return null; // too dense to mark: the curve says it
+  const keys = await api(`/api/resources/${entry.id}/tracks/${t.n}/keys`);
+  cache.keys.set(t.n, keys);
+  return keys;
+}
+
+// Key markers where they are apart on screen: the first key of each few pixels of the window.
+function apart(points, lo, hi, width) {
+  const shown = [], cell = Math.max((hi - lo) / Math.max(width / 4, 1), 0);
+  let last = -Infinity;
+  for (const p of points) {
+    if (p.x < lo || p.x > hi) continue;
+    if (p.x - last >= cell) { shown.push(p); last = p.x; }
+  }
+  return shown;
+}
+
+async function drawChartNow() {
   const entry = state.entry;
   if (!entry) return;
   const [lo, hi] = state.window || trackRange();
@@ -1063,30 +1115,37 @@ async function drawChart() {
   const events = [];
   let colour = 0;
   state.keyTimes = new Map();
-  for (const t of selected) {
+  // every track's answers asked for at once, then the curves made in the table's order
+  const fetched = await Promise.all(selected.map((t) => {
+    if (t.kind === 'events') return api(`/api/resources/${entry.id}/tracks/${t.n}/sample?from=${lo}&to=${hi + 1e-6}`);
+    const pair = state.compare && state.compare.byTrack.get(t.n);
+    return Promise.all([
+      api(`/api/resources/${entry.id}/tracks/${t.n}/sample?from=${lo}&to=${hi}&count=500`),
+      keysOf(entry, t, lo, hi),
+      pair && !pair.reason
+        ? api(`/api/resources/${state.compare.id}/tracks/${pair.b}/sample?from=${lo}&to=${hi}&count=500`).catch(() => null)
+        : null,
+    ]);
+  }));
+  for (const [index, t] of selected.entries()) {
     if (t.kind === 'events') {
-      const answer = await api(`/api/resources/${entry.id}/tracks/${t.n}/sample?from=${lo}&to=${hi + 1e-6}`);
+      const answer = fetched[index];
       datasets.push({ label: `${t.n} ${t.name}`, data: answer.events.map((e) => ({ x: e.time, y: 0, event: e })), showLine: false,
         pointStyle: 'triangle', pointRadius: 7, backgroundColor: palette[colour % palette.length], borderColor: palette[colour++ % palette.length] });
       state.keyTimes.set(t.n, answer.events.map((e) => e.time));
       events.push(...answer.events.map((e) => `${e.time} s: class ${e.message_class} → ${e.receiver}${e.receiver_name ? ` (${e.receiver_name})` : ''}, parameter ${e.parameter}`));
       continue;
     }
-    const [samples, keys] = await Promise.all([
-      api(`/api/resources/${entry.id}/tracks/${t.n}/sample?from=${lo}&to=${hi}&count=500`),
-      api(`/api/resources/${entry.id}/tracks/${t.n}/keys`),
-    ]);
-    state.keyTimes.set(t.n, keys.times);
+    const [samples, stored, other] = fetched[index];
+    const keys = stored ? { times: stored.times, values: stored.values } : { times: [], values: [] };
+    state.keyTimes.set(t.n, stored ? keys.times : null); // null: too many to tick
+    const width = $('#chart').clientWidth || 800;
     const euler = state.euler && isRotation(t);
     const names = euler ? ['x', 'y', 'z'] : componentNames(t);
     const toNumber = (v) => (typeof v === 'boolean' ? Number(v) : v);
     const shape = (values) => (euler ? values.map(eulerDegrees) : values); // degrees, or as stored
     samples.values = shape(samples.values);
     keys.values = shape(keys.values);
-    const pair = state.compare && state.compare.byTrack.get(t.n);
-    const other = pair && !pair.reason
-      ? await api(`/api/resources/${state.compare.id}/tracks/${pair.b}/sample?from=${lo}&to=${hi}&count=500`).catch(() => null)
-      : null;
     if (other) other.values = shape(other.values);
     const axis = euler ? 'degrees' : 'y';
     names.forEach((name, c) => {
@@ -1098,7 +1157,7 @@ async function drawChart() {
         datasets.push({ label: `${label} (entry ${state.compare.id})`, yAxisID: axis, data: other.times.map((x, i) => ({ x, y: toNumber(other.values[i][c]) })),
           showLine: true, pointRadius: 0, borderWidth: 1.5, borderDash: [6, 4], borderColor: color, backgroundColor: color, tension: 0, compared: true });
       }
-      const keyPoints = keys.times.map((x, i) => ({ x, y: toNumber(keys.values[i][c]) })).filter((p) => p.x >= lo && p.x <= hi);
+      const keyPoints = apart(keys.times.map((x, i) => ({ x, y: toNumber(keys.values[i][c]) })), lo, hi, width);
       datasets.push({ label: `${label} keys`, yAxisID: axis, data: keyPoints, showLine: false, pointRadius: 3.5, pointStyle: 'rectRot',
         borderColor: color, backgroundColor: '#fff' });
     });
@@ -1138,23 +1197,37 @@ async function drawChart() {
 }
 
 // The view's time as a line across the chart.
-const timeCursor = {
-  id: 'timeCursor',
-  afterDatasetsDraw(chart) {
-    if (state.time === null || !Number.isFinite(state.time)) return;
-    const x = chart.scales.x.getPixelForValue(state.time);
-    if (x < chart.chartArea.left || x > chart.chartArea.right) return;
-    const { ctx } = chart;
-    ctx.save();
-    ctx.strokeStyle = '#d1242f';
-    ctx.lineWidth = 1.5;
-    ctx.beginPath();
-    ctx.moveTo(x, chart.chartArea.top);
-    ctx.lineTo(x, chart.chartArea.bottom);
-    ctx.stroke();
-    ctx.restore();
-  },
-};
+// The chart's cursor (the view's time) on a canvas of its own over the chart, so that a frame of
+// playback moves one line and never draws the curves again.
+function drawCursor(chart = state.chart) {
+  const overlay = $('#chart-cursor');
+  if (!chart || !chart.canvas || !chart.chartArea || !overlay) return;
+  const source = chart.canvas;
+  if (overlay.width !== source.width || overlay.height !== source.height) {
+    overlay.width = source.width;
+    overlay.height = source.height;
+  }
+  overlay.style.width = source.style.width;
+  overlay.style.height = source.style.height;
+  const g = overlay.getContext('2d');
+  g.setTransform(1, 0, 0, 1, 0, 0);
+  g.clearRect(0, 0, overlay.width, overlay.height);
+  if (state.time === null || !Number.isFinite(state.time)) return;
+  const x = chart.scales.x.getPixelForValue(state.time);
+  if (x < chart.chartArea.left || x > chart.chartArea.right) return;
+  const ratio = source.width / (source.clientWidth || source.width);
+  g.setTransform(ratio, 0, 0, ratio, 0, 0);
+  g.strokeStyle = '#d1242f';
+  g.lineWidth = 1.5;
+  g.beginPath();
+  g.moveTo(x, chart.chartArea.top);
+  g.lineTo(x, chart.chartArea.bottom);
+  g.stroke();
+  overlay.dataset.time = String(state.time);
+}
+
+// The cursor drawn again whenever Chart.js draws the chart (a resize, a legend toggled).
+const timeCursor = { id: 'timeCursor', afterDraw: (chart) => drawCursor(chart) };
 
 // The readout asks the API for the exact values at the time under the pointer (or the view's).
 // The chart's time under a pointer event (from the canvas's own box, so that an event whose
@@ -1258,7 +1331,7 @@ function setUpEntry() {
     const view = state.motion && state.motion.view;
     if (t === null) return;
     state.time = t;
-    state.chart.draw();
+    drawCursor();
     if (view && view.entry) {
       if (exact) { view.playing = false; view.seek(t); } else view.preview(t);
     } else readoutAt(t).catch((e) => text($('#readout'), e.message));

@@ -26,6 +26,7 @@ export class Timeline {
     this.canvas = document.querySelector('#timeline');
     this.loop = null; // [lo, hi], or null for the whole window
     this.drag = null; // {kind: 'scrub' | 'loop', from}
+    this.background = null; // everything but the playhead, drawn when the window or tracks change
     new ResizeObserver(() => this.draw()).observe(this.canvas);
     this.setUpEvents();
   }
@@ -38,14 +39,16 @@ export class Timeline {
     return lo + u * (hi - lo);
   }
 
+  // Everything but the playhead, into a canvas of its own, then the playhead over it: a frame of
+  // playback copies the one and draws the other (drawPlayhead).
   draw() {
-    const canvas = this.canvas;
+    const canvas = this.background || (this.background = document.createElement('canvas'));
     const view = this.hooks.view();
     const tracks = this.hooks.tracks();
     const ratio = window.devicePixelRatio || 1;
-    const width = canvas.clientWidth, rows = Math.max(tracks.length, 1);
+    const width = this.canvas.clientWidth, rows = Math.max(tracks.length, 1);
     const height = 28 + rows * 12;
-    canvas.style.height = `${height}px`;
+    this.canvas.style.height = `${height}px`;
     canvas.width = Math.round(width * ratio);
     canvas.height = Math.round(height * ratio);
     const g = canvas.getContext('2d');
@@ -87,6 +90,12 @@ export class Timeline {
       g.fillStyle = line;
       g.fillRect(0, y + 5, width, 1);
       g.fillStyle = fg;
+      if (!track.times) { // more keys than the pixels can tell apart: a band
+        g.globalAlpha = 0.5;
+        g.fillRect(0, y + 3, width, 4);
+        g.globalAlpha = 1;
+        return;
+      }
       let last = -2;
       for (const t of track.times) {
         if (t < lo || t > hi) continue;
@@ -96,20 +105,35 @@ export class Timeline {
         last = px;
       }
     });
-    // the playhead
-    if (view && view.entry) {
-      const px = Math.round(x(Math.min(Math.max(view.time, lo), hi))) + 0.5;
-      g.strokeStyle = accent;
-      g.lineWidth = 2;
-      g.beginPath();
-      g.moveTo(px, 0);
-      g.lineTo(px, height);
-      g.stroke();
-      g.lineWidth = 1;
+    this.canvas.dataset.rows = String(tracks.length);
+    this.canvas.dataset.loop = this.loop ? this.loop.join(' ') : '';
+    this.canvas.dataset.step = String(step);
+    this.drawPlayhead();
+  }
+
+  // The background as drawn, and the playhead at the view's time.
+  drawPlayhead() {
+    const canvas = this.canvas, view = this.hooks.view(), background = this.background;
+    if (!background) { this.draw(); return; }
+    if (canvas.width !== background.width || canvas.height !== background.height) {
+      canvas.width = background.width;
+      canvas.height = background.height;
     }
-    canvas.dataset.rows = String(tracks.length);
-    canvas.dataset.loop = this.loop ? this.loop.join(' ') : '';
-    canvas.dataset.step = String(step);
+    const g = canvas.getContext('2d');
+    g.setTransform(1, 0, 0, 1, 0, 0);
+    g.clearRect(0, 0, canvas.width, canvas.height);
+    g.drawImage(background, 0, 0);
+    const [lo, hi] = this.hooks.window();
+    if (!view || !view.entry || !(hi > lo)) return;
+    const ratio = window.devicePixelRatio || 1, width = canvas.clientWidth;
+    const px = Math.round(((Math.min(Math.max(view.time, lo), hi) - lo) / (hi - lo)) * width) + 0.5;
+    g.setTransform(ratio, 0, 0, ratio, 0, 0);
+    g.strokeStyle = css('--accent', '#1f6feb');
+    g.lineWidth = 2;
+    g.beginPath();
+    g.moveTo(px, 0);
+    g.lineTo(px, canvas.height / ratio);
+    g.stroke();
   }
 
   setLoop(range) {

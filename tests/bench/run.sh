@@ -373,6 +373,14 @@ row "peak RSS of animdexd after the upload run" "$(peak_rss "$daemon")" "MiB (ta
 kill "$daemon"
 wait "$daemon" 2>/dev/null
 
+echo "the page in Chromium (issue 38's targets)..." >&2
+if [ -x /usr/bin/chromium ] && sh "$top/tests/lib/npm-tool.sh" "$top/tests/browser" playwright-core >&2 &&
+	ANIMDEXD="$bin" ANIMDEX_SRCDIR="$top" node "$top/tests/bench/page.mjs" >"$dir/page.tsv"; then
+	while IFS=$'\t' read -r name value unit; do row "$name" "$value" "$unit"; done <"$dir/page.tsv"
+else
+	row "page" "-" "could not run (Debian's chromium and playwright-core are needed)"
+fi
+
 echo "PostgreSQL..." >&2
 # a throwaway cluster of the bench's own (as the postgres user when run as root, since
 # PostgreSQL refuses root), reached through a socket in its folder
