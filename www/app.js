@@ -795,6 +795,7 @@ async function motionView() {
         },
         onSelectTracks: selectTracks,
         onSelectNode: markBone,
+        onMeshNote: motionMessage,
         onChange: writeUrlSoon,
       });
       state.motion.timeline = new Timeline({

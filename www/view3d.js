@@ -168,7 +168,24 @@ export class MotionView {
     try {
       const response = await fetch(`/api/resources/${entry.id}/raw`, { headers: this.hooks.auth() });
       if (!response.ok) return;
-      const bytes = await response.arrayBuffer();
+      let bytes = await response.arrayBuffer();
+      // a .gltf whose images were not uploaded with it (their files named, not kept): the mesh
+      // without its textures, said so, rather than no mesh
+      let note = '';
+      if (new Uint8Array(bytes)[0] === 0x7b) {
+        const doc = JSON.parse(new TextDecoder().decode(bytes));
+        const missing = (doc.images || []).filter((i) => i.uri && !i.uri.startsWith('data:')).map((i) => i.uri);
+        if (missing.length) {
+          delete doc.images; delete doc.textures; delete doc.samplers;
+          for (const m of doc.materials || []) {
+            for (const k of ['normalTexture', 'occlusionTexture', 'emissiveTexture']) delete m[k];
+            if (m.pbrMetallicRoughness) { delete m.pbrMetallicRoughness.baseColorTexture; delete m.pbrMetallicRoughness.metallicRoughnessTexture; }
+          }
+          bytes = new TextEncoder().encode(JSON.stringify(doc)).buffer;
+          note = `The mesh shows without its ${missing.length === 1 ? 'texture' : 'textures'} (${missing.join(', ')}): `
+            + 'upload the image files with the .gltf to see them.';
+        }
+      }
       const gltf = await new Promise((resolve, reject) => new GLTFLoader().parse(bytes, '', resolve, reject));
       if (generation !== this.generation) return;
       let meshes = 0;
@@ -178,9 +195,12 @@ export class MotionView {
       this.mesh = { root: gltf.scene, objects };
       this.scene.add(gltf.scene);
       $('#view-mode').disabled = false;
+      $('#view-mode').dataset.textures = String(gltf.parser.json.textures ? gltf.parser.json.textures.length : 0);
       this.applyMode();
+      if (note) this.hooks.onMeshNote?.(note);
     } catch (e) {
-      this.mesh = null; // the skeleton still shows
+      this.mesh = null; // the skeleton still shows, and why the mesh does not is said
+      this.hooks.onMeshNote?.(`The mesh cannot be shown: ${e.message || e}. The skeleton still moves.`);
     }
   }
 

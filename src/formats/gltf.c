@@ -594,38 +594,112 @@ done:
 	return rc;
 }
 
-/* A .gltf whose buffers came as separate files is kept with them embedded as data URIs. */
-static int embed_external_buffers(struct gltf *g, struct decode_result *out)
+/* A data URI of bytes: "data:<mime>;base64,...", malloc'd, or NULL. */
+static char *data_uri(const char *mime, const uint8_t *data, size_t length)
+{
+	size_t len;
+	char *b64 = base64_encode(data, length, &len),
+	     *uri = b64 ? malloc(len + strlen(mime) + 16) : NULL;
+
+	if (uri)
+		sprintf(uri, "data:%s;base64,%s", mime, b64);
+	free(b64);
+	return uri;
+}
+
+/* An image's media type: its mimeType, else its file name's extension's. */
+static const char *image_mime(const json_t *image, const char *name)
+{
+	const char *given = json_string_value(json_object_get(image, "mimeType"));
+	const char *dot = strrchr(name, '.');
+
+	if (given)
+		return given;
+	if (dot && (strcasecmp(dot, ".jpg") == 0 || strcasecmp(dot, ".jpeg") == 0))
+		return "image/jpeg";
+	if (dot && strcasecmp(dot, ".webp") == 0)
+		return "image/webp";
+	if (dot && strcasecmp(dot, ".ktx2") == 0)
+		return "image/ktx2";
+	return "image/png";
+}
+
+/* The images a .gltf names by a file's URI: each one uploaded with it put into `copy` as a data
+ * URI (it is kept with the glTF, in the catalogue, and the view shows the mesh with it); each
+ * one that was not, said on every entry the file makes. 1 when an image went in, 0, or -1. */
+static int embed_images(struct gltf *g, json_t *copy, struct decode_result *out, size_t first)
+{
+	const json_t *images = json_object_get(g->doc, "images");
+	int any = 0;
+
+	for (size_t i = 0; i < json_array_size(images); i++) {
+		const json_t *image = json_array_get(images, i);
+		const char *uri = json_string_value(json_object_get(image, "uri"));
+		char name[512], note[700], *data;
+		int s;
+		if (!uri || strncmp(uri, "data:", 5) == 0)
+			continue;
+		s = gltf_sibling(g, uri, name, sizeof(name));
+		if (s < 0) {
+			snprintf(
+			    note, sizeof(note),
+			    "images[%zu]: '%.300s' was not uploaded with the glTF, so the 3D view "
+			    "shows the mesh without it; upload the file with the .gltf",
+			    i, s == -2 ? uri : name);
+			for (size_t r = first; r < out->count; r++)
+				if (resource_assume(out->resources[r], note) < 0)
+					return -1;
+			continue;
+		}
+		data = data_uri(image_mime(image, name), g->up->siblings[s].data,
+		                g->up->siblings[s].length);
+		if (!data || !copy) {
+			free(data);
+			return -1;
+		}
+		json_object_set_new(json_array_get(json_object_get(copy, "images"), i), "uri",
+		                    json_string(data));
+		free(data);
+		any = 1;
+	}
+	return any;
+}
+
+/* A .gltf whose buffers or images came as separate files is kept with them embedded as data
+ * URIs. */
+static int embed_external_files(struct gltf *g, struct decode_result *out, size_t first)
 {
 	json_t *copy;
 	char *text;
-	int any = 0;
+	int any = 0, images;
 
+	if (g->glb)
+		return 0;
 	for (size_t i = 0; i < g->buffer_count; i++)
 		any |= g->buffers[i].sibling >= 0 && g->buffers[i].data;
-	if (!any || g->glb)
-		return 0;
 	copy = json_deep_copy(g->doc);
-	if (!copy)
+	images = embed_images(g, copy, out, first);
+	if (!copy || images < 0) {
+		json_decref(copy);
 		return -1;
+	}
+	if (!any && !images) {
+		json_decref(copy);
+		return 0;
+	}
 	for (size_t i = 0; i < g->buffer_count; i++) {
 		const struct upload_sibling *s;
-		char *b64, *uri;
-		size_t len;
+		char *uri;
 		if (!g->buffers[i].data || g->buffers[i].sibling < 0)
 			continue;
 		s = &g->up->siblings[g->buffers[i].sibling];
-		b64 = base64_encode(s->data, s->length, &len);
-		uri = b64 ? malloc(len + 40) : NULL;
+		uri = data_uri("application/octet-stream", s->data, s->length);
 		if (!uri) {
-			free(b64);
 			json_decref(copy);
 			return -1;
 		}
-		sprintf(uri, "data:application/octet-stream;base64,%s", b64);
 		json_object_set_new(json_array_get(json_object_get(copy, "buffers"), i), "uri",
 		                    json_string(uri));
-		free(b64);
 		free(uri);
 	}
 	text = json_dumps(copy, JSON_COMPACT | JSON_PRESERVE_ORDER);
@@ -688,7 +762,7 @@ static int gltf_decode(const struct upload *up, struct decode_result *out, struc
 		goto done;
 	}
 embed:
-	if (embed_external_buffers(&g, out) < 0) {
+	if (embed_external_files(&g, out, before) < 0) {
 		error_set(err, ERROR_INTERNAL, NULL, -1, "out of memory");
 		goto done;
 	}

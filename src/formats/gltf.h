@@ -53,6 +53,11 @@ struct accessor {
 	int packed_stride; /* ... or one equal to it: the same bytes as none (doc/formats.md 4) */
 };
 
+/* The file of the upload that a relative URI names (by its path, else by its file name),
+ * marked used (stored inside the glTF, not decoded alone): its index in up->siblings; -1 when
+ * none was uploaded, -2 when the URI is not valid. `name` holds the URI decoded. */
+int gltf_sibling(struct gltf *g, const char *uri, char *name, size_t size);
+
 /* The upload's file name without its directory and extension ("CesiumMan"): 1, or 0 when
  * there is none. */
 int gltf_file_stem(const struct upload *up, char *out, size_t size);

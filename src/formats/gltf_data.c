@@ -182,20 +182,14 @@ int gltf_load_buffer(struct gltf *g, json_int_t index, const char *pointer)
 		buf->data = buf->owned;
 	} else {
 		char name[512];
-		if (uri_decode(uri, name, sizeof(name)) < 0)
+		int i = gltf_sibling(g, uri, name, sizeof(name));
+		if (i == -2)
 			return gltf_fail(g, "INVALID_URI", where, "'%.100s' is not a valid URI",
 			                 uri);
-		for (size_t i = 0; i < g->up->sibling_count; i++) {
-			struct upload_sibling *s = &g->up->siblings[i];
-			if (s->filename &&
-			    (strcmp(s->filename, name) == 0 ||
-			     strcmp(basename_of(s->filename), basename_of(name)) == 0)) {
-				buf->data = s->data;
-				buf->length = s->length;
-				buf->sibling = (int)i;
-				s->used = 1;
-				break;
-			}
+		if (i >= 0) {
+			buf->data = g->up->siblings[i].data;
+			buf->length = g->up->siblings[i].length;
+			buf->sibling = i;
 		}
 		if (!buf->data) {
 			error_set(
@@ -212,6 +206,21 @@ int gltf_load_buffer(struct gltf *g, json_int_t index, const char *pointer)
 		                 (long long)declared, buf->length);
 	buf->length = (size_t)declared;
 	return 0;
+}
+
+int gltf_sibling(struct gltf *g, const char *uri, char *name, size_t size)
+{
+	if (uri_decode(uri, name, size) < 0)
+		return -2;
+	for (size_t i = 0; i < g->up->sibling_count; i++) {
+		struct upload_sibling *s = &g->up->siblings[i];
+		if (s->filename && (strcmp(s->filename, name) == 0 ||
+		                    strcmp(basename_of(s->filename), basename_of(name)) == 0)) {
+			s->used = 1;
+			return (int)i;
+		}
+	}
+	return -1;
 }
 
 /* Accessors. */

@@ -520,6 +520,55 @@ async function main() {
       await c.page.close();
     }
 
+    // --- a .gltf with its .bin and its texture, uploaded together as a modder drops them: the
+    // mesh shows with its texture; without the image file it shows bare, and says why
+    {
+      const f32 = (a) => Buffer.from(new Float32Array(a).buffer);
+      const bin = Buffer.concat([f32([0, 1]), f32([0, 0, 0, 0, 0.5, 0]), f32([0, 0, 0, 1, 0, 0, 0, 1, 0]), f32([0, 0, 1, 0, 0, 1])]);
+      const gltf = (image) => Buffer.from(JSON.stringify({
+        asset: { version: '2.0' }, scene: 0, scenes: [{ nodes: [0] }],
+        nodes: [{ name: 'plate', mesh: 0 }],
+        meshes: [{ primitives: [{ attributes: { POSITION: 2, TEXCOORD_0: 3 }, material: 0 }] }],
+        materials: [{ pbrMetallicRoughness: { baseColorTexture: { index: 0 } } }],
+        textures: [{ source: 0 }], images: [{ uri: image }],
+        buffers: [{ uri: 'plate.bin', byteLength: bin.length }],
+        bufferViews: [{ buffer: 0, byteLength: 8 }, { buffer: 0, byteOffset: 8, byteLength: 24 },
+          { buffer: 0, byteOffset: 32, byteLength: 36 }, { buffer: 0, byteOffset: 68, byteLength: 24 }],
+        accessors: [{ bufferView: 0, componentType: 5126, count: 2, type: 'SCALAR', min: [0], max: [1] },
+          { bufferView: 1, componentType: 5126, count: 2, type: 'VEC3' },
+          { bufferView: 2, componentType: 5126, count: 3, type: 'VEC3', min: [0, 0, 0], max: [1, 1, 0] },
+          { bufferView: 3, componentType: 5126, count: 3, type: 'VEC2' }],
+        animations: [{ samplers: [{ input: 0, output: 1 }], channels: [{ sampler: 0, target: { node: 0, path: 'translation' } }] }],
+      }));
+      const png = Buffer.from('iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8BQDwAEhQGAhKmMIQAAAABJRU5ErkJggg==', 'base64');
+      const together = async (files) => {
+        const form = new FormData();
+        for (const [name, bytes] of files) form.append('file', new Blob([bytes]), name);
+        const answer = await (await fetch(`${base}/api/resources`, { method: 'POST', body: form })).json();
+        return answer.resources[0].id;
+      };
+      const textured = await together([['plate.gltf', gltf('plate skin.png')], ['plate.bin', bin], ['plate skin.png', png]]);
+      const bare = await together([['bare.gltf', gltf('bare.png')], ['plate.bin', bin]]);
+      const p = await browser.newPage({ viewport: { width: 1280, height: 1000 } });
+      const missing = [];
+      p.on('response', (r) => { if (r.status() === 404) missing.push(r.url()); });
+      await p.goto(`${base}/?id=${textured}`);
+      await p.waitForSelector('body[data-ready="true"]');
+      await p.waitForFunction(() => !document.querySelector('#view-mode').disabled, null, { timeout: 15000 }).catch(() => {});
+      const shown = await p.evaluate(() => ({ textures: document.querySelector('#view-mode').dataset.textures,
+        message: document.querySelector('#view-message').hidden ? '' : document.querySelector('#view-message').textContent }));
+      check('a .gltf uploaded with its .bin and its image shows its mesh with the texture, asking for no file it lacks',
+        shown.textures === '1' && !shown.message && missing.length === 0, `${JSON.stringify(shown)} 404: ${missing.join(' ')}`);
+      await p.goto(`${base}/?id=${bare}`);
+      await p.waitForSelector('body[data-ready="true"]');
+      await p.waitForFunction(() => !document.querySelector('#view-mode').disabled, null, { timeout: 15000 }).catch(() => {});
+      const without = await p.evaluate(() => ({ mesh: !document.querySelector('#view-mode').disabled,
+        message: document.querySelector('#view-message').textContent }));
+      check('without its image the mesh shows bare, and the page says which file to upload',
+        without.mesh && /without its texture \(bare\.png\)/.test(without.message), JSON.stringify(without));
+      await p.close();
+    }
+
     // --- a Zouna animation on its Skel_Z
     const z = await openEntry(browser, `${base}/?id=${run}`);
     const coverage = await z.page.locator('#coverage').innerText();

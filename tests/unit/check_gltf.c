@@ -828,6 +828,51 @@ START_TEST(many_channels_are_checked_in_linear_time)
 }
 END_TEST
 
+/* A .gltf's image files go up with it and are kept inside it (data URIs), as its buffers are, so
+ * that the 3D view shows the mesh with its texture; an image not uploaded is said on the entry. */
+START_TEST(images_uploaded_with_a_gltf_are_kept_inside_it)
+{
+	static const char *const doc =
+	    "{\"asset\":{\"version\":\"2.0\"},\"scene\":0,\"scenes\":[{\"nodes\":[0]}],"
+	    "\"nodes\":[{\"name\":\"n\"}],\"buffers\":[{\"uri\":\"m.bin\",\"byteLength\":32}],"
+	    "\"bufferViews\":[{\"buffer\":0,\"byteLength\":8},{\"buffer\":0,\"byteOffset\":8,"
+	    "\"byteLength\":24}],\"accessors\":[{\"bufferView\":0,\"componentType\":5126,"
+	    "\"count\":2,\"type\":\"SCALAR\",\"min\":[0],\"max\":[1]},{\"bufferView\":1,"
+	    "\"componentType\":5126,\"count\":2,\"type\":\"VEC3\"}],\"images\":[{\"uri\":"
+	    "\"skin%20one.png\"}],\"textures\":[{\"source\":0}],\"materials\":[{"
+	    "\"pbrMetallicRoughness\":{\"baseColorTexture\":{\"index\":0}}}],"
+	    "\"animations\":[{\"samplers\":[{\"input\":0,\"output\":1}],\"channels\":[{"
+	    "\"sampler\":0,\"target\":{\"node\":0,\"path\":\"translation\"}}]}]}";
+	static const float bin[8] = {0, 1, 0, 0, 0, 1, 0, 0};
+	static const uint8_t png[8] = {0x89, 'P', 'N', 'G', 13, 10, 26, 10};
+	struct upload_sibling siblings[2] = {{"m.bin", (const uint8_t *)bin, sizeof(bin), 0},
+	                                     {"skin one.png", png, sizeof(png), 0}};
+	struct decode_result r;
+	struct error err;
+	char *stored;
+
+	ck_assert_msg(decode_bytes(doc, strlen(doc), "skin.gltf", siblings, 2, &r, &err) == 0, "%s",
+	              err.message);
+	ck_assert_msg(r.stored != NULL, "the .gltf is not kept with its files inside");
+	stored = strndup((const char *)r.stored, r.stored_length);
+	ck_assert_msg(strstr(stored, "\"uri\":\"data:image/png;base64,iVBORw0KGgo=\""), "%s",
+	              stored);
+	ck_assert_msg(strstr(stored, "data:application/octet-stream;base64,"), "%s", stored);
+	ck_assert_int_eq(siblings[1].used, 1);
+	free(stored);
+	decode_result_cleanup(&r);
+	/* the image not uploaded: decoded all the same, and said */
+	siblings[0].used = 0;
+	ck_assert_msg(decode_bytes(doc, strlen(doc), "skin.gltf", siblings, 1, &r, &err) == 0, "%s",
+	              err.message);
+	stored = json_dumps(r.resources[0]->assumed, 0);
+	ck_assert_msg(strstr(stored, "images[0]: 'skin one.png' was not uploaded with the glTF"),
+	              "%s", stored);
+	free(stored);
+	decode_result_cleanup(&r);
+}
+END_TEST
+
 static Suite *gltf_suite(void)
 {
 	Suite *s = suite_create("gltf");
@@ -840,6 +885,7 @@ static Suite *gltf_suite(void)
 	                    validator_count ? validator_count : 1);
 	tcase_add_loop_test(own, every_interpolation_on_every_path, 0, 2);
 	tcase_add_test(own, channels_without_a_node_are_skipped);
+	tcase_add_test(own, images_uploaded_with_a_gltf_are_kept_inside_it);
 	tcase_add_test(own, strides_that_change_nothing_are_accepted);
 	tcase_add_test(own, normalised_integer_rotations);
 	tcase_add_test(own, equal_times_are_refused);
