@@ -922,7 +922,9 @@ async function showMotion(entry, restore = {}) {
     }
   }
   options.push({ value: 'none', label: 'none' });
-  let chosen = restore.skeleton || (options[0].value);
+  // an entry no skeleton fits is not posed on an unrelated one: the view waits for a choice
+  const fits = entry.rig || ranked.skeletons.some((s) => s.matched > 0);
+  let chosen = restore.skeleton || (fits ? options[0].value : 'none');
   if (!options.some((o) => o.value === chosen)) {
     options.splice(options.length - 1, 0, { value: chosen, label: `entry ${chosen}` });
   }
@@ -971,8 +973,8 @@ async function chooseSkeleton(entry, value, ranked, restore) {
     text(coverage, '');
     view.entry = null;
     renderBones();
-    motionMessage(entry.rig || ranked.skeletons.length ? 'No rig chosen: the view is off.'
-      : 'No skeleton in the catalogue has this entry\'s targets, and it has no rig of its own: upload its skeleton (a Skel_Z, or a glTF with the nodes) to see it move.');
+    motionMessage(entry.rig || ranked.skeletons.some((s) => s.matched > 0) ? 'No rig chosen: the view is off.'
+      : 'No skeleton in the catalogue has this entry\'s targets, and it has no rig of its own: upload its skeleton (a Skel_Z, or a glTF with the nodes) to see it move, or choose one under Skeleton to pose it anyway.');
     view.entry = null;
     writeUrl();
     return;
@@ -995,6 +997,11 @@ async function chooseSkeleton(entry, value, ranked, restore) {
   const moved = new Set(answer.tracks.filter((t) => t.node !== null).map((t) => t.node)).size;
   if (value === 'own') {
     text(coverage, `its own rig: ${answer.nodes.length} nodes, ${moved} moved by its tracks`);
+    if (!moved && (entry.tracks || []).length) {
+      motionMessage(`Its ${count(entry.tracks.length, 'track moves', 'tracks move')} no node of its rig`
+        + (entry.family === 'burnout' ? ' (a Vehicle Animation\'s state animations move the parts their states name, and these name none the rig has)' : '')
+        + ': it is drawn at rest.');
+    }
   } else {
     const s = ranked.skeletons.find((k) => String(k.id) === value);
     const targets = ranked.targets;

@@ -569,6 +569,27 @@ async function main() {
       await p.close();
     }
 
+    // --- a clip no skeleton fits is not posed on an unrelated one: the view waits, and says so
+    {
+      const lost = await upload(base, 'lost.json', Buffer.from(JSON.stringify({
+        name: 'lost', duration: 1,
+        targets: [{ schema: 'E4ADD320-EECA-439F-A6C3-1D8A25AEFBC3', object: 0, name: 'no such bone anywhere' }],
+        samplers: [{ value: { type: 'FLOAT3' }, interpolation: 'LINEAR', times: [0, 1], values: [0, 0, 0, 1, 0, 0] }],
+        channels: [{ target: 0, property: 1, sampler: 0 }],
+      })));
+      const p = await browser.newPage({ viewport: { width: 1280, height: 1000 } });
+      await p.goto(`${base}/?id=${lost}`);
+      await p.waitForSelector('body[data-ready="true"]');
+      await p.waitForFunction(() => /No skeleton in the catalogue/.test(document.querySelector('#view-message').textContent), null,
+        { timeout: 10000 }).catch(() => {});
+      const state = await p.evaluate(() => ({ chosen: document.querySelector('#skeleton-choice').value,
+        offered: document.querySelectorAll('#skeleton-choice option').length,
+        message: document.querySelector('#view-message').textContent }));
+      check('a clip no skeleton fits is posed on none, says so, and offers the skeletons there are',
+        state.chosen === 'none' && state.offered > 1 && /choose one under Skeleton/.test(state.message), JSON.stringify(state));
+      await p.close();
+    }
+
     // --- a Zouna animation on its Skel_Z
     const z = await openEntry(browser, `${base}/?id=${run}`);
     const coverage = await z.page.locator('#coverage').innerText();
