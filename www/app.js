@@ -300,14 +300,18 @@ async function loadCatalogue(append = false) {
 // The rows in animdex's order (entries the live stream brings in since wait on top, marked new).
 function renderCatalogue() {
   const { key, dir } = state.sort;
-  $('#catalogue tbody').replaceChildren(...state.rows.map((r) => {
+  $('#catalogue tbody').replaceChildren(...state.rows.map((r, i) => {
     const handle = make('td', { class: 'handle', text: r.crc32 });
+    // the clips of one file (a glTF's animations, a bundle's resources) read as one group
+    const previous = state.rows[i - 1];
+    const sameFile = previous && previous.filename && previous.filename === r.filename && previous.sha256 === r.sha256;
     if (r.crc32_name) handle.append(' ', make('small', { text: r.crc32_name }));
     const tr = make('tr', { tabindex: '0', 'data-id': String(r.id), ...(live.fresh.has(r.id) ? { class: 'new' } : {}) }, [
       make('td', { text: kindOf(r), title: r.class }), handle, make('td', { text: r.name || '' }), make('td', { text: r.family }),
       make('td', { text: String(r.track_count) }),
       make('td', { text: r.duration === null ? '' : `${r.duration} s` }), make('td', { text: bytes(r.size) }),
-      make('td', { text: `${r.uploaded_at.replace('T', ' ').slice(0, 19)}${r.uploaded_by ? ` by ${r.uploaded_by}` : ''}` }),
+      make('td', { text: `${r.uploaded_at.replace('T', ' ').slice(0, 19)} UTC${r.uploaded_by ? ` by ${r.uploaded_by}` : ''}` }),
+      make('td', { class: sameFile ? 'file same-file' : 'file', text: sameFile ? '〃 same file' : (r.filename || ''), title: r.filename || '' }),
     ]);
     tr.addEventListener('click', () => openEntry(r.id));
     tr.addEventListener('keydown', (event) => { if (event.key === 'Enter' || event.key === ' ') { event.preventDefault(); openEntry(r.id); } });

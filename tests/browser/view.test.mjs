@@ -569,6 +569,18 @@ async function main() {
       await p.close();
     }
 
+    // --- the catalogue's File column: a file's clips after the first say "same file"
+    {
+      const p = await browser.newPage({ viewport: { width: 1280, height: 1000 } });
+      await p.goto(base);
+      await p.waitForSelector('body[data-ready="true"]');
+      const files = await p.evaluate(() => [...document.querySelectorAll('#catalogue tbody tr')]
+        .map((r) => r.querySelector('td.file').textContent).filter((f) => f === 'tree.glb' || /same file/.test(f)));
+      check('the catalogue shows each entry\'s file, the clips of one file grouped', files.includes('tree.glb')
+        && files.some((f) => /same file/.test(f)), files.join(' | '));
+      await p.close();
+    }
+
     // --- a clip no skeleton fits is not posed on an unrelated one: the view waits, and says so
     {
       const lost = await upload(base, 'lost.json', Buffer.from(JSON.stringify({
