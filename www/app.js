@@ -1219,8 +1219,6 @@ function drawCursor(chart = state.chart) {
     overlay.width = source.width;
     overlay.height = source.height;
   }
-  overlay.style.width = source.style.width;
-  overlay.style.height = source.style.height;
   const g = overlay.getContext('2d');
   g.setTransform(1, 0, 0, 1, 0, 0);
   g.clearRect(0, 0, overlay.width, overlay.height);
