@@ -80,6 +80,26 @@ int export_keep_in_extras(struct exporter *ex, json_t *kept, int64_t id,
 	json_object_set_new_nocheck(item, "interpolation",
 	                            json_string(interpolation_name(shape.interp)));
 	json_object_set_new_nocheck(item, "key_count", json_integer(shape.key_count));
+	{ /* what it moves, so that an upload of the asset reads it back as the same track */
+		char handle[11];
+		json_t *target = json_pack("{s:s}", "schema", track->target.schema);
+		if (track->target.has_handle) {
+			snprintf(handle, sizeof(handle), "0x%08" PRIX32, track->target.handle);
+			json_object_set_new_nocheck(target, "name", json_string(handle));
+		} else if (track->target.name) {
+			json_object_set_new_nocheck(target, "name",
+			                            json_string(track->target.name));
+		}
+		json_object_set_new_nocheck(target, "object",
+		                            track->target.object <= (uint64_t)INT64_MAX
+		                                ? json_integer((json_int_t)track->target.object)
+		                                : json_sprintf("%" PRIu64, track->target.object));
+		json_object_set_new_nocheck(item, "target", target);
+		json_object_set_new_nocheck(item, "property",
+		                            track->target.property <= (uint64_t)INT64_MAX
+		                                ? json_integer((json_int_t)track->target.property)
+		                                : json_sprintf("%" PRIu64, track->target.property));
+	}
 	json_object_set_new_nocheck(item, "input", json_integer(in));
 	json_object_set_new_nocheck(item, "output", json_integer(out));
 	if (track->events)

@@ -530,6 +530,130 @@ int gltf_file_stem(const struct upload *up, char *out, size_t size)
 	return 1;
 }
 
+/* The tracks animdex's export kept in an animation's extras (what glTF cannot animate: a Zouna
+ * file's messages, material, mesh and morph tracks), when the asset is animdex's: each item's
+ * target, property, shape and two accessors (doc/formats.md 4). */
+static const json_t *kept_tracks(const struct gltf *g, const json_t *anim)
+{
+	if (!json_object_get(json_object_get(json_object_get(g->doc, "asset"), "extras"),
+	                     "animdex"))
+		return NULL;
+	return json_object_get(json_object_get(json_object_get(anim, "extras"), "animdex"),
+	                       "not_animated");
+}
+
+static uint64_t u64_of(const json_t *j)
+{
+	return json_is_string(j) ? strtoull(json_string_value(j), NULL, 10)
+	                         : (uint64_t)json_integer_value(j);
+}
+
+/* The component type a kept track's values are written in (the export's choice). */
+static json_int_t kept_component(enum value_type type)
+{
+	switch (value_type_scalar(type)) {
+	case SCALAR_FLOAT: return COMPONENT_FLOAT;
+	case SCALAR_BOOL: return COMPONENT_UBYTE;
+	default: return COMPONENT_UINT;
+	}
+}
+
+/* Kept track k of animation ai into res: its target (one per schema and object), sampler and
+ * channel, its values as stored. 0, 1 when the item is not one animdex reads (said on the
+ * entry), or -1 with the error set. */
+static int read_kept(struct gltf *g, const json_t *item, size_t ai, size_t k, struct resource *res)
+{
+	const json_t *tj = json_object_get(item, "target");
+	const char *schema = json_string_value(json_object_get(tj, "schema"));
+	const char *tname = json_string_value(json_object_get(tj, "name"));
+	const char *name = json_string_value(json_object_get(item, "name"));
+	enum value_type type =
+	    value_type_from_name(json_string_value(json_object_get(item, "type")));
+	json_int_t array_size = gltf_int(item, "array_size", 1), in = gltf_int(item, "input", -1);
+	json_int_t outi = gltf_int(item, "output", -1);
+	uint64_t object = u64_of(json_object_get(tj, "object"));
+	uint64_t property = u64_of(json_object_get(item, "property"));
+	struct accessor ia, oa;
+	enum interpolation interp;
+	struct sampler *s;
+	struct channel *c;
+	char ptr[96], note[200];
+	size_t t, value_bytes;
+	float *times;
+	uint8_t *values;
+
+	snprintf(ptr, sizeof(ptr), "/animations/%zu/extras/animdex/not_animated/%zu", ai, k);
+	if (!schema || strlen(schema) != SCHEMA_TEXT_SIZE - 1 || type == VALUE_UNKNOWN ||
+	    interpolation_from_name(json_string_value(json_object_get(item, "interpolation")),
+	                            &interp) < 0 ||
+	    property == 0 || array_size < 1 || array_size > 64 || object == UINT64_MAX) {
+		snprintf(note, sizeof(note), "%s: not a track animdex's export kept; left out",
+		         ptr);
+		return resource_assume(res, note) < 0 ? -1 : 1;
+	}
+	if (gltf_accessor_info(g, in, ptr, &ia) < 0 || gltf_accessor_info(g, outi, ptr, &oa) < 0)
+		return -1;
+	if (ia.count > ((size_t)1 << 26) || oa.count > ((size_t)1 << 28))
+		return gltf_fail(g, "ACCESSOR_TOO_LONG", ptr,
+		                 "more keys than animdex reads in a track");
+	value_bytes = (size_t)ia.count * value_type_component_size(type) *
+	              value_type_components(type) * (size_t)array_size *
+	              (interp == INTERP_CUBIC_SPLINE ? 3 : 1);
+	if (ia.count == 0 || ia.component_type != COMPONENT_FLOAT || ia.components != 1 ||
+	    oa.component_type != kept_component(type) ||
+	    oa.count * oa.components * value_type_component_size(type) != value_bytes)
+		return gltf_fail(g, "INVALID_VALUE", ptr,
+		                 "its accessors do not hold %zu keys of %s[%lld]", ia.count,
+		                 value_type_name(type), (long long)array_size);
+	times = gltf_accessor_read(g, in, ptr, &ia);
+	if (!times)
+		return -1;
+	for (size_t i = 0; i < ia.count; i++)
+		if (!isfinite(times[i]) || (i > 0 && !(times[i] > times[i - 1]))) {
+			free(times);
+			return gltf_fail(g, "ACCESSOR_ANIMATION_INPUT_NON_INCREASING", ptr,
+			                 "time %zu is not finite or not after the one before", i);
+		}
+	values = gltf_accessor_raw(g, outi, ptr, &oa);
+	if (!values) {
+		free(times);
+		return -1;
+	}
+	for (t = 0; t < res->clip.target_count; t++)
+		if (res->clip.targets[t].object == object &&
+		    strcmp(res->clip.targets[t].schema, schema) == 0)
+			break;
+	if (t == res->clip.target_count) {
+		struct target *tg = &res->clip.targets[res->clip.target_count++];
+		snprintf(tg->schema, sizeof(tg->schema), "%s", schema);
+		tg->object = object;
+		tg->name = tname ? strdup(tname) : NULL;
+	}
+	s = &res->clip.samplers[res->clip.sampler_count];
+	*s = (struct sampler){type,
+	                      (uint32_t)array_size,
+	                      interp,
+	                      SEMANTIC_COMPONENT_WISE,
+	                      (uint32_t)ia.count,
+	                      times,
+	                      values,
+	                      value_bytes,
+	                      0};
+	c = &res->clip.channels[res->clip.channel_count];
+	*c = (struct channel){(uint32_t)t, property, 0, (uint32_t)res->clip.sampler_count++};
+	res->track_names[res->clip.channel_count] = name ? strdup(name) : NULL;
+	if (res->extras) {
+		struct track_extra *x = &res->extras[res->clip.channel_count];
+		/* events are a Zouna message track's keys: UINT[5] STEP, nothing else */
+		x->events = json_object_get(item, "event_words") != NULL && type == VALUE_UINT &&
+		            array_size == EVENT_WORDS && interp == INTERP_STEP;
+		x->has_handle = strcmp(schema, SCHEMA_ZOUNA) == 0 && object <= UINT32_MAX;
+		x->handle = (uint32_t)object;
+	}
+	res->clip.channel_count++;
+	return 0;
+}
+
 static int decode_animation(struct gltf *g, const json_t *anim, size_t ai,
                             struct decode_result *out)
 {
@@ -540,6 +664,7 @@ static int decode_animation(struct gltf *g, const json_t *anim, size_t ai,
 	                           calloc(nsm + 1, sizeof(struct accessor)),
 	                           calloc(nsm + 1, sizeof(int))};
 	struct resource *res = NULL;
+	const json_t *kept;
 	const char *anim_name = json_string_value(json_object_get(anim, "name"));
 	char name[160];
 	int rc = -1;
@@ -552,13 +677,26 @@ static int decode_animation(struct gltf *g, const json_t *anim, size_t ai,
 	}
 	if (check_samplers(g, samplers, ai, &as) < 0 || check_channels(g, channels, ai, &as) < 0)
 		goto done;
-	res = animation_resource(g, nch);
+	kept = kept_tracks(g, anim);
+	res = animation_resource(g, nch + json_array_size(kept));
 	if (!res)
 		goto done;
 	json_array_foreach(channels, i, x)
 	{
 		if (read_channel(g, x, samplers, ai, i, &as, res, out) < 0)
 			goto done;
+	}
+	if (json_array_size(kept)) { /* the tracks the export kept in extras, read back */
+		res->extras = calloc(nch + json_array_size(kept) + 1, sizeof(*res->extras));
+		if (!res->extras) {
+			error_set(g->err, ERROR_INTERNAL, NULL, -1, "out of memory");
+			goto done;
+		}
+		json_array_foreach(kept, i, x)
+		{
+			if (read_kept(g, x, ai, i, res) < 0)
+				goto done;
+		}
 	}
 	if (res->clip.channel_count == 0) {
 		snprintf(name, sizeof(name), "animations[%zu]", ai);

@@ -82,6 +82,10 @@ float *gltf_accessor_read(struct gltf *g, json_int_t index, const char *pointer,
                           const struct accessor *a);
 /* Has accessor `index` data (a buffer view or sparse values), or is it all zeros? */
 int gltf_has_data(struct gltf *g, json_int_t index);
+/* Accessor `index`'s bytes as stored (a tightly packed buffer view, no sparse values), for a
+ * track animdex's export kept in extras: malloc'd, or NULL with the error set. */
+uint8_t *gltf_accessor_raw(struct gltf *g, json_int_t index, const char *pointer,
+                           const struct accessor *a);
 
 /* The rig of the animation decoded into res (its targets are node indices): the nodes it
  * animates, their ancestors, the joints of skins it moves (gltf_rig.c); -1 with the error

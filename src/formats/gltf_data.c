@@ -364,6 +364,35 @@ int gltf_accessor_info(struct gltf *g, json_int_t index, const char *pointer, st
 	return 0;
 }
 
+uint8_t *gltf_accessor_raw(struct gltf *g, json_int_t index, const char *pointer,
+                           const struct accessor *a)
+{
+	const json_t *acc = gltf_item(g->doc, "accessors", index);
+	size_t csize = component_size(a->component_type), bytes = a->count * csize * a->components;
+	const uint8_t *p;
+	uint8_t *out;
+
+	if (!json_object_get(acc, "bufferView") || json_object_get(acc, "sparse") ||
+	    a->has_stride) {
+		gltf_fail(
+		    g, "INVALID_VALUE", pointer,
+		    "a track kept in animdex's extras is read from a tightly packed buffer view, "
+		    "without sparse values");
+		return NULL;
+	}
+	p = view_bytes(g, gltf_int(acc, "bufferView", -1), (size_t)gltf_int(acc, "byteOffset", 0),
+	               bytes, csize, pointer);
+	if (!p)
+		return NULL;
+	out = malloc(bytes + 1);
+	if (!out) {
+		error_set(g->err, ERROR_INTERNAL, NULL, -1, "out of memory");
+		return NULL;
+	}
+	memcpy(out, p, bytes);
+	return out;
+}
+
 /* Reads accessor `index` as floats (normalised integers converted), sparse applied. */
 float *gltf_accessor_read(struct gltf *g, json_int_t index, const char *pointer,
                           const struct accessor *a)

@@ -873,6 +873,55 @@ START_TEST(images_uploaded_with_a_gltf_are_kept_inside_it)
 }
 END_TEST
 
+/* An animdex .glb's tracks kept in extras (what glTF cannot animate) are read back as the same
+ * tracks, values as stored; an item animdex would not write is left out and said, and a float
+ * track claiming event words is not taken for events. */
+START_TEST(tracks_kept_in_animdex_extras_are_read_back)
+{
+	static const char *const doc =
+	    "{\"asset\":{\"version\":\"2.0\",\"extras\":{\"animdex\":{\"entry\":1}}},\"scene\":0,"
+	    "\"scenes\":[{\"nodes\":[0]}],\"nodes\":[{\"name\":\"n\"}],\"buffers\":[{\"uri\":\"k.bin\","
+	    "\"byteLength\":48}],\"bufferViews\":[{\"buffer\":0,\"byteLength\":8},{\"buffer\":0,"
+	    "\"byteOffset\":8,\"byteLength\":24},{\"buffer\":0,\"byteOffset\":32,\"byteLength\":8},"
+	    "{\"buffer\":0,\"byteOffset\":40,\"byteLength\":8}],\"accessors\":[{\"bufferView\":0,"
+	    "\"componentType\":5126,\"count\":2,\"type\":\"SCALAR\",\"min\":[0],\"max\":[1]},"
+	    "{\"bufferView\":1,\"componentType\":5126,\"count\":2,\"type\":\"VEC3\"},{\"bufferView\":2,"
+	    "\"componentType\":5126,\"count\":2,\"type\":\"SCALAR\"},{\"bufferView\":3,"
+	    "\"componentType\":5126,\"count\":2,\"type\":\"SCALAR\"}],\"animations\":[{\"samplers\":"
+	    "[{\"input\":0,\"output\":1}],\"channels\":[{\"sampler\":0,\"target\":{\"node\":0,"
+	    "\"path\":\"translation\"}}],\"extras\":{\"animdex\":{\"not_animated\":["
+	    "{\"track\":1,\"name\":\"material 0x0BADF00D translation u\",\"type\":\"FLOAT\","
+	    "\"array_size\":1,\"interpolation\":\"LINEAR\",\"key_count\":2,\"target\":{\"schema\":"
+	    "\"5A0E7D1C-4F2B-4B8E-9C3A-A5B0C0DE0001\",\"name\":\"0x0BADF00D\",\"object\":195948557},"
+	    "\"property\":4,\"input\":2,\"output\":3,\"event_words\":[\"a\"]},"
+	    "{\"track\":2,\"name\":\"odd\",\"type\":\"NOT_A_TYPE\",\"input\":2,\"output\":3}]}}}]}";
+	static const float bin[12] = {0, 1, 0, 0, 0, 1, 0, 0, 0, 1, 0.25f, 0.5f};
+	struct upload_sibling siblings[1] = {{"k.bin", (const uint8_t *)bin, sizeof(bin), 0}};
+	struct decode_result r;
+	struct error err;
+	const struct resource *res;
+	const float *v;
+	char *assumed;
+
+	ck_assert_msg(decode_bytes(doc, strlen(doc), "k.gltf", siblings, 1, &r, &err) == 0, "%s",
+	              err.message);
+	res = r.resources[0];
+	ck_assert_uint_eq(res->clip.channel_count, 2);
+	ck_assert_str_eq(res->clip.targets[res->clip.channels[1].target].schema, SCHEMA_ZOUNA);
+	ck_assert_str_eq(res->clip.targets[res->clip.channels[1].target].name, "0x0BADF00D");
+	ck_assert_uint_eq(res->clip.channels[1].property, 4);
+	v = res->clip.samplers[res->clip.channels[1].sampler].values;
+	ck_assert(v[0] == 0.25f && v[1] == 0.5f);
+	ck_assert_int_eq(res->extras[1].events, 0);
+	ck_assert_str_eq(res->track_names[1], "material 0x0BADF00D translation u");
+	assumed = json_dumps(res->assumed, 0);
+	ck_assert_msg(strstr(assumed, "not_animated/1: not a track animdex's export kept"), "%s",
+	              assumed);
+	free(assumed);
+	decode_result_cleanup(&r);
+}
+END_TEST
+
 static Suite *gltf_suite(void)
 {
 	Suite *s = suite_create("gltf");
@@ -886,6 +935,7 @@ static Suite *gltf_suite(void)
 	tcase_add_loop_test(own, every_interpolation_on_every_path, 0, 2);
 	tcase_add_test(own, channels_without_a_node_are_skipped);
 	tcase_add_test(own, images_uploaded_with_a_gltf_are_kept_inside_it);
+	tcase_add_test(own, tracks_kept_in_animdex_extras_are_read_back);
 	tcase_add_test(own, strides_that_change_nothing_are_accepted);
 	tcase_add_test(own, normalised_integer_rotations);
 	tcase_add_test(own, equal_times_are_refused);
