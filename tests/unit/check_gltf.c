@@ -880,19 +880,23 @@ START_TEST(tracks_kept_in_animdex_extras_are_read_back)
 {
 	static const char *const doc =
 	    "{\"asset\":{\"version\":\"2.0\",\"extras\":{\"animdex\":{\"entry\":1}}},\"scene\":0,"
-	    "\"scenes\":[{\"nodes\":[0]}],\"nodes\":[{\"name\":\"n\"}],\"buffers\":[{\"uri\":\"k.bin\","
+	    "\"scenes\":[{\"nodes\":[0]}],\"nodes\":[{\"name\":\"n\"}],\"buffers\":[{\"uri\":\"k."
+	    "bin\","
 	    "\"byteLength\":48}],\"bufferViews\":[{\"buffer\":0,\"byteLength\":8},{\"buffer\":0,"
 	    "\"byteOffset\":8,\"byteLength\":24},{\"buffer\":0,\"byteOffset\":32,\"byteLength\":8},"
 	    "{\"buffer\":0,\"byteOffset\":40,\"byteLength\":8}],\"accessors\":[{\"bufferView\":0,"
 	    "\"componentType\":5126,\"count\":2,\"type\":\"SCALAR\",\"min\":[0],\"max\":[1]},"
-	    "{\"bufferView\":1,\"componentType\":5126,\"count\":2,\"type\":\"VEC3\"},{\"bufferView\":2,"
+	    "{\"bufferView\":1,\"componentType\":5126,\"count\":2,\"type\":\"VEC3\"},{"
+	    "\"bufferView\":2,"
 	    "\"componentType\":5126,\"count\":2,\"type\":\"SCALAR\"},{\"bufferView\":3,"
-	    "\"componentType\":5126,\"count\":2,\"type\":\"SCALAR\"}],\"animations\":[{\"samplers\":"
+	    "\"componentType\":5126,\"count\":2,\"type\":\"SCALAR\"}],\"animations\":[{"
+	    "\"samplers\":"
 	    "[{\"input\":0,\"output\":1}],\"channels\":[{\"sampler\":0,\"target\":{\"node\":0,"
 	    "\"path\":\"translation\"}}],\"extras\":{\"animdex\":{\"not_animated\":["
 	    "{\"track\":1,\"name\":\"material 0x0BADF00D translation u\",\"type\":\"FLOAT\","
 	    "\"array_size\":1,\"interpolation\":\"LINEAR\",\"key_count\":2,\"target\":{\"schema\":"
-	    "\"5A0E7D1C-4F2B-4B8E-9C3A-A5B0C0DE0001\",\"name\":\"0x0BADF00D\",\"object\":195948557},"
+	    "\"5A0E7D1C-4F2B-4B8E-9C3A-A5B0C0DE0001\",\"name\":\"0x0BADF00D\",\"object\":195948557}"
+	    ","
 	    "\"property\":4,\"input\":2,\"output\":3,\"event_words\":[\"a\"]},"
 	    "{\"track\":2,\"name\":\"odd\",\"type\":\"NOT_A_TYPE\",\"input\":2,\"output\":3}]}}}]}";
 	static const float bin[12] = {0, 1, 0, 0, 0, 1, 0, 0, 0, 1, 0.25f, 0.5f};
