@@ -55,6 +55,18 @@ struct native_file {
 
 void native_file_cleanup(struct native_file *f);
 
+/* The first option of a game's binary file that is given (bff, name, promote, layout,
+ * byte_order), or NULL: for the encoders of files that take none. */
+static inline const char *native_binary_option(const struct native_options *opt)
+{
+	return opt->bff >= 0          ? "bff"
+	       : opt->name            ? "name"
+	       : opt->promote         ? "promote"
+	       : opt->layout          ? "layout"
+	       : opt->byte_order >= 0 ? "byte_order"
+	                              : NULL;
+}
+
 /* The entry `source` as a Zouna file shaped like `template` (an Animation_Z or a bare
  * keyframer, read as its upload was: template->class_name and ->endian as recorded). 0, or
  * -1 with err set: ERROR_BAD_PARAMETER for a bad option, ERROR_INVALID (422) for a value or

@@ -444,12 +444,7 @@ static int check_written(struct radient_build *rb, const uint8_t *bytes, size_t 
 
 static int refuse_options(const struct native_options *opt, struct error *err)
 {
-	const char *p = opt->bff >= 0          ? "bff"
-	                : opt->name            ? "name"
-	                : opt->promote         ? "promote"
-	                : opt->layout          ? "layout"
-	                : opt->byte_order >= 0 ? "byte_order"
-	                                       : NULL;
+	const char *p = native_binary_option(opt);
 
 	if (!p)
 		return 0;

@@ -167,13 +167,10 @@ static int check_written(const struct upload *tmpl, const uint8_t *bytes, size_t
 
 static int refuse_options(const struct native_options *opt, struct error *err)
 {
-	const char *p = opt->bff >= 0          ? "bff"
-	                : opt->name            ? "name"
-	                : opt->promote         ? "promote"
-	                : opt->layout          ? "layout"
-	                : opt->byte_order >= 0 ? "byte_order"
-	                : opt->reduce > 0      ? "reduce"
-	                                       : NULL;
+	const char *p = native_binary_option(opt);
+
+	if (!p && opt->reduce > 0)
+		p = "reduce";
 
 	if (!p)
 		return 0;
