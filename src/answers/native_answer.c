@@ -244,25 +244,35 @@ static int bundle_resource_id(const struct catalog_stored *st, uint32_t *id, str
 	return r ? 0 : -1;
 }
 
-/* A template read out of a bundle: up (the bundle) becomes the resource's own bytes, as
- * extraction tools give it; *owned holds them. */
-static int bundle_template(const struct catalog_stored *t, struct upload *up, uint8_t **owned,
-                           struct error *err)
+/* The resource ID of a stored entry read out of a bundle: the entry's own handle when it is
+ * the one already decoded (src), else decoded for it. */
+static int resource_id_of(const struct catalog_stored *st, const struct catalog_stored *entry,
+                          const struct resource *src, uint32_t *id, struct error *err)
 {
-	uint32_t id;
+	if (st == entry) {
+		*id = src->crc32;
+		return 0;
+	}
+	return bundle_resource_id(st, id, err);
+}
+
+/* A template read out of a bundle (its resource ID `id`): up (the bundle) becomes the
+ * resource's own bytes, as extraction tools give it; *owned holds them. */
+static int bundle_template(uint32_t id, struct upload *up, uint8_t **owned, struct error *err)
+{
 	size_t length;
 
-	if (bundle_resource_id(t, &id, err) < 0 ||
-	    native_burnout_bundle_resource(up, id, owned, &length, err) < 0)
+	if (native_burnout_bundle_resource(up, id, owned, &length, err) < 0)
 		return -1;
 	up->data = *owned;
 	up->length = length;
 	return 0;
 }
 
-/* The bundle of bundle=ID (or of the template): checked, and the resource ID it replaces. */
+/* The bundle of bundle=ID (or of the template), checked: out of a bundle, of the template's
+ * class. */
 static int bundle_target(const struct catalog_stored *b, int64_t id, const struct catalog_stored *t,
-                         uint32_t *resource_id, struct error *err)
+                         struct error *err)
 {
 	if (!b->from_bundle) {
 		error_set(err, ERROR_INVALID, "bundle", -1,
@@ -279,7 +289,7 @@ static int bundle_target(const struct catalog_stored *b, int64_t id, const struc
 		          id, b->class_name, t->class_name);
 		return -1;
 	}
-	return bundle_resource_id(b, resource_id, err);
+	return 0;
 }
 
 /* The bundle's file name as it was uploaded (its last path component, characters a
@@ -416,7 +426,7 @@ int native_answer_make(struct catalog *cat, const struct native_request *rq,
 	const struct resource *src;
 	struct upload up, bundle_up;
 	uint8_t *resource = NULL;
-	uint32_t replaced = 0;
+	uint32_t replaced = 0, template_resource = 0;
 	char layout[8], bundle_layout[8];
 	int64_t template_id = rq->template_id     ? rq->template_id
 	                      : rq->bundle_id > 0 ? rq->bundle_id
@@ -467,11 +477,17 @@ int native_answer_make(struct catalog *cat, const struct native_request *rq,
 			}
 			goto done;
 		}
-		if (bundle_target(b, bundle_id, t, &replaced, err) < 0)
-			goto done;
 	}
 	src = catalog_stored_decode(&entry, &decoded, err);
 	if (!src)
+		goto done;
+	/* the resource IDs of the bundle's entry and the template's, each decoded once at most */
+	if (b && (bundle_target(b, bundle_id, t, err) < 0 ||
+	          resource_id_of(b, &entry, src, &replaced, err) < 0))
+		goto done;
+	if (t->from_bundle && b == t)
+		template_resource = replaced;
+	else if (t->from_bundle && resource_id_of(t, &entry, src, &template_resource, err) < 0)
 		goto done;
 	catalog_stored_upload(t, &up, layout, sizeof(layout));
 	opt = rq->opt;
@@ -480,7 +496,7 @@ int native_answer_make(struct catalog *cat, const struct native_request *rq,
 	opt.exported_ctx = &bake_rate;
 	if (strcmp(up.family, "burnout") == 0) {
 		up.class_name = t->class_name;
-		if (t->from_bundle && bundle_template(t, &up, &resource, err) < 0)
+		if (t->from_bundle && bundle_template(template_resource, &up, &resource, err) < 0)
 			goto done;
 		if (native_burnout(&up, src, &opt, out, err) < 0)
 			goto done;
