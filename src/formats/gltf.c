@@ -762,13 +762,13 @@ static const char *image_mime(const json_t *image, const char *name)
 	return "image/png";
 }
 
-/* The images a .gltf names by a file's URI: each one uploaded with it put into `copy` as a data
- * URI (it is kept with the glTF, in the catalogue, and the view shows the mesh with it); each
- * one that was not, said on every entry the file makes. 1 when an image went in, 0, or -1. */
-static int embed_images(struct gltf *g, json_t *copy, struct decode_result *out, size_t first)
+/* The images a .gltf names by a file's URI: each one uploaded with it put into *copy (a copy
+ * of the document, made at the first) as a data URI (it is kept with the glTF, in the
+ * catalogue, and the view shows the mesh with it); each one that was not, said on every entry
+ * the file makes. 0, or -1. */
+static int embed_images(struct gltf *g, json_t **copy, struct decode_result *out, size_t first)
 {
 	const json_t *images = json_object_get(g->doc, "images");
-	int any = 0;
 
 	for (size_t i = 0; i < json_array_size(images); i++) {
 		const json_t *image = json_array_get(images, i);
@@ -789,42 +789,39 @@ static int embed_images(struct gltf *g, json_t *copy, struct decode_result *out,
 					return -1;
 			continue;
 		}
+		if (!*copy && !(*copy = json_deep_copy(g->doc))) /* made once, when needed */
+			return -1;
 		data = data_uri(image_mime(image, name), g->up->siblings[s].data,
 		                g->up->siblings[s].length);
-		if (!data || !copy) {
-			free(data);
+		if (!data)
 			return -1;
-		}
-		json_object_set_new(json_array_get(json_object_get(copy, "images"), i), "uri",
+		json_object_set_new(json_array_get(json_object_get(*copy, "images"), i), "uri",
 		                    json_string(data));
 		free(data);
-		any = 1;
 	}
-	return any;
+	return 0;
 }
 
 /* A .gltf whose buffers or images came as separate files is kept with them embedded as data
  * URIs. */
 static int embed_external_files(struct gltf *g, struct decode_result *out, size_t first)
 {
-	json_t *copy;
+	json_t *copy = NULL;
 	char *text;
-	int any = 0, images;
+	int any = 0;
 
 	if (g->glb)
 		return 0;
 	for (size_t i = 0; i < g->buffer_count; i++)
 		any |= g->buffers[i].sibling >= 0 && g->buffers[i].data;
-	copy = json_deep_copy(g->doc);
-	images = embed_images(g, copy, out, first);
-	if (!copy || images < 0) {
+	if (embed_images(g, &copy, out, first) < 0) {
 		json_decref(copy);
 		return -1;
 	}
-	if (!any && !images) {
-		json_decref(copy);
+	if (!any && !copy) /* nothing came as a file of its own: the upload is kept as it is */
 		return 0;
-	}
+	if (!copy && !(copy = json_deep_copy(g->doc)))
+		return -1;
 	for (size_t i = 0; i < g->buffer_count; i++) {
 		const struct upload_sibling *s;
 		char *uri;
