@@ -9,6 +9,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { glb as glbOf } from '../browser/glb.mjs';
 
 const srcdir = process.env.ANIMDEX_SRCDIR || '.';
 const require = createRequire(join(srcdir, 'tests', 'browser', 'package.json'));
@@ -55,15 +56,7 @@ function glb(tracks, keys) {
     animations: [{ name: 'bench', samplers: Array.from({ length: tracks }, (_, i) => ({ input: 0, output: i + 1 })),
       channels: Array.from({ length: tracks }, (_, i) => ({ sampler: i, target: { node: i, path: 'translation' } })) }],
   };
-  let json = Buffer.from(JSON.stringify(doc));
-  json = Buffer.concat([json, Buffer.alloc((4 - (json.length % 4)) % 4, 0x20)]);
-  const body = Buffer.concat(chunks);
-  const chunk = (type, data) => { const h = Buffer.alloc(8); h.writeUInt32LE(data.length, 0); h.writeUInt32LE(type, 4); return Buffer.concat([h, data]); };
-  const header = Buffer.alloc(12);
-  header.write('glTF', 0);
-  header.writeUInt32LE(2, 4);
-  header.writeUInt32LE(12 + 8 + json.length + 8 + body.length, 8);
-  return Buffer.concat([header, chunk(0x4E4F534A, json), chunk(0x004E4942, body)]);
+  return glbOf(doc, Buffer.concat(chunks));
 }
 
 async function upload(base, name, text) {

@@ -12,6 +12,7 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { chromium } from 'playwright-core';
+import { glb as glbOf } from './glb.mjs';
 
 const bin = process.env.ANIMDEXD;
 const srcdir = process.env.ANIMDEX_SRCDIR || '.';
@@ -66,15 +67,7 @@ function treeGlb() {
       channels: [{ sampler: 0, target: { node: 0, path: 'translation' } }, { sampler: 1, target: { node: 1, path: 'rotation' } }] },
     { name: 'nod', samplers: [{ input: 0, output: 2 }], channels: [{ sampler: 0, target: { node: 1, path: 'rotation' } }] }],
   };
-  let json = Buffer.from(JSON.stringify(doc));
-  json = Buffer.concat([json, Buffer.alloc((4 - (json.length % 4)) % 4, 0x20)]);
-  const body = Buffer.concat(chunks);
-  const chunk = (type, data) => { const h = Buffer.alloc(8); h.writeUInt32LE(data.length, 0); h.writeUInt32LE(type, 4); return Buffer.concat([h, data]); };
-  const header = Buffer.alloc(12);
-  header.write('glTF', 0);
-  header.writeUInt32LE(2, 4);
-  header.writeUInt32LE(12 + 8 + json.length + 8 + body.length, 8);
-  return Buffer.concat([header, chunk(0x4E4F534A, json), chunk(0x004E4942, body)]);
+  return glbOf(doc, Buffer.concat(chunks));
 }
 
 async function upload(base, name, bytes) {
