@@ -1,0 +1,138 @@
+// catalogue.js: the catalogue list: filters, sorting and paging on the server, the header's
+// counts, the empty states.
+
+import { api } from '/api.js';
+import { $, text, make } from '/dom.js';
+import { openEntry } from '/entry.js';
+import { live, showWaiting, dropListed, followEvents } from '/live.js';
+import { state, writeUrl } from '/state.js';
+import { count, bytes, KIND_OF_FAMILY, kindOf } from '/words.js';
+
+export async function loadHealth() {
+  try {
+    const h = await api('/api/health');
+    text($('#health'), `${count(h.counts.resources, 'entry', 'entries')}, ${count(h.counts.tracks, 'track', 'tracks')}, ${bytes(h.counts.bytes)} · animdex ${h.version}`);
+  } catch (e) { text($('#health'), e.message); }
+}
+
+export async function loadClasses() {
+  try {
+    const { classes } = await api('/api/classes');
+    const select = $('#class-filter');
+    const names = [...new Set(classes.map((c) => c.class))].sort();
+    // the filter is by class; a class the glTF and Radient decoders share says so
+    const label = (n) => {
+      const kinds = [...new Set(classes.filter((c) => c.class === n).map((c) => KIND_OF_FAMILY[c.family]).filter(Boolean))];
+      return kinds.length ? `${kinds.join(' or ')} (${n})` : n;
+    };
+    select.replaceChildren(make('option', { value: '', text: 'any' }), ...names.map((n) => make('option', { value: n, text: label(n) })));
+    select.value = state.filters.class;
+  } catch (e) { /* the list is a convenience; the error shows on the catalogue */ }
+}
+
+// The current filter as one glTF asset (GET /api/export takes the list's filters).
+export function exportQuery() {
+  const p = new URLSearchParams();
+  for (const [key, value] of Object.entries(state.filters)) if (value) p.set(key, value);
+  return `/api/export?${p}`;
+}
+
+// The list's page: sorted by animdex (the whole catalogue, not the rows loaded), a cursor
+// keeping the order from page to page.
+export function listQuery(cursor) {
+  const p = new URLSearchParams({ limit: '50' });
+  for (const [key, value] of Object.entries(state.filters)) if (value) p.set(key, value);
+  p.set('sort', state.sort.key);
+  p.set('order', state.sort.dir === 'ascending' ? 'asc' : 'desc');
+  if (cursor) p.set('cursor', cursor);
+  return `/api/resources?${p}`;
+}
+
+export async function loadCatalogue(append = false) {
+  const error = $('#catalogue-error');
+  try {
+    const page = await api(listQuery(append ? state.cursor : null));
+    state.rows = append ? state.rows.concat(page.resources) : page.resources;
+    state.cursor = page.next_cursor || null;
+    state.total = page.total;
+    // an entry the live stream announced while the list was read is in the list now
+    dropListed();
+    $('#export-link').href = exportQuery();
+    $('#export-link').hidden = !state.rows.length;
+    error.hidden = true;
+  } catch (e) {
+    state.rows = append ? state.rows : [];
+    state.cursor = null;
+    text(error, e.message);
+    error.hidden = false;
+  }
+  renderCatalogue();
+}
+
+// The rows in animdex's order (entries the live stream brings in since wait on top, marked new).
+export function renderCatalogue() {
+  const { key, dir } = state.sort;
+  $('#catalogue tbody').replaceChildren(...state.rows.map((r, i) => {
+    const handle = make('td', { class: 'handle', text: r.crc32 });
+    // the clips of one file (a glTF's animations, a bundle's resources) read as one group
+    const previous = state.rows[i - 1];
+    const sameFile = previous && previous.filename && previous.filename === r.filename && previous.sha256 === r.sha256;
+    if (r.crc32_name) handle.append(' ', make('small', { text: r.crc32_name }));
+    const tr = make('tr', { tabindex: '0', 'data-id': String(r.id), ...(live.fresh.has(r.id) ? { class: 'new' } : {}) }, [
+      make('td', { text: kindOf(r), title: r.class }), handle, make('td', { text: r.name || '' }), make('td', { text: r.family }),
+      make('td', { text: String(r.track_count) }),
+      make('td', { text: r.duration === null ? '' : `${r.duration} s` }), make('td', { text: bytes(r.size) }),
+      make('td', { text: `${r.uploaded_at.replace('T', ' ').slice(0, 19)} UTC${r.uploaded_by ? ` by ${r.uploaded_by}` : ''}` }),
+      make('td', { class: sameFile ? 'file same-file' : 'file', text: sameFile ? '〃 same file' : (r.filename || ''), title: r.filename || '' }),
+    ]);
+    tr.addEventListener('click', () => openEntry(r.id));
+    tr.addEventListener('keydown', (event) => { if (event.key === 'Enter' || event.key === ' ') { event.preventDefault(); openEntry(r.id); } });
+    if (live.fresh.has(r.id)) live.watch.observe(tr);
+    return tr;
+  }));
+  // an empty list says what to do
+  const filtered = Object.values(state.filters).some(Boolean);
+  const empty = $('#catalogue-empty');
+  empty.hidden = state.rows.length > 0 || !$('#catalogue-error').hidden;
+  text(empty, filtered ? 'No entry matches these filters: change them, or clear them to see the whole catalogue.'
+    : 'The catalogue is empty: drop animation files above (Zouna Animation_Z, Skel_Z and keyframers, Burnout Paradise vehicle animations and bundles, glTF files, Radient clips), or choose them.');
+  for (const button of document.querySelectorAll('#catalogue th button')) {
+    if (button.dataset.sort === key) button.setAttribute('aria-sort', dir); else button.removeAttribute('aria-sort');
+  }
+  $('#more').hidden = !state.cursor;
+  const total = Math.max(state.total ?? state.rows.length, state.rows.length);
+  text($('#count'), state.rows.length === total ? `${count(total, 'entry', 'entries')}`
+    : `${state.rows.length} of ${total.toLocaleString('en')} shown`);
+}
+
+export function setUpCatalogue() {
+  $('#q').value = state.filters.q;
+  $('#handle-filter').value = state.filters.crc32;
+  $('#filters').addEventListener('submit', (event) => {
+    event.preventDefault();
+    state.filters = { q: $('#q').value.trim(), class: $('#class-filter').value, crc32: $('#handle-filter').value.trim() };
+    writeUrl();
+    live.waiting = [];
+    showWaiting();
+    followEvents();
+    loadCatalogue();
+  });
+  $('#class-filter').addEventListener('change', () => $('#filters').requestSubmit());
+  $('#clear-filters').addEventListener('click', () => {
+    $('#q').value = ''; $('#class-filter').value = ''; $('#handle-filter').value = '';
+    $('#filters').requestSubmit();
+  });
+  $('#more').addEventListener('click', () => loadCatalogue(true));
+  for (const button of document.querySelectorAll('#catalogue th button')) {
+    button.addEventListener('click', () => {
+      // a first click sorts ascending (A to Z, small to large), except by upload, newest first;
+      // the next reverses
+      const key = button.dataset.sort;
+      const first = key === 'id' ? 'descending' : 'ascending';
+      const other = first === 'ascending' ? 'descending' : 'ascending';
+      state.sort = { key, dir: state.sort.key === key ? (state.sort.dir === first ? other : first) : first };
+      writeUrl();
+      loadCatalogue();
+    });
+  }
+}

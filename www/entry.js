@@ -1,0 +1,151 @@
+// entry.js: an open entry: its summary, its tracks grouped by bone, its other versions, its
+// downloads.
+
+import { api, download } from '/api.js';
+import { markBone } from '/bones.js';
+import { loadHealth, loadCatalogue } from '/catalogue.js';
+import { drawChart } from '/chart.js';
+import { startCompare, renderCompare } from '/compare.js';
+import { $, text, make } from '/dom.js';
+import { live } from '/live.js';
+import { showMotion } from '/motion.js';
+import { renderNative } from '/native.js';
+import { state, writeUrl } from '/state.js';
+import { count, bytes, handleText, kindOf } from '/words.js';
+
+export async function openEntry(id, selected = null, window = null, restore = {}) {
+  let entry;
+  try { entry = await api(`/api/resources/${id}`); } catch (e) {
+    text($('#catalogue-error'), `entry ${id}: ${e.message}`);
+    $('#catalogue-error').hidden = false;
+    return;
+  }
+  if (state.motion && state.motion.view) state.motion.view.pause();
+  state.entry = entry;
+  state.time = null;
+  if (live.fresh.delete(entry.id)) { // opened: seen
+    const row = document.querySelector(`#catalogue tbody tr[data-id="${entry.id}"]`);
+    if (row) row.classList.remove('new');
+  }
+  $('#entry-gone').hidden = true;
+  $('#entry-redecoded').hidden = true;
+  const tracks = entry.tracks || [];
+  state.selected = (selected || [0]).filter((n) => n < tracks.length);
+  state.window = window;
+    const section = $('#entry');
+  section.hidden = false;
+  const readoutElement = $('#readout');
+  delete readoutElement.dataset.t;
+  delete readoutElement.dataset.values;
+  text(readoutElement, 'Move the pointer over the chart to read exact values.');
+  text($('#entry-title'), `${kindOf(entry)} ${entry.name || entry.crc32}`);
+  const summary = [
+    ['Handle', `${handleText(entry)} (from ${entry.crc32_source})`], ['Family', entry.family],
+    ['File', `${entry.filename || ''} (${bytes(entry.size)})`], ['Duration', entry.duration === null ? '' : `${entry.duration} s`],
+    ['Uploaded', `${entry.uploaded_at}${entry.uploaded_by ? ` by ${entry.uploaded_by}` : ''}`], ['Note', entry.note || ''],
+    ['SHA-256', entry.sha256],
+  ];
+    $('#entry-summary').replaceChildren(...summary.filter(([, v]) => v).flatMap(([k, v]) => [make('dt', { text: k }), make('dd', { text: v })]));
+  $('#raw-link').href = `/api/resources/${id}/raw`;
+  $('#gltf-link').href = `/api/resources/${id}/export`;
+  const assumed = $('#assumed');
+  assumed.hidden = !entry.assumed.length;
+  text(assumed, entry.assumed.length ? `Assumed: ${entry.assumed.join(' · ')}` : '');
+  text($('#structure'), JSON.stringify(entry.structure, null, 2));
+  $('#tracks tbody').replaceChildren(...groupedByBone(tracks).flatMap(([bone, group]) => [
+    ...(bone === null ? [] : [make('tr', { class: 'group' }, [make('th', { colspan: '7', scope: 'rowgroup', text: `${bone} · ${count(group.length, 'track', 'tracks')}` })])]),
+    ...group.map(trackRow)]));
+  // a skeleton has a tree and no curves: its bones instead of an empty chart
+  $('#chart-part').hidden = !tracks.length;
+  renderVersions(entry);
+  renderNative(entry);
+  state.compare = null;
+  if (restore.compare) await startCompare(Number(restore.compare)); else renderCompare();
+  writeUrl();
+  await drawChart();
+  await showMotion(entry, restore);
+  // a link to a view lands on the view; an entry opened from the list, at its top
+  const viewBox = $('#view-box');
+  if (restore.cam && !viewBox.hidden) viewBox.scrollIntoView({ block: 'center' });
+  else section.scrollIntoView({ block: 'start' });
+}
+
+// The tracks in groups of the bone (the target) they move, in the order the bones first come;
+// [[null, tracks]] when they all move one target or none (no heading needed).
+export function groupedByBone(tracks) {
+  const groups = new Map();
+  for (const t of tracks) {
+    const target = t.target || {};
+    const label = target.handle_name || target.name || (target.object !== undefined ? `object ${target.object}` : '');
+    const key = `${target.schema || ''} ${target.object} ${label}`;
+    if (!groups.has(key)) groups.set(key, [label || 'no target', []]);
+    groups.get(key)[1].push(t);
+  }
+  return groups.size > 1 ? [...groups.values()] : [[null, tracks]];
+}
+
+// One track's row: its chart box, number, name, type, interpolation, keys and time range.
+export function trackRow(t) {
+  const box = make('input', { type: 'checkbox', 'aria-label': `chart track ${t.n}` });
+  box.checked = state.selected.includes(t.n);
+  box.addEventListener('change', () => {
+    state.selected = box.checked ? [...state.selected, t.n].sort((a, b) => a - b) : state.selected.filter((n) => n !== t.n);
+    const view = state.motion && state.motion.view;
+    if (box.checked && view && view.entry) { // its bone chosen, in the view and the list
+      const i = view.nodeOfTrack(t.n);
+      if (i >= 0) { view.select(i); markBone(i); }
+    }
+    drawChart();
+  });
+  const target = t.target && t.target.handle_name ? ` (${t.target.handle_name})` : '';
+  return make('tr', { 'data-n': String(t.n) }, [make('td', {}, [box]), make('td', { text: String(t.n) }), make('td', { text: t.name + target }),
+      make('td', { text: t.kind === 'events' ? 'events' : `${t.type}${t.array_size > 1 ? `[${t.array_size}]` : ''}` }),
+      make('td', {
+        text: `${t.interpolation}${t.semantic === 'NORMALIZED_QUATERNION' ? ' (quaternion)' : ''}`
+          + (t.before_first_key === "last key's value" ? '; last key\'s value before the first key' : '')
+          + (t.w_between_keys ? '; w = 1 between keys' : ''),
+      }),
+      make('td', { text: String(t.key_count) }), make('td', { text: `${t.time_range[0]} – ${t.time_range[1]} s` })]);
+}
+
+// Versions (the other entries of this handle and class) and comparing with another entry.
+
+export function renderVersions(entry) {
+  const versions = entry.versions || [];
+  $('#versions-box').hidden = !versions.length;
+  $('#versions tbody').replaceChildren(...versions.map((v) => {
+    const link = make('a', { href: `?id=${v.id}`, text: `${v.id}${v.name ? ` ${v.name}` : ''}` });
+    link.addEventListener('click', (event) => { event.preventDefault(); openEntry(v.id); });
+    const compare = make('button', { type: 'button', text: 'Compare', 'data-compare': String(v.id) });
+    compare.addEventListener('click', () => startCompare(v.id).then(drawChart));
+    return make('tr', {}, [make('td', {}, [link]), make('td', { text: v.uploaded_at.replace('T', ' ').slice(0, 19) }),
+      make('td', { text: v.uploaded_by || '' }), make('td', { text: v.filename || '' }),
+      make('td', { text: String(v.decoder_version) }), make('td', {}, [compare])]);
+  }));
+}
+
+// The tracks charted: their boxes ticked in the table, the chart drawn again.
+export function selectTracks(tracks) {
+  if (!tracks.length) return;
+  state.selected = [...tracks];
+  for (const box of document.querySelectorAll('#tracks tbody input')) {
+    box.checked = state.selected.includes(Number(box.closest('tr').dataset.n));
+  }
+  drawChart();
+}
+
+export function setUpEntry() {
+  $('#raw-link').addEventListener('click', download);
+  $('#csv-link').addEventListener('click', download);
+  $('#gltf-link').addEventListener('click', download);
+  $('#export-link').addEventListener('click', download);
+  $('#delete-entry').addEventListener('click', async () => {
+    if (!state.entry || !confirm(`Delete entry ${state.entry.id}?`)) return;
+    await api(`/api/resources/${state.entry.id}`, { method: 'DELETE' });
+    state.entry = null;
+    $('#entry').hidden = true;
+    writeUrl();
+    loadCatalogue();
+    loadHealth();
+  });
+}

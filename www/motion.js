@@ -1,0 +1,172 @@
+// motion.js: the 3D view of an entry (view3d.js and timeline.js, loaded when an entry opens):
+// which skeleton poses it, which clip of its file plays, what it says when it cannot.
+
+import { authorised, api } from '/api.js';
+import { renderBones, markBone } from '/bones.js';
+import { trackRange, drawCursor, readoutAt } from '/chart.js';
+import { $, text, make } from '/dom.js';
+import { openEntry, selectTracks } from '/entry.js';
+import { state, writeUrl, writeUrlSoon } from '/state.js';
+import { count } from '/words.js';
+
+export async function motionView() {
+  if (state.motion) return state.motion;
+  try {
+    const module = await import('/view3d.js');
+    const { Timeline } = await import('/timeline.js');
+    if (!module.webglAvailable()) {
+      state.motion = { off: 'This browser has no WebGL, so the 3D view is off; the chart and the rest of the page work as ever.' };
+    } else {
+      state.motion = { skeleton: null };
+      state.motion.view = new module.MotionView({
+        api,
+        auth: () => authorised(),
+        window: () => state.window || trackRange(),
+        onTime: (t, exact) => {
+          state.time = t;
+          drawCursor();
+          if (state.motion.timeline) state.motion.timeline.drawPlayhead();
+          if (exact) { readoutAt(t).catch((e) => text($('#readout'), e.message)); writeUrlSoon(); }
+        },
+        onSelectTracks: selectTracks,
+        onSelectNode: markBone,
+        onMeshNote: motionMessage,
+        onChange: writeUrlSoon,
+      });
+      state.motion.timeline = new Timeline({
+        view: () => state.motion.view,
+        window: () => state.window || trackRange(),
+        // each charted track's key times; null for more than the pixels tell apart
+        tracks: () => state.selected.map((n) => ({ n, times: state.keyTimes.has(n) ? state.keyTimes.get(n) : [] })),
+        onLoop: (range) => { state.motion.view.setRange(range); writeUrlSoon(); },
+      });
+    }
+  } catch (e) {
+    state.motion = { off: `The 3D view could not start (${e.message}); is three.js installed (libjs-three, animdexd --three)?` };
+  }
+  return state.motion;
+}
+
+export function motionMessage(message) {
+  const element = $('#view-message');
+  element.hidden = !message;
+  text(element, message || '');
+}
+
+export async function showMotion(entry, restore = {}) {
+  const motion = await motionView();
+  const parts = ['#view-controls', '#view-box', '#timeline', '#timeline-keys', '#playback', '#joints-box'];
+  const visible = (on) => { for (const p of parts) $(p).hidden = !on; };
+  if (motion.off) { visible(false); motionMessage(motion.off); return; }
+  motionMessage('');
+  const options = [];
+  let ranked = null;
+  if (entry.rig) options.push({ value: 'own', label: `its own rig (${entry.rig.length} nodes)` });
+  try {
+    ranked = await api(`/api/resources/${entry.id}/skeletons`);
+  } catch (e) { ranked = { targets: 0, skeletons: [] }; }
+  for (const s of ranked.skeletons) {
+    options.push({ value: String(s.id), label: `${s.name || s.crc32} (${s.class}, entry ${s.id}): ${s.matched} of ${ranked.targets}`, skeleton: s });
+  }
+  // the catalogue's other skeletons, which have none of its targets: choosable, said so
+  for (const cls of ['Skel_Z', 'Skeleton']) {
+    const page = await api(`/api/resources?class=${cls}&limit=20`).catch(() => ({ resources: [] }));
+    for (const s of page.resources) {
+      if (s.id === entry.id || options.some((o) => o.value === String(s.id))) continue;
+      options.push({ value: String(s.id), label: `${s.name || s.crc32} (${s.class}, entry ${s.id}): none of its targets` });
+    }
+  }
+  options.push({ value: 'none', label: 'none' });
+  // an entry no skeleton fits is not posed on an unrelated one: the view waits for a choice
+  const fits = entry.rig || ranked.skeletons.some((s) => s.matched > 0);
+  let chosen = restore.skeleton || (fits ? options[0].value : 'none');
+  if (!options.some((o) => o.value === chosen)) {
+    options.splice(options.length - 1, 0, { value: chosen, label: `entry ${chosen}` });
+  }
+  const select = $('#skeleton-choice');
+  select.replaceChildren(...options.map((o) => make('option', { value: o.value, text: o.label })));
+  select.value = chosen;
+  // another skeleton keeps the time shown (the frame a user was looking at)
+  select.onchange = () => {
+    const view = state.motion.view;
+    chooseSkeleton(entry, select.value, ranked, { t: view.entry ? view.time : state.time });
+  };
+  visible(true);
+  await chooseSkeleton(entry, chosen, ranked, restore);
+  await listClips(entry);
+}
+
+// The other animations of the same upload (a glTF file's clips): one switches to another in
+// the view, keeping its time and camera.
+export async function listClips(entry) {
+  const box = $('#clip-box'), select = $('#clip-choice');
+  box.hidden = true;
+  if (!entry.filename) return;
+  const page = await api(`/api/resources?q=${encodeURIComponent(entry.filename)}&limit=200`).catch(() => ({ resources: [] }));
+  const clips = page.resources.filter((r) => r.sha256 === entry.sha256).sort((a, b) => a.part - b.part);
+  if (clips.length < 2) return;
+  select.replaceChildren(...clips.map((c) => make('option', { value: String(c.id), text: `${c.name || c.crc32} (entry ${c.id})` })));
+  select.value = String(entry.id);
+  select.onchange = () => {
+    const view = state.motion.view;
+    openEntry(Number(select.value), null, state.window, {
+      skeleton: state.motion.skeleton === '' ? 'own' : state.motion.skeleton, t: view.time, cam: view.cameraText(),
+      grid: view.grid ? view.gridText() : null,
+    });
+  };
+  box.hidden = false;
+}
+
+export async function chooseSkeleton(entry, value, ranked, restore) {
+  const view = state.motion.view;
+  const coverage = $('#coverage');
+  const box = ['#view-box', '#timeline', '#timeline-keys', '#playback', '#joints-box'];
+  view.pause();
+  state.motion.skeleton = value === 'own' ? '' : value === 'none' ? 'none' : value;
+  if (value === 'none' || (value === 'own' && !entry.rig)) {
+    for (const b of box) $(b).hidden = true;
+    text(coverage, '');
+    view.entry = null;
+    renderBones();
+    motionMessage(entry.rig || ranked.skeletons.some((s) => s.matched > 0) ? 'No rig chosen: the view is off.'
+      : 'No skeleton in the catalogue has this entry\'s targets, and it has no rig of its own: upload its skeleton (a Skel_Z, or a glTF with the nodes) to see it move, or choose one under Skeleton to pose it anyway.');
+    view.entry = null;
+    writeUrl();
+    return;
+  }
+  for (const b of box) $(b).hidden = false;
+  motionMessage('');
+  if (restore.speed) { view.speed = Number(restore.speed) || 1; $('#speed').value = String(view.speed); }
+  try {
+    await view.show(entry, {
+      skeleton: value === 'own' ? null : Number(value),
+      time: restore.t !== undefined && restore.t !== null ? Number(restore.t) : (state.window || trackRange())[0],
+      camera: restore.cam,
+      grid: restore.grid,
+    });
+  } catch (e) {
+    motionMessage(`The pose could not be made: ${e.message}`);
+    return;
+  }
+  const answer = view.answer;
+  const moved = new Set(answer.tracks.filter((t) => t.node !== null).map((t) => t.node)).size;
+  if (value === 'own') {
+    text(coverage, `its own rig: ${answer.nodes.length} nodes, ${moved} moved by its tracks`);
+    if (!moved && (entry.tracks || []).length) {
+      motionMessage(`Its ${count(entry.tracks.length, 'track moves', 'tracks move')} no node of its rig`
+        + (entry.family === 'burnout' ? ' (a Vehicle Animation\'s state animations move the parts their states name, and these name none the rig has)' : '')
+        + ': it is drawn at rest.');
+    }
+  } else {
+    const s = ranked.skeletons.find((k) => String(k.id) === value);
+    const targets = ranked.targets;
+    text(coverage, `${s ? s.matched : moved} of ${targets} ${entry.family === 'zouna' ? 'bones' : 'targets'} (${answer.nodes.length} nodes)`);
+    if (!moved) motionMessage(`This skeleton has none of the animation's ${entry.family === 'zouna' ? 'bones' : 'targets'}: it is drawn at rest.`);
+  }
+  coverage.dataset.matched = String(moved);
+  renderBones();
+  if (state.compare) await view.setGhost(state.compare.id);
+  state.time = view.time;
+  drawCursor();
+  writeUrl();
+}

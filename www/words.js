@@ -1,0 +1,18 @@
+// words.js: how the page writes things: counts, sizes, numbers as a person writes them, a
+// handle with its name, and what an entry is in the words of the one who uploaded it.
+
+export const count = (n, one, many) => `${n} ${n === 1 ? one : many}`;
+
+export const bytes = (n) => n < 1024 ? `${n} B` : n < 1048576 ? `${(n / 1024).toFixed(1)} KiB` : `${(n / 1048576).toFixed(1)} MiB`;
+
+export const handleText = (entry) => entry.crc32 + (entry.crc32_name ? ` (${entry.crc32_name})` : '');
+
+// What an entry is, in the words of the one who uploaded it: an animation of a glTF file and a
+// Radient clip by their source format (the API's class, RadientAnimationClip, names both), the
+// games' resources by their class.
+export const KIND_OF_FAMILY = { gltf: 'glTF animation', radient: 'Radient clip' };
+
+export const kindOf = (entry) => KIND_OF_FAMILY[entry.family] || entry.class;
+
+// A number as a person writes it (at most 4 decimals); the exact one is on hover.
+export const readable = (v) => (typeof v === 'number' ? String(Number(v.toFixed(4))) : String(v));
