@@ -32,8 +32,12 @@ export async function openEntry(id, selected = null, window = null, restore = {}
   const tracks = entry.tracks || [];
   state.selected = (selected || [0]).filter((n) => n < tracks.length);
   state.window = window;
-    const section = $('#entry');
+  const section = $('#entry');
   section.hidden = false;
+  delete section.dataset.opened;
+  // an entry opened from the list lands at its top (the view, the timeline and the chart) at
+  // once; a link to a view, on the view once it shows
+  if (!restore.cam) section.scrollIntoView({ block: 'start' });
   const readoutElement = $('#readout');
   delete readoutElement.dataset.t;
   delete readoutElement.dataset.values;
@@ -64,10 +68,9 @@ export async function openEntry(id, selected = null, window = null, restore = {}
   writeUrl();
   await drawChart();
   await showMotion(entry, restore);
-  // a link to a view lands on the view; an entry opened from the list, at its top
   const viewBox = $('#view-box');
-  if (restore.cam && !viewBox.hidden) viewBox.scrollIntoView({ block: 'center' });
-  else section.scrollIntoView({ block: 'start' });
+  if (restore.cam) (viewBox.hidden ? section : viewBox).scrollIntoView({ block: viewBox.hidden ? 'start' : 'center' });
+  section.dataset.opened = String(entry.id); // all of it shown (for a reader of the DOM)
 }
 
 // The tracks in groups of the bone (the target) they move, in the order the bones first come;

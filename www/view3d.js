@@ -30,6 +30,46 @@ function nearest(times, t) {
   return Math.abs(times[hi] - t) < Math.abs(t - times[lo]) ? hi : lo;
 }
 
+// The box of a glTF scene's meshes as they are drawn: a skinned mesh's vertices moved by its
+// bones as the GPU moves them (bindMatrix, the bones' matrices, bindMatrixInverse), another
+// mesh's by its world matrix. At most about 20,000 vertices a mesh are read.
+function meshBox(root) {
+  const box = new THREE.Box3(), v = new THREE.Vector3();
+  const bound = new THREE.Vector4(), moved = new THREE.Vector4(), sum = new THREE.Vector4();
+  const bone = new THREE.Matrix4(), toWorld = new THREE.Matrix4();
+  root.updateMatrixWorld(true);
+  root.traverse((o) => {
+    if (!o.isMesh || !o.visible || !o.geometry.attributes || !o.geometry.attributes.position) return;
+    const position = o.geometry.attributes.position;
+    const stride = Math.max(1, Math.floor(position.count / 20000));
+    const skinned = o.isSkinnedMesh && o.geometry.attributes.skinIndex && o.geometry.attributes.skinWeight;
+    if (skinned) {
+      o.skeleton.update();
+      toWorld.multiplyMatrices(o.matrixWorld, o.bindMatrixInverse);
+    }
+    for (let i = 0; i < position.count; i += stride) {
+      v.fromBufferAttribute(position, i);
+      if (skinned) {
+        bound.set(v.x, v.y, v.z, 1).applyMatrix4(o.bindMatrix);
+        sum.set(0, 0, 0, 0);
+        const index = o.geometry.attributes.skinIndex, weight = o.geometry.attributes.skinWeight;
+        for (const c of ['X', 'Y', 'Z', 'W']) {
+          const k = weight[`get${c}`](i);
+          if (!k) continue;
+          bone.fromArray(o.skeleton.boneMatrices, index[`get${c}`](i) * 16);
+          sum.addScaledVector(moved.copy(bound).applyMatrix4(bone), k);
+        }
+        if (!(sum.w > 0)) continue; // no weight: the GPU would draw it at the origin
+        // w is the weights' sum (the bones are affine): divided by it, weights stored as
+        // normalized integers count as fractions, as the GPU reads them
+        v.set(sum.x / sum.w, sum.y / sum.w, sum.z / sum.w).applyMatrix4(toWorld);
+      } else v.applyMatrix4(o.matrixWorld);
+      if (Number.isFinite(v.x + v.y + v.z)) box.expandByPoint(v);
+    }
+  });
+  return box;
+}
+
 export function webglAvailable() {
   try {
     const canvas = document.createElement('canvas');
@@ -131,7 +171,9 @@ export class MotionView {
     this.skeleton.clear?.();
     while (this.skeleton.children.length) this.skeleton.remove(this.skeleton.children[0]);
     const index = new Map(answer.nodes.map((n, i) => [n.source, i]));
-    this.nodes = answer.nodes.map((n) => ({ source: n.source, name: n.name, parent: n.parent === null ? -1 : index.get(n.parent) }));
+    // a bone known by its handle alone is called by it (as the chart calls it), not "node 3"
+    const nameOf = (n) => (n.handle && n.name === `node ${n.source}` ? n.handle : n.name);
+    this.nodes = answer.nodes.map((n) => ({ source: n.source, name: nameOf(n), parent: n.parent === null ? -1 : index.get(n.parent) }));
     this.tracksOf = new Map();
     for (const t of answer.tracks) {
       if (t.node === null) continue;
@@ -194,7 +236,10 @@ export class MotionView {
       const objects = await Promise.all(this.nodes.map((n) => gltf.parser.getDependency('node', n.source)));
       this.mesh = { root: gltf.scene, objects };
       this.scene.add(gltf.scene);
+      if (this.shown) this.draw(this.shown.values, this.shown.t); // posed as the skeleton is, at once
       $('#view-mode').disabled = false;
+      // a mesh shows with its bones over it, unless the user chose otherwise
+      if (!this.modeChosen) $('#view-mode').value = 'both';
       $('#view-mode').dataset.textures = String(gltf.parser.json.textures ? gltf.parser.json.textures.length : 0);
       this.applyMode();
       if (note) this.hooks.onMeshNote?.(note);
@@ -208,6 +253,12 @@ export class MotionView {
     this.mode = $('#view-mode').value;
     this.skeleton.visible = !this.mesh || this.mode !== 'mesh';
     if (this.mesh) this.mesh.root.visible = this.mode !== 'skeleton';
+    // with the mesh, the bones are drawn over it (as Blender's "In Front"), never hidden inside
+    const over = !!this.mesh && this.mode === 'both';
+    this.skeleton.traverse((o) => {
+      o.renderOrder = over ? 1 : 0;
+      if (o.material && o.material.depthTest === over) { o.material.depthTest = !over; o.material.needsUpdate = true; }
+    });
     this.render();
   }
 
@@ -469,10 +520,23 @@ export class MotionView {
     }));
   }
 
+  // What is shown, as a box: the joints and bones when the skeleton shows, the mesh as the pose
+  // moves it when the mesh shows; null before anything is drawn.
+  shownBox() {
+    if (!this.extent) return null;
+    const box = new THREE.Box3();
+    if (this.skeleton.visible) box.union(this.extent.box);
+    if (this.mesh && this.mesh.root.visible) box.union(meshBox(this.mesh.root));
+    return box.isEmpty() ? this.extent.box.clone() : box;
+  }
+
+  // The camera on what is shown (mesh, skeleton or both), the grid under it.
   frameAll() {
-    if (!this.extent) return;
-    const center = this.extent.box.getCenter(new THREE.Vector3());
-    const size = Math.max(this.extent.size, 1e-3);
+    const box = this.shownBox();
+    if (!box) return;
+    const center = box.getCenter(new THREE.Vector3());
+    const size = Math.max(box.getSize(new THREE.Vector3()).length(), 1e-3);
+    $('#view').dataset.framed = [...box.min.toArray(), ...box.max.toArray()].map((x) => Number(x.toPrecision(6))).join(',');
     const direction = this.camera.position.clone().sub(this.controls.target);
     if (direction.lengthSq() === 0) direction.set(1, 1, 2);
     direction.normalize().multiplyScalar(size * 1.4 + 0.01);
@@ -481,16 +545,16 @@ export class MotionView {
     this.camera.near = size / 1000 + 1e-5;
     this.camera.far = size * 100 + 10;
     this.camera.updateProjectionMatrix();
-    this.fitGrid();
+    this.fitGrid(box);
     this.controls.update();
     this.render();
   }
 
   // The grid under what is shown: twice its size, at its feet.
-  fitGrid() {
-    if (!this.extent) return;
-    const center = this.extent.box.getCenter(new THREE.Vector3());
-    this.placeGrid(Math.max(this.extent.size, 1e-3) * 2, center.x, this.extent.box.min.y, center.z);
+  fitGrid(box = this.shownBox()) {
+    if (!box) return;
+    const center = box.getCenter(new THREE.Vector3());
+    this.placeGrid(Math.max(box.getSize(new THREE.Vector3()).length(), 1e-3) * 2, center.x, box.min.y, center.z);
   }
 
   placeGrid(size, x, y, z) {
@@ -580,7 +644,7 @@ export class MotionView {
     $('#loop').addEventListener('change', () => { this.loop = $('#loop').checked; });
     $('#fps').addEventListener('change', () => { const f = Number($('#fps').value); if (f >= 1 && f <= 240) this.fps = f; });
     $('#frame-all').addEventListener('click', () => { this.frameAll(); this.hooks.onChange(); });
-    $('#view-mode').addEventListener('change', () => this.applyMode());
+    $('#view-mode').addEventListener('change', () => { this.modeChosen = true; this.applyMode(); });
     $('#joints-box').addEventListener('toggle', () => this.fillJoints());
     document.addEventListener('keydown', (event) => {
       if (!this.entry || $('#entry').hidden || /^(INPUT|SELECT|TEXTAREA|BUTTON)$/.test(event.target.tagName)) return;

@@ -2,7 +2,8 @@
  * view.test.mjs), with the test library's writers: hero.Skel_Z (a root and a chain of three
  * bones), run.Animation_Z (two of hero's bones move, one bone hero lacks), other.Skel_Z (bones
  * none of run's tracks name), and pusmc01_vanm.dat (a Burnout vehicle: a root, two animated
- * parts, four wheels at their corners). Usage: rig_files DIR */
+ * parts, four wheels at their corners), and pusmc02_vanm.dat (a vehicle whose one state
+ * animation names no part: its track moves no node). Usage: rig_files DIR */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -48,15 +49,18 @@ static int skeleton(const char *dir, const char *file, const char *const *names,
 	return rc;
 }
 
-static int vehicle(const char *dir)
+static int vehicle(const char *dir, const char *file, int moving)
 {
 	static const struct bpart parts[2] = {{{4, -1, -1}}, {{5, -1, -1}}};
 	static const struct banimation animations[1] = {
 	    {0, 1, -1, {1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1, 0}}};
 	static const struct bstate states[1] = {{1, 10, 1, {0, 0, 0, 0, 1, 1, 1, 1}}};
+	static const struct bstate unnamed[1] = {{-1, 10, 1, {0, 0, 0, 0, 1, 1, 1, 1}}};
 	static const float corners[4][3] = {
 	    {0.8f, 0.35f, 1.4f}, {-0.8f, 0.35f, 1.4f}, {0.8f, 0.35f, -1.3f}, {-0.8f, 0.35f, -1.3f}};
-	struct bvehicle v = {parts, 2, animations, 1, states, 1, {-1, -1, -1, -1}, {{0}}, 0};
+	struct bvehicle v = {
+	    parts, 2, animations, moving ? 1 : 0, moving ? states : unnamed, 1, {-1, -1, -1, -1},
+	    {{0}}, 0};
 	struct zbuf b;
 	int rc;
 
@@ -68,7 +72,7 @@ static int vehicle(const char *dir)
 	}
 	zbuf_init(&b, 0);
 	burnout_write_vehicle(&b, &v, 0);
-	rc = save(dir, "pusmc01_vanm.dat", &b);
+	rc = save(dir, file, &b);
 	zbuf_free(&b);
 	return rc < 0 ? 1 : 0;
 }
@@ -110,5 +114,5 @@ int main(int argc, char **argv)
 	if (save(argv[1], "run.Animation_Z", &b) < 0)
 		return 1;
 	zbuf_free(&b);
-	return vehicle(argv[1]);
+	return vehicle(argv[1], "pusmc01_vanm.dat", 1) || vehicle(argv[1], "pusmc02_vanm.dat", 0);
 }

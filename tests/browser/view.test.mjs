@@ -137,6 +137,7 @@ async function main() {
   const other = await upload(base, 'other.Skel_Z', readFileSync(join(dir, 'other.Skel_Z')));
   const run = await upload(base, 'run.Animation_Z', readFileSync(join(dir, 'run.Animation_Z')));
   const vehicle = await upload(base, 'pusmc01_vanm.dat', readFileSync(join(dir, 'pusmc01_vanm.dat')));
+  const stillVehicle = await upload(base, 'pusmc02_vanm.dat', readFileSync(join(dir, 'pusmc02_vanm.dat')));
   const nod = await upload(base, 'nod.json', Buffer.from(JSON.stringify({
     name: 'radient nod', duration: 2,
     targets: [{ schema: 'E4ADD320-EECA-439F-A6C3-1D8A25AEFBC3', object: 0, name: 'spine' }],
@@ -377,6 +378,20 @@ async function main() {
       }));
       check('ticking a track chooses its bone in the list and the view', back.joint === 'spine' && back.marked === 'spine',
         JSON.stringify(back));
+      // F frames the chosen bone: the camera turns about its joint, as the link then says
+      const camBefore = new URL(t.page.url()).searchParams.get('cam');
+      await t.page.evaluate(() => document.querySelector('#view').focus());
+      await t.page.keyboard.press('f');
+      await t.page.waitForFunction((before) => {
+        const cam = new URL(location.href).searchParams.get('cam');
+        return cam && cam !== before;
+      }, camBefore, { timeout: 10000 }).catch(() => {});
+      const framed = await t.page.evaluate(() => ({
+        target: (new URL(location.href).searchParams.get('cam') || '').split(',').slice(3).map(Number),
+        joint: document.querySelector('#joints tbody tr[data-node="1"]')?.dataset.world.split(' ').map(Number),
+      }));
+      check('F turns the camera about the chosen bone\'s joint', framed.joint && framed.target.length === 3
+        && framed.target.every((v, i) => Math.abs(v - framed.joint[i]) < 1e-4), JSON.stringify(framed));
       const groups = await t.page.evaluate(() => [...document.querySelectorAll('#tracks tr.group th')].map((h) => h.textContent));
       check('the tracks are grouped by the bone they move', groups.length === 2 && /^hips/.test(groups[0]) && /^spine/.test(groups[1]),
         groups.join(' | '));
@@ -405,6 +420,60 @@ async function main() {
       check('a skeleton entry shows its bone tree instead of an empty chart', skeleton.bones === 4 && skeleton.chart,
         JSON.stringify(skeleton));
       await s.page.close();
+    }
+
+    // --- "Frame all" frames what is shown: the mesh (the head's triangle, as the pose places it),
+    // the skeleton (its joints), or both
+    {
+      const f = await openEntry(browser, `${base}/?id=${tree}`);
+      await f.page.waitForFunction(() => !document.querySelector('#view-mode').disabled, null, { timeout: 15000 }).catch(() => {});
+      const mode = await f.page.locator('#view-mode').inputValue();
+      check('a mesh shows at once, with its bones over it', mode === 'both', mode);
+      const frameIn = async (shown) => {
+        await f.page.selectOption('#view-mode', shown);
+        await f.page.click('#frame-all');
+        return (await f.page.locator('#view').getAttribute('data-framed')).split(',').map(Number);
+      };
+      const t = Number(await f.page.evaluate(() => document.querySelector('#joints').dataset.time));
+      const pose = await (await fetch(`${base}/api/resources/${tree}/pose?t=${t}`)).json();
+      // the triangle (0,0,0) (0.3,0,0) (0,0.3,0) of "head", 0.6 above "spine", by spine's world matrix
+      const spine = pose.poses[0].world[pose.nodes.findIndex((n) => n.name === 'spine')];
+      const corners = [[0, 0.6, 0], [0.3, 0.6, 0], [0, 0.9, 0]].map(([x, y, z]) =>
+        [0, 1, 2].map((r) => spine[r] * x + spine[4 + r] * y + spine[8 + r] * z + spine[12 + r]));
+      const meshBox = [0, 1, 2].map((c) => Math.min(...corners.map((p) => p[c])))
+        .concat([0, 1, 2].map((c) => Math.max(...corners.map((p) => p[c]))));
+      const joints = pose.poses[0].world.map((w) => [w[12], w[13], w[14]]);
+      const jointBox = [0, 1, 2].map((c) => Math.min(...joints.map((p) => p[c])))
+        .concat([0, 1, 2].map((c) => Math.max(...joints.map((p) => p[c]))));
+      const near = (a, b) => a.length === 6 && a.every((v, i) => Math.abs(v - b[i]) < 1e-4);
+      const mesh = await frameIn('mesh'), bones = await frameIn('skeleton'), both = await frameIn('both');
+      // the skeleton's box: its joints and the bones drawn from them (a leaf's bone reaches past it)
+      const holds = (box, inner) => [0, 1, 2].every((c) => box[c] <= inner[c] + 1e-4 && box[c + 3] >= inner[c + 3] - 1e-4);
+      const union = meshBox.map((v, i) => (i < 3 ? Math.min(v, bones[i]) : Math.max(v, bones[i])));
+      check('"Frame all" frames the mesh when the mesh is shown, the skeleton when it is, both when both are',
+        near(mesh, meshBox) && holds(bones, jointBox) && !holds(bones, meshBox) && near(both, union),
+        `mesh ${mesh} / ${meshBox.map((v) => v.toFixed(4))}; skeleton ${bones} / ${jointBox}; both ${both}`);
+      // the entry's layout: the view, the timeline and the chart at the top, its details below
+      const tops = await f.page.evaluate(() => Object.fromEntries(['#view-box', '#timeline', '#chart', '#tracks', '#entry-summary']
+        .map((s) => [s, document.querySelector(s).getBoundingClientRect().top + scrollY])));
+      check('an entry opens with the view, the timeline and the chart above its tracks and details',
+        Math.max(tops['#view-box'], tops['#timeline'], tops['#chart']) < tops['#tracks'] && tops['#tracks'] < tops['#entry-summary'],
+        JSON.stringify(tops));
+      check('Frame all made no error', f.errors.length === 0, f.errors.slice(0, 3).join(' | '));
+      await f.page.close();
+      // opened from the list, the entry's view is on screen at once
+      const l = await browser.newPage({ viewport: { width: 1280, height: 900 } });
+      await l.goto(base);
+      await l.waitForSelector('body[data-ready="true"]');
+      await l.click(`#catalogue tbody tr[data-id="${tree}"]`);
+      await l.waitForSelector(`#entry[data-opened="${tree}"]`, { timeout: 20000 }).catch(() => {});
+      const onScreen = await l.evaluate(() => {
+        const r = document.querySelector('#view-box').getBoundingClientRect();
+        return { top: r.top, bottom: r.bottom, height: innerHeight };
+      });
+      check('an entry opened from the list shows its view without a scroll', onScreen.top >= 0 && onScreen.bottom <= onScreen.height,
+        JSON.stringify(onScreen));
+      await l.close();
     }
 
     // --- the timeline: a row of key ticks a charted track, drag to scrub, shift-drag for a loop
@@ -595,8 +664,13 @@ async function main() {
       await p.close();
     }
 
-    // --- a Zouna animation on its Skel_Z
+    // --- a Zouna animation on its Skel_Z, its bones named by a name list (as a modder's would be)
+    await fetch(`${base}/api/names`, { method: 'POST', headers: { 'Content-Type': 'text/plain' },
+      body: 'ROOT\nBip01 Pelvis\nBip01 Spine\nBip01 Head\n' });
     const z = await openEntry(browser, `${base}/?id=${run}`);
+    const bones = await z.page.evaluate(() => [...document.querySelectorAll('#bones .bone')].map((b) => b.firstChild.textContent));
+    check('the bone list names a Zouna rig\'s bones by the catalogue\'s name list', bones.join(',') === 'ROOT,Bip01 Pelvis,Bip01 Spine,Bip01 Head',
+      bones.join(','));
     const coverage = await z.page.locator('#coverage').innerText();
     check('an Animation_Z is posed on the best skeleton, its coverage shown', /2 of 3 bones/.test(coverage)
       && (await z.page.locator('#skeleton-choice').inputValue()) === String(hero), coverage);
@@ -608,8 +682,9 @@ async function main() {
     check('after scrubbing, Joints at t equals pose on the Skel_Z', m.ok, m.why);
     check('the Skel_Z is drawn', (await pixels(z.page)).drawn > 100);
     await z.page.locator('#view-box').screenshot({ path: join(shots, 'view-zouna.png') });
-    await z.page.locator('#motion-and-chart').scrollIntoViewIfNeeded();
-    await z.page.screenshot({ path: join(shots, 'view-page.png') });
+    // the entry as it opens (the README's picture): the view, the timeline and the chart on top
+    await z.page.evaluate(() => document.querySelector('#entry').scrollIntoView({ block: 'start' }));
+    await z.page.screenshot({ path: join(shots, 'entry-layout.png') });
     const shownTime = await z.page.evaluate(() => document.querySelector('#joints').dataset.time);
     await z.page.selectOption('#skeleton-choice', String(other));
     await z.page.waitForFunction(() => document.querySelector('#coverage').dataset.matched === '0');
@@ -631,6 +706,14 @@ async function main() {
     check('a Burnout vehicle shows its root, parts and wheels', m.ok && m.rows === 7 && (await pixels(b.page)).drawn > 100, m.why);
     await b.page.locator('#view-box').screenshot({ path: join(shots, 'view-burnout.png') });
     await b.page.close();
+    // a vehicle whose state animation names no part: drawn at rest, and the page says why
+    const b2 = await openEntry(browser, `${base}/?id=${stillVehicle}`);
+    await b2.page.waitForFunction(() => !document.querySelector('#view-message').hidden, null, { timeout: 10000 }).catch(() => {});
+    const why = await b2.page.locator('#view-message').innerText();
+    check('a Burnout vehicle whose tracks move no node says why', /track moves no node of its rig/.test(why)
+      && /Vehicle Animation's state animations/.test(why), why);
+    check('that page made no error', b2.errors.length === 0, b2.errors.slice(0, 3).join(' | '));
+    await b2.page.close();
     const r = await openEntry(browser, `${base}/?id=${nod}`);
     const rCoverage = await r.page.locator('#coverage').innerText();
     const rSkeleton = await r.page.locator('#skeleton-choice').inputValue();
