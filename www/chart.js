@@ -93,6 +93,27 @@ export async function keysOf(entry, t, lo, hi) {
   return keys;
 }
 
+// A sample answer (GET .../sample?from=&to=&count=) of an entry's track over a window, kept for
+// the last few windows: the draws of a quick run of ticks or a redraw for the cursor's sake ask
+// animdex once a track and window. Each answer is a fresh copy (the caller reshapes its values).
+const SAMPLES_KEPT = 128;
+const samplesKept = new Map();
+async function samplesOf(id, n, lo, hi, count) {
+  const path = `/api/resources/${id}/tracks/${n}/sample?from=${lo}&to=${hi}&count=${count}`;
+  let answer = samplesKept.get(path);
+  if (!answer) {
+    answer = api(path);
+    samplesKept.set(path, answer);
+    answer.catch(() => samplesKept.delete(path));
+    if (samplesKept.size > SAMPLES_KEPT) samplesKept.delete(samplesKept.keys().next().value);
+  }
+  const { times, values } = await answer;
+  return { times, values: values.slice() };
+}
+
+// The kept answers are forgotten when an entry may have changed (opened again, redecoded).
+export const forgetSamples = () => samplesKept.clear();
+
 // Key markers where they are apart on screen: the first key of each few pixels of the window.
 export function apart(points, lo, hi, width) {
   const shown = [], cell = Math.max((hi - lo) / Math.max(width / 4, 1), 0);
@@ -123,17 +144,17 @@ export async function drawChartNow() {
     if (t.kind === 'events') return api(`/api/resources/${entry.id}/tracks/${t.n}/sample?from=${lo}&to=${hi + 1e-6}`);
     const pair = state.compare && state.compare.byTrack.get(t.n);
     return Promise.all([
-      api(`/api/resources/${entry.id}/tracks/${t.n}/sample?from=${lo}&to=${hi}&count=500`),
+      samplesOf(entry.id, t.n, lo, hi, 500),
       keysOf(entry, t, lo, hi),
       pair && !pair.reason
-        ? api(`/api/resources/${state.compare.id}/tracks/${pair.b}/sample?from=${lo}&to=${hi}&count=500`).catch(() => null)
+        ? samplesOf(state.compare.id, pair.b, lo, hi, 500).catch(() => null)
         : null,
     ]);
   }));
   for (const [index, t] of selected.entries()) {
     if (t.kind === 'events') {
       const answer = fetched[index];
-      datasets.push({ label: `${t.n} ${t.name}`, data: answer.events.map((e) => ({ x: e.time, y: 0, event: e })), showLine: false,
+      datasets.push({ label: `${t.n} ${t.name}`, curve: `${t.n}`, data: answer.events.map((e) => ({ x: e.time, y: 0, event: e })), showLine: false,
         pointStyle: 'triangle', pointRadius: 7, backgroundColor: palette[colour % palette.length], borderColor: palette[colour++ % palette.length] });
       state.keyTimes.set(t.n, answer.events.map((e) => e.time));
       events.push(...answer.events.map((e) => `${e.time} s: class ${e.message_class} → ${e.receiver}${e.receiver_name ? ` (${e.receiver_name})` : ''}, parameter ${e.parameter}`));
@@ -154,18 +175,20 @@ export async function drawChartNow() {
     names.forEach((name, c) => {
       const color = colourOf(colour++);
       const label = `${boneOf(t)} ${channelOf(t)} ${name}${euler ? ' (°)' : ''}`;
-      datasets.push({ label, track: t.n, component: c, yAxisID: axis, data: samples.times.map((x, i) => ({ x, y: toNumber(samples.values[i][c]) })),
+      const curve = `${t.n}:${c}`;
+      datasets.push({ label, track: t.n, component: c, curve, yAxisID: axis, data: samples.times.map((x, i) => ({ x, y: toNumber(samples.values[i][c]) })),
         showLine: true, pointRadius: 0, borderWidth: 1.5, borderColor: color, backgroundColor: color, tension: 0 });
       if (other) {
-        datasets.push({ label: `${label} (entry ${state.compare.id})`, yAxisID: axis, data: other.times.map((x, i) => ({ x, y: toNumber(other.values[i][c]) })),
+        datasets.push({ label: `${label} (entry ${state.compare.id})`, curve, yAxisID: axis, data: other.times.map((x, i) => ({ x, y: toNumber(other.values[i][c]) })),
           showLine: true, pointRadius: 0, borderWidth: 1.5, borderDash: [6, 4], borderColor: color, backgroundColor: color, tension: 0, compared: true });
       }
       const keyPoints = apart(keys.times.map((x, i) => ({ x, y: toNumber(keys.values[i][c]) })), lo, hi, width);
-      datasets.push({ label: `${label} keys`, yAxisID: axis, data: keyPoints, showLine: false, pointRadius: 3.5, pointStyle: 'rectRot',
+      datasets.push({ label: `${label} keys`, curve, yAxisID: axis, data: keyPoints, showLine: false, pointRadius: 3.5, pointStyle: 'rectRot',
         borderColor: color, backgroundColor: '#fff' });
     });
   }
   $('#events').replaceChildren(...events.map((e) => make('li', { text: e })));
+  for (const d of datasets) d.hidden = state.hiddenCurves.has(d.curve);
   const config = {
     type: 'scatter',
     data: { datasets },
@@ -179,7 +202,7 @@ export async function drawChartNow() {
           title: { display: true, text: 'degrees' }, ticks: { callback: (v) => `${readable(v)}°` } },
       },
       plugins: {
-        legend: { labels: { filter: (item) => !item.text.endsWith(' keys'), boxWidth: 12 } },
+        legend: { labels: { filter: (item) => !item.text.endsWith(' keys'), boxWidth: 12 }, onClick: toggleCurve },
         tooltip: { callbacks: { label: (ctx) => ctx.raw.event ? `message ${ctx.raw.event.message_class} → ${ctx.raw.event.receiver_name || ctx.raw.event.receiver}` : `${ctx.dataset.label}: ${ctx.raw.y}` } },
       },
     },
@@ -199,7 +222,17 @@ export async function drawChartNow() {
   if (state.time !== null && Number.isFinite(state.time)) readoutAt(state.time).catch((e) => text($('#readout'), e.message));
 }
 
-// The view's time as a line across the chart.
+// A legend clicked: its curve hidden or shown, with its key markers and the compared entry's
+// curve, and kept so through zooms and new ticks until the entry changes.
+function toggleCurve(event, item, legend) {
+  const chart = legend.chart, curve = chart.data.datasets[item.datasetIndex].curve;
+  const hide = !state.hiddenCurves.has(curve);
+  if (hide) state.hiddenCurves.add(curve); else state.hiddenCurves.delete(curve);
+  chart.data.datasets.forEach((d, i) => { if (d.curve === curve) chart.setDatasetVisibility(i, !hide); });
+  chart.update();
+  $('#chart').dataset.hiddenCurves = [...state.hiddenCurves].join(' ');
+}
+
 // The chart's cursor (the view's time) on a canvas of its own over the chart, so that a frame of
 // playback moves one line and never draws the curves again.
 export function drawCursor(chart = state.chart) {
@@ -319,6 +352,10 @@ export function setUpChart() {
     } else readoutAt(t).catch((e) => text($('#readout'), e.message));
   };
   $('#chart').addEventListener('pointerdown', (event) => {
+    // the legend and the axes are not the time: a press there (a curve toggled) leaves it
+    const area = state.chart && state.chart.chartArea, box = $('#chart').getBoundingClientRect();
+    const y = event.clientY - box.top;
+    if (!area || y < area.top || y > area.bottom) return;
     scrubbing = true;
     clearTimeout(pending);
     $('#chart').setPointerCapture?.(event.pointerId);

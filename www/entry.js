@@ -4,7 +4,7 @@
 import { api, download } from '/api.js';
 import { markBone } from '/bones.js';
 import { loadHealth, loadCatalogue } from '/catalogue.js';
-import { drawChart } from '/chart.js';
+import { drawChart, forgetSamples } from '/chart.js';
 import { startCompare, renderCompare } from '/compare.js';
 import { $, text, make } from '/dom.js';
 import { live } from '/live.js';
@@ -21,6 +21,10 @@ export async function openEntry(id, selected = null, window = null, restore = {}
     return;
   }
   if (state.motion && state.motion.view) state.motion.view.pause();
+  forgetSamples(); // what it was may have changed (a redecode, a name list)
+  state.keysCache = null;
+  if (!state.entry || state.entry.id !== entry.id) state.hiddenCurves = new Set();
+  $('#chart').dataset.hiddenCurves = [...state.hiddenCurves].join(' ');
   state.entry = entry;
   state.time = null;
   if (live.fresh.delete(entry.id)) { // opened: seen

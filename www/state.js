@@ -19,6 +19,7 @@ export const state = {
   keyTimes: new Map(), // track n -> its keys' times (the timeline's ticks), for the charted tracks
   euler: true, // the chart shows rotations as Euler angles in degrees, else as quaternions
   keysCache: null, // {entry, keys: Map(track n -> keys)}
+  hiddenCurves: new Set(), // the curves ("track:component") hidden from their legend, for this entry
 };
 
 // What the list sorts by (GET /api/resources?sort=), as the table's headers name them.

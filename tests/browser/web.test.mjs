@@ -188,6 +188,26 @@ async function main() {
       `readout ${JSON.stringify(readout)} api ${JSON.stringify(api.values[0])}`);
     await page.screenshot({ path: join(shots, 'entry-1280x800.png'), fullPage: true });
 
+    // a legend clicked hides its curve with its key markers, and leaves the time alone; the
+    // curve stays hidden when the window changes
+    const legend = await page.evaluate(() => {
+      const c = Chart.getChart('chart'), hit = c.legend.legendHitBoxes[0];
+      return { x: hit.left + hit.width / 2, y: hit.top + hit.height / 2, curve: c.data.datasets[0].curve };
+    });
+    const timeBefore = await page.evaluate(() => document.querySelector('#readout').dataset.t);
+    await page.mouse.click(box.x + legend.x, box.y + legend.y);
+    await page.waitForFunction((curve) => document.querySelector('#chart').dataset.hiddenCurves === curve, legend.curve,
+      { timeout: 5000 }).catch(() => {});
+    const visibility = () => page.evaluate(() => {
+      const c = Chart.getChart('chart');
+      return c.data.datasets.map((d, i) => ({ curve: d.curve, keys: d.label.endsWith(' keys'), shown: c.isDatasetVisible(i) }));
+    });
+    const hiddenRight = (list) => list.length > 2 && list.every((d) => d.shown === (d.curve !== legend.curve))
+      && list.some((d) => d.keys && !d.shown);
+    const toggled = await visibility();
+    check('a legend clicked hides its curve and its key markers, and only them', hiddenRight(toggled)
+      && (await page.evaluate(() => document.querySelector('#readout').dataset.t)) === timeBefore, JSON.stringify(toggled));
+
     // the entry downloads as glTF, and the filtered catalogue as one .glb
     const gltfHref = await page.locator('#gltf-link').getAttribute('href');
     const glb = await fetch(`${base}${gltfHref}`);
@@ -203,6 +223,9 @@ async function main() {
     await page.click('#window button[type=submit]');
     await page.waitForFunction(() => window.Chart && Object.values(Chart.instances)[0].scales.x.max === 0.75);
     check('the time window narrows the chart', page.url().includes('from=0.5') && page.url().includes('to=0.75'), page.url());
+    await page.waitForFunction(() => document.querySelector('#chart').dataset.pending === '0');
+    const afterWindow = await visibility();
+    check('a curve hidden from its legend stays hidden in a new window', hiddenRight(afterWindow), JSON.stringify(afterWindow));
 
     // a second version of the clip (its key at 1 s moved by 1 in x): listed, and compared
     const walk2 = join(dir, 'browser-walk-2.json');
