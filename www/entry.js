@@ -8,7 +8,7 @@ import { drawChart, forgetSamples } from '/chart.js';
 import { startCompare, renderCompare } from '/compare.js';
 import { $, text, make } from '/dom.js';
 import { live } from '/live.js';
-import { showMotion } from '/motion.js';
+import { adoptFrameRate, showMotion } from '/motion.js';
 import { renderNative } from '/native.js';
 import { state, writeUrl } from '/state.js';
 import { count, bytes, handleText, kindOf } from '/words.js';
@@ -72,6 +72,7 @@ export async function openEntry(id, selected = null, window = null, restore = {}
   writeUrl();
   await drawChart();
   await showMotion(entry, restore);
+  adoptFrameRate();
   const viewBox = $('#view-box');
   if (restore.cam) (viewBox.hidden ? section : viewBox).scrollIntoView({ block: viewBox.hidden ? 'start' : 'center' });
   section.dataset.opened = String(entry.id); // all of it shown (for a reader of the DOM)

@@ -170,3 +170,25 @@ export async function chooseSkeleton(entry, value, ranked, restore) {
   drawCursor();
   writeUrl();
 }
+
+// The source's frame rate, where its keys show one: the first of the usual rates (24, 25, 30,
+// 48, 50, 60, 100, 120, 240 a second) on whose frames every charted key sits; null when the keys
+// say nothing (none, or all on whole quarter seconds, which every rate has).
+export function keysFrameRate(keyTimes) {
+  const times = [...keyTimes.values()].filter(Boolean).flat();
+  const on = (f) => times.every((t) => Math.abs(t * f - Math.round(t * f)) < 1e-3);
+  if (!times.length || on(4)) return null;
+  return [24, 25, 30, 48, 50, 60, 100, 120, 240].find(on) ?? null;
+}
+
+// The view's frames (a step, the timeline's frame ticks) at the entry's own rate, unless the
+// user chose one; 30 a second when its keys show none.
+export function adoptFrameRate() {
+  const view = state.motion && state.motion.view;
+  if (!view || view.fpsChosen) return;
+  const rate = keysFrameRate(state.keyTimes);
+  view.fps = rate || 30;
+  $('#fps').value = String(view.fps);
+  text($('#fps-source'), rate ? "the keys' rate" : '');
+  if (state.motion.timeline) state.motion.timeline.draw();
+}

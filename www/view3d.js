@@ -642,7 +642,13 @@ export class MotionView {
     });
     $('#speed').addEventListener('change', () => { this.speed = Number($('#speed').value); this.hooks.onChange(); });
     $('#loop').addEventListener('change', () => { this.loop = $('#loop').checked; });
-    $('#fps').addEventListener('change', () => { const f = Number($('#fps').value); if (f >= 1 && f <= 240) this.fps = f; });
+    $('#fps').addEventListener('change', () => {
+      const f = Number($('#fps').value);
+      if (!(f >= 1 && f <= 240)) return;
+      this.fps = f;
+      this.fpsChosen = true; // kept from entry to entry
+      $('#fps-source').textContent = '';
+    });
     $('#frame-all').addEventListener('click', () => { this.frameAll(); this.hooks.onChange(); });
     $('#view-mode').addEventListener('change', () => { this.modeChosen = true; this.applyMode(); });
     $('#joints-box').addEventListener('toggle', () => this.fillJoints());

@@ -145,6 +145,14 @@ async function main() {
       values: [0, 0, 0, 1, 0.6, 0, 0, 0.8] }],
     channels: [{ target: 0, property: 2, sampler: 0 }],
   })));
+  // a clip keyed at 24 frames a second (its keys at frames 0, 1, 3 and 10)
+  const film = await upload(base, 'film.json', Buffer.from(JSON.stringify({
+    name: 'film nod', duration: 0.5,
+    targets: [{ schema: 'E4ADD320-EECA-439F-A6C3-1D8A25AEFBC3', object: 0, name: 'spine' }],
+    samplers: [{ value: { type: 'FLOAT4' }, interpolation: 'LINEAR', semantic: 'NORMALIZED_QUATERNION',
+      times: [0, 1 / 24, 3 / 24, 10 / 24], values: [0, 0, 0, 1, 0.6, 0, 0, 0.8, 0, 0.6, 0, 0.8, 0, 0, 0, 1] }],
+    channels: [{ target: 0, property: 2, sampler: 0 }],
+  })));
   const browser = await chromium.launch({ executablePath: '/usr/bin/chromium', args: chromiumArgs });
   try {
     // --- a glTF entry with its own tree
@@ -474,6 +482,26 @@ async function main() {
       check('an entry opened from the list shows its view without a scroll', onScreen.top >= 0 && onScreen.bottom <= onScreen.height,
         JSON.stringify(onScreen));
       await l.close();
+    }
+
+    // --- the view's frames at the source's rate: 24 a second where the keys sit on 24ths, 30 where
+    // they say nothing (keys on whole seconds)
+    {
+      const r = await openEntry(browser, `${base}/?id=${film}`);
+      const rate = await r.page.evaluate(() => [document.querySelector('#fps').value, document.querySelector('#fps-source').textContent]);
+      const before = await viewTime(r.page);
+      await r.page.evaluate(() => document.querySelector('#view').focus());
+      await r.page.keyboard.press('.');
+      await r.page.waitForFunction((t) => Number(document.querySelector('#joints').dataset.time) !== t
+        && document.querySelector('#view').dataset.playing === 'false', before, { timeout: 5000 }).catch(() => {});
+      const stepped = await viewTime(r.page);
+      check('a clip keyed at 24 frames a second steps and ticks at 24', rate[0] === '24' && /keys' rate/.test(rate[1])
+        && Math.abs(stepped - before - 1 / 24) < 1e-4, `${rate}, ${before} -> ${stepped}`);
+      await r.page.close();
+      const w = await openEntry(browser, `${base}/?id=${tree}`);
+      const plain = await w.page.evaluate(() => [document.querySelector('#fps').value, document.querySelector('#fps-source').textContent]);
+      check('keys on whole seconds leave the frames at 30 a second', plain[0] === '30' && plain[1] === '', plain.join(' '));
+      await w.page.close();
     }
 
     // --- the timeline: a row of key ticks a charted track, drag to scrub, shift-drag for a loop
