@@ -692,13 +692,21 @@ async function main() {
       await p.close();
     }
 
-    // --- a Zouna animation on its Skel_Z, its bones named by a name list (as a modder's would be)
-    await fetch(`${base}/api/names`, { method: 'POST', headers: { 'Content-Type': 'text/plain' },
-      body: 'ROOT\nBip01 Pelvis\nBip01 Spine\nBip01 Head\n' });
+    // --- a Zouna animation on its Skel_Z, its bones named by a name list pasted into the page
     const z = await openEntry(browser, `${base}/?id=${run}`);
-    const bones = await z.page.evaluate(() => [...document.querySelectorAll('#bones .bone')].map((b) => b.firstChild.textContent));
-    check('the bone list names a Zouna rig\'s bones by the catalogue\'s name list', bones.join(',') === 'ROOT,Bip01 Pelvis,Bip01 Spine,Bip01 Head',
-      bones.join(','));
+    const boneNames = () => z.page.evaluate(() => [...document.querySelectorAll('#bones .bone')].map((b) => b.firstChild.textContent));
+    const legends = () => z.page.evaluate(() => Chart.getChart('chart').data.datasets.map((d) => d.label));
+    const unnamed = await boneNames();
+    await z.page.locator('#names-box summary').click();
+    await z.page.fill('#names-text', 'ROOT\nBip01 Pelvis\nBip01 Spine\nBip01 Head\n');
+    await z.page.click('#names-form button[type="submit"]');
+    await z.page.waitForFunction(() => document.querySelector('#names-status').dataset.done === '1', null, { timeout: 10000 }).catch(() => {});
+    await z.page.waitForFunction(() => document.querySelector('#view').dataset.sweep !== undefined, null, { timeout: 20000 });
+    await z.page.waitForFunction(() => document.querySelectorAll('#joints tbody tr').length > 0);
+    const named = await boneNames(), legend = await legends();
+    check('a name list pasted into the page names a Zouna rig\'s bones in the bone list and the chart at once',
+      unnamed.every((n) => /^0x[0-9A-F]{8}$/.test(n)) && named.join(',') === 'ROOT,Bip01 Pelvis,Bip01 Spine,Bip01 Head'
+      && legend.some((l) => l.startsWith('Bip01 Pelvis rotation')), `${unnamed} -> ${named}; ${legend[0]}`);
     const coverage = await z.page.locator('#coverage').innerText();
     check('an Animation_Z is posed on the best skeleton, its coverage shown', /2 of 3 bones/.test(coverage)
       && (await z.page.locator('#skeleton-choice').inputValue()) === String(hero), coverage);
