@@ -174,7 +174,8 @@ export async function drawChartNow() {
     const axis = euler ? 'degrees' : 'y';
     names.forEach((name, c) => {
       const color = colourOf(colour++);
-      const label = `${boneOf(t)} ${channelOf(t)} ${name}${euler ? ' (°)' : ''}`;
+      // a scalar has no component to name ("KeyframerFloat_Z value", not "... value value")
+      const label = `${boneOf(t)} ${channelOf(t)}${name === 'value' ? '' : ` ${name}`}${euler ? ' (°)' : ''}`;
       const curve = `${t.n}:${c}`;
       datasets.push({ label, track: t.n, component: c, curve, yAxisID: axis, data: samples.times.map((x, i) => ({ x, y: toNumber(samples.values[i][c]) })),
         showLine: true, pointRadius: 0, borderWidth: 1.5, borderColor: color, backgroundColor: color, tension: 0 });

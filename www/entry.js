@@ -13,6 +13,9 @@ import { renderNative } from '/native.js';
 import { state, writeUrl } from '/state.js';
 import { count, bytes, handleText, kindOf } from '/words.js';
 
+// Entry `id` opened: `selected` the tracks to chart (else its first), `window` the chart's [from,
+// to] (else the whole track), `restore` what a link or a reload keeps (skeleton, t, speed, cam,
+// grid, compare).
 export async function openEntry(id, selected = null, window = null, restore = {}) {
   let entry;
   try { entry = await api(`/api/resources/${id}`); } catch (e) {
@@ -53,7 +56,7 @@ export async function openEntry(id, selected = null, window = null, restore = {}
     ['Uploaded', `${entry.uploaded_at}${entry.uploaded_by ? ` by ${entry.uploaded_by}` : ''}`], ['Note', entry.note || ''],
     ['SHA-256', entry.sha256],
   ];
-    $('#entry-summary').replaceChildren(...summary.filter(([, v]) => v).flatMap(([k, v]) => [make('dt', { text: k }), make('dd', { text: v })]));
+  $('#entry-summary').replaceChildren(...summary.filter(([, v]) => v).flatMap(([k, v]) => [make('dt', { text: k }), make('dd', { text: v })]));
   $('#raw-link').href = `/api/resources/${id}/raw`;
   $('#gltf-link').href = `/api/resources/${id}/export`;
   const assumed = $('#assumed');
