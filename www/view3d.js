@@ -70,6 +70,25 @@ function meshBox(root) {
   return box;
 }
 
+// A soft sky over a grey ground as a cube map: what a metallic material (glTF's default is fully
+// metallic) reflects, so that a mesh without an environment of its own is not drawn black.
+function skyCube() {
+  const face = (top, bottom) => {
+    const c = document.createElement('canvas');
+    c.width = c.height = 64;
+    const g = c.getContext('2d'), fill = g.createLinearGradient(0, 0, 0, 64);
+    fill.addColorStop(0, top);
+    fill.addColorStop(1, bottom);
+    g.fillStyle = fill;
+    g.fillRect(0, 0, 64, 64);
+    return c;
+  };
+  const side = face('#e8eef5', '#7a8189');
+  const cube = new THREE.CubeTexture([side, side, face('#f4f7fb', '#e8eef5'), face('#7a8189', '#6b7178'), side, side]);
+  cube.needsUpdate = true;
+  return cube;
+}
+
 export function webglAvailable() {
   try {
     const canvas = document.createElement('canvas');
@@ -234,6 +253,12 @@ export class MotionView {
       gltf.scene.traverse((o) => { if (o.isMesh) meshes++; });
       if (!meshes) return;
       const objects = await Promise.all(this.nodes.map((n) => gltf.parser.getDependency('node', n.source)));
+      this.environment = this.environment || skyCube();
+      gltf.scene.traverse((o) => {
+        for (const m of o.isMesh ? [o.material].flat() : []) {
+          if (m && m.isMeshStandardMaterial && !m.envMap) { m.envMap = this.environment; m.needsUpdate = true; }
+        }
+      });
       this.mesh = { root: gltf.scene, objects };
       this.scene.add(gltf.scene);
       if (this.shown) this.draw(this.shown.values, this.shown.t); // posed as the skeleton is, at once

@@ -454,7 +454,24 @@ async function main() {
       const jointBox = [0, 1, 2].map((c) => Math.min(...joints.map((p) => p[c])))
         .concat([0, 1, 2].map((c) => Math.max(...joints.map((p) => p[c]))));
       const near = (a, b) => a.length === 6 && a.every((v, i) => Math.abs(v - b[i]) < 1e-4);
-      const mesh = await frameIn('mesh'), bones = await frameIn('skeleton'), both = await frameIn('both');
+      const mesh = await frameIn('mesh');
+      // glTF's default material is fully metallic: lit by the view's sky, not drawn black
+      const dark = await f.page.evaluate(() => {
+        const source = document.querySelector('#view'), c = document.createElement('canvas');
+        c.width = source.width; c.height = source.height;
+        const g = c.getContext('2d');
+        g.drawImage(source, 0, 0);
+        const data = g.getImageData(0, 0, c.width, c.height).data;
+        let black = 0, drawn = 0;
+        for (let i = 0; i < data.length; i += 4) {
+          if (Math.abs(data[i] - 0xf6) + Math.abs(data[i + 1] - 0xf8) + Math.abs(data[i + 2] - 0xfa) > 24) drawn++;
+          if (Math.max(data[i], data[i + 1], data[i + 2]) < 0x40) black++;
+        }
+        return { black, drawn };
+      });
+      check('a mesh of glTF\'s default (metallic) material is lit, not black', dark.drawn > 1000 && dark.black < dark.drawn / 50,
+        JSON.stringify(dark));
+      const bones = await frameIn('skeleton'), both = await frameIn('both');
       // the skeleton's box: its joints and the bones drawn from them (a leaf's bone reaches past it)
       const holds = (box, inner) => [0, 1, 2].every((c) => box[c] <= inner[c] + 1e-4 && box[c + 3] >= inner[c + 3] - 1e-4);
       const union = meshBox.map((v, i) => (i < 3 ? Math.min(v, bones[i]) : Math.max(v, bones[i])));
