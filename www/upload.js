@@ -1,10 +1,12 @@
 // upload.js: the upload box: files dropped or chosen, one request a file (a .gltf with the
-// .bin and image files chosen with it), a row each with its progress and its answer.
+// .bin and image files chosen with it), a row each with its progress and its answer; a .txt
+// among them is a name list, stored as names (names.js).
 
 import { token } from '/api.js';
 import { loadHealth, loadCatalogue } from '/catalogue.js';
 import { $, text, make } from '/dom.js';
 import { openEntry } from '/entry.js';
+import { isNameList, sendNames } from '/names.js';
 import { kindOf } from '/words.js';
 
 // Upload: one row per request. A .gltf goes together with the .bin and image files chosen
@@ -19,8 +21,11 @@ export function groupFiles(files) {
   return [together, ...list.filter((f) => !together.includes(f)).map((f) => [f])];
 }
 
+// Files dropped or chosen: a name list's names stored, every other file uploaded.
 export function upload(files) {
-  for (const group of groupFiles(files)) send(group);
+  const list = Array.from(files);
+  for (const file of list.filter(isNameList)) sendNames(file);
+  for (const group of groupFiles(list.filter((f) => !isNameList(f)))) send(group);
 }
 
 // The file a .gltf of the group names at a JSON pointer the API's error gave ("/buffers/0",

@@ -479,6 +479,26 @@ async function main() {
       `${unnamed} named before; ${named.join(', ')}; ${await namer.locator('#names-status').innerText()}`);
     const summary = await namer.locator('#entry-summary').innerText();
     check('and in the open entry', /0x[0-9A-F]{8} \(sorted 07\)/.test(summary), summary.split('\n').slice(0, 6).join(' | '));
+    // a name list chosen with the uploads (a .txt) is stored as names, not refused as a resource
+    await namer.goto(`${base}/?q=sorted+0`);
+    await namer.waitForSelector('body[data-ready="true"]');
+    const namedRows = () => namer.evaluate(() => [...document.querySelectorAll('#catalogue tbody tr td.handle small')].map((e) => e.textContent).sort());
+    await namer.setInputFiles('#file-input', { name: 'fuel names.txt', mimeType: 'text/plain', buffer: Buffer.from('sorted 08\r\n') });
+    await namer.waitForFunction(() => document.querySelector('#uploads li[data-result]'), null, { timeout: 10000 }).catch(() => {});
+    await namer.waitForFunction(() => [...document.querySelectorAll('#catalogue tbody tr td.handle small')].some((e) => e.textContent === 'sorted 08'),
+      null, { timeout: 10000 }).catch(() => {});
+    const listRow = await namer.locator('#uploads li').first().innerText();
+    check('a .txt name list among the uploads names its hashes at once', (await namedRows()).includes('sorted 08')
+      && /fuel names\.txt \(a name list\)/.test(listRow) && /1 name added/.test(listRow), `${await namedRows()}; ${listRow}`);
+    // and one dropped on the names box
+    await namer.evaluate(() => {
+      const data = new DataTransfer();
+      data.items.add(new File(['sorted 09\n'], 'more names.txt', { type: 'text/plain' }));
+      document.querySelector('#names-box').dispatchEvent(new DragEvent('drop', { dataTransfer: data, bubbles: true, cancelable: true }));
+    });
+    await namer.waitForFunction(() => document.querySelector('#names-status').dataset.done === '1', null, { timeout: 10000 }).catch(() => {});
+    check('a name list dropped on the names box names its hashes at once', (await namedRows()).includes('sorted 09'),
+      `${await namedRows()}; ${await namer.locator('#names-status').innerText()}`);
     await namer.close();
 
     // the way back into the game: an Animation_Z (one bone, two rotation keys) goes out as a
