@@ -78,7 +78,8 @@ async function upload(base, name, bytes) {
   return answer.resources[0].id;
 }
 
-// The view's pixels: how many differ from the background, and a digest of them.
+// The view's pixels: how many differ from the background, how many are near black, and a
+// digest of them.
 const pixels = (page) => page.evaluate(() => {
   const source = document.querySelector('#view');
   const c = document.createElement('canvas');
@@ -86,12 +87,13 @@ const pixels = (page) => page.evaluate(() => {
   const g = c.getContext('2d');
   g.drawImage(source, 0, 0);
   const data = g.getImageData(0, 0, c.width, c.height).data;
-  let drawn = 0, digest = 0;
+  let drawn = 0, black = 0, digest = 0;
   for (let i = 0; i < data.length; i += 4) {
     if (Math.abs(data[i] - 0xf6) + Math.abs(data[i + 1] - 0xf8) + Math.abs(data[i + 2] - 0xfa) > 24) drawn++;
+    if (Math.max(data[i], data[i + 1], data[i + 2]) < 0x40) black++;
     digest = (digest * 31 + data[i] + data[i + 1] * 7 + data[i + 2] * 13) >>> 0;
   }
-  return { drawn, digest, total: data.length / 4 };
+  return { drawn, black, digest, total: data.length / 4 };
 });
 
 // The "Joints at t" table against GET pose at its time: the largest difference, and why not.
@@ -456,21 +458,9 @@ async function main() {
       const near = (a, b) => a.length === 6 && a.every((v, i) => Math.abs(v - b[i]) < 1e-4);
       const mesh = await frameIn('mesh');
       // glTF's default material is fully metallic: lit by the view's sky, not drawn black
-      const dark = await f.page.evaluate(() => {
-        const source = document.querySelector('#view'), c = document.createElement('canvas');
-        c.width = source.width; c.height = source.height;
-        const g = c.getContext('2d');
-        g.drawImage(source, 0, 0);
-        const data = g.getImageData(0, 0, c.width, c.height).data;
-        let black = 0, drawn = 0;
-        for (let i = 0; i < data.length; i += 4) {
-          if (Math.abs(data[i] - 0xf6) + Math.abs(data[i + 1] - 0xf8) + Math.abs(data[i + 2] - 0xfa) > 24) drawn++;
-          if (Math.max(data[i], data[i + 1], data[i + 2]) < 0x40) black++;
-        }
-        return { black, drawn };
-      });
+      const dark = await pixels(f.page);
       check('a mesh of glTF\'s default (metallic) material is lit, not black', dark.drawn > 1000 && dark.black < dark.drawn / 50,
-        JSON.stringify(dark));
+        `${dark.black} near black of ${dark.drawn} drawn`);
       const bones = await frameIn('skeleton'), both = await frameIn('both');
       // the skeleton's box: its joints and the bones drawn from them (a leaf's bone reaches past it)
       const holds = (box, inner) => [0, 1, 2].every((c) => box[c] <= inner[c] + 1e-4 && box[c + 3] >= inner[c + 3] - 1e-4);
