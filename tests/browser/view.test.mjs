@@ -70,6 +70,35 @@ function treeGlb() {
   return glbOf(doc, Buffer.concat(chunks));
 }
 
+// A rig behind a curtain: "hips" (moved up and down) and its child "spine" (turning), and a 0.8 x 0.8
+// quad 0.3 in front of them (towards the camera), 1 s long.
+function curtainGlb() {
+  const arrays = [
+    [0, 1], [0, 0, 0, 0, 0.2, 0],
+    [-0.4, -0.4, 0, 0.4, -0.4, 0, 0.4, 0.4, 0, -0.4, -0.4, 0, 0.4, 0.4, 0, -0.4, 0.4, 0],
+    [0, 0, 0, 1, 0, 0, 0.2588, 0.9659],
+  ];
+  const chunks = arrays.map((a) => Buffer.from(new Float32Array(a).buffer));
+  let offset = 0;
+  const views = chunks.map((c) => { const v = { buffer: 0, byteOffset: offset, byteLength: c.length }; offset += c.length; return v; });
+  return glbOf({
+    asset: { version: '2.0' }, scene: 0, scenes: [{ nodes: [0] }],
+    nodes: [{ name: 'hips', children: [1, 2] }, { name: 'spine', translation: [0, 0.6, 0] },
+      { name: 'curtain', translation: [0, 0.3, 0.3], mesh: 0 }],
+    meshes: [{ primitives: [{ attributes: { POSITION: 2 }, material: 0 }] }],
+    materials: [{ pbrMetallicRoughness: { baseColorFactor: [0.8, 0.8, 0.8, 1], metallicFactor: 0 } }],
+    accessors: [
+      { bufferView: 0, componentType: 5126, count: 2, type: 'SCALAR', min: [0], max: [1] },
+      { bufferView: 1, componentType: 5126, count: 2, type: 'VEC3' },
+      { bufferView: 2, componentType: 5126, count: 6, type: 'VEC3', min: [-0.4, -0.4, 0], max: [0.4, 0.4, 0] },
+      { bufferView: 3, componentType: 5126, count: 2, type: 'VEC4' },
+    ],
+    bufferViews: views, buffers: [{ byteLength: offset }],
+    animations: [{ name: 'bob', samplers: [{ input: 0, output: 1 }, { input: 0, output: 3 }],
+      channels: [{ sampler: 0, target: { node: 0, path: 'translation' } }, { sampler: 1, target: { node: 1, path: 'rotation' } }] }],
+  }, Buffer.concat(chunks));
+}
+
 async function upload(base, name, bytes) {
   const form = new FormData();
   form.append('file', new Blob([bytes]), name);
@@ -135,6 +164,7 @@ async function main() {
   execFileSync(join(dirname(bin), 'tests', 'browser', 'rig_files'), [dir]);
   const { child, base } = await startDaemon();
   const tree = await upload(base, 'tree.glb', treeGlb());
+  const curtain = await upload(base, 'curtain.glb', curtainGlb());
   const hero = await upload(base, 'hero.Skel_Z', readFileSync(join(dir, 'hero.Skel_Z')));
   const other = await upload(base, 'other.Skel_Z', readFileSync(join(dir, 'other.Skel_Z')));
   const run = await upload(base, 'run.Animation_Z', readFileSync(join(dir, 'run.Animation_Z')));
@@ -489,6 +519,33 @@ async function main() {
       check('an entry opened from the list shows its view without a scroll', onScreen.top >= 0 && onScreen.bottom <= onScreen.height,
         JSON.stringify(onScreen));
       await l.close();
+    }
+
+    // --- bones drawn over the mesh: a rig behind a quad shows as much of its animated joints in
+    // "both" as it does alone
+    {
+      const c = await openEntry(browser, `${base}/?id=${curtain}`);
+      await c.page.waitForFunction(() => !document.querySelector('#view-mode').disabled, null, { timeout: 15000 }).catch(() => {});
+      await c.page.click('#frame-all');
+      const blue = () => c.page.evaluate(() => {
+        const source = document.querySelector('#view'), canvas = document.createElement('canvas');
+        canvas.width = source.width; canvas.height = source.height;
+        const g = canvas.getContext('2d');
+        g.drawImage(source, 0, 0);
+        const data = g.getImageData(0, 0, canvas.width, canvas.height).data;
+        let n = 0;
+        for (let i = 0; i < data.length; i += 4) if (data[i + 2] > data[i] + 80 && data[i + 2] > data[i + 1] + 40) n++;
+        return n;
+      });
+      const over = await blue();
+      await c.page.locator('#view-box').screenshot({ path: join(shots, 'view-bones-over-mesh.png') });
+      await c.page.selectOption('#view-mode', 'mesh');
+      const hidden = await blue();
+      await c.page.selectOption('#view-mode', 'skeleton');
+      const alone = await blue();
+      check('the bones are drawn over the mesh that stands in front of them', alone > 30 && hidden < alone / 10 && over >= alone * 0.8,
+        `animated joints' pixels: ${over} with the mesh, ${alone} alone, ${hidden} with the mesh alone`);
+      await c.page.close();
     }
 
     // --- the view's frames at the source's rate: 24 a second where the keys sit on 24ths, 30 where
