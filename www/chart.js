@@ -352,11 +352,14 @@ export function setUpChart() {
       if (exact) { view.playing = false; view.seek(t); } else view.preview(t);
     } else readoutAt(t).catch((e) => text($('#readout'), e.message));
   };
+  // the legend and the axes are not the time: a press there (a curve toggled) leaves it, and the
+  // pointer over them reads nothing out
+  const overCurves = (event) => {
+    const area = state.chart && state.chart.chartArea, y = event.clientY - $('#chart').getBoundingClientRect().top;
+    return !!area && y >= area.top && y <= area.bottom;
+  };
   $('#chart').addEventListener('pointerdown', (event) => {
-    // the legend and the axes are not the time: a press there (a curve toggled) leaves it
-    const area = state.chart && state.chart.chartArea, box = $('#chart').getBoundingClientRect();
-    const y = event.clientY - box.top;
-    if (!area || y < area.top || y > area.bottom) return;
+    if (!overCurves(event)) return;
     scrubbing = true;
     clearTimeout(pending);
     $('#chart').setPointerCapture?.(event.pointerId);
@@ -375,6 +378,7 @@ export function setUpChart() {
       frame = requestAnimationFrame(() => scrub(event, false));
       return;
     }
+    if (!overCurves(event)) return;
     pending = setTimeout(() => readout(event).catch((e) => text($('#readout'), e.message)), 60);
   });
   $('#chart').addEventListener('wheel', (event) => {
