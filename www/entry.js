@@ -8,7 +8,7 @@ import { drawChart, forgetSamples } from '/chart.js';
 import { startCompare, renderCompare } from '/compare.js';
 import { $, text, make } from '/dom.js';
 import { live } from '/live.js';
-import { adoptFrameRate, showMotion } from '/motion.js';
+import { adoptFrameRate, motionView, showMotion } from '/motion.js';
 import { renderNative } from '/native.js';
 import { state, writeUrl } from '/state.js';
 import { count, bytes, handleText, kindOf } from '/words.js';
@@ -30,6 +30,8 @@ export async function openEntry(id, selected = null, window = null, restore = {}
   $('#chart').dataset.hiddenCurves = [...state.hiddenCurves].join(' ');
   state.entry = entry;
   state.time = null;
+  motionView(); // three.js and the view load while the chart is drawn
+
   if (live.fresh.delete(entry.id)) { // opened: seen
     const row = document.querySelector(`#catalogue tbody tr[data-id="${entry.id}"]`);
     if (row) row.classList.remove('new');

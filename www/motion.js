@@ -9,8 +9,15 @@ import { openEntry, selectTracks } from '/entry.js';
 import { state, writeUrl, writeUrlSoon } from '/state.js';
 import { count } from '/words.js';
 
-export async function motionView() {
-  if (state.motion) return state.motion;
+// The 3D view and its timeline, made once (their modules and three.js loaded the first time an
+// entry opens); {off: why} when they cannot be.
+let starting = null;
+export function motionView() {
+  if (!starting) starting = makeMotionView();
+  return starting;
+}
+
+async function makeMotionView() {
   try {
     const module = await import('/view3d.js');
     const { Timeline } = await import('/timeline.js');

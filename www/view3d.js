@@ -70,6 +70,36 @@ function meshBox(root) {
   return box;
 }
 
+// A glTF file's JSON and its binary chunk (a .glb's; null for a .gltf), and the reverse.
+function splitGltf(bytes) {
+  const data = new DataView(bytes);
+  const text = (from, length) => new TextDecoder().decode(new Uint8Array(bytes, from, length));
+  if (bytes.byteLength < 20 || data.getUint32(0, true) !== 0x46546c67) return { doc: JSON.parse(text(0, bytes.byteLength)), bin: null };
+  const jsonLength = data.getUint32(12, true), next = 20 + jsonLength;
+  const bin = next + 8 <= bytes.byteLength ? bytes.slice(next + 8, next + 8 + data.getUint32(next, true)) : null;
+  return { doc: JSON.parse(text(20, jsonLength)), bin };
+}
+
+function joinGltf(doc, bin) {
+  const json = new TextEncoder().encode(JSON.stringify(doc));
+  if (!bin) return json.buffer;
+  const pad = (n) => (4 - (n % 4)) % 4;
+  const jsonLength = json.length + pad(json.length), binLength = bin.byteLength + pad(bin.byteLength);
+  const out = new Uint8Array(12 + 8 + jsonLength + 8 + binLength);
+  const data = new DataView(out.buffer);
+  data.setUint32(0, 0x46546c67, true); // "glTF"
+  data.setUint32(4, 2, true);
+  data.setUint32(8, out.length, true);
+  data.setUint32(12, jsonLength, true);
+  data.setUint32(16, 0x4e4f534a, true); // "JSON"
+  out.set(json, 20);
+  out.fill(0x20, 20 + json.length, 20 + jsonLength);
+  data.setUint32(20 + jsonLength, binLength, true);
+  data.setUint32(24 + jsonLength, 0x004e4942, true); // "BIN"
+  out.set(new Uint8Array(bin), 28 + jsonLength);
+  return out.buffer;
+}
+
 // A soft sky over a grey ground as a cube map: what a metallic material (glTF's default is fully
 // metallic) reflects, so that a mesh without an environment of its own is not drawn black.
 function skyCube() {
@@ -229,24 +259,25 @@ export class MotionView {
     try {
       const response = await fetch(`/api/resources/${entry.id}/raw`, { headers: this.hooks.auth() });
       if (!response.ok) return;
-      let bytes = await response.arrayBuffer();
+      const { doc, bin } = splitGltf(await response.arrayBuffer());
+      if (generation !== this.generation || !(doc.meshes && doc.meshes.length)) return; // no mesh to show
+      // animdex poses the nodes: three.js's own clips would be made for nothing (a 200,000-key
+      // file's would cost more than the mesh)
+      delete doc.animations;
       // a .gltf whose images were not uploaded with it (their files named, not kept): the mesh
       // without its textures, said so, rather than no mesh
       let note = '';
-      if (new Uint8Array(bytes)[0] === 0x7b) {
-        const doc = JSON.parse(new TextDecoder().decode(bytes));
-        const missing = (doc.images || []).filter((i) => i.uri && !i.uri.startsWith('data:')).map((i) => i.uri);
-        if (missing.length) {
-          delete doc.images; delete doc.textures; delete doc.samplers;
-          for (const m of doc.materials || []) {
-            for (const k of ['normalTexture', 'occlusionTexture', 'emissiveTexture']) delete m[k];
-            if (m.pbrMetallicRoughness) { delete m.pbrMetallicRoughness.baseColorTexture; delete m.pbrMetallicRoughness.metallicRoughnessTexture; }
-          }
-          bytes = new TextEncoder().encode(JSON.stringify(doc)).buffer;
-          note = `The mesh shows without its ${missing.length === 1 ? 'texture' : 'textures'} (${missing.join(', ')}): `
-            + 'upload the image files with the .gltf to see them.';
+      const missing = (doc.images || []).filter((i) => i.uri && !i.uri.startsWith('data:')).map((i) => i.uri);
+      if (missing.length) {
+        delete doc.images; delete doc.textures; delete doc.samplers;
+        for (const m of doc.materials || []) {
+          for (const k of ['normalTexture', 'occlusionTexture', 'emissiveTexture']) delete m[k];
+          if (m.pbrMetallicRoughness) { delete m.pbrMetallicRoughness.baseColorTexture; delete m.pbrMetallicRoughness.metallicRoughnessTexture; }
         }
+        note = `The mesh shows without its ${missing.length === 1 ? 'texture' : 'textures'} (${missing.join(', ')}): `
+          + 'upload the image files with the .gltf to see them.';
       }
+      const bytes = joinGltf(doc, bin);
       const gltf = await new Promise((resolve, reject) => new GLTFLoader().parse(bytes, '', resolve, reject));
       if (generation !== this.generation) return;
       let meshes = 0;
@@ -355,13 +386,17 @@ export class MotionView {
     return { times, data, stride, lo, hi };
   }
 
-  // The sweep of the chart's window, refetched when it changes; answers older than the last
-  // one asked for are dropped.
+  // The sweep of the chart's window, fetched again when the window changes (not when only the
+  // tracks charted do: a sweep poses the whole rig); answers older than the last one asked for
+  // are dropped.
   async refreshSweep() {
     if (!this.entry || !this.nodes.length) return;
+    const [lo, hi] = this.hooks.window(), had = this.sweep;
+    if (had && had.generation === this.generation && had.lo === lo && had.hi === hi) return;
     const generation = this.generation, asked = ++this.sweeps;
     const sweep = await this.fetchSweep(this.entry.id, this.skeletonId);
     if (!sweep || generation !== this.generation || asked !== this.sweeps) return;
+    sweep.generation = generation;
     this.sweep = sweep;
     $('#view').dataset.sweep = String(sweep.times.length);
   }
@@ -619,10 +654,16 @@ export class MotionView {
   }
 
   // Node i selected (its joint drawn larger, its axes shown); -1 for none.
+  // Node i chosen (-1: none): its axes drawn at the next frame, once however many are chosen
+  // before it (ticking many tracks chooses a joint a tick).
   select(i) {
     this.selected = i;
     this.canvas.dataset.selected = i >= 0 ? String(this.nodes[i].name) : '';
-    if (this.shown) this.draw(this.shown.values, this.shown.t);
+    if (!this.shown || this.selectFrame) return;
+    this.selectFrame = requestAnimationFrame(() => {
+      this.selectFrame = 0;
+      if (this.shown) this.draw(this.shown.values, this.shown.t);
+    });
   }
 
   // The node a track moves, or -1.
