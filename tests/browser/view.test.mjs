@@ -99,6 +99,36 @@ function curtainGlb() {
   }, Buffer.concat(chunks));
 }
 
+// A skinned triangle: "root" and its child "joint" (1 up, moved 1 along x over 1 s), and a
+// triangle bound wholly to "joint" at rest: where the joint goes, the triangle goes.
+function skinnedGlb() {
+  const parts = [
+    new Float32Array([0, 1]), new Float32Array([0, 1, 0, 1, 1, 0]),
+    new Float32Array([-0.5, 1, 0, 0.5, 1, 0, 0, 2, 0]),
+    new Uint8Array([1, 0, 0, 0, 1, 0, 0, 0, 1, 0, 0, 0]), new Float32Array([1, 0, 0, 0, 1, 0, 0, 0, 1, 0, 0, 0]),
+    new Float32Array([1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1, 1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1, 0, 0, -1, 0, 1]),
+  ];
+  const chunks = parts.map((a) => Buffer.from(a.buffer));
+  let offset = 0;
+  const views = chunks.map((c) => { const v = { buffer: 0, byteOffset: offset, byteLength: c.length }; offset += c.length; return v; });
+  return glbOf({
+    asset: { version: '2.0' }, scene: 0, scenes: [{ nodes: [0, 2] }],
+    nodes: [{ name: 'root', children: [1] }, { name: 'joint', translation: [0, 1, 0] }, { name: 'skinned', mesh: 0, skin: 0 }],
+    skins: [{ joints: [0, 1], inverseBindMatrices: 5 }],
+    meshes: [{ primitives: [{ attributes: { POSITION: 2, JOINTS_0: 3, WEIGHTS_0: 4 } }] }],
+    accessors: [
+      { bufferView: 0, componentType: 5126, count: 2, type: 'SCALAR', min: [0], max: [1] },
+      { bufferView: 1, componentType: 5126, count: 2, type: 'VEC3' },
+      { bufferView: 2, componentType: 5126, count: 3, type: 'VEC3', min: [-0.5, 1, 0], max: [0.5, 2, 0] },
+      { bufferView: 3, componentType: 5121, count: 3, type: 'VEC4' },
+      { bufferView: 4, componentType: 5126, count: 3, type: 'VEC4' },
+      { bufferView: 5, componentType: 5126, count: 2, type: 'MAT4' },
+    ],
+    bufferViews: views, buffers: [{ byteLength: offset }],
+    animations: [{ name: 'slide', samplers: [{ input: 0, output: 1 }], channels: [{ sampler: 0, target: { node: 1, path: 'translation' } }] }],
+  }, Buffer.concat(chunks));
+}
+
 async function upload(base, name, bytes) {
   const form = new FormData();
   form.append('file', new Blob([bytes]), name);
@@ -165,6 +195,7 @@ async function main() {
   const { child, base } = await startDaemon();
   const tree = await upload(base, 'tree.glb', treeGlb());
   const curtain = await upload(base, 'curtain.glb', curtainGlb());
+  const skinned = await upload(base, 'skinned.glb', skinnedGlb());
   const hero = await upload(base, 'hero.Skel_Z', readFileSync(join(dir, 'hero.Skel_Z')));
   const other = await upload(base, 'other.Skel_Z', readFileSync(join(dir, 'other.Skel_Z')));
   const run = await upload(base, 'run.Animation_Z', readFileSync(join(dir, 'run.Animation_Z')));
@@ -519,6 +550,21 @@ async function main() {
       check('an entry opened from the list shows its view without a scroll', onScreen.top >= 0 && onScreen.bottom <= onScreen.height,
         JSON.stringify(onScreen));
       await l.close();
+    }
+
+    // --- "Frame all" on a skinned mesh frames it where its bones have moved it
+    {
+      const k = await openEntry(browser, `${base}/?id=${skinned}&t=1`);
+      await k.page.waitForFunction(() => !document.querySelector('#view-mode').disabled, null, { timeout: 15000 }).catch(() => {});
+      await k.page.selectOption('#view-mode', 'mesh');
+      await k.page.click('#frame-all');
+      const framed = (await k.page.locator('#view').getAttribute('data-framed') || '').split(',').map(Number);
+      const at = await viewTime(k.page);
+      const want = [0.5, 1, 0, 1.5, 2, 0]; // the triangle at rest, moved 1 along x with its joint
+      check('"Frame all" frames a skinned mesh where its bones have moved it', at === 1 && framed.length === 6
+        && framed.every((v, i) => Math.abs(v - want[i]) < 1e-4), `t=${at}: ${framed}`);
+      check('the skinned mesh made no error', k.errors.length === 0, k.errors.slice(0, 3).join(' | '));
+      await k.page.close();
     }
 
     // --- bones drawn over the mesh: a rig behind a quad shows as much of its animated joints in
