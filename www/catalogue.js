@@ -6,7 +6,7 @@ import { $, text, make } from '/dom.js';
 import { openEntry } from '/entry.js';
 import { live, showWaiting, dropListed, followEvents } from '/live.js';
 import { state, writeUrl } from '/state.js';
-import { count, bytes, KIND_OF_FAMILY, kindOf } from '/words.js';
+import { count, bytes, KIND_OF_FAMILY, kindOf, utc } from '/words.js';
 
 export async function loadHealth() {
   try {
@@ -82,7 +82,7 @@ export function renderCatalogue() {
       make('td', { text: kindOf(r), title: r.class }), handle, make('td', { text: r.name || '' }), make('td', { text: r.family }),
       make('td', { text: String(r.track_count) }),
       make('td', { text: r.duration === null ? '' : `${r.duration} s` }), make('td', { text: bytes(r.size) }),
-      make('td', { text: `${r.uploaded_at.replace('T', ' ').slice(0, 19)} UTC${r.uploaded_by ? ` by ${r.uploaded_by}` : ''}` }),
+      make('td', { text: `${utc(r.uploaded_at)}${r.uploaded_by ? ` by ${r.uploaded_by}` : ''}`, title: r.uploaded_at }),
       make('td', { class: sameFile ? 'file same-file' : 'file', text: sameFile ? '〃 same file' : (r.filename || ''), title: r.filename || '' }),
     ]);
     tr.addEventListener('click', () => openEntry(r.id));

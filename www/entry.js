@@ -11,7 +11,7 @@ import { live } from '/live.js';
 import { adoptFrameRate, motionView, showMotion } from '/motion.js';
 import { renderNative } from '/native.js';
 import { state, writeUrl } from '/state.js';
-import { count, bytes, handleText, kindOf } from '/words.js';
+import { count, bytes, handleText, kindOf, utc } from '/words.js';
 
 // Entry `id` opened: `selected` the tracks to chart (else its first), `window` the chart's [from,
 // to] (else the whole track), `restore` what a link or a reload keeps (skeleton, t, speed, cam,
@@ -55,7 +55,7 @@ export async function openEntry(id, selected = null, window = null, restore = {}
   const summary = [
     ['Handle', `${handleText(entry)} (from ${entry.crc32_source})`], ['Family', entry.family],
     ['File', `${entry.filename || ''} (${bytes(entry.size)})`], ['Duration', entry.duration === null ? '' : `${entry.duration} s`],
-    ['Uploaded', `${entry.uploaded_at}${entry.uploaded_by ? ` by ${entry.uploaded_by}` : ''}`], ['Note', entry.note || ''],
+    ['Uploaded', `${utc(entry.uploaded_at)}${entry.uploaded_by ? ` by ${entry.uploaded_by}` : ''}`], ['Note', entry.note || ''],
     ['SHA-256', entry.sha256],
   ];
   $('#entry-summary').replaceChildren(...summary.filter(([, v]) => v).flatMap(([k, v]) => [make('dt', { text: k }), make('dd', { text: v })]));
@@ -131,7 +131,7 @@ export function renderVersions(entry) {
     link.addEventListener('click', (event) => { event.preventDefault(); openEntry(v.id); });
     const compare = make('button', { type: 'button', text: 'Compare', 'data-compare': String(v.id) });
     compare.addEventListener('click', () => startCompare(v.id).then(drawChart));
-    return make('tr', {}, [make('td', {}, [link]), make('td', { text: v.uploaded_at.replace('T', ' ').slice(0, 19) }),
+    return make('tr', {}, [make('td', {}, [link]), make('td', { text: utc(v.uploaded_at) }),
       make('td', { text: v.uploaded_by || '' }), make('td', { text: v.filename || '' }),
       make('td', { text: String(v.decoder_version) }), make('td', {}, [compare])]);
   }));

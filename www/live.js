@@ -6,7 +6,7 @@ import { loadHealth, loadCatalogue, renderCatalogue } from '/catalogue.js';
 import { $, text } from '/dom.js';
 import { openEntry } from '/entry.js';
 import { state } from '/state.js';
-import { count } from '/words.js';
+import { count, utc } from '/words.js';
 
 // The live catalogue: GET /api/events, read with fetch (an EventSource cannot send the token),
 // resumed after the last event seen. New entries the filter lets through join the list, marked
@@ -97,7 +97,7 @@ export function entryEvent(kind, data) {
     drawSoon();
     if (state.entry && state.entry.id === data.id) {
       const gone = $('#entry-gone');
-      text(gone, `This entry was deleted at ${data.at.replace('T', ' ').slice(0, 19)}: what is shown is what was loaded before.`);
+      text(gone, `This entry was deleted at ${utc(data.at)}: what is shown is what was loaded before.`);
       gone.hidden = false;
     }
   } else if (kind === 'redecoded') {

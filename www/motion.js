@@ -127,7 +127,7 @@ export async function listClips(entry) {
 export async function chooseSkeleton(entry, value, ranked, restore) {
   const view = state.motion.view;
   const coverage = $('#coverage');
-  const box = ['#view-box', '#timeline', '#timeline-keys', '#playback', '#joints-box'];
+  const box = ['#view-box', '#timeline', '#timeline-keys', '#playback', '#joints-box', '#view-mode-box', '#frame-all'];
   view.pause();
   state.motion.skeleton = value === 'own' ? '' : value === 'none' ? 'none' : value;
   if (value === 'none' || (value === 'own' && !entry.rig)) {

@@ -14,5 +14,8 @@ export const KIND_OF_FAMILY = { gltf: 'glTF animation', radient: 'Radient clip' 
 
 export const kindOf = (entry) => KIND_OF_FAMILY[entry.family] || entry.class;
 
+// A time the API gives (ISO 8601, UTC) as a person reads it: "2026-12-04 17:33:37 UTC".
+export const utc = (at) => `${String(at).replace('T', ' ').slice(0, 19)} UTC`;
+
 // A number as a person writes it (at most 4 decimals); the exact one is on hover.
 export const readable = (v) => (typeof v === 'number' ? String(Number(v.toFixed(4))) : String(v));

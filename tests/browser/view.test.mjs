@@ -796,9 +796,11 @@ async function main() {
         { timeout: 10000 }).catch(() => {});
       const state = await p.evaluate(() => ({ chosen: document.querySelector('#skeleton-choice').value,
         offered: document.querySelectorAll('#skeleton-choice option').length,
-        message: document.querySelector('#view-message').textContent }));
+        message: document.querySelector('#view-message').textContent,
+        idle: ['#frame-all', '#view-mode-box', '#view-box'].filter((s) => document.querySelector(s).offsetParent !== null) }));
       check('a clip no skeleton fits is posed on none, says so, and offers the skeletons there are',
         state.chosen === 'none' && state.offered > 1 && /choose one under Skeleton/.test(state.message), JSON.stringify(state));
+      check('with no rig chosen, the view\'s controls that need one are not shown', state.idle.length === 0, state.idle.join(', '));
       await p.close();
     }
 
