@@ -47,6 +47,8 @@ async function makeMotionView() {
         tracks: () => state.selected.map((n) => ({ n, times: state.keyTimes.has(n) ? state.keyTimes.get(n) : [] })),
         onLoop: (range) => { state.motion.view.setRange(range); writeUrlSoon(); },
       });
+      // another rate of frames: the timeline's frame ticks at once
+      $('#fps').addEventListener('change', () => state.motion.timeline.draw());
     }
   } catch (e) {
     state.motion = { off: `The 3D view could not start (${e.message}); is three.js installed (libjs-three, animdexd --three)?` };
