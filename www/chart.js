@@ -3,7 +3,7 @@
 // drawn over it, and the readout of exact values.
 
 import { api } from '/api.js';
-import { $, text, make } from '/dom.js';
+import { $, text, make, clearedCanvas } from '/dom.js';
 import { state, writeUrl } from '/state.js';
 import { readable } from '/words.js';
 
@@ -80,16 +80,17 @@ export async function drawChart() {
   if (failure) throw failure;
 }
 
-// A track's keys, fetched once an entry (they do not change with the window); null for a track
-// of more keys than its markers could show apart, unless the window holds few of them.
+// A track's keys, fetched once (they do not change with the window) until forgetAnswers; null
+// for a track of more keys than its markers could show apart, unless the window holds few.
+const keysKept = new Map(); // "entry/track" -> keys
 export async function keysOf(entry, t, lo, hi) {
-  const cache = state.keysCache && state.keysCache.entry === entry.id ? state.keysCache : (state.keysCache = { entry: entry.id, keys: new Map() });
-  if (cache.keys.has(t.n)) return cache.keys.get(t.n);
+  const path = `${entry.id}/${t.n}`;
+  if (keysKept.has(path)) return keysKept.get(path);
   const span = Math.max(t.time_range[1] - t.time_range[0], 1e-9);
   const inWindow = t.key_count * Math.min(1, (hi - lo) / span);
   if (t.key_count > 20000 && inWindow > 2000) return null; // too dense to mark: the curve says it
   const keys = await api(`/api/resources/${entry.id}/tracks/${t.n}/keys`);
-  cache.keys.set(t.n, keys);
+  keysKept.set(path, keys);
   return keys;
 }
 
@@ -111,8 +112,12 @@ async function samplesOf(id, n, lo, hi, count) {
   return { times, values: values.slice() };
 }
 
-// The kept answers are forgotten when an entry may have changed (opened again, redecoded).
-export const forgetSamples = () => samplesKept.clear();
+// The kept keys and samples are forgotten when an entry may have changed (opened again after a
+// redecode or a name list).
+export function forgetAnswers() {
+  keysKept.clear();
+  samplesKept.clear();
+}
 
 // Key markers where they are apart on screen: the first key of each few pixels of the window.
 export function apart(points, lo, hi, width) {
@@ -240,13 +245,7 @@ export function drawCursor(chart = state.chart) {
   const overlay = $('#chart-cursor');
   if (!chart || !chart.canvas || !chart.chartArea || !overlay) return;
   const source = chart.canvas;
-  if (overlay.width !== source.width || overlay.height !== source.height) {
-    overlay.width = source.width;
-    overlay.height = source.height;
-  }
-  const g = overlay.getContext('2d');
-  g.setTransform(1, 0, 0, 1, 0, 0);
-  g.clearRect(0, 0, overlay.width, overlay.height);
+  const g = clearedCanvas(overlay, source.width, source.height);
   if (state.time === null || !Number.isFinite(state.time)) return;
   const x = chart.scales.x.getPixelForValue(state.time);
   if (x < chart.chartArea.left || x > chart.chartArea.right) return;

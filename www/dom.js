@@ -13,3 +13,16 @@ export const make = (tag, attributes = {}, children = []) => {
   for (const child of children) element.append(child);
   return element;
 };
+
+// Canvas `canvas` at `width` x `height` device pixels (resized only when it differs), cleared:
+// its 2D context, without a transform.
+export function clearedCanvas(canvas, width, height) {
+  if (canvas.width !== width || canvas.height !== height) {
+    canvas.width = width;
+    canvas.height = height;
+  }
+  const g = canvas.getContext('2d');
+  g.setTransform(1, 0, 0, 1, 0, 0);
+  g.clearRect(0, 0, width, height);
+  return g;
+}

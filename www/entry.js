@@ -4,7 +4,7 @@
 import { api, download } from '/api.js';
 import { markBone } from '/bones.js';
 import { loadHealth, loadCatalogue } from '/catalogue.js';
-import { drawChart, forgetSamples } from '/chart.js';
+import { drawChart, forgetAnswers } from '/chart.js';
 import { startCompare, renderCompare } from '/compare.js';
 import { $, text, make } from '/dom.js';
 import { live } from '/live.js';
@@ -24,8 +24,7 @@ export async function openEntry(id, selected = null, window = null, restore = {}
     return;
   }
   if (state.motion && state.motion.view) state.motion.view.pause();
-  forgetSamples(); // what it was may have changed (a redecode, a name list)
-  state.keysCache = null;
+  forgetAnswers(); // what it was may have changed (a redecode, a name list)
   if (!state.entry || state.entry.id !== entry.id) state.hiddenCurves = new Set();
   $('#chart').dataset.hiddenCurves = [...state.hiddenCurves].join(' ');
   state.entry = entry;

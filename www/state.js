@@ -18,7 +18,6 @@ export const state = {
   motion: null, // the 3D view: {view, timeline} once made, {off: why} when it cannot be
   keyTimes: new Map(), // track n -> its keys' times (the timeline's ticks), for the charted tracks
   euler: true, // the chart shows rotations as Euler angles in degrees, else as quaternions
-  keysCache: null, // {entry, keys: Map(track n -> keys)}
   hiddenCurves: new Set(), // the curves ("track:component") hidden from their legend, for this entry
 };
 

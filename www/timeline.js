@@ -7,6 +7,8 @@
 // hooks: view() -> the MotionView, window() -> [lo, hi], tracks() -> [{n, name, times}],
 // onLoop([lo, hi] | null).
 
+import { clearedCanvas } from '/dom.js';
+
 const css = (name, fallback) => getComputedStyle(document.documentElement).getPropertyValue(name).trim() || fallback;
 
 // A ruler step in seconds whose ticks are at least `px` apart over `width` pixels for `span`.
@@ -115,13 +117,7 @@ export class Timeline {
   drawPlayhead() {
     const canvas = this.canvas, view = this.hooks.view(), background = this.background;
     if (!background) { this.draw(); return; }
-    if (canvas.width !== background.width || canvas.height !== background.height) {
-      canvas.width = background.width;
-      canvas.height = background.height;
-    }
-    const g = canvas.getContext('2d');
-    g.setTransform(1, 0, 0, 1, 0, 0);
-    g.clearRect(0, 0, canvas.width, canvas.height);
+    const g = clearedCanvas(canvas, background.width, background.height);
     g.drawImage(background, 0, 0);
     const [lo, hi] = this.hooks.window();
     if (!view || !view.entry || !(hi > lo)) return;
