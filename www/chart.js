@@ -5,6 +5,7 @@
 import { api } from '/api.js';
 import { $, text, make, clearedCanvas } from '/dom.js';
 import { state, writeUrl } from '/state.js';
+import { begin, publish } from '/status.js';
 import { readable } from '/words.js';
 
 export function trackRange() {
@@ -62,6 +63,7 @@ let drawLoop = null, drawDirty = false;
 
 export async function drawChart() {
   const canvas = $('#chart');
+  const end = begin();
   canvas.dataset.pending = String(Number(canvas.dataset.pending || 0) + 1);
   drawDirty = true;
   if (!drawLoop) {
@@ -77,6 +79,11 @@ export async function drawChart() {
   const failure = await drawLoop;
   canvas.dataset.pending = String(Number(canvas.dataset.pending) - 1);
   canvas.dataset.drawn = String(Number(canvas.dataset.drawn || 0) + 1);
+  if (!failure && state.entry) {
+    publish('chart', state.entry.id);
+    publish('chartDraws', canvas.dataset.drawn);
+  }
+  end();
   if (failure) throw failure;
 }
 

@@ -11,12 +11,21 @@ import { live } from '/live.js';
 import { adoptFrameRate, motionView, showMotion } from '/motion.js';
 import { renderNative } from '/native.js';
 import { state, writeUrl } from '/state.js';
+import { begin, publish } from '/status.js';
 import { count, bytes, handleText, kindOf, utc } from '/words.js';
 
 // Entry `id` opened: `selected` the tracks to chart (else its first), `window` the chart's [from,
 // to] (else the whole track), `restore` what a link or a reload keeps (skeleton, t, speed, cam,
 // grid, compare).
 export async function openEntry(id, selected = null, window = null, restore = {}) {
+  const end = begin();
+  publish('entry', '');
+  try {
+    await showEntry(id, selected, window, restore);
+  } finally { end(); }
+}
+
+async function showEntry(id, selected, window, restore) {
   let entry;
   try { entry = await api(`/api/resources/${id}`); } catch (e) {
     text($('#catalogue-error'), `entry ${id}: ${e.message}`);
@@ -80,6 +89,7 @@ export async function openEntry(id, selected = null, window = null, restore = {}
   const viewBox = $('#view-box');
   if (restore.cam) (viewBox.hidden ? section : viewBox).scrollIntoView({ block: viewBox.hidden ? 'start' : 'center' });
   section.dataset.opened = String(entry.id); // all of it shown (for a reader of the DOM)
+  publish('entry', entry.id);
 }
 
 // The tracks in groups of the bone (the target) they move, in the order the bones first come;

@@ -12,9 +12,12 @@ import { openEntry, setUpEntry } from '/entry.js';
 import { followEvents, setUpLive } from '/live.js';
 import { setUpNames } from '/names.js';
 import { readUrl } from '/state.js';
+import { publish } from '/status.js';
 import { setUpUpload } from '/upload.js';
 
 async function start() {
+  publish('pending', 0);
+  publish('entry', '');
   const view = readUrl();
   // the chart's text and lines in the page's colours (dark where the system asks for it)
   const css = getComputedStyle(document.documentElement);
@@ -44,7 +47,7 @@ async function start() {
     await openEntry(view.id, view.tracks ? view.tracks.split(',').map(Number) : null, window,
       { skeleton: view.skeleton, t: view.t, speed: view.speed, cam: view.cam, grid: view.grid, compare: view.compare });
   }
-  document.body.dataset.ready = 'true';
+  publish('ready', true);
 }
 
 // a module runs once the document is parsed

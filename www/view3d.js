@@ -6,6 +6,7 @@
 import * as THREE from '/vendor/three/build/three.module.js';
 import { OrbitControls } from '/vendor/three/examples/jsm/controls/OrbitControls.js';
 import { GLTFLoader } from '/vendor/three/examples/jsm/loaders/GLTFLoader.js';
+import { begin, during, publish } from '/status.js';
 
 const NODE_FLOATS = 26; // per node and time in format=f32: translation 3, rotation 4, scale 3, world 16
 const SWEEP_MAX = 4000; // times in one sweep
@@ -176,6 +177,7 @@ export class MotionView {
     this.generation = 0;
     this.seeks = 0; // seeks asked for: an answer to an older one is dropped
     this.answered = 0; // answers to seeks handled
+    this.frames = 0; // frames of playback drawn (for a reader of the DOM)
     this.sweeps = 0;
     this.setUpEvents();
     new ResizeObserver(() => this.resize()).observe(this.canvas.parentElement);
@@ -196,6 +198,10 @@ export class MotionView {
   // A new entry (or a new skeleton for it): its rig from a pose at the current time, then the
   // sweep of the window.
   async show(entry, options = {}) {
+    return during(() => this.showNow(entry, options));
+  }
+
+  async showNow(entry, options) {
     const generation = ++this.generation;
     this.entry = entry;
     this.playing = false;
@@ -394,7 +400,7 @@ export class MotionView {
     const [lo, hi] = this.hooks.window(), had = this.sweep;
     if (had && had.generation === this.generation && had.lo === lo && had.hi === hi) return;
     const generation = this.generation, asked = ++this.sweeps;
-    const sweep = await this.fetchSweep(this.entry.id, this.skeletonId);
+    const sweep = await during(() => this.fetchSweep(this.entry.id, this.skeletonId));
     if (!sweep || generation !== this.generation || asked !== this.sweeps) return;
     sweep.generation = generation;
     this.sweep = sweep;
@@ -453,6 +459,7 @@ export class MotionView {
     this.time = pose.t;
     this.draw(values, pose.t);
     this.updatePlayback();
+    publish('pose', pose.t);
   }
 
   // The pose exactly at t, from animdex (one request: a stop, not a frame).
@@ -461,12 +468,17 @@ export class MotionView {
     const generation = this.generation, asked = ++this.seeks;
     this.time = t;
     const query = this.skeletonId ? `&skeleton=${this.skeletonId}` : '';
-    const answer = await this.hooks.api(`/api/resources/${this.entry.id}/pose?t=${t}${query}`);
+    const end = begin();
+    let answer;
+    try {
+      answer = await this.hooks.api(`/api/resources/${this.entry.id}/pose?t=${t}${query}`);
+    } catch (e) { end(); throw e; }
     // answers may come back out of order: only the last one asked for is shown (the view counts
     // the answers it has handled, shown or not, for a reader of the DOM)
     $('#view').dataset.answered = String(++this.answered);
-    if (generation !== this.generation || asked !== this.seeks || this.playing) return;
+    if (generation !== this.generation || asked !== this.seeks || this.playing) { end(); return; }
     this.applyExact(answer);
+    end();
     if (notify) this.hooks.onTime(answer.poses[0].t, true);
   }
 
@@ -478,6 +490,7 @@ export class MotionView {
     const start = k * sweep.stride + 1;
     this.time = sweep.times[k];
     this.draw(sweep.data.subarray(start, start + this.nodes.length * NODE_FLOATS), sweep.times[k]);
+    publish('frames', ++this.frames); // frames of playback drawn
     this.updatePlayback(); // the time text and the scrub bar follow the frame shown
     this.hooks.onTime(this.time, false);
   }

@@ -12,6 +12,7 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { chromium } from 'playwright-core';
+import { entryShown, planChecks } from './checks.mjs';
 import { glb as glbOf } from './glb.mjs';
 
 const bin = process.env.ANIMDEXD;
@@ -20,12 +21,8 @@ const shots = process.env.ANIMDEX_SCREENSHOTS || join(process.cwd(), 'tests', 'o
 const dir = mkdtempSync(join(tmpdir(), 'animdex-view-'));
 const chromiumArgs = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking',
   '--disable-component-update', '--disable-sync', '--no-first-run'];
-let failures = 0;
-
-function check(name, ok, detail = '') {
-  console.log(`${ok ? 'PASS' : 'FAIL'}: view ${name}${ok || !detail ? '' : ` (${detail})`}`);
-  if (!ok) failures++;
-}
+const planned = planChecks(75);
+const check = (name, ok, detail = '') => planned.check(`view ${name}`, ok, detail);
 
 function startDaemon() {
   return new Promise((resolve, reject) => {
@@ -184,6 +181,8 @@ async function openEntry(browser, url, viewport = { width: 1280, height: 1000 })
   page.on('console', (m) => { if (m.type() === 'error') errors.push(m.text()); });
   await page.goto(url);
   await page.waitForSelector('body[data-ready="true"]');
+  const id = new URL(url).searchParams.get('id');
+  if (id) await entryShown(page, id);
   await page.waitForFunction(() => document.querySelector('#view').dataset.sweep !== undefined, null, { timeout: 20000 });
   await page.evaluate(() => { document.querySelector('#joints-box').open = true; });
   await page.waitForFunction(() => document.querySelectorAll('#joints tbody tr').length > 0);
@@ -303,11 +302,14 @@ async function main() {
     const requests = [];
     const count = (r) => requests.push(r.url());
     page.on('request', count);
+    const framesBefore = await page.evaluate(() => Number(document.body.dataset.frames || 0));
     await page.click('#play');
-    await page.waitForTimeout(5000);
+    await page.waitForFunction((n) => Number(document.body.dataset.frames || 0) >= n + 60, framesBefore, { timeout: 60000 }).catch(() => {});
     const playing = await page.evaluate(() => document.querySelector('#view').dataset.playing);
+    const played = await page.evaluate((n) => Number(document.body.dataset.frames || 0) - n, framesBefore);
     page.off('request', count);
-    check('playing for 5 s costs no request a frame', playing === 'true' && requests.length <= 2, `${requests.length} requests: ${requests.slice(0, 3)}`);
+    check('playing 60 frames costs no request a frame', playing === 'true' && played >= 60 && requests.length <= 2,
+      `${played} frames, ${requests.length} requests: ${requests.slice(0, 3)}`);
     await page.click('#play');
     await waitStill(page);
     m = await jointsMatchPose(page, base, tree);
@@ -542,7 +544,7 @@ async function main() {
       await l.goto(base);
       await l.waitForSelector('body[data-ready="true"]');
       await l.click(`#catalogue tbody tr[data-id="${tree}"]`);
-      await l.waitForSelector(`#entry[data-opened="${tree}"]`, { timeout: 20000 }).catch(() => {});
+      await entryShown(l, tree).catch(() => {});
       const onScreen = await l.evaluate(() => {
         const r = document.querySelector('#view-box').getBoundingClientRect();
         return { top: r.top, bottom: r.bottom, height: innerHeight };
@@ -891,10 +893,12 @@ async function main() {
   }
 }
 
+let died = false;
 try {
   await main();
 } catch (e) {
-  check('ran to its end', false, e.stack);
+  console.log(`FAIL: view: the browser test could not run to its end (${e.stack})`);
+  died = true;
 }
 rmSync(dir, { recursive: true, force: true });
-process.exit(failures ? 1 : 0);
+process.exit(planned.failures() || died ? 1 : 0);

@@ -6,12 +6,13 @@ import { existsSync, mkdtempSync, mkdirSync, readFileSync, rmSync, writeFileSync
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { chromium } from 'playwright-core';
+import { entryShown, planChecks } from './checks.mjs';
 
 const bin = process.env.ANIMDEXD;
 const srcdir = process.env.ANIMDEX_SRCDIR || '.';
 const shots = process.env.ANIMDEX_SCREENSHOTS || join(process.cwd(), 'tests', 'output');
 const dir = mkdtempSync(join(tmpdir(), 'animdex-web-'));
-let failures = 0;
+const { check, skip, failures } = planChecks(54);
 
 // Waits until the page has stopped moving: the element's box and the page's scroll the same in
 // two animation frames running, the element within the window (an entry opened is scrolled into
@@ -24,11 +25,6 @@ async function settled(page, selector) {
     window.__animdexSettled = key;
     return same && r.top >= 0 && r.top < window.innerHeight;
   }, selector, { polling: 'raf', timeout: 10000 });
-}
-
-function check(name, ok, detail = '') {
-  console.log(`${ok ? 'PASS' : 'FAIL'}: ${name}${ok || !detail ? '' : ` (${detail})`}`);
-  if (!ok) failures++;
 }
 
 // An upload made the way a teammate would, with curl; the created entry's id.
@@ -160,10 +156,9 @@ async function main() {
     check('filtering the catalogue finds the entry', cell === 'browser walk', cell);
     check('the URL reflects the filter', page.url().includes('q=browser+walk'), page.url());
     await page.screenshot({ path: join(shots, 'catalogue-1280x800.png') });
+    const walkId = await page.locator('#catalogue tbody tr').first().getAttribute('data-id');
     await page.locator('#catalogue tbody tr').first().click();
-    await page.waitForFunction(() => window.Chart && document.querySelector('#entry:not([hidden])') &&
-      document.querySelector('#tracks tbody tr'));
-    await settled(page, '#chart');
+    await entryShown(page, walkId);
     check('the URL reflects the open entry', /[?&]id=\d+/.test(page.url()), page.url());
 
     // the chart canvas has drawn pixels
@@ -298,7 +293,7 @@ async function main() {
       const rowText = await gltfRow.innerText();
       check('a .gltf and its .bin go up together', rowText.includes('InterpolationTest.gltf + interpolation.bin') && rowText.includes('9 created'), rowText);
     } else {
-      console.log('SKIP: a .gltf and its .bin go up together: the fixtures folder is absent');
+      skip('a .gltf and its .bin go up together', 'the fixtures folder is absent');
     }
 
     check('no console errors', consoleErrors.length === 0, consoleErrors.join(' | '));
@@ -368,8 +363,7 @@ async function main() {
     // scrolled away from the top (an entry open below the catalogue): the rows stay put and a
     // notice counts the new ones
     await watcher.locator(`#catalogue tbody tr[data-id="${liveFirst}"]`).click();
-    await watcher.waitForFunction(() => document.querySelector('#entry:not([hidden])') && document.querySelector('#tracks tbody tr') &&
-      document.querySelector('#skeleton-choice').options.length > 0);
+    await entryShown(watcher, liveFirst);
     await watcher.evaluate(() => document.querySelector('#chart-part').scrollIntoView({ block: 'start' }));
     const away = await watcher.evaluate(() => document.querySelector('#catalogue').getBoundingClientRect().top < 0);
     check('(the catalogue is out of sight)', away);
@@ -404,7 +398,7 @@ async function main() {
     await watcher.screenshot({ path: join(shots, 'live-1280x800.png') });
     // an open entry decoded again by `animdexd redecode` beside the daemon says so
     await watcher.locator(`#catalogue tbody tr[data-id="${liveFourth}"]`).click();
-    await watcher.waitForFunction(() => document.querySelector('#entry-gone[hidden]') && document.querySelector('#skeleton-choice').options.length > 0);
+    await entryShown(watcher, liveFourth);
     execFileSync('sqlite3', [join(dir, 'web.db'), `UPDATE resources SET decoder_version = 0 WHERE id = ${liveFourth}`]);
     execFileSync(bin, ['redecode', '--quiet', '--db', join(dir, 'web.db')]);
     const redecoded = await watcher.waitForSelector('#entry-redecoded:not([hidden])', { timeout: 2000 }).then(() => true, () => false);
@@ -467,8 +461,9 @@ async function main() {
     await namer.goto(`${base}/?q=sorted+07`);
     await namer.waitForSelector('body[data-ready="true"]');
     const unnamed = await namer.locator('#catalogue tbody tr td.handle small').count();
+    const namedId = await namer.locator('#catalogue tbody tr').first().getAttribute('data-id');
     await namer.locator('#catalogue tbody tr').first().click();
-    await namer.waitForFunction(() => document.querySelector('#entry:not([hidden]) #entry-summary'), null, { timeout: 10000 });
+    await entryShown(namer, namedId);
     await namer.locator('#names-box summary').click();
     await namer.fill('#names-text', '# a comment line\nsorted 07\n');
     await namer.click('#names-form button[type="submit"]');
@@ -561,8 +556,8 @@ async function main() {
 
 main().then(() => {
   console.log(`screenshots: ${shots}`);
-  process.exit(failures ? 1 : 0);
+  process.exit(failures() ? 1 : 0);
 }, (error) => {
-  console.log(`FAIL: the browser test could not run (${error.message})`);
+  console.log(`FAIL: the browser test could not run to its end (${error.message})`);
   process.exit(1);
 });

@@ -4,7 +4,8 @@
 #
 # A Check program's log ends with "NN%: Checks: C, Failures: F, Errors: E"; each "SKIP:" line
 # in a log is one test that skipped (and counted as a check). A script that prints "PASS: x"
-# and "FAIL: x" lines counts each of them. Any other test counts as one,
+# and "FAIL: x" lines counts each of them; when it printed "PLAN: N" first (the browser tests),
+# the planned checks it never made (it died part way) count as failed. Any other test counts as one,
 # by its automake result. A test program that crashed before its summary counts one failure.
 set -u
 [ $# -gt 0 ] || set -- .
@@ -29,6 +30,11 @@ for trs in $(for dir in "$@"; do find "$dir/tests" -name '*.trs'; done | sort); 
 		# a script that reports its checks one per line (tests/scripts/web.sh)
 		p=$(grep -c '^PASS: ' "$log")
 		f=$(grep -c '^FAIL: ' "$log")
+		plan=$(sed -n 's/^PLAN: \([0-9]*\)$/\1/p' "$log" | head -n 1)
+		if [ -n "$plan" ] && [ $((p + f + skips)) -lt "$plan" ]; then
+			echo "summary.sh: $log made $((p + f + skips)) of its $plan checks: the rest count as failed"
+			f=$((f + plan - p - f - skips))
+		fi
 		if [ "$f" -eq 0 ] && [ "$result" != PASS ]; then
 			f=1
 		fi

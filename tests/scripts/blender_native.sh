@@ -49,8 +49,7 @@ fetch "/api/resources/$original/export" "$dir/walk.glb" || {
 	echo "FAIL: blender native: the export of the walk: $(cat "$dir/walk.glb")"
 	exit 1
 }
-HOME=${TMPDIR:-/tmp} blender -b --factory-startup --python-exit-code 1 \
-	--python "$tools/blender_reexport.py" -- "$dir/walk.glb" "$dir/walk_blender.glb" \
+sh "$src/tests/lib/blender.sh" "$tools/blender_reexport.py" "$dir/walk.glb" "$dir/walk_blender.glb" \
 	>"$dir/blender.log" 2>&1
 if [ $? != 0 ] || [ ! -s "$dir/walk_blender.glb" ]; then
 	tail -n 20 "$dir/blender.log"

@@ -27,8 +27,7 @@ set --
 for expected in "$exports"/*.expected.json; do
 	set -- "$@" "${expected%.expected.json}.glb" "$expected"
 done
-HOME=${TMPDIR:-/tmp} blender -b --factory-startup --python-exit-code 1 \
-	--python "$tools/blender_check.py" -- "$@" >"$exports/blender.log" 2>&1
+sh "$src/tests/lib/blender.sh" "$tools/blender_check.py" "$@" >"$exports/blender.log" 2>&1
 rc=$?
 grep -E '^(PASS|FAIL): |^blender: ' "$exports/blender.log"
 grep -q '^blender: .* values compared' "$exports/blender.log" || rc=1 # it ran to its end

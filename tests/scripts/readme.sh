@@ -95,6 +95,14 @@ for p in chromium blender postgresql clang check wrk; do
 	*) check "readme: the test command installs $p" 1 "build-aux/install-deps test lacks it" ;;
 	esac
 done
+# the README's session runs curl on every line: the run command installs it (a fresh Debian 12
+# has none)
+if grep -q '^curl ' "$src/README.md"; then
+	case "$build" in
+	*" curl "*) check "readme: the run command installs curl, which the README's session uses" 0 "" ;;
+	*) check "readme: the run command installs curl, which the README's session uses" 1 "build-aux/install-deps build lacks it" ;;
+	esac
+fi
 grep -q 'sh build-aux/install-deps build' "$src/autogen.sh"
 check "readme: autogen.sh installs the build set" $? "it does not call build-aux/install-deps build"
 head -n 12 "$src/README.md" | grep -q "800 packages"
