@@ -542,6 +542,13 @@ static const json_t *kept_tracks(const struct gltf *g, const json_t *anim)
 	                       "not_animated");
 }
 
+const json_t *gltf_entry_node_tracks(const struct gltf *g, const json_t *node)
+{
+	const json_t *kept = kept_tracks(g, node);
+
+	return json_is_array(kept) ? kept : NULL;
+}
+
 static uint64_t u64_of(const json_t *j)
 {
 	return json_is_string(j) ? strtoull(json_string_value(j), NULL, 10)
@@ -558,10 +565,14 @@ static json_int_t kept_component(enum value_type type)
 	}
 }
 
-/* Kept track k of animation ai into res: its target (one per schema and object), sampler and
- * channel, its values as stored. 0, 1 when the item is not one animdex reads (said on the
- * entry), or -1 with the error set. */
-static int read_kept(struct gltf *g, const json_t *item, size_t ai, size_t k, struct resource *res)
+/* Kept track k of the list at `where` (an animation's or an entry node's extras.animdex) into
+ * res: its target (one per schema and object), sampler and channel, its values as stored. 0, 1
+ * when the item is not one animdex reads (said on the entry), or -1 with the error set. Its
+ * times are held to the model's rule, not glTF's: finite and in order, two keys at one time
+ * allowed (two messages at one time), times before 0 too (the export kept the track in extras
+ * for breaking glTF's rules). */
+static int read_kept(struct gltf *g, const json_t *item, const char *where, size_t k,
+                     struct resource *res)
 {
 	const json_t *tj = json_object_get(item, "target");
 	const char *schema = json_string_value(json_object_get(tj, "schema"));
@@ -582,7 +593,7 @@ static int read_kept(struct gltf *g, const json_t *item, size_t ai, size_t k, st
 	float *times;
 	uint8_t *values;
 
-	snprintf(ptr, sizeof(ptr), "/animations/%zu/extras/animdex/not_animated/%zu", ai, k);
+	snprintf(ptr, sizeof(ptr), "%s/not_animated/%zu", where, k);
 	if (!schema || strlen(schema) != SCHEMA_TEXT_SIZE - 1 || type == VALUE_UNKNOWN ||
 	    interpolation_from_name(json_string_value(json_object_get(item, "interpolation")),
 	                            &interp) < 0 ||
@@ -609,10 +620,11 @@ static int read_kept(struct gltf *g, const json_t *item, size_t ai, size_t k, st
 	if (!times)
 		return -1;
 	for (size_t i = 0; i < ia.count; i++)
-		if (!isfinite(times[i]) || (i > 0 && !(times[i] > times[i - 1]))) {
+		if (!isfinite(times[i]) || (i > 0 && times[i] < times[i - 1])) {
 			free(times);
 			return gltf_fail(g, "ACCESSOR_ANIMATION_INPUT_NON_INCREASING", ptr,
-			                 "time %zu is not finite or not after the one before", i);
+			                 "time %zu (%g) is not finite or is before the one before it",
+			                 i, (double)times[i]);
 		}
 	values = gltf_accessor_raw(g, outi, ptr, &oa);
 	if (!values) {
@@ -692,9 +704,11 @@ static int decode_animation(struct gltf *g, const json_t *anim, size_t ai,
 			error_set(g->err, ERROR_INTERNAL, NULL, -1, "out of memory");
 			goto done;
 		}
+		char where[64];
+		snprintf(where, sizeof(where), "/animations/%zu/extras/animdex", ai);
 		json_array_foreach(kept, i, x)
 		{
-			if (read_kept(g, x, ai, i, res) < 0)
+			if (read_kept(g, x, where, i, res) < 0)
 				goto done;
 		}
 	}
@@ -730,6 +744,89 @@ done:
 	free(as.outputs);
 	free(as.interp);
 	return rc;
+}
+
+/* The entry animdex's export made a node of (node ni, kept its tracks): an entry again, of the
+ * node's name, with the document's other nodes as its rig when there are any (a Vehicle
+ * Animation's parts). An item animdex would not write is left out and said, as in an
+ * animation; a node whose every item is left out is skipped with the reason. */
+static int decode_entry_node(struct gltf *g, const json_t *node, size_t ni, size_t rig_nodes,
+                             struct decode_result *out)
+{
+	const json_t *kept = gltf_entry_node_tracks(g, node), *x;
+	const char *node_name = json_string_value(json_object_get(node, "name"));
+	struct resource *res = animation_resource(g, json_array_size(kept));
+	char where[64], name[160];
+	size_t i;
+	int rc = -1;
+
+	if (!res)
+		return -1;
+	res->extras = calloc(json_array_size(kept) + 1, sizeof(*res->extras));
+	if (!res->extras) {
+		error_set(g->err, ERROR_INTERNAL, NULL, -1, "out of memory");
+		goto done;
+	}
+	snprintf(where, sizeof(where), "/nodes/%zu/extras/animdex", ni);
+	json_array_foreach(kept, i, x)
+	{
+		if (read_kept(g, x, where, i, res) < 0)
+			goto done;
+	}
+	if (res->clip.channel_count == 0) {
+		snprintf(name, sizeof(name), "nodes[%zu]", ni);
+		skip(out, name, "node", "none of the tracks kept in its extras could be read");
+		rc = 0;
+		goto done;
+	}
+	if (node_name && *node_name) {
+		res->name = strdup(node_name);
+	} else {
+		snprintf(name, sizeof(name), "node_%zu", ni);
+		res->name = strdup(name);
+	}
+	res->clip.name = res->name ? strdup(res->name) : NULL;
+	if (!res->name || !res->clip.name) {
+		error_set(g->err, ERROR_INTERNAL, NULL, -1, "out of memory");
+		goto done;
+	}
+	if (rig_nodes > 0 && gltf_rig(g, res, 1) < 0)
+		goto done;
+	res->metadata =
+	    json_pack("{s:s, s:I, s:O?}", "container", g->glb ? "glb" : "gltf", "node_index",
+	              (json_int_t)ni, "asset", json_object_get(g->doc, "asset"));
+	rc = decode_result_add(out, res);
+	res = NULL;
+done:
+	resource_free(res);
+	return rc;
+}
+
+static size_t count_entry_nodes(const struct gltf *g)
+{
+	const json_t *node;
+	size_t ni, entries = 0;
+
+	json_array_foreach(json_object_get(g->doc, "nodes"), ni, node)
+		entries += gltf_entry_node_tracks(g, node) != NULL;
+	return entries;
+}
+
+/* The entries animdex's export made nodes of, each an entry again; 0 or -1. */
+static int decode_entry_nodes(struct gltf *g, struct decode_result *out)
+{
+	const json_t *nodes = json_object_get(g->doc, "nodes"), *node;
+	size_t ni, entries = count_entry_nodes(g);
+
+	json_array_foreach(nodes, ni, node)
+	{
+		if (!gltf_entry_node_tracks(g, node))
+			continue;
+		if (format_room_for_entry(g->up, out, g->err) < 0 ||
+		    decode_entry_node(g, node, ni, json_array_size(nodes) - entries, out) < 0)
+			return -1;
+	}
+	return 0;
 }
 
 /* A data URI of bytes: "data:<mime>;base64,...", malloc'd, or NULL. */
@@ -866,6 +963,8 @@ static int gltf_decode(const struct upload *up, struct decode_result *out, struc
 	if (gltf_parse_container(&g) < 0)
 		goto done;
 	anims = json_object_get(g.doc, "animations");
+	if (!anims && count_entry_nodes(&g) > 0)
+		goto entry_nodes;
 	if (!anims && json_array_size(json_object_get(g.doc, "nodes")) > 0) {
 		/* nodes and no animation: a skeleton to pose animations on */
 		if (format_room_for_entry(up, out, err) < 0 || gltf_skeleton(&g, out) < 0)
@@ -886,6 +985,9 @@ static int gltf_decode(const struct upload *up, struct decode_result *out, struc
 		    decode_animation(&g, anim, ai, out) < 0)
 			goto done;
 	}
+entry_nodes:
+	if (decode_entry_nodes(&g, out) < 0) /* entries glTF animates nothing of */
+		goto done;
 	if (out->count == before) {
 		json_t *first = json_array_get(out->skipped, 0);
 		error_set(err, ERROR_GLTF_INVALID, "/animations", -1,

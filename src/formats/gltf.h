@@ -91,6 +91,10 @@ uint8_t *gltf_accessor_raw(struct gltf *g, json_int_t index, const char *pointer
  * animates, their ancestors, the joints of skins it moves (gltf_rig.c); -1 with the error
  * set. */
 int gltf_rig(struct gltf *g, struct resource *res, int whole);
+/* The tracks animdex's export kept in a node of its own (an entry glTF animates nothing of: a
+ * bare keyframer, a Vehicle Animation): the node's extras.animdex.not_animated, when the asset
+ * is animdex's; else NULL. */
+const json_t *gltf_entry_node_tracks(const struct gltf *g, const json_t *node);
 /* A file with nodes and no animation: one entry of class Skeleton, every node in its rig
  * (whole, for gltf_rig). */
 int gltf_skeleton(struct gltf *g, struct decode_result *out);

@@ -285,13 +285,17 @@ int gltf_rig(struct gltf *g, struct resource *res, int whole)
 		goto done;
 	for (size_t t = 0; t < res->clip.target_count; t++) {
 		uint64_t n = res->clip.targets[t].object;
+		const char *schema = res->clip.targets[t].schema;
+		if (strcmp(schema, SCHEMA_NODE) != 0 && strcmp(schema, SCHEMA_MORPH) != 0)
+			continue; /* a kept track's target (a bone's handle, a part): no node */
 		if (n < count) {
 			animated[n] = 1;
 			keep_with_ancestors(parent, kept, (int32_t)n);
 		}
 	}
-	for (size_t n = 0; whole && n < count; n++)
-		animated[n] = kept[n] = 1;
+	for (size_t n = 0; whole && n < count; n++) /* every node but animdex's entry nodes */
+		if (!gltf_entry_node_tracks(g, json_array_get(nodes, n)))
+			animated[n] = kept[n] = 1;
 	if (skin_joints(g, parent, animated, kept, skin_used) < 0 ||
 	    make_rig(g, nodes, parent, kept, rig_index, res) < 0)
 		goto done;

@@ -1091,12 +1091,12 @@ static int check_written(struct native_build *nb, struct native_file *out, int b
 		allowed = (bare ? nb->kf[0].keys.compressed : nb->kf[s->keyframer].keys.compressed)
 		              ? 0.5 / c->factor * 1.0001 + 1e-6
 		              : 1e-6;
-		if (s && !s->changed) {
+		if (s ? !s->changed : json_is_true(json_object_get(report, "kept"))) {
 			/* its bytes are the template's, whose export the entry's track is: what the
 			 * game reads differs from the entry by what the export did (a rotation made
 			 * unit length), or, for an Euler rotation, is the Euler angles themselves
 			 */
-			if (s->euler_kept || d < 0)
+			if ((s && s->euler_kept) || (got && got->type != want->type) || d < 0)
 				d = 0;
 		} else if (d < 0 || d > allowed) {
 			error_set(
@@ -1229,8 +1229,12 @@ static int native_keyframer(struct native_build *nb, const struct zouna_class *c
 	scratch = resource_create("zouna", c->name);
 	if (!scratch)
 		return oom(nb);
+	/* the same track, as the decoder makes it or as the export baked it (a bezierRot's Euler
+	 * angles come back from glTF as the rotation they were exported as) */
 	if (zouna_add_track(scratch, &kf->keys, 0, kf->keys.count, &tt, c->name, nb->err) >= 0)
-		same = sampler_equal(&scratch->clip.samplers[0], s);
+		same = sampler_equal(&scratch->clip.samplers[0], s) ||
+		       equals_export(nb, &scratch->clip.samplers[0], 0,
+		                     tt.property == ZOUNA_EULER_ROTATION, s);
 	error_init(nb->err);
 	resource_free(scratch);
 	buf_init(&w.b, NATIVE_MAX_BYTES);

@@ -1,0 +1,264 @@
+/* check_roundtrip.c: nothing lost on the way back, against a real daemon on loopback and a
+ * real SQLite catalogue. Every family's export comes back through its upload (bare keyframers
+ * of every class in both byte orders, a Vehicle Animation whose states are edited in the .glb),
+ * animdex takes its own export back (a message track with two messages at one time, a key
+ * before 0), and native is byte for byte from the .glb where nothing changed. */
+#include <check.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "base/hash.h"
+#include "burnout_writer.h"
+#include "testutil.h"
+#include "zouna_writer.h"
+
+static struct daemon_proc d;
+static char *dir, db[600];
+
+static void start(void)
+{
+	dir = testutil_temp_dir();
+	snprintf(db, sizeof(db), "%s/animdex.db", dir);
+	ck_assert_int_eq(daemon_start(&d, db, NULL), 0);
+}
+
+static void stop(void)
+{
+	ck_assert_int_eq(daemon_stop(&d), 0);
+	testutil_remove_tree(dir);
+	free(dir);
+}
+
+/* GET path: asserts the status; the reply (the caller's). */
+static void get(const char *path, long status, struct http_reply *r)
+{
+	ck_assert_int_eq(http_request(&d, "GET", path, NULL, 0, NULL, r), 0);
+	ck_assert_msg(r->status == status, "%s: %ld %.400s", path, r->status, r->body);
+}
+
+/* Uploads name: the one entry it made (asserted), as the API answers it (the caller's). */
+static json_t *upload_entry(const char *name, const void *data, size_t length)
+{
+	const char *names[1] = {name};
+	const void *datas[1] = {data};
+	size_t lengths[1] = {length};
+	struct http_reply r;
+	json_t *answer, *entry;
+
+	ck_assert_int_eq(http_upload(&d, 1, names, datas, lengths, NULL, &r), 0);
+	ck_assert_msg(r.status == 201, "%s: %ld %.400s", name, r.status, r.body);
+	answer = http_json(&r);
+	http_reply_cleanup(&r);
+	ck_assert_uint_eq(json_array_size(json_object_get(answer, "resources")), 1);
+	entry = json_incref(json_array_get(json_object_get(answer, "resources"), 0));
+	json_decref(answer);
+	return entry;
+}
+
+/* The entry's export (.glb) uploaded again: the entry it made, asserted to hold `tracks`. */
+static json_t *through_glb(json_int_t id, const char *name, size_t tracks, struct http_reply *glb)
+{
+	char path[128];
+	json_t *back;
+
+	snprintf(path, sizeof(path), "/api/resources/%lld/export", (long long)id);
+	get(path, 200, glb);
+	back = upload_entry(name, glb->body, glb->length);
+	ck_assert_msg(strcmp(json_string_value(json_object_get(back, "class")), "Skeleton") != 0,
+	              "%s came back as a Skeleton", name);
+	ck_assert_msg(json_integer_value(json_object_get(back, "track_count")) == (json_int_t)tracks,
+	              "%s came back with %lld tracks, not %zu", name,
+	              (long long)json_integer_value(json_object_get(back, "track_count")), tracks);
+	return back;
+}
+
+/* native?template=TEMPLATE of entry id is `want`, byte for byte. */
+static void assert_native_of(json_int_t id, json_int_t template_id, const struct zbuf *want)
+{
+	char path[160];
+	struct http_reply r;
+
+	snprintf(path, sizeof(path), "/api/resources/%lld/native?template=%lld", (long long)id,
+	         (long long)template_id);
+	get(path, 200, &r);
+	ck_assert_msg(r.length == want->len && memcmp(r.body, want->data, want->len) == 0,
+	              "%s: %zu bytes, not the %zu of the game's file", path, r.length, want->len);
+	http_reply_cleanup(&r);
+}
+
+static const char *const bare_classes[] = {
+    "KeyframerFloat_Z",           "KeyframerFloatComp_Z",       "KeyframerFloatLinearComp_Z",
+    "KeyframerVec2fLinear_Z",     "KeyframerVec2fLinearComp_Z", "KeyframerVec3fComp_Z",
+    "KeyframerVec3fLinear_Z",     "KeyframerExtVec3f_Z",        "KeyframerVec4fLinear_Z",
+    "KeyframerVec4fLinearComp_Z", "KeyframerRot_Z",             "KeyframerBezierRot_Z",
+    "KeyframerHdl_Z",             "KeyframerFlag_Z",            "KeyframerMessage_Z",
+    "KeyframerFloatLinear_Z",     "KeyframerVec2f_Z",           "KeyframerVec2fComp_Z",
+    "KeyframerVec3f_Z",           "KeyframerVec3fLinearComp_Z", "KeyframerVec4f_Z",
+    "KeyframerVec4fComp_Z",
+};
+
+/* A bare keyframer of every class, in both byte orders, exported (its track kept in a node's
+ * extras, or animated: a bezierRot's rotation) and uploaded again: the same class's entry of
+ * one track, and native with the original as its template is the original. */
+START_TEST(every_bare_keyframer_comes_back_through_a_glb)
+{
+	static const struct zmessage m = {12, 0xDEADBEEF, 1, 0.5f, 7};
+	struct zkey keys[2] = {
+	    {.time = 0, .v = {0.5f, 0, 0, 1}, .tout = {1}, .word = 3},
+	    {.time = 1, .v = {1, 0.25f, 0, 0}, .messages = &m, .message_count = 1}};
+
+	for (size_t i = 0; i < 2 * sizeof(bare_classes) / sizeof(bare_classes[0]); i++) {
+		const char *cls = bare_classes[i / 2];
+		struct zbuf b;
+		struct http_reply glb;
+		char name[96];
+		json_t *entry, *back;
+		keys[0].word = (uint32_t)i; /* classes of one layout: files of their own */
+		keys[1].time = 1 + (float)i / 64;
+		zbuf_init(&b, (int)(i % 2));
+		ck_assert_int_eq(zouna_write_keyframer(&b, cls, 0x1, keys, 2, 0), 0);
+		snprintf(name, sizeof(name), "bare%zu.%s", i, cls);
+		entry = upload_entry(name, b.data, b.len);
+		snprintf(name, sizeof(name), "bare%zu.glb", i);
+		back = through_glb(json_integer_value(json_object_get(entry, "id")), name, 1, &glb);
+		assert_native_of(json_integer_value(json_object_get(back, "id")),
+		                 json_integer_value(json_object_get(entry, "id")), &b);
+		http_reply_cleanup(&glb);
+		json_decref(entry);
+		json_decref(back);
+		zbuf_free(&b);
+	}
+}
+END_TEST
+
+/* The glTF of a .glb (its JSON chunk) and its BIN chunk's first byte. */
+static json_t *glb_parts(const struct http_reply *r, uint8_t **bin)
+{
+	uint32_t json_length;
+
+	memcpy(&json_length, r->body + 12, 4);
+	*bin = (uint8_t *)r->body + 20 + json_length + 8;
+	return json_loadb(r->body + 20, json_length, 0, NULL);
+}
+
+/* A Vehicle Animation's states through glTF: its export keeps them in the entry's node; the
+ * .glb uploaded again is a Vehicle Animation's clip of them, native with the original as its
+ * template is the original, and a state's value edited in the .glb is the edited value in the
+ * game's file. */
+START_TEST(a_vehicle_animation_is_edited_through_a_glb)
+{
+	static const struct bpart parts[2] = {{{0, -1, -1}}, {{1, -1, -1}}};
+	static const struct bstate states[2] = {{0, 11, 1, {0, 0, 0, 0, 2, 4, 6, 8}},
+	                                        {1, 10, 0, {1, 1, 1, 1, 0, 0, 0, 0}}};
+	struct bvehicle v = {parts, 2, NULL, 0, states, 2, {0, 1, -1, -1}, {{0}}, 0};
+	struct zbuf b;
+	struct http_reply glb, edited;
+	json_t *entry, *back, *doc, *node, *kept, *again, *keys;
+	json_int_t id, accessor, view;
+	uint8_t *bin;
+	float nine = 9;
+	size_t n;
+	char path[160];
+
+	zbuf_init(&b, 0);
+	burnout_write_vehicle(&b, &v, 0);
+	entry = upload_entry("pusmc01_vanm.dat", b.data, b.len);
+	id = json_integer_value(json_object_get(entry, "id"));
+	back = through_glb(id, "vehicle.glb", 2, &glb);
+	assert_native_of(json_integer_value(json_object_get(back, "id")), id, &b);
+	/* state 0's last vector's w (8) made 9 in the .glb */
+	doc = glb_parts(&glb, &bin);
+	kept = NULL;
+	json_array_foreach(json_object_get(doc, "nodes"), n, node)
+	{
+		kept = json_object_get(json_object_get(json_object_get(node, "extras"), "animdex"),
+		                       "not_animated");
+		if (kept)
+			break;
+	}
+	ck_assert_msg(json_array_size(kept) == 2, "no node keeps the two states");
+	accessor = json_integer_value(json_object_get(json_array_get(kept, 0), "output"));
+	view = json_integer_value(json_object_get(
+	    json_array_get(json_object_get(doc, "accessors"), (size_t)accessor), "bufferView"));
+	memcpy(bin +
+	           json_integer_value(json_object_get(
+	               json_array_get(json_object_get(doc, "bufferViews"), (size_t)view),
+	               "byteOffset")) +
+	           7 * sizeof(float),
+	       &nine, sizeof(nine));
+	again = upload_entry("vehicle edited.glb", glb.body, glb.length);
+	snprintf(path, sizeof(path), "/api/resources/%lld/native?template=%lld",
+	         (long long)json_integer_value(json_object_get(again, "id")), (long long)id);
+	get(path, 200, &edited);
+	ck_assert_uint_eq(edited.length, b.len);
+	ck_assert_msg(memcmp(edited.body, b.data, b.len) != 0, "the edit did not reach the file");
+	json_decref(again);
+	again = upload_entry("pusmc01_vanm edited.dat", edited.body, edited.length);
+	snprintf(path, sizeof(path), "/api/resources/%lld/tracks/0/keys",
+	         (long long)json_integer_value(json_object_get(again, "id")));
+	keys = http_get_json(&d, path, 200);
+	ck_assert_double_eq(
+	    json_number_value(json_array_get(json_array_get(json_object_get(keys, "values"), 1), 3)),
+	    9);
+	json_decref(keys);
+	json_decref(again);
+	json_decref(doc);
+	http_reply_cleanup(&edited);
+	http_reply_cleanup(&glb);
+	json_decref(entry);
+	json_decref(back);
+	zbuf_free(&b);
+}
+END_TEST
+
+/* An Animation_Z whose message track has two messages at one time and one before 0: its export
+ * keeps the track in the animation's extras, and the .glb is taken back (the track is held to
+ * its format's rules, not glTF's), with the file byte for byte through native. */
+START_TEST(animdex_takes_its_own_export_back)
+{
+	static const struct zmessage m[2] = {{36, 0xDEADBEEF, 0, 1.0f, 1}, {12, 0, 0, 0.5f, 2}};
+	static const struct zkey msgs[3] = {{.time = -0.25f, .messages = &m[0], .message_count = 1},
+	                                    {.time = 0.5f, .messages = &m[0], .message_count = 1},
+	                                    {.time = 0.5f, .messages = &m[1], .message_count = 1}};
+	static const struct zkey rot[2] = {{.time = 0, .v = {0, 0, 0, 1}},
+	                                   {.time = 1, .v = {0, 0, 1, 0}}};
+	struct znode node = {0, 0, 1, {0, 0}, {0, 2}, {0, 0}, {0, 0}, {0, 3}};
+	struct zanimation a = {0};
+	struct zbuf b;
+	struct http_reply glb;
+	json_t *entry, *back;
+
+	node.bone_crc = hash_asobo32("TETE", 4);
+	a.max_time = 1;
+	a.smooth_ratio = 0.5f;
+	a.keys[0] = rot, a.counts[0] = 2;
+	a.keys[4] = msgs, a.counts[4] = 3;
+	a.nodes = &node, a.node_count = 1;
+	a.name_crc = hash_asobo32("footsteps", 9);
+	zbuf_init(&b, 0);
+	zouna_write_animation(&b, &a, 0, 0);
+	entry = upload_entry("footsteps.Animation_Z", b.data, b.len);
+	back = through_glb(json_integer_value(json_object_get(entry, "id")), "footsteps.glb",
+	                   (size_t)json_integer_value(json_object_get(entry, "track_count")), &glb);
+	assert_native_of(json_integer_value(json_object_get(back, "id")),
+	                 json_integer_value(json_object_get(entry, "id")), &b);
+	http_reply_cleanup(&glb);
+	json_decref(entry);
+	json_decref(back);
+	zbuf_free(&b);
+}
+END_TEST
+
+int main(void)
+{
+	Suite *s = suite_create("roundtrip");
+	TCase *tc = tcase_create("roundtrip");
+
+	tcase_add_unchecked_fixture(tc, start, stop);
+	tcase_add_test(tc, every_bare_keyframer_comes_back_through_a_glb);
+	tcase_add_test(tc, a_vehicle_animation_is_edited_through_a_glb);
+	tcase_add_test(tc, animdex_takes_its_own_export_back);
+	suite_add_tcase(s, tc);
+	return testutil_run(s);
+}
