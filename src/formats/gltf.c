@@ -622,9 +622,10 @@ static int read_kept(struct gltf *g, const json_t *item, const char *where, size
 	for (size_t i = 0; i < ia.count; i++)
 		if (!isfinite(times[i]) || (i > 0 && times[i] < times[i - 1])) {
 			free(times);
-			return gltf_fail(g, "ACCESSOR_ANIMATION_INPUT_NON_INCREASING", ptr,
-			                 "time %zu (%g) is not finite or is before the one before it",
-			                 i, (double)times[i]);
+			return gltf_fail(
+			    g, "ACCESSOR_ANIMATION_INPUT_NON_INCREASING", ptr,
+			    "time %zu (%g) is not finite or is before the one before it", i,
+			    (double)times[i]);
 		}
 	values = gltf_accessor_raw(g, outi, ptr, &oa);
 	if (!values) {
@@ -807,8 +808,8 @@ static size_t count_entry_nodes(const struct gltf *g)
 	const json_t *node;
 	size_t ni, entries = 0;
 
-	json_array_foreach(json_object_get(g->doc, "nodes"), ni, node)
-		entries += gltf_entry_node_tracks(g, node) != NULL;
+	json_array_foreach(json_object_get(g->doc, "nodes"), ni, node) entries +=
+	    gltf_entry_node_tracks(g, node) != NULL;
 	return entries;
 }
 

@@ -176,6 +176,32 @@ static json_t *sampler_json(const struct sampler *s)
 }
 
 /* The keys written for the entry's channel ch: its own, or reduced (reduce=). */
+static const char *track_name(const struct resource *res, size_t n);
+
+/* s, the keys of the entry's track ch, as a clip document's sampler can hold them (its times
+ * finite, at or after 0 and each after the one before, as the decoder reads them); else NULL
+ * with a 422 naming the track and the key. */
+static const struct sampler *holdable(struct radient_build *rb, size_t ch, const struct sampler *s)
+{
+	for (uint32_t k = 0; k < s->key_count; k++) {
+		const char *rule = !isfinite(s->times[k]) ? "is not finite"
+		                   : s->times[k] < 0      ? "is before 0"
+		                   : k > 0 && !(s->times[k] > s->times[k - 1])
+		                       ? "is not after the key before it"
+		                       : NULL;
+		if (rule) {
+			error_set(
+			    rb->err, ERROR_TIME_NOT_INCREASING, track_name(rb->source, ch), -1,
+			    "%s: key %" PRIu32 "'s time %.9g %s; a Radient clip's sampler times "
+			    "start at 0 and increase (two keys at one time, such as two messages, "
+			    "cannot be one Radient track)",
+			    track_name(rb->source, ch), k, (double)s->times[k], rule);
+			return NULL;
+		}
+	}
+	return s;
+}
+
 static const struct sampler *written_keys(struct radient_build *rb, size_t ch, int hermite,
                                           json_t *row)
 {
@@ -183,7 +209,7 @@ static const struct sampler *written_keys(struct radient_build *rb, size_t ch, i
 	struct reduce_result r;
 
 	if (!(rb->opt->reduce > 0) || !reduce_applies(s))
-		return s;
+		return holdable(rb, ch, s);
 	if (reduce_sampler(s, rb->opt->reduce, hermite ? REDUCE_HERMITE : REDUCE_LINEAR,
 	                   &rb->reduced[ch], &r) < 0) {
 		oom(rb->err);
@@ -194,7 +220,7 @@ static const struct sampler *written_keys(struct radient_build *rb, size_t ch, i
 	                              (json_int_t)r.keys_before, "keys_after",
 	                              (json_int_t)r.keys_after, "largest_error", r.largest_error,
 	                              "tolerance", rb->opt->reduce));
-	return &rb->reduced[ch];
+	return holdable(rb, ch, &rb->reduced[ch]);
 }
 
 static const char *track_name(const struct resource *res, size_t n)
@@ -455,6 +481,30 @@ static int refuse_options(const struct native_options *opt, struct error *err)
 	return -1;
 }
 
+/* A clip document names its targets: two of the entry's targets of one schema and one name
+ * would be one target of a document written anew. 422 naming both. */
+static int refuse_twin_targets(const struct resource *source, struct error *err)
+{
+	const struct clip *c = &source->clip;
+
+	for (size_t i = 0; i < c->target_count; i++)
+		for (size_t j = i + 1; j < c->target_count; j++)
+			if (c->targets[i].name && c->targets[j].name &&
+			    strcmp(c->targets[i].schema, c->targets[j].schema) == 0 &&
+			    strcmp(c->targets[i].name, c->targets[j].name) == 0) {
+				error_set(
+				    err, ERROR_DUPLICATE_TARGET, "targets", -1,
+				    "targets[%zu] and targets[%zu] are both named '%s' (objects "
+				    "%" PRIu64 " and %" PRIu64 "): a clip document's targets are "
+				    "matched by name, so the template cannot tell them apart; "
+				    "give each its own name",
+				    i, j, c->targets[i].name, c->targets[i].object,
+				    c->targets[j].object);
+				return -1;
+			}
+	return 0;
+}
+
 static int build(struct radient_build *rb, const struct upload *tmpl, struct native_file *out)
 {
 	const struct clip *tc = &rb->tmpl->clip, *sc = &rb->source->clip;
@@ -475,6 +525,9 @@ static int build(struct radient_build *rb, const struct upload *tmpl, struct nat
 			goto done;
 	if (sc->duration > tc->duration)
 		rb->changed = 1;
+	/* a document written anew must tell the entry's targets apart (its own kept as it is) */
+	if (rb->changed && refuse_twin_targets(rb->source, rb->err) < 0)
+		goto done;
 	if (rb->changed) /* written so that no key falls outside it once read as 32 bits */
 		json_object_set_new(
 		    rb->doc, "duration",

@@ -117,6 +117,12 @@ int zouna_skeleton_bones_at(const struct upload *up, const struct zouna_object_h
 const struct zouna_class *zouna_class_named(const char *name);
 /* Bytes of one key of a fixed-size class, padding included (0 for messages). */
 size_t zouna_key_size(const struct zouna_class *c, int compressed);
+/* The first of count key times a keyframer of class c could not be read back with (the
+ * decoder's rules: finite and non-decreasing; and for the classes whose layout is told apart by
+ * its times, KeyframerExtVec3f_Z, KeyframerHdl_Z and KeyframerFlag_Z, 0 or 1e-6 s to 1e7 s in
+ * size), with the rule it breaks; -1 when every one can. */
+long zouna_first_unreadable_time(const struct zouna_class *c, const float *times, uint32_t count,
+                                 const char **rule);
 /* Animation_Z or Skel_Z: a resource decoded whole (any case). */
 int zouna_is_resource_class(const char *name);
 void zouna_keys_cleanup(struct zouna_keys *k);

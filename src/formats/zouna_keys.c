@@ -125,6 +125,32 @@ static int times_ok(const float *times, uint32_t count)
 	return 1;
 }
 
+long zouna_first_unreadable_time(const struct zouna_class *c, const float *times, uint32_t count,
+                                 const char **rule)
+{
+	int told_by_times = c->kind == KIND_HANDLE || c->kind == KIND_FLAG ||
+	                    strcmp(c->name, "KeyframerExtVec3f_Z") == 0;
+
+	for (uint32_t i = 0; i < count; i++) {
+		float a = fabsf(times[i]);
+		if (!isfinite(times[i])) {
+			*rule = "a time must be finite";
+			return (long)i;
+		}
+		if (i > 0 && times[i] < times[i - 1]) {
+			*rule = "times must not decrease";
+			return (long)i;
+		}
+		if (told_by_times && a != 0.0f && (a < 1e-6f || a > 1e7f)) {
+			*rule =
+			    "its layout is told apart by its times, which must be 0 or 1e-6 s to "
+			    "1e7 s in size";
+			return (long)i;
+		}
+	}
+	return -1;
+}
+
 static float read_component(struct reader *r, int compressed, float factor, const char *field)
 {
 	return compressed ? (float)reader_i16(r, field) / factor : reader_f32(r, field);
@@ -492,6 +518,20 @@ static int word_sampler(const struct zouna_keys *k, uint32_t start, uint32_t cou
 	return 0;
 }
 
+/* The first key of a cubic sampler whose tangent per second is not finite (a finite
+ * per-segment tangent past float32's range once divided by a short segment), with the
+ * component's in- (0) or out-tangent (2); -1 when every one is finite. */
+static long first_unbounded_tangent(const struct sampler *s, uint32_t n, int *which)
+{
+	for (uint32_t i = 0; i < s->key_count; i++)
+		for (uint32_t j = 0; j < 3 * n; j++)
+			if (!isfinite(((const float *)s->values)[(size_t)i * 3 * n + j])) {
+				*which = (int)(j / n);
+				return (long)i;
+			}
+	return -1;
+}
+
 /* A float keyframer's slice: stepped (the step flag), Hermite as glTF's cubic spline with
  * tangents per second, or linear. */
 static int float_sampler(const struct zouna_keys *k, uint32_t start, uint32_t count, int step,
@@ -585,6 +625,25 @@ int zouna_add_track(struct resource *res, const struct zouna_keys *k, uint32_t s
 		return -2;
 	if (made < 0)
 		goto fail_oom;
+	if (s.interp == INTERP_CUBIC_SPLINE) {
+		int which = 0;
+		long bad = first_unbounded_tangent(&s, c->n, &which);
+		if (bad >= 0) {
+			char path[160];
+			const float *segment = s.times + bad + (which == 0 ? -1 : 0);
+			snprintf(path, sizeof(path), "%s.keys[%ld]", tt->name ? tt->name : what,
+			         (long)start + bad);
+			error_set(
+			    err, ERROR_VALUE_NOT_FINITE, path, (long long)k->offset,
+			    "%s: its %s-tangent over a segment of %g s is past float32's range "
+			    "per second; tangents must be finite once divided by their "
+			    "segment's length",
+			    path, which == 0 ? "in" : "out", (double)(segment[1] - segment[0]));
+			free(s.times);
+			free(s.values);
+			return -1;
+		}
+	}
 	/* the engine's lookup before the first key, and Vec4fLinear's w (doc/formats.md 1.3) */
 	if (c->kind != KIND_MESSAGE)
 		s.rules = RULE_LAST_BEFORE_FIRST;

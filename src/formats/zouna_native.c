@@ -10,6 +10,7 @@
  * the end, and every record's (start, count) following. Counts, sizes and maxTime are derived;
  * the link header, flags, ids, smoothRatio and trailing bytes are kept.
  */
+#include <float.h>
 #include <inttypes.h>
 #include <math.h>
 #include <stdio.h>
@@ -250,6 +251,15 @@ static int put_component(struct key_writer *kw, float v)
 	int16_t q;
 
 	if (!kw->compressed) {
+		if (!isfinite(v)) { /* a finite tangent per second times a long segment */
+			error_set(
+			    kw->err, ERROR_VALUE_OUT_OF_RANGE, kw->track, -1,
+			    "%s: key %" PRIu32 "'s %s per segment (its tangent per second "
+			    "times the segment's length) is past float32's range (|v| <= %g), "
+			    "all %s holds; keys closer together or a smaller tangent fit",
+			    kw->track, kw->key, kw->part, (double)FLT_MAX, kw->cls->name);
+			return -1;
+		}
 		writer_f32(&kw->w, v);
 		return 0;
 	}
@@ -399,6 +409,16 @@ static long write_track(const struct zouna_keys *k, uint16_t flags, const struct
 		          "f32-time layout",
 		          track, k->cls->name);
 		return -1;
+	}
+	{
+		const char *rule = NULL;
+		long bad = zouna_first_unreadable_time(k->cls, s->times, s->key_count, &rule);
+		if (bad >= 0) {
+			error_set(err, ERROR_TIME_OUT_OF_RANGE, track, -1,
+			          "%s: key %ld's time %.9g cannot be written as %s keys: %s", track,
+			          bad, (double)s->times[bad], k->cls->name, rule);
+			return -1;
+		}
 	}
 	switch (k->cls->kind) {
 	case KIND_HANDLE:

@@ -67,7 +67,8 @@ static json_t *through_glb(json_int_t id, const char *name, size_t tracks, struc
 	back = upload_entry(name, glb->body, glb->length);
 	ck_assert_msg(strcmp(json_string_value(json_object_get(back, "class")), "Skeleton") != 0,
 	              "%s came back as a Skeleton", name);
-	ck_assert_msg(json_integer_value(json_object_get(back, "track_count")) == (json_int_t)tracks,
+	ck_assert_msg(json_integer_value(json_object_get(back, "track_count")) ==
+	                  (json_int_t)tracks,
 	              "%s came back with %lld tracks, not %zu", name,
 	              (long long)json_integer_value(json_object_get(back, "track_count")), tracks);
 	return back;
@@ -88,13 +89,27 @@ static void assert_native_of(json_int_t id, json_int_t template_id, const struct
 }
 
 static const char *const bare_classes[] = {
-    "KeyframerFloat_Z",           "KeyframerFloatComp_Z",       "KeyframerFloatLinearComp_Z",
-    "KeyframerVec2fLinear_Z",     "KeyframerVec2fLinearComp_Z", "KeyframerVec3fComp_Z",
-    "KeyframerVec3fLinear_Z",     "KeyframerExtVec3f_Z",        "KeyframerVec4fLinear_Z",
-    "KeyframerVec4fLinearComp_Z", "KeyframerRot_Z",             "KeyframerBezierRot_Z",
-    "KeyframerHdl_Z",             "KeyframerFlag_Z",            "KeyframerMessage_Z",
-    "KeyframerFloatLinear_Z",     "KeyframerVec2f_Z",           "KeyframerVec2fComp_Z",
-    "KeyframerVec3f_Z",           "KeyframerVec3fLinearComp_Z", "KeyframerVec4f_Z",
+    "KeyframerFloat_Z",
+    "KeyframerFloatComp_Z",
+    "KeyframerFloatLinearComp_Z",
+    "KeyframerVec2fLinear_Z",
+    "KeyframerVec2fLinearComp_Z",
+    "KeyframerVec3fComp_Z",
+    "KeyframerVec3fLinear_Z",
+    "KeyframerExtVec3f_Z",
+    "KeyframerVec4fLinear_Z",
+    "KeyframerVec4fLinearComp_Z",
+    "KeyframerRot_Z",
+    "KeyframerBezierRot_Z",
+    "KeyframerHdl_Z",
+    "KeyframerFlag_Z",
+    "KeyframerMessage_Z",
+    "KeyframerFloatLinear_Z",
+    "KeyframerVec2f_Z",
+    "KeyframerVec2fComp_Z",
+    "KeyframerVec3f_Z",
+    "KeyframerVec3fLinearComp_Z",
+    "KeyframerVec4f_Z",
     "KeyframerVec4fComp_Z",
 };
 
@@ -198,9 +213,9 @@ START_TEST(a_vehicle_animation_is_edited_through_a_glb)
 	snprintf(path, sizeof(path), "/api/resources/%lld/tracks/0/keys",
 	         (long long)json_integer_value(json_object_get(again, "id")));
 	keys = http_get_json(&d, path, 200);
-	ck_assert_double_eq(
-	    json_number_value(json_array_get(json_array_get(json_object_get(keys, "values"), 1), 3)),
-	    9);
+	ck_assert_double_eq(json_number_value(json_array_get(
+	                        json_array_get(json_object_get(keys, "values"), 1), 3)),
+	                    9);
 	json_decref(keys);
 	json_decref(again);
 	json_decref(doc);
@@ -250,6 +265,117 @@ START_TEST(animdex_takes_its_own_export_back)
 }
 END_TEST
 
+/* A clip document of one track of the Zouna schema (target "x", property 1): times and values
+ * as JSON text. */
+static json_int_t upload_clip(const char *name, const char *type, const char *interpolation,
+                              const char *times, const char *values, int targets)
+{
+	char doc[1200];
+
+	snprintf(doc, sizeof(doc),
+	         "{\"name\": \"%s\", \"duration\": 2000, \"targets\": [{\"schema\": "
+	         "\"5A0E7D1C-4F2B-4B8E-9C3A-A5B0C0DE0001\", \"object\": 0, \"name\": \"x\"}%s], "
+	         "\"samplers\": [{\"value\": {\"type\": \"%s\"}, \"interpolation\": \"%s\", "
+	         "\"times\": %s, \"values\": %s}%s], \"channels\": [{\"target\": 0, \"property\": "
+	         "1, \"sampler\": 0}%s]}",
+	         name,
+	         targets == 2 ? ", {\"schema\": \"5A0E7D1C-4F2B-4B8E-9C3A-A5B0C0DE0001\", "
+	                        "\"object\": 1, \"name\": \"x\"}"
+	                      : "",
+	         type, interpolation, times, values,
+	         targets == 2 ? ", {\"value\": {\"type\": \"FLOAT\"}, \"interpolation\": "
+	                        "\"LINEAR\", \"times\": [0, 1], \"values\": [0, 1]}"
+	                      : "",
+	         targets == 2 ? ", {\"target\": 1, \"property\": 1, \"sampler\": 1}" : "");
+	return http_upload_one(&d, name, doc, strlen(doc));
+}
+
+/* A bare keyframer of class cls (two keys), uploaded: its entry. */
+static json_int_t upload_bare(const char *cls, float second_time)
+{
+	static const struct zmessage m = {12, 0xDEADBEEF, 1, 0.5f, 7};
+	struct zkey keys[2] = {{.time = 0, .v = {0.5f, 0, 0, 1}, .word = 3},
+	                       {.time = second_time, .v = {1}, .messages = &m, .message_count = 1}};
+	struct zbuf b;
+	char name[96];
+	json_int_t id;
+
+	zbuf_init(&b, 0);
+	ck_assert_int_eq(zouna_write_keyframer(&b, cls, 0x1, keys, 2, 0), 0);
+	snprintf(name, sizeof(name), "limit %s.%s", cls, cls);
+	id = http_upload_one(&d, name, b.data, b.len);
+	zbuf_free(&b);
+	return id;
+}
+
+/* native of entry id onto template: a 422 whose message holds each of `words`. */
+static void assert_refused(json_int_t id, json_int_t template_id, const char *const *words)
+{
+	char path[160];
+	struct http_reply r;
+
+	snprintf(path, sizeof(path), "/api/resources/%lld/native?template=%lld", (long long)id,
+	         (long long)template_id);
+	get(path, 422, &r);
+	for (; *words; words++)
+		ck_assert_msg(strstr(r.body, *words), "%s: no '%s' in %s", path, *words, r.body);
+	http_reply_cleanup(&r);
+}
+
+/* What the template's class or format cannot hold is a 422 naming the track and the key, never
+ * a 500: a tangent past float32 once times its segment, times the decoder would not read, two
+ * keys at one time in a clip document, two targets of one name; and a file whose tangent per
+ * second overflows is refused at upload, not stored as infinity. */
+START_TEST(what_a_format_cannot_hold_is_refused_by_name)
+{
+	static const float keys_inf[] = {0, 1, 0, 3e38f, 0.5f, 2, 0, 0};
+	const char *big_tangent[] = {"x value", "key 0's out-tangent", "float32", NULL};
+	const char *tiny_time[] = {"x value", "key 1's time", NULL};
+	const char *twin_keys[] = {"key 1's time 0.5", "not after the key before it", NULL};
+	const char *twin_targets[] = {"targets[0] and targets[1]", "'x'", NULL};
+	struct zbuf b;
+	struct http_reply r;
+	const char *names[1] = {"inf.KeyframerFloat_Z"};
+	const void *datas[1];
+	size_t lengths[1];
+	json_int_t radient;
+
+	assert_refused(upload_clip("big tangent", "FLOAT", "CUBIC_SPLINE", "[0, 1000]",
+	                           "[0, 0, 3e38, 0, 1, 0]", 1),
+	               upload_bare("KeyframerFloat_Z", 1), big_tangent);
+	assert_refused(upload_clip("tiny handle time", "UINT", "STEP", "[0, 1e-8]", "[1, 2]", 1),
+	               upload_bare("KeyframerHdl_Z", 1), tiny_time);
+	assert_refused(upload_clip("tiny vector time", "FLOAT3", "LINEAR", "[0, 1e-8]",
+	                           "[1, 2, 3, 4, 5, 6]", 1),
+	               upload_bare("KeyframerExtVec3f_Z", 1), tiny_time);
+	radient = upload_clip("a clip", "FLOAT", "LINEAR", "[0, 1]", "[0, 1]", 1);
+	{ /* two messages at one time: one key of a message keyframer */
+		static const struct zmessage two[2] = {{36, 0xBEEF, 0, 1, 7}, {12, 0, 0, 0.5f, 8}};
+		const struct zkey key = {.time = 0.5f, .messages = two, .message_count = 2};
+		zbuf_init(&b, 0);
+		ck_assert_int_eq(zouna_write_keyframer(&b, "KeyframerMessage_Z", 0, &key, 1, 0), 0);
+		assert_refused(http_upload_one(&d, "two.KeyframerMessage_Z", b.data, b.len),
+		               radient, twin_keys);
+		zbuf_free(&b);
+	}
+	assert_refused(upload_clip("twins", "FLOAT", "LINEAR", "[0, 1]", "[5, 6]", 2), radient,
+	               twin_targets);
+	/* keys at 0 and 0.5 s, out-tangent 3e38 per segment: 6e38 per second */
+	zbuf_init(&b, 0);
+	zbuf_u16(&b, 0);
+	zbuf_u32(&b, 2);
+	for (size_t i = 0; i < 8; i++)
+		zbuf_f32(&b, keys_inf[i]);
+	datas[0] = b.data;
+	lengths[0] = b.len;
+	ck_assert_int_eq(http_upload(&d, 1, names, datas, lengths, NULL, &r), 0);
+	ck_assert_msg(r.status == 422 && strstr(r.body, "keys[0]") && strstr(r.body, "out-tangent"),
+	              "%ld %s", r.status, r.body);
+	http_reply_cleanup(&r);
+	zbuf_free(&b);
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("roundtrip");
@@ -259,6 +385,7 @@ int main(void)
 	tcase_add_test(tc, every_bare_keyframer_comes_back_through_a_glb);
 	tcase_add_test(tc, a_vehicle_animation_is_edited_through_a_glb);
 	tcase_add_test(tc, animdex_takes_its_own_export_back);
+	tcase_add_test(tc, what_a_format_cannot_hold_is_refused_by_name);
 	suite_add_tcase(s, tc);
 	return testutil_run(s);
 }
