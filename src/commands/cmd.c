@@ -89,19 +89,74 @@ size_t cmd_parse_size(const char *text, const char *option)
 	return (size_t)(v * unit);
 }
 
+/* The bytes of next(arg, ...) written to fd, a block at a time: 0, or -1 (errno set). */
+static int write_blocks(int fd, long (*next)(void *arg, char *out, size_t room), void *arg)
+{
+	static char block[1 << 20];
+
+	for (;;) {
+		long got;
+		errno = 0;
+		got = next(arg, block, sizeof(block));
+		if (got < 0)
+			return -1;
+		if (got == 0)
+			return 0;
+		for (size_t done = 0; done < (size_t)got;) {
+			ssize_t n = write(fd, block + done, (size_t)got - done);
+			if (n < 0 && errno == EINTR)
+				continue;
+			if (n <= 0) {
+				if (n == 0)
+					errno = EIO;
+				return -1;
+			}
+			done += (size_t)n;
+		}
+	}
+}
+
+/* Writes into what is at path and is no regular file (a FIFO, a terminal, a device such as
+ * /dev/null or /dev/full) as it is, never replacing it; a socket or a directory is refused
+ * (errno EISDIR or ENOTSUP). */
+static int write_into_special(const char *path, const struct stat *st,
+                              long (*next)(void *arg, char *out, size_t room), void *arg)
+{
+	int fd, saved = 0;
+
+	if (S_ISDIR(st->st_mode) || S_ISSOCK(st->st_mode)) {
+		errno = S_ISDIR(st->st_mode) ? EISDIR : ENOTSUP;
+		return -1;
+	}
+	fd = open(path, O_WRONLY | O_NOCTTY | O_CLOEXEC);
+	if (fd < 0)
+		return -1;
+	if (write_blocks(fd, next, arg) < 0)
+		saved = errno ? errno : EIO;
+	if (close(fd) < 0 && !saved)
+		saved = errno;
+	errno = saved;
+	return saved ? -1 : 0;
+}
+
 /* Writes a file whole or not at all: into a new file beside it, synced, then renamed over
  * it, so that a failed or interrupted write leaves no half file (and no old one changed).
- * The bytes come from next(arg, ...) a block at a time (0 at their end, -1: failed, errno
- * set or 0). */
+ * What is at the path and is no regular file (a FIFO, a device) is written into as it is, not
+ * replaced. The bytes come from next(arg, ...) a block at a time (0 at their end, -1: failed,
+ * errno set or 0). */
 int cmd_write_whole_file(const char *path, long (*next)(void *arg, char *out, size_t room),
                          void *arg)
 {
 	size_t size = strlen(path) + 16;
-	char *temporary = malloc(size);
+	char *temporary;
 	mode_t mask = umask(0);
+	struct stat st;
 	int fd, saved;
 
 	umask(mask);
+	if (stat(path, &st) == 0 && !S_ISREG(st.st_mode))
+		return write_into_special(path, &st, next, arg);
+	temporary = malloc(size);
 	if (!temporary)
 		return -1;
 	snprintf(temporary, size, "%s.XXXXXX", path);
@@ -110,24 +165,8 @@ int cmd_write_whole_file(const char *path, long (*next)(void *arg, char *out, si
 		free(temporary);
 		return -1;
 	}
-	for (;;) {
-		static char block[1 << 20];
-		long got;
-		errno = 0;
-		got = next(arg, block, sizeof(block));
-		if (got < 0)
-			goto fail;
-		if (got == 0)
-			break;
-		for (size_t done = 0; done < (size_t)got;) {
-			ssize_t n = write(fd, block + done, (size_t)got - done);
-			if (n < 0 && errno == EINTR)
-				continue;
-			if (n <= 0)
-				goto fail;
-			done += (size_t)n;
-		}
-	}
+	if (write_blocks(fd, next, arg) < 0)
+		goto fail;
 	if (fchmod(fd, 0666 & ~mask) < 0 || fsync(fd) < 0)
 		goto fail;
 	if (close(fd) < 0) {

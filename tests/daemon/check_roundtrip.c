@@ -3,10 +3,14 @@
  * of every class in both byte orders, a Vehicle Animation whose states are edited in the .glb),
  * animdex takes its own export back (a message track with two messages at one time, a key
  * before 0), and native is byte for byte from the .glb where nothing changed. */
+#define _GNU_SOURCE /* mknod, makedev */
 #include <check.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <sys/sysmacros.h>
+#include <unistd.h>
 
 #include "base/hash.h"
 #include "burnout_writer.h"
@@ -376,6 +380,65 @@ START_TEST(what_a_format_cannot_hold_is_refused_by_name)
 }
 END_TEST
 
+/* `animdexd native -o` and `export -o` write into a FIFO or a device as it is, never replacing
+ * it with a regular file: a reader of the FIFO gets the game's file; a device node of the test's
+ * own (a null device, made when the test runs as root) is still a device after both. */
+START_TEST(the_commands_write_into_a_fifo_or_a_device_as_it_is)
+{
+	struct zbuf b;
+	char cmd[3000], fifo[700], got[700], device[700], *said, *bytes;
+	struct stat st;
+	size_t length;
+	json_int_t id;
+	int status;
+
+	zbuf_init(&b, 0);
+	burnout_write_vehicle(
+	    &b,
+	    &(struct bvehicle){(const struct bpart[]){{{0, -1, -1}}},
+	                       1,
+	                       NULL,
+	                       0,
+	                       (const struct bstate[]){{0, 11, 1, {0, 0, 0, 0, 2, 4, 6, 8}}},
+	                       1,
+	                       {0, -1, -1, -1},
+	                       {{0}},
+	                       0},
+	    0);
+	id = http_upload_one(&d, "fifo_vanm.dat", b.data, b.len);
+	snprintf(fifo, sizeof(fifo), "%s/game.fifo", dir);
+	snprintf(got, sizeof(got), "%s/read from the fifo", dir);
+	ck_assert_int_eq(mkfifo(fifo, 0600), 0);
+	snprintf(cmd, sizeof(cmd),
+	         "cat '%s' > '%s' & '%s' native --db '%s' %lld -o '%s' 2>&1; wait", fifo, got,
+	         getenv("ANIMDEXD"), db, (long long)id, fifo);
+	said = testutil_shell(cmd, &status);
+	ck_assert_msg(status == 0, "%s", said);
+	free(said);
+	ck_assert_int_eq(stat(fifo, &st), 0);
+	ck_assert_msg(S_ISFIFO(st.st_mode), "the FIFO was replaced");
+	bytes = testutil_read_file(got, &length);
+	ck_assert_msg(bytes && length == b.len && memcmp(bytes, b.data, b.len) == 0,
+	              "the FIFO's reader got %zu bytes, not the file's %zu", length, b.len);
+	free(bytes);
+	snprintf(device, sizeof(device), "%s/null", dir);
+	if (geteuid() == 0 && mknod(device, S_IFCHR | 0666, makedev(1, 3)) == 0) {
+		snprintf(
+		    cmd, sizeof(cmd),
+		    "'%s' native --db '%s' %lld -o '%s' 2>&1 && '%s' export --db '%s' --id %lld "
+		    "-o '%s' 2>&1",
+		    getenv("ANIMDEXD"), db, (long long)id, device, getenv("ANIMDEXD"), db,
+		    (long long)id, device);
+		said = testutil_shell(cmd, &status);
+		ck_assert_msg(status == 0, "%s", said);
+		free(said);
+		ck_assert_int_eq(stat(device, &st), 0);
+		ck_assert_msg(S_ISCHR(st.st_mode), "the device node was replaced by a file");
+	}
+	zbuf_free(&b);
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("roundtrip");
@@ -386,6 +449,7 @@ int main(void)
 	tcase_add_test(tc, a_vehicle_animation_is_edited_through_a_glb);
 	tcase_add_test(tc, animdex_takes_its_own_export_back);
 	tcase_add_test(tc, what_a_format_cannot_hold_is_refused_by_name);
+	tcase_add_test(tc, the_commands_write_into_a_fifo_or_a_device_as_it_is);
 	suite_add_tcase(s, tc);
 	return testutil_run(s);
 }
