@@ -525,6 +525,8 @@ int native_answer_make(struct catalog *cat, const struct native_request *rq,
 	*file_name = b ? bundle_file_name(b) : file_name_of(src, rq, out->extension);
 	rc = finish_report(rq, template_id, out, *file_name, err);
 done:
+	if (rc < 0) /* a file made and then refused (a bundle rebuilt wrong) is not kept */
+		native_file_cleanup(out);
 	decode_result_cleanup(&decoded);
 	catalog_stored_cleanup(&entry);
 	if (template_id != rq->id)
