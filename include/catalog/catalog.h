@@ -187,10 +187,10 @@ int catalog_select_matching(struct catalog *cat, const struct catalog_query *q, 
 int catalog_entry_name(struct catalog *cat, int64_t id, char **name, struct error *err);
 
 /* What an entry's answers hold, read without reading them: its JSON text's bytes (structure,
- * notes, tracks' names and details), its tracks and its rig's nodes. 0, or -1 with err set
- * (ERROR_NOT_FOUND). */
+ * notes, tracks' names and details), its tracks, its rig's nodes and its stored file's bytes.
+ * 0, or -1 with err set (ERROR_NOT_FOUND). */
 struct catalog_weight {
-	int64_t text_bytes, tracks, rig_nodes;
+	int64_t text_bytes, tracks, rig_nodes, file_bytes;
 };
 int catalog_entry_weight(struct catalog *cat, int64_t id, struct catalog_weight *out,
                          struct error *err);

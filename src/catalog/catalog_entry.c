@@ -174,6 +174,7 @@ int catalog_entry_weight(struct catalog *cat, int64_t id, struct catalog_weight 
 	out->text_bytes = db_column_int64(s, 0);
 	out->tracks = db_column_int64(s, 1);
 	out->rig_nodes = db_column_int64(s, 2);
+	out->file_bytes = db_column_int64(s, 3);
 	db_reset(s);
 	return 0;
 }

@@ -148,7 +148,8 @@ static const char *const shared_sql[ST_COUNT] = {
     [ST_ENTRY_WEIGHT] = "SELECT length(r.structure) + length(r.assumed) + (SELECT "
                         "coalesce(sum(length(t.info) + length(t.name)), 0) FROM tracks t WHERE "
                         "t.resource_id = ?1), r.track_count, (SELECT count(*) FROM rig_nodes n "
-                        "WHERE n.resource_id = ?1) FROM resources r WHERE r.id = ?1",
+                        "WHERE n.resource_id = ?1), (SELECT b.size FROM blobs b WHERE b.sha256 = "
+                        "r.blob_sha256) FROM resources r WHERE r.id = ?1",
     [ST_VERSIONS] = "SELECT r.id, r.name, r.uploaded_by, r.uploaded_at, r.filename, "
                     "r.decoder_version, b.size, r.track_count" SUMMARY_FROM
                     "WHERE r.crc32 = ?1 AND r.class = ?2 AND r.id <> ?3 ORDER BY r.id DESC "

@@ -222,6 +222,12 @@ static int serve_until_stopped(const struct server_config *cfg, const char *show
 		catalog_pool_free(pool);
 		return 1;
 	}
+	if (geteuid() == 0)
+		fprintf(stderr,
+		        "animdexd: running as root, which it does not need: for a lasting "
+		        "service, 'make install' and 'systemctl enable --now animdexd' run it as "
+		        "its own user with its database in /var/lib/animdex (doc/reference.md, "
+		        "\"As a service\")\n");
 	printf("animdexd %s listening on http://%.*s:%u (database %s%s, web page %s)\n",
 	       PACKAGE_VERSION, (int)(strrchr(cfg->listen, ':') - cfg->listen), cfg->listen,
 	       server_port(srv), shown, cfg->read_only ? ", read-only" : "", cfg->www_dir);
@@ -271,12 +277,6 @@ static int cmd_serve(int argc, char **argv)
 	pthread_sigmask(SIG_BLOCK, &stop, NULL);
 
 	catalog_display_name(cfg.db_path, shown, sizeof(shown));
-	if (geteuid() == 0)
-		fprintf(stderr,
-		        "animdexd: running as root, which it does not need: for a lasting "
-		        "service, 'make install' and 'systemctl enable --now animdexd' run it as "
-		        "its own user with its database in /var/lib/animdex (doc/reference.md, "
-		        "\"As a service\")\n");
 	catalog_set_timeout(cfg.timeout_seconds);
 	tokens = check_catalogue(&cfg, shown);
 	if (tokens == -2)

@@ -68,6 +68,31 @@ static void report_header(const json_t *report, char *out, size_t size)
 		         json_integer_value(json_object_get(bundle, "moved")));
 }
 
+/* The memory a native answer holds while it is made, counted against --answer-memory before
+ * any of it is made (summary=1 builds the whole file too): the entry, the template and the
+ * bundle decoded and written, about 16 times their stored bytes together, and the entry's
+ * tracks. 0, or -1 with err set (503, or 404 for an entry that is not there). */
+static int reserve_native(struct request *req, struct catalog *cat, const struct native_request *rq,
+                          struct error *err)
+{
+	const int64_t ids[3] = {rq->id, rq->template_id, rq->bundle_id};
+	size_t bytes = 65536;
+
+	for (int i = 0; i < 3; i++) {
+		struct catalog_weight w;
+		if (ids[i] <= 0 || (i > 0 && ids[i] == rq->id))
+			continue;
+		if (catalog_entry_weight(cat, ids[i], &w, err) < 0) {
+			if (err->code != ERROR_NOT_FOUND || i == 0)
+				return -1;
+			error_init(err); /* a missing template or bundle: said by name later */
+			continue;
+		}
+		bytes += 16 * (size_t)w.file_bytes + catalog_weight_tree_bytes(&w);
+	}
+	return request_reserve(req, bytes, "the game's file", err);
+}
+
 void route_native(struct request *req, struct response *resp)
 {
 	struct catalog *cat = route_catalog(req, resp);
@@ -88,6 +113,7 @@ void route_native(struct request *req, struct response *resp)
 		return;
 	}
 	if (native_request_parse(&rq, request_lookup, req, &err) < 0 ||
+	    reserve_native(req, cat, &rq, &err) < 0 ||
 	    native_answer_make(cat, &rq, &file, &name, &err) < 0) {
 		response_error(resp, &err);
 		return;

@@ -439,6 +439,37 @@ START_TEST(the_commands_write_into_a_fifo_or_a_device_as_it_is)
 }
 END_TEST
 
+/* native?summary=1 is counted against --answer-memory before it is made: a 1.6 MB keyframer
+ * asked of a daemon allowed 1 MiB of answers is a 503 at once, not after building its file. */
+START_TEST(a_native_answer_is_counted_before_it_is_made)
+{
+	struct daemon_proc small;
+	struct zkey *keys = calloc(100000, sizeof(*keys));
+	struct zbuf b;
+	struct http_reply r;
+	json_int_t id;
+	char path[96];
+
+	ck_assert_ptr_nonnull(keys);
+	for (size_t i = 0; i < 100000; i++)
+		keys[i].time = (float)i / 30, keys[i].v[0] = (float)(i % 7);
+	zbuf_init(&b, 0);
+	ck_assert_int_eq(zouna_write_keyframer(&b, "KeyframerFloat_Z", 1, keys, 100000, 0), 0);
+	id = http_upload_one(&d, "long.KeyframerFloat_Z", b.data, b.len);
+	ck_assert_int_eq(daemon_start(&small, db, "--answer-memory 1M"), 0);
+	snprintf(path, sizeof(path), "/api/resources/%lld/native?summary=1", (long long)id);
+	ck_assert_int_eq(http_request(&small, "GET", path, NULL, 0, NULL, &r), 0);
+	ck_assert_msg(r.status == 503 && strstr(r.body, "answer-memory"), "%ld %s", r.status,
+	              r.body);
+	http_reply_cleanup(&r);
+	ck_assert_int_eq(daemon_stop(&small), 0);
+	get(path, 200, &r); /* the default allows it */
+	http_reply_cleanup(&r);
+	zbuf_free(&b);
+	free(keys);
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("roundtrip");
@@ -450,6 +481,7 @@ int main(void)
 	tcase_add_test(tc, animdex_takes_its_own_export_back);
 	tcase_add_test(tc, what_a_format_cannot_hold_is_refused_by_name);
 	tcase_add_test(tc, the_commands_write_into_a_fifo_or_a_device_as_it_is);
+	tcase_add_test(tc, a_native_answer_is_counted_before_it_is_made);
 	suite_add_tcase(s, tc);
 	return testutil_run(s);
 }
