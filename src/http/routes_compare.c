@@ -1,8 +1,10 @@
 /* routes_compare.c: GET /api/compare?a=ID&b=ID: how two entries' tracks differ (two versions of
  * a resource, say). Tracks are paired by schema, target (its handle, else its name, else its
- * object) and property, in order; each pair is compared by compare.c over `count`
- * times (1001 by default); the tracks one side has and the other lacks are listed. JSON, or
- * format=csv: a row a pair and component. */
+ * object) and property, in order; a track left over is paired, as native matches a glTF node to
+ * a Zouna bone, with one of the other side's of the same schema, property and named handle (a
+ * Zouna handle, a "0x..." in a name, or a name's Asobo32 hash); each pair says how it was made;
+ * each pair is compared by compare.c over `count` times (1001 by default); the tracks one side has
+ * and the other lacks are listed. JSON, or format=csv: a row a pair and component. */
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -10,6 +12,7 @@
 #include <strings.h>
 
 #include "answers/entry_json.h"
+#include "base/hash.h"
 #include "core/compare.h"
 #include "http/http.h"
 #include "render/render.h"
@@ -48,6 +51,81 @@ static void pair_key(const struct catalog_target *track, char *out, size_t size)
 		snprintf(out, size, "%s|n:%s|%" PRIu64, t->schema, t->name, t->property);
 	else
 		snprintf(out, size, "%s|o:%" PRIu64 "|%" PRIu64, t->schema, t->object, t->property);
+}
+
+/* The handle a track's target names, as native matches a track to a bone: a Zouna target's
+ * handle; else a "0x1234ABCD" in its name; else its name hashed (Asobo32, the engine's hash of
+ * a bone's name). 0, or -1 when it names none; *how says which. */
+static int named_handle(const struct catalog_target *track, uint32_t *handle, const char **how)
+{
+	const struct pose_target *t = &track->target;
+	const char *hex;
+
+	if (t->has_handle) {
+		*handle = t->handle;
+		*how = "its handle";
+		return 0;
+	}
+	if (!t->name || !*t->name)
+		return -1;
+	hex = strstr(t->name, "0x");
+	if (hex && strspn(hex + 2, "0123456789abcdefABCDEF") == 8) {
+		char digits[11];
+		memcpy(digits, hex, 10);
+		digits[10] = '\0';
+		*how = "the handle written in its name";
+		return hash_parse_handle(digits, handle);
+	}
+	*handle = hash_asobo32(t->name, strlen(t->name));
+	*how = "its name's hash (Asobo32)";
+	return 0;
+}
+
+static int euler_rotation(const struct pose_target *t)
+{
+	return strcmp(t->schema, SCHEMA_ZOUNA) == 0 && t->property == ZOUNA_EULER_ROTATION;
+}
+
+static int node_rotation(const struct pose_target *t)
+{
+	return strcmp(t->schema, SCHEMA_NODE) == 0 && t->property == NODE_ROTATION;
+}
+
+/* Whether two tracks left unpaired move one bone by native's rule (the same schema and
+ * property, and one handle named: a glTF node's name hashes to a Zouna bone's handle); why. */
+static int same_bone(const struct catalog_target *a, const struct catalog_target *b, char *why,
+                     size_t size)
+{
+	uint32_t ha, hb;
+	const char *how_a, *how_b;
+
+	/* a bezierRot's Euler angles and the rotation its export baked them into */
+	int euler = (euler_rotation(&a->target) && node_rotation(&b->target)) ||
+	            (node_rotation(&a->target) && euler_rotation(&b->target));
+
+	if ((!euler && (strcmp(a->target.schema, b->target.schema) != 0 ||
+	                a->target.property != b->target.property)) ||
+	    named_handle(a, &ha, &how_a) < 0 || named_handle(b, &hb, &how_b) < 0 || ha != hb)
+		return 0;
+	if (euler) {
+		snprintf(why, size,
+		         "by handle, as native matches them (0x%08" PRIX32 "): a by %s, b by %s; "
+		         "the Euler rotation and the rotation an export bakes it into",
+		         ha, how_a, how_b);
+		return 1;
+	}
+	snprintf(why, size, "by handle, as native matches them (0x%08" PRIX32 "): a by %s, b by %s",
+	         ha, how_a, how_b);
+	return 1;
+}
+
+/* Whether b's track has a track of a of its own target and property (it waits for that). */
+static int exact_partner(const struct catalog_target *track, const json_t *a_keys)
+{
+	char key[400];
+
+	pair_key(track, key, sizeof(key));
+	return json_object_get(a_keys, key) != NULL;
 }
 
 static json_t *doubles(const double *v, size_t n)
@@ -127,12 +205,14 @@ static int pair_tracks(struct catalog *cat, const struct catalog_entry *ea,
 	size_t nb = eb->track_count;
 	unsigned char *taken = calloc(nb + 1, 1);
 	json_t *waiting = json_object(); /* each key of b: its tracks' indices not paired yet */
+	json_t *a_keys = json_object();  /* a's keys: a track of b with one waits for it */
 	json_t *pairs = json_object_get(answer, "pairs");
 	char key[400];
 
-	if (!taken || !waiting) {
+	if (!taken || !waiting || !a_keys) {
 		free(taken);
 		json_decref(waiting);
+		json_decref(a_keys);
 		error_set(err, ERROR_INTERNAL, NULL, -1, "out of memory");
 		return -1;
 	}
@@ -144,24 +224,40 @@ static int pair_tracks(struct catalog *cat, const struct catalog_entry *ea,
 		json_array_append_new(list, json_integer((json_int_t)i));
 	}
 	for (size_t i = 0; i < ea->track_count; i++) {
+		pair_key(&ea->tracks[i], key, sizeof(key));
+		json_object_set_new(a_keys, key, json_true());
+	}
+	for (size_t i = 0; i < ea->track_count; i++) {
 		const struct catalog_target *track = &ea->tracks[i];
 		json_t *list, *row;
 		size_t j;
+		char why[160];
 		pair_key(track, key, sizeof(key));
 		list = json_object_get(waiting, key);
-		if (json_array_size(list) == 0) {
-			json_array_append_new(json_object_get(answer, "only_in_a"), only(track));
-			continue;
+		if (json_array_size(list) > 0) {
+			j = (size_t)json_integer_value(json_array_get(list, 0)); /* in order */
+			json_array_remove(list, 0);
+			snprintf(why, sizeof(why), "by target and property");
+		} else { /* another family's track of the same bone: native's rule */
+			for (j = 0; j < nb; j++)
+				if (!taken[j] && !exact_partner(&eb->tracks[j], a_keys) &&
+				    same_bone(track, &eb->tracks[j], why, sizeof(why)))
+					break;
+			if (j == nb) {
+				json_array_append_new(json_object_get(answer, "only_in_a"),
+				                      only(track));
+				continue;
+			}
 		}
-		j = (size_t)json_integer_value(json_array_get(list, 0)); /* in order */
-		json_array_remove(list, 0);
 		taken[j] = 1;
 		row = compare_pair(cat, ea->id, eb->id, track, &eb->tracks[j], count, err);
 		if (!row) {
 			free(taken);
 			json_decref(waiting);
+			json_decref(a_keys);
 			return -1;
 		}
+		json_object_set_new(row, "paired", json_string(why));
 		json_array_append_new(pairs, row);
 	}
 	for (size_t k = 0; k < nb; k++)
@@ -170,6 +266,7 @@ static int pair_tracks(struct catalog *cat, const struct catalog_entry *ea,
 			                      only(&eb->tracks[k]));
 	free(taken);
 	json_decref(waiting);
+	json_decref(a_keys);
 	return 0;
 }
 

@@ -470,6 +470,43 @@ START_TEST(a_native_answer_is_counted_before_it_is_made)
 }
 END_TEST
 
+/* Compare across families pairs as native does: an Animation_Z and its export brought back
+ * (.glb: glTF nodes named by the bones' handles) pair every track, none is only on one side,
+ * and each pair says how it was made. */
+START_TEST(compare_across_families_pairs_as_native_does)
+{
+	struct zbuf b;
+	struct http_reply glb;
+	uint32_t bone[3];
+	json_t *entry, *back, *answer, *pair;
+	char path[160];
+	size_t i;
+
+	zouna_write_example_animation(&b, 0, 0, 1.0f, bone);
+	entry = upload_entry("compared.Animation_Z", b.data, b.len);
+	back = through_glb(json_integer_value(json_object_get(entry, "id")), "compared.glb",
+	                   (size_t)json_integer_value(json_object_get(entry, "track_count")), &glb);
+	snprintf(path, sizeof(path), "/api/compare?a=%lld&b=%lld",
+	         (long long)json_integer_value(json_object_get(back, "id")),
+	         (long long)json_integer_value(json_object_get(entry, "id")));
+	answer = http_get_json(&d, path, 200);
+	ck_assert_msg(json_array_size(json_object_get(answer, "only_in_a")) == 0 &&
+	                  json_array_size(json_object_get(answer, "only_in_b")) == 0,
+	              "%s: %zu only in a, %zu only in b", path,
+	              json_array_size(json_object_get(answer, "only_in_a")),
+	              json_array_size(json_object_get(answer, "only_in_b")));
+	ck_assert_uint_eq(json_array_size(json_object_get(answer, "pairs")),
+	                  (size_t)json_integer_value(json_object_get(entry, "track_count")));
+	json_array_foreach(json_object_get(answer, "pairs"), i, pair) ck_assert_msg(
+	    json_string_value(json_object_get(pair, "paired")), "pair %zu: no how", i);
+	json_decref(answer);
+	http_reply_cleanup(&glb);
+	json_decref(entry);
+	json_decref(back);
+	zbuf_free(&b);
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("roundtrip");
@@ -482,6 +519,7 @@ int main(void)
 	tcase_add_test(tc, what_a_format_cannot_hold_is_refused_by_name);
 	tcase_add_test(tc, the_commands_write_into_a_fifo_or_a_device_as_it_is);
 	tcase_add_test(tc, a_native_answer_is_counted_before_it_is_made);
+	tcase_add_test(tc, compare_across_families_pairs_as_native_does);
 	suite_add_tcase(s, tc);
 	return testutil_run(s);
 }
