@@ -440,6 +440,11 @@ int native_answer_make(struct catalog *cat, const struct native_request *rq,
 	decode_result_init(&decoded);
 	if (catalog_get_stored(cat, rq->id, &entry, err) < 0)
 		goto done;
+	/* a Burnout resource uploaded on its own is already the game's bytes: bundle=ID puts them
+	 * in the bundle in place of the old resource (a template is for entries that are not) */
+	if (!rq->template_id && rq->bundle_id > 0 && strcmp(entry.family, "burnout") == 0 &&
+	    !entry.from_bundle)
+		template_id = rq->id;
 	if (template_id != rq->id && catalog_get_stored(cat, template_id, &tmpl, err) < 0) {
 		if (err->code == ERROR_NOT_FOUND) {
 			const char *p = rq->template_id ? "template" : "bundle";

@@ -507,6 +507,71 @@ START_TEST(compare_across_families_pairs_as_native_does)
 }
 END_TEST
 
+/* The id of the entry of class `cls` an upload made (asserted there is one). */
+static json_int_t upload_and_find(const char *name, const void *data, size_t length,
+                                  const char *cls)
+{
+	const char *names[1] = {name};
+	const void *datas[1] = {data};
+	size_t lengths[1] = {length};
+	struct http_reply r;
+	json_t *answer, *entry;
+	json_int_t id = 0;
+	size_t i;
+
+	ck_assert_int_eq(http_upload(&d, 1, names, datas, lengths, NULL, &r), 0);
+	ck_assert_msg(r.status == 201, "%s: %ld %.300s", name, r.status, r.body);
+	answer = http_json(&r);
+	json_array_foreach(
+	    json_object_get(answer, "resources"), i,
+	    entry) if (strcmp(json_string_value(json_object_get(entry, "class")), cls) == 0) id =
+	    json_integer_value(json_object_get(entry, "id"));
+	ck_assert_msg(id > 0, "%s made no %s", name, cls);
+	json_decref(answer);
+	http_reply_cleanup(&r);
+	return id;
+}
+
+/* A Vehicle Animation uploaded on its own, reshaped (another number of states than the
+ * bundle's), goes into the bundle as it is with native?bundle=ID: the bundle rebuilt holds it
+ * byte for byte in place of the old resource. */
+START_TEST(a_reshaped_vehicle_animation_goes_into_its_bundle)
+{
+	static const struct bpart parts[2] = {{{0, -1, -1}}, {{1, -1, -1}}};
+	static const struct bstate two[2] = {{0, 11, 1, {0, 0, 0, 0, 2, 4, 6, 8}},
+	                                     {1, 10, 0, {1, 1, 1, 1, 0, 0, 0, 0}}};
+	static const struct bstate three[3] = {{0, 11, 1, {0, 0, 0, 0, 2, 4, 6, 8}},
+	                                       {1, 10, 0, {1, 1, 1, 1, 0, 0, 0, 0}},
+	                                       {1, 11, 1, {3, 3, 3, 3, 5, 5, 5, 5}}};
+	struct bvehicle v = {parts, 2, NULL, 0, two, 2, {0, 1, -1, -1}, {{0}}, 0};
+	struct bvehicle reshaped = {parts, 2, NULL, 0, three, 3, {0, 1, -1, -1}, {{0}}, 0};
+	struct zbuf bnd, alone;
+	struct http_reply r, back;
+	json_int_t in_bundle, own, rebuilt;
+	char path[160];
+
+	burnout_write_vehicle_bundle(&bnd, &v, 0, NULL);
+	in_bundle = upload_and_find("VEH_RESHAPED_AT.BIN", bnd.data, bnd.len, "VehicleAnimation");
+	zbuf_init(&alone, 0);
+	burnout_write_vehicle(&alone, &reshaped, 0);
+	own = upload_and_find("reshaped_vanm.dat", alone.data, alone.len, "VehicleAnimation");
+	snprintf(path, sizeof(path), "/api/resources/%lld/native?bundle=%lld", (long long)own,
+	         (long long)in_bundle);
+	get(path, 200, &r);
+	rebuilt =
+	    upload_and_find("VEH_RESHAPED_AT again.BIN", r.body, r.length, "VehicleAnimation");
+	snprintf(path, sizeof(path), "/api/resources/%lld/native?bundle=0", (long long)rebuilt);
+	get(path, 200, &back);
+	ck_assert_msg(back.length == alone.len && memcmp(back.body, alone.data, alone.len) == 0,
+	              "the bundle's resource is %zu bytes, not the %zu of the file put in it",
+	              back.length, alone.len);
+	http_reply_cleanup(&back);
+	http_reply_cleanup(&r);
+	zbuf_free(&alone);
+	zbuf_free(&bnd);
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("roundtrip");
@@ -520,6 +585,7 @@ int main(void)
 	tcase_add_test(tc, the_commands_write_into_a_fifo_or_a_device_as_it_is);
 	tcase_add_test(tc, a_native_answer_is_counted_before_it_is_made);
 	tcase_add_test(tc, compare_across_families_pairs_as_native_does);
+	tcase_add_test(tc, a_reshaped_vehicle_animation_goes_into_its_bundle);
 	suite_add_tcase(s, tc);
 	return testutil_run(s);
 }
