@@ -783,7 +783,36 @@ static int reduce_track(struct native_build *nb, const struct zouna_class *c,
 	                              (json_int_t)r.keys_before, "keys_after",
 	                              (json_int_t)r.keys_after, "largest_error", r.largest_error,
 	                              "tolerance", nb->opt->reduce));
+	if (r.largest_error > nb->opt->reduce)
+		json_object_set_new(json_object_get(row, "reduced"), "note",
+		                    json_string("the tolerance is finer than float32 holds these "
+		                                "values apart: the keys kept are within float32's "
+		                                "rounding of the dense ones, not within the "
+		                                "tolerance"));
 	return 0;
+}
+
+/* A reduced track whose fitted tangents pass what its class holds (a 422 for the reduced
+ * keys, though the track's own fit): written with its own keys instead, said in the report. */
+static long write_reduced_or_own(const struct zouna_keys *k, uint16_t flags,
+                                 const struct sampler **s, const struct sampler *own,
+                                 const char *track, enum byte_order order, uint8_t **bytes,
+                                 size_t *length, double *worst, json_t *row, struct error *err)
+{
+	long keys = write_track(k, flags, *s, track, order, bytes, length, worst, err);
+
+	if (keys >= 0 || *s == own || err->code != ERROR_VALUE_OUT_OF_RANGE)
+		return keys;
+	error_init(err);
+	keys = write_track(k, flags, own, track, order, bytes, length, worst, err);
+	if (keys >= 0) {
+		*s = own;
+		json_object_set_new(json_object_get(row, "reduced"), "undone",
+		                    json_sprintf("the fewest keys' fitted tangents pass what %s "
+		                                 "holds, so the track's own keys are written",
+		                                 k->cls->name));
+	}
+	return keys;
 }
 
 static int encode_changed(struct native_build *nb)
@@ -801,14 +830,15 @@ static int encode_changed(struct native_build *nb)
 			json_object_set_new(row, "keys", json_integer(s->count));
 			json_object_set_new(row, "kept", json_true());
 		} else {
+			const struct sampler *own = s->source;
 			if (reduce_track(nb, nb->kf[s->keyframer].keys.cls, &s->source, &s->reduced,
 			                 row) < 0) {
 				json_decref(row);
 				return -1;
 			}
-			keys = write_track(&nb->kf[s->keyframer].keys, nb->kf[s->keyframer].flags,
-			                   s->source, s->track, nb->out, &s->bytes, &s->length,
-			                   &worst, nb->err);
+			keys = write_reduced_or_own(
+			    &nb->kf[s->keyframer].keys, nb->kf[s->keyframer].flags, &s->source, own,
+			    s->track, nb->out, &s->bytes, &s->length, &worst, row, nb->err);
 			if (keys < 0) {
 				json_decref(row);
 				return -1;
@@ -1274,14 +1304,20 @@ static int native_keyframer(struct native_build *nb, const struct zouna_class *c
 		struct error first;
 		long keys;
 		error_init(&first);
+		const struct sampler *own = s;
 		if (reduce_track(nb, c, &s, &nb->reduced, row) < 0) {
 			json_decref(row);
 			buf_cleanup(&w.b);
 			return -1;
 		}
-		keys = write_track(&kf->keys, kf->flags, s,
-		                   json_string_value(json_object_get(row, "track")), nb->out,
-		                   &bytes, &length, &worst, &first);
+		keys = write_reduced_or_own(&kf->keys, kf->flags, &s, own,
+		                            json_string_value(json_object_get(row, "track")),
+		                            nb->out, &bytes, &length, &worst, row, &first);
+		if (s == own && nb->reduced.key_count) { /* undone: checked against its own keys */
+			free(nb->reduced.times);
+			free(nb->reduced.values);
+			memset(&nb->reduced, 0, sizeof(nb->reduced));
+		}
 		if (keys < 0 && first.code == ERROR_VALUE_OUT_OF_RANGE && nb->opt->promote &&
 		    uncompressed_class(c)) {
 			kf->keys.cls = c = uncompressed_class(c);

@@ -5,6 +5,7 @@
  * before 0), and native is byte for byte from the .glb where nothing changed. */
 #define _GNU_SOURCE /* mknod, makedev */
 #include <check.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -274,7 +275,7 @@ END_TEST
 static json_int_t upload_clip(const char *name, const char *type, const char *interpolation,
                               const char *times, const char *values, int targets)
 {
-	char doc[1200];
+	char doc[12000];
 
 	snprintf(doc, sizeof(doc),
 	         "{\"name\": \"%s\", \"duration\": 2000, \"targets\": [{\"schema\": "
@@ -572,6 +573,48 @@ START_TEST(a_reshaped_vehicle_animation_goes_into_its_bundle)
 }
 END_TEST
 
+/* reduce= keeps to what the class and float32 can hold: a tolerance so loose that the fitted
+ * tangents pass a compressed class's range writes the track's own keys (said, not a 422), and
+ * one finer than float32 tells apart says so beside its error. */
+START_TEST(reduce_keeps_to_what_the_class_holds)
+{
+	char times[4000], values[4000], path[200];
+	size_t nt = 0, nv = 0;
+	json_int_t clip, bare;
+	json_t *report, *reduced;
+
+	for (int i = 0; i < 200; i++) {
+		nt += (size_t)snprintf(times + nt, sizeof(times) - nt, "%s%g", i ? ", " : "[",
+		                       i / 30.0);
+		nv += (size_t)snprintf(values + nv, sizeof(values) - nv, "%s%.6f", i ? ", " : "[",
+		                       5 * sin(3 * i / 30.0));
+	}
+	snprintf(times + nt, sizeof(times) - nt, "]");
+	snprintf(values + nv, sizeof(values) - nv, "]");
+	clip = upload_clip("a wave", "FLOAT", "LINEAR", times, values, 1);
+	bare = upload_bare("KeyframerFloatComp_Z", 1);
+	snprintf(path, sizeof(path),
+	         "/api/resources/%lld/native?template=%lld&reduce=1e6&summary=1", (long long)clip,
+	         (long long)bare);
+	report = http_get_json(&d, path, 200);
+	reduced = json_object_get(json_array_get(json_object_get(report, "tracks"), 0), "reduced");
+	ck_assert_msg(json_string_value(json_object_get(reduced, "undone")) &&
+	                  json_integer_value(json_object_get(
+	                      json_array_get(json_object_get(report, "tracks"), 0), "keys")) == 200,
+	              "%s", path);
+	json_decref(report);
+	snprintf(path, sizeof(path),
+	         "/api/resources/%lld/native?template=%lld&reduce=1e-300&summary=1",
+	         (long long)clip, (long long)bare);
+	report = http_get_json(&d, path, 200);
+	reduced = json_object_get(json_array_get(json_object_get(report, "tracks"), 0), "reduced");
+	ck_assert_msg(json_number_value(json_object_get(reduced, "largest_error")) <= 1e-300 ||
+	                  strstr(json_string_value(json_object_get(reduced, "note")), "float32"),
+	              "%s: an error above the tolerance without a note", path);
+	json_decref(report);
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("roundtrip");
@@ -586,6 +629,7 @@ int main(void)
 	tcase_add_test(tc, a_native_answer_is_counted_before_it_is_made);
 	tcase_add_test(tc, compare_across_families_pairs_as_native_does);
 	tcase_add_test(tc, a_reshaped_vehicle_animation_goes_into_its_bundle);
+	tcase_add_test(tc, reduce_keeps_to_what_the_class_holds);
 	suite_add_tcase(s, tc);
 	return testutil_run(s);
 }
