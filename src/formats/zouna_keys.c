@@ -460,9 +460,11 @@ static int find_or_add_target(struct clip *clip, const struct track_target *tt)
 {
 	struct target *t;
 
-	for (size_t i = 0; i < clip->target_count; i++)
-		if (strcmp(clip->targets[i].schema, tt->schema) == 0 &&
-		    clip->targets[i].object == tt->object)
+	/* from the newest (a record's slices follow one another), the object before the schema:
+	 * a file of 40,000 records compared 800 million schemas before */
+	for (size_t i = clip->target_count; i-- > 0;)
+		if (clip->targets[i].object == tt->object &&
+		    strcmp(clip->targets[i].schema, tt->schema) == 0)
 			return (int)i;
 	t = realloc(clip->targets, (clip->target_count + 1) * sizeof(*t));
 	if (!t)
