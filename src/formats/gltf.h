@@ -95,6 +95,22 @@ int gltf_rig(struct gltf *g, struct resource *res, int whole);
  * bare keyframer, a Vehicle Animation): the node's extras.animdex.not_animated, when the asset
  * is animdex's; else NULL. */
 const json_t *gltf_entry_node_tracks(const struct gltf *g, const json_t *node);
+
+/* gltf_kept.c. An animation's kept tracks (extras.animdex.not_animated) when the asset is
+ * animdex's, else NULL. */
+const json_t *gltf_kept_tracks(const struct gltf *g, const json_t *anim);
+/* Kept item k of the list at `where` into res: 0, 1 when it is not one animdex reads (said on
+ * the entry), or -1 with the error set. */
+int gltf_read_kept(struct gltf *g, const json_t *item, const char *where, size_t k,
+                   struct resource *res);
+/* The nodes animdex's export made of entries, and each made an entry again (0 or -1). */
+size_t gltf_count_entry_nodes(const struct gltf *g);
+int gltf_decode_entry_nodes(struct gltf *g, struct decode_result *out);
+
+/* gltf.c, shared with gltf_kept.c: a skipped item said in the answer; a clip's resource with
+ * room for nch tracks (NULL, error set, when out of memory). */
+void gltf_skip(struct decode_result *out, const char *name, const char *type, const char *reason);
+struct resource *gltf_animation_resource(struct gltf *g, size_t nch);
 /* A file with nodes and no animation: one entry of class Skeleton, every node in its rig
  * (whole, for gltf_rig). */
 int gltf_skeleton(struct gltf *g, struct decode_result *out);
