@@ -615,6 +615,36 @@ START_TEST(reduce_keeps_to_what_the_class_holds)
 }
 END_TEST
 
+/* `animdexd native --byte-order big` writes big-endian: the little-endian example Animation_Z
+ * comes out as the same animation written big-endian, byte for byte. */
+START_TEST(the_command_writes_the_byte_order_asked)
+{
+	struct zbuf little, big;
+	uint32_t bone[3];
+	char cmd[2400], out[700], *said, *bytes;
+	size_t length;
+	json_int_t id;
+	int status;
+
+	zouna_write_example_animation(&little, 0, 0, 1.5f, bone);
+	zouna_write_example_animation(&big, 1, 0, 1.5f, bone);
+	id = http_upload_one(&d, "order.Animation_Z", little.data, little.len);
+	snprintf(out, sizeof(out), "%s/order big.Animation_Z", dir);
+	snprintf(cmd, sizeof(cmd), "'%s' native --db '%s' --byte-order big %lld -o '%s' 2>&1",
+	         getenv("ANIMDEXD"), db, (long long)id, out);
+	said = testutil_shell(cmd, &status);
+	ck_assert_msg(status == 0, "%s", said);
+	free(said);
+	bytes = testutil_read_file(out, &length);
+	ck_assert_msg(bytes && length == big.len && memcmp(bytes, big.data, big.len) == 0,
+	              "--byte-order big: %zu bytes, not the big-endian file's %zu", length,
+	              big.len);
+	free(bytes);
+	zbuf_free(&little);
+	zbuf_free(&big);
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("roundtrip");
@@ -630,6 +660,7 @@ int main(void)
 	tcase_add_test(tc, compare_across_families_pairs_as_native_does);
 	tcase_add_test(tc, a_reshaped_vehicle_animation_goes_into_its_bundle);
 	tcase_add_test(tc, reduce_keeps_to_what_the_class_holds);
+	tcase_add_test(tc, the_command_writes_the_byte_order_asked);
 	suite_add_tcase(s, tc);
 	return testutil_run(s);
 }
