@@ -16,6 +16,11 @@ uint32_t hash_crc32_lower(const char *name, size_t len);
 /* Parses a handle written as hex ("0x1A2B3C4D") or decimal, signed or unsigned. */
 int hash_parse_handle(const char *text, uint32_t *out);
 
+/* The handle a bone's name names, as native and compare match a name to a Zouna handle: a
+ * "0x1234ABCD" written in it, else the name hashed whole (Asobo32). 1 for a written handle,
+ * 0 for a hash, -1 for an empty name. */
+int hash_named_handle(const char *name, uint32_t *out);
+
 #define SHA256_DIGEST_SIZE 32
 #define SHA256_HEX_SIZE    65 /* 64 hex digits and a NUL */
 

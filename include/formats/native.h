@@ -23,6 +23,10 @@
 
 /* The largest tolerance reduce= takes. */
 #define NATIVE_MAX_TOLERANCE 1e6
+/* Said beside a reduction whose largest error is above its tolerance (Zouna and Radient). */
+#define NATIVE_TOLERANCE_BELOW_FLOAT32                                                            \
+	"the tolerance is finer than float32 holds these values apart: the keys kept are within " \
+	"float32's rounding of the dense ones, not within the tolerance"
 /* The largest native file an encoder writes. */
 #define NATIVE_MAX_BYTES ((size_t)1 << 31)
 

@@ -57,6 +57,23 @@ uint32_t hash_crc32_lower(const char *name, size_t len)
 	return (uint32_t)crc;
 }
 
+int hash_named_handle(const char *name, uint32_t *out)
+{
+	const char *hex;
+
+	if (!name || !*name)
+		return -1;
+	hex = strstr(name, "0x");
+	if (hex && strspn(hex + 2, "0123456789abcdefABCDEF") == 8) {
+		char digits[11];
+		memcpy(digits, hex, 10);
+		digits[10] = '\0';
+		return hash_parse_handle(digits, out) < 0 ? -1 : 1;
+	}
+	*out = hash_asobo32(name, strlen(name));
+	return 0;
+}
+
 int hash_parse_handle(const char *text, uint32_t *out)
 {
 	char *end;

@@ -222,10 +222,7 @@ static const struct sampler *written_keys(struct radient_build *rb, size_t ch, i
 	                              "tolerance", rb->opt->reduce));
 	if (r.largest_error > rb->opt->reduce)
 		json_object_set_new(json_object_get(row, "reduced"), "note",
-		                    json_string("the tolerance is finer than float32 holds these "
-		                                "values apart: the keys kept are within float32's "
-		                                "rounding of the dense ones, not within the "
-		                                "tolerance"));
+		                    json_string(NATIVE_TOLERANCE_BELOW_FLOAT32));
 	return holdable(rb, ch, &rb->reduced[ch]);
 }
 

@@ -186,23 +186,11 @@ struct native_build {
  * the target's name, as "0x1234ABCD" somewhere in it or hashed (Asobo32) whole. */
 static int source_target_crc(const struct resource *src, const struct target *t, uint32_t *crc)
 {
-	const char *hex;
-
 	if (strcmp(src->family, "zouna") == 0) {
 		*crc = (uint32_t)t->object;
 		return t->object <= UINT32_MAX ? 0 : -1;
 	}
-	if (!t->name || !*t->name)
-		return -1;
-	hex = strstr(t->name, "0x");
-	if (hex && strspn(hex + 2, "0123456789abcdefABCDEF") == 8) {
-		char digits[11];
-		memcpy(digits, hex, 10);
-		digits[10] = '\0';
-		return hash_parse_handle(digits, crc);
-	}
-	*crc = hash_asobo32(t->name, strlen(t->name));
-	return 0;
+	return hash_named_handle(t->name, crc) < 0 ? -1 : 0;
 }
 
 /* Whether a source channel's target and property are (schema, crc, property). */
@@ -785,10 +773,7 @@ static int reduce_track(struct native_build *nb, const struct zouna_class *c,
 	                              "tolerance", nb->opt->reduce));
 	if (r.largest_error > nb->opt->reduce)
 		json_object_set_new(json_object_get(row, "reduced"), "note",
-		                    json_string("the tolerance is finer than float32 holds these "
-		                                "values apart: the keys kept are within float32's "
-		                                "rounding of the dense ones, not within the "
-		                                "tolerance"));
+		                    json_string(NATIVE_TOLERANCE_BELOW_FLOAT32));
 	return 0;
 }
 

@@ -59,26 +59,16 @@ static void pair_key(const struct catalog_target *track, char *out, size_t size)
 static int named_handle(const struct catalog_target *track, uint32_t *handle, const char **how)
 {
 	const struct pose_target *t = &track->target;
-	const char *hex;
+	int written;
 
 	if (t->has_handle) {
 		*handle = t->handle;
 		*how = "its handle";
 		return 0;
 	}
-	if (!t->name || !*t->name)
-		return -1;
-	hex = strstr(t->name, "0x");
-	if (hex && strspn(hex + 2, "0123456789abcdefABCDEF") == 8) {
-		char digits[11];
-		memcpy(digits, hex, 10);
-		digits[10] = '\0';
-		*how = "the handle written in its name";
-		return hash_parse_handle(digits, handle);
-	}
-	*handle = hash_asobo32(t->name, strlen(t->name));
-	*how = "its name's hash (Asobo32)";
-	return 0;
+	written = hash_named_handle(t->name, handle);
+	*how = written ? "the handle written in its name" : "its name's hash (Asobo32)";
+	return written < 0 ? -1 : 0;
 }
 
 static int euler_rotation(const struct pose_target *t)
@@ -231,7 +221,7 @@ static int pair_tracks(struct catalog *cat, const struct catalog_entry *ea,
 		const struct catalog_target *track = &ea->tracks[i];
 		json_t *list, *row;
 		size_t j;
-		char why[160];
+		char why[256];
 		pair_key(track, key, sizeof(key));
 		list = json_object_get(waiting, key);
 		if (json_array_size(list) > 0) {
