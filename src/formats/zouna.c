@@ -131,7 +131,7 @@ static int decode_keyframer(const struct upload *up, const struct zouna_class *c
 	res->clip.duration = k.count ? k.times[k.count - 1] : 0;
 	if (res->clip.duration < 0)
 		res->clip.duration = 0;
-	if (zouna_add_track(res, &k, 0, k.count, &tt, c->name, err) == -1)
+	if (zouna_add_track(res, NULL, &k, 0, k.count, &tt, c->name, err) == -1)
 		goto fail;
 	zouna_assume_for_class(res, c);
 	res->metadata = json_pack("{s:s, s:s, s:o, s:o}", "container", "bare keyframer",
@@ -304,6 +304,7 @@ static int check_signed_slice(const struct zouna_keys *k, int16_t start, int16_t
 struct animation_read {
 	struct zouna_keys keys[KF_KEYFRAMER_COUNT];
 	struct resource *res;
+	struct zouna_target_index index; /* res's targets */
 	json_t *nodes, *materials, *meshes, *morphs, *link, *keyframers;
 	struct error *err;
 };
@@ -414,7 +415,7 @@ static int read_nodes(struct reader *r, struct animation_read *an)
 			snprintf(path, sizeof(path), "nodes[%" PRIu32 "].%s", i,
 			         zouna_animation_keyframers[kf].field + 5);
 			if (check_slice(&an->keys[kf], start, n, path, an->err) < 0 ||
-			    zouna_add_track(an->res, &an->keys[kf], start, n, &tt,
+			    zouna_add_track(an->res, &an->index, &an->keys[kf], start, n, &tt,
 			                    zouna_animation_keyframers[kf].field, an->err) == -1)
 				return -1;
 		}
@@ -466,8 +467,8 @@ static int read_materials(struct reader *r, struct animation_read *an)
 			snprintf(path, sizeof(path), "materials[%" PRIu32 "].%s", i,
 			         parts[p].field);
 			if (check_signed_slice(&an->keys[kf], start, n, path, an->err) < 0 ||
-			    zouna_add_track(an->res, &an->keys[kf], (uint32_t)start, (uint32_t)n,
-			                    &tt, zouna_animation_keyframers[kf].field,
+			    zouna_add_track(an->res, &an->index, &an->keys[kf], (uint32_t)start,
+			                    (uint32_t)n, &tt, zouna_animation_keyframers[kf].field,
 			                    an->err) == -1)
 				return -1;
 		}
@@ -500,8 +501,8 @@ static int read_objects(struct reader *r, int which, struct animation_read *an)
 		snprintf(name, sizeof(name), "%s 0x%08" PRIX32, which ? "morph" : "mesh", crc);
 		snprintf(path, sizeof(path), "%s[%" PRIu32 "].keys", field, i);
 		if (check_signed_slice(&an->keys[keyframer], start, n, path, an->err) < 0 ||
-		    zouna_add_track(an->res, &an->keys[keyframer], (uint32_t)start, (uint32_t)n,
-		                    &tt, zouna_animation_keyframers[keyframer].field,
+		    zouna_add_track(an->res, &an->index, &an->keys[keyframer], (uint32_t)start,
+		                    (uint32_t)n, &tt, zouna_animation_keyframers[keyframer].field,
 		                    an->err) == -1)
 			return -1;
 		resource_add_reference(an->res, crc, which ? "morph" : "mesh", -1, (int32_t)i);
@@ -669,6 +670,7 @@ static int decode_animation(const struct upload *up, struct decode_result *out, 
 done:
 	for (int i = 0; i < KF_KEYFRAMER_COUNT; i++)
 		zouna_keys_cleanup(&an.keys[i]);
+	zouna_target_index_cleanup(&an.index);
 	resource_free(an.res);
 	json_decref(an.nodes);
 	json_decref(an.materials);

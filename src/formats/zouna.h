@@ -130,9 +130,20 @@ int zouna_oom(struct error *err);
 int zouna_read_keyframer(struct reader *r, const struct zouna_class *c, const char *what,
                          int rest_is_keys, struct zouna_keys *k, struct error *err);
 json_t *zouna_keyframer_info(const struct zouna_keys *k);
-int zouna_add_track(struct resource *res, const struct zouna_keys *k, uint32_t start,
-                    uint32_t count, const struct track_target *tt, const char *what,
-                    struct error *err);
+/* The targets of a resource being decoded, by object and schema, so that finding a record's
+ * target does not search every earlier one (zouna_add_track). Zeroed to start. */
+struct zouna_target_index {
+	size_t *slots; /* a target's index + 1, or 0 for an empty slot; cap entries */
+	size_t cap, used;
+};
+void zouna_target_index_cleanup(struct zouna_target_index *index);
+/* Adds one track for keys [start, start + count) of k, its target found in index (or by
+ * searching the clip when index is NULL: a resource of one or two targets). Returns the track
+ * index, -2 when the slice holds nothing to sample (an empty message slice), or -1 with err
+ * set. */
+int zouna_add_track(struct resource *res, struct zouna_target_index *index,
+                    const struct zouna_keys *k, uint32_t start, uint32_t count,
+                    const struct track_target *tt, const char *what, struct error *err);
 void zouna_assume_for_class(struct resource *res, const struct zouna_class *c);
 
 #endif

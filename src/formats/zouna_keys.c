@@ -9,6 +9,7 @@
 #include <string.h>
 #include <strings.h>
 
+#include "base/hash.h"
 #include "formats/reader.h"
 #include "zouna.h"
 
@@ -453,28 +454,101 @@ json_t *zouna_keyframer_info(const struct zouna_keys *k)
 	return o;
 }
 
-/* Adds one track for keys [start, start + count) of k. Returns the track index, -2 when the
- * slice holds nothing to sample (an empty message slice), or -1 with err set. */
+static size_t target_hash(uint64_t object, const char *schema)
+{
+	uint64_t h = object * 0x9E3779B97F4A7C15u;
 
-static int find_or_add_target(struct clip *clip, const struct track_target *tt)
+	h ^= hash_asobo32(schema, strlen(schema));
+	return (size_t)(h ^ (h >> 29));
+}
+
+void zouna_target_index_cleanup(struct zouna_target_index *index)
+{
+	free(index->slots);
+	memset(index, 0, sizeof(*index));
+}
+
+/* Where target (object, schema) is or would go in index: a slot holding it, or an empty one. */
+static size_t *index_slot(const struct zouna_target_index *index, const struct clip *clip,
+                          uint64_t object, const char *schema)
+{
+	size_t mask = index->cap - 1, i = target_hash(object, schema) & mask;
+
+	for (;; i = (i + 1) & mask) {
+		size_t *slot = &index->slots[i];
+		const struct target *t = *slot ? &clip->targets[*slot - 1] : NULL;
+		if (!t || (t->object == object && strcmp(t->schema, schema) == 0))
+			return slot;
+	}
+}
+
+/* Room for one more target in index, at most half full; -1 when out of memory. */
+static int index_reserve(struct zouna_target_index *index, const struct clip *clip)
+{
+	struct zouna_target_index grown;
+
+	if (2 * (index->used + 1) <= index->cap)
+		return 0;
+	grown.cap = index->cap ? 2 * index->cap : 64;
+	grown.used = index->used;
+	grown.slots = calloc(grown.cap, sizeof(*grown.slots));
+	if (!grown.slots)
+		return -1;
+	for (size_t i = 0; i < index->cap; i++)
+		if (index->slots[i]) {
+			const struct target *t = &clip->targets[index->slots[i] - 1];
+			*index_slot(&grown, clip, t->object, t->schema) = index->slots[i];
+		}
+	free(index->slots);
+	*index = grown;
+	return 0;
+}
+
+/* Grows an array of count elements (grown by this alone) to room for one more: its capacity
+ * doubles at each power of two, so that n additions copy O(n) elements. -1 when out of memory. */
+static int grow_by_one(void **array, size_t count, size_t size)
+{
+	void *p;
+
+	if (*array && (count & (count - 1)) != 0)
+		return 0;
+	p = realloc(*array, (count ? 2 * count : 1) * size);
+	if (!p)
+		return -1;
+	*array = p;
+	return 0;
+}
+
+/* The index of tt's target in clip, added when new; -1 when out of memory. */
+static int find_or_add_target(struct clip *clip, struct zouna_target_index *index,
+                              const struct track_target *tt)
 {
 	struct target *t;
+	size_t *slot = NULL;
 
-	/* from the newest (a record's slices follow one another), the object before the schema:
-	 * a file of 40,000 records compared 800 million schemas before */
-	for (size_t i = clip->target_count; i-- > 0;)
-		if (clip->targets[i].object == tt->object &&
-		    strcmp(clip->targets[i].schema, tt->schema) == 0)
-			return (int)i;
-	t = realloc(clip->targets, (clip->target_count + 1) * sizeof(*t));
-	if (!t)
+	if (index) {
+		if (index_reserve(index, clip) < 0)
+			return -1;
+		slot = index_slot(index, clip, tt->object, tt->schema);
+		if (*slot)
+			return (int)(*slot - 1);
+	} else {
+		for (size_t i = 0; i < clip->target_count; i++)
+			if (clip->targets[i].object == tt->object &&
+			    strcmp(clip->targets[i].schema, tt->schema) == 0)
+				return (int)i;
+	}
+	if (grow_by_one((void **)&clip->targets, clip->target_count, sizeof(*t)) < 0)
 		return -1;
-	clip->targets = t;
 	t = &clip->targets[clip->target_count];
 	memset(t, 0, sizeof(*t));
 	snprintf(t->schema, sizeof(t->schema), "%s", tt->schema);
 	t->object = tt->object;
 	t->name = tt->name ? strdup(tt->name) : NULL;
+	if (slot) {
+		*slot = clip->target_count + 1;
+		index->used++;
+	}
 	return (int)clip->target_count++;
 }
 
@@ -600,16 +674,13 @@ static void add_key_references(struct resource *res, const struct zouna_keys *k,
 		}
 }
 
-int zouna_add_track(struct resource *res, const struct zouna_keys *k, uint32_t start,
-                    uint32_t count, const struct track_target *tt, const char *what,
-                    struct error *err)
+int zouna_add_track(struct resource *res, struct zouna_target_index *index,
+                    const struct zouna_keys *k, uint32_t start, uint32_t count,
+                    const struct track_target *tt, const char *what, struct error *err)
 {
 	struct clip *clip = &res->clip;
 	const struct zouna_class *c = k->cls;
 	struct sampler s = {0};
-	struct channel *channels;
-	struct sampler *samplers;
-	struct track_extra *extras;
 	int target, made;
 	int step = c->has_flags && (k->flags & FLAG_STEP);
 
@@ -651,17 +722,13 @@ int zouna_add_track(struct resource *res, const struct zouna_keys *k, uint32_t s
 		s.rules = RULE_LAST_BEFORE_FIRST;
 	if (strcmp(c->name, "KeyframerVec4fLinear_Z") == 0 && s.interp == INTERP_LINEAR)
 		s.rules |= RULE_W_ONE_BETWEEN_KEYS;
-	target = find_or_add_target(clip, tt);
-	channels = realloc(clip->channels, (clip->channel_count + 1) * sizeof(*channels));
-	if (channels)
-		clip->channels = channels;
-	samplers = realloc(clip->samplers, (clip->sampler_count + 1) * sizeof(*samplers));
-	if (samplers)
-		clip->samplers = samplers;
-	extras = realloc(res->extras, (clip->channel_count + 1) * sizeof(*extras));
-	if (extras)
-		res->extras = extras;
-	if (target < 0 || !channels || !samplers || !extras)
+	target = find_or_add_target(clip, index, tt);
+	if (target < 0 ||
+	    grow_by_one((void **)&clip->channels, clip->channel_count, sizeof(*clip->channels)) <
+	        0 ||
+	    grow_by_one((void **)&clip->samplers, clip->sampler_count, sizeof(*clip->samplers)) <
+	        0 ||
+	    grow_by_one((void **)&res->extras, clip->channel_count, sizeof(*res->extras)) < 0)
 		goto fail_oom;
 	clip->samplers[clip->sampler_count] = s;
 	clip->channels[clip->channel_count] =

@@ -579,7 +579,7 @@ static int plan_slice(struct native_build *nb, struct slice *s, const char *sche
 	scratch = resource_create("zouna", "Animation_Z");
 	if (!scratch)
 		return oom(nb);
-	made = zouna_add_track(scratch, &kf->keys, s->start, s->count, &tt,
+	made = zouna_add_track(scratch, NULL, &kf->keys, s->start, s->count, &tt,
 	                       zouna_animation_keyframers[s->keyframer].field, nb->err);
 	if (made < 0) { /* the template's own slice is no track: rewritten when the entry has one */
 		error_init(nb->err);
@@ -1266,7 +1266,8 @@ static int native_keyframer(struct native_build *nb, const struct zouna_class *c
 		return oom(nb);
 	/* the same track, as the decoder makes it or as the export baked it (a bezierRot's Euler
 	 * angles come back from glTF as the rotation they were exported as) */
-	if (zouna_add_track(scratch, &kf->keys, 0, kf->keys.count, &tt, c->name, nb->err) >= 0)
+	if (zouna_add_track(scratch, NULL, &kf->keys, 0, kf->keys.count, &tt, c->name, nb->err) >=
+	    0)
 		same = sampler_equal(&scratch->clip.samplers[0], s) ||
 		       equals_export(nb, &scratch->clip.samplers[0], 0,
 		                     tt.property == ZOUNA_EULER_ROTATION, s);
