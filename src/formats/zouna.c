@@ -306,8 +306,53 @@ struct animation_read {
 	struct resource *res;
 	struct zouna_target_index index; /* res's targets */
 	json_t *nodes, *materials, *meshes, *morphs, *link, *keyframers;
+	uint64_t keys_named;  /* keys the records have named so far, overlaps counted again */
+	uint32_t unlisted[4]; /* node, material, mesh and morph records past RECORDS_LISTED */
 	struct error *err;
 };
+
+/* The structure lists the first records of each kind, as it lists the link header's first
+ * words: a JSON object a record costs a hundred times the record's 28 bytes. Every record is
+ * decoded into tracks all the same. */
+#define RECORDS_LISTED 4096
+
+static void list_record(json_t *list, uint32_t *unlisted, json_t *record)
+{
+	if (json_array_size(list) < RECORDS_LISTED)
+		json_array_append_new(list, record);
+	else {
+		json_decref(record);
+		(*unlisted)++;
+	}
+}
+
+/* Records may name the same keys more than once (two bones sharing a slice), and every key
+ * named becomes a key of the decoded clip; a few hundred records each naming one 65,535-key
+ * slice would turn a 2 MB upload into gigabytes. Records may name, in all, eight times the
+ * keys stored plus one full slice. */
+#define KEYS_NAMED_PER_KEY_STORED 8
+#define KEYS_NAMED_EXTRA          65536
+
+static int name_keys(struct animation_read *an, uint32_t count, const char *path)
+{
+	uint64_t stored = 0, limit;
+
+	for (int i = 0; i < KF_KEYFRAMER_COUNT; i++)
+		stored += an->keys[i].count;
+	limit = stored * KEYS_NAMED_PER_KEY_STORED + KEYS_NAMED_EXTRA;
+	an->keys_named += count;
+	if (an->keys_named > limit) {
+		error_set(an->err, ERROR_INVALID, path, -1,
+		          "%s: the records name %" PRIu64 " keys by this one, past the %" PRIu64
+		          " allowed: records may name at most %d times the %" PRIu64
+		          " keys the keyframers store, plus %d, so that a small upload cannot "
+		          "decode to gigabytes",
+		          path, an->keys_named, limit, KEYS_NAMED_PER_KEY_STORED, stored,
+		          KEYS_NAMED_EXTRA);
+		return -1;
+	}
+	return 0;
+}
 
 /* The object header names Animation_Z (or a keyframer class, read by the bare keyframer path)
  * and an uncompressed body; -1 with err set otherwise. */
@@ -393,8 +438,8 @@ static int read_nodes(struct reader *r, struct animation_read *an)
 			json_array_append_new(flags, json_string("reset rotation"));
 		if (nflag & 4)
 			json_array_append_new(flags, json_string("reset scale"));
-		json_array_append_new(
-		    an->nodes,
+		list_record(
+		    an->nodes, &an->unlisted[0],
 		    json_pack("{s:s, s:i, s:i, s:o, s:[i,i], s:[i,i], s:[i,i], s:[i,i], s:[i,i]}",
 		              "bone_crc32", bone, "bone_id", id, "flag", nflag, "flags_named",
 		              flags, "trans", v[0], v[1], "rot", v[2], v[3], "bezier_rot", v[4],
@@ -415,6 +460,7 @@ static int read_nodes(struct reader *r, struct animation_read *an)
 			snprintf(path, sizeof(path), "nodes[%" PRIu32 "].%s", i,
 			         zouna_animation_keyframers[kf].field + 5);
 			if (check_slice(&an->keys[kf], start, n, path, an->err) < 0 ||
+			    name_keys(an, n, path) < 0 ||
 			    zouna_add_track(an->res, &an->index, &an->keys[kf], start, n, &tt,
 			                    zouna_animation_keyframers[kf].field, an->err) == -1)
 				return -1;
@@ -452,8 +498,8 @@ static int read_materials(struct reader *r, struct animation_read *an)
 		for (int j = 0; j < 10; j++)
 			v[j] = reader_i16(r, "materials");
 		snprintf(name, sizeof(name), "0x%08" PRIX32, crc);
-		json_array_append_new(
-		    an->materials,
+		list_record(
+		    an->materials, &an->unlisted[1],
 		    json_pack("{s:s, s:i, s:i, s:[i,i], s:[i,i], s:[i,i], s:[i,i], s:[i,i]}",
 		              "material_crc32", name, "id", id, "flag", mflag, "trans_u", v[0],
 		              v[1], "emissive", v[2], v[3], "diffuse", v[4], v[5], "rot", v[6],
@@ -467,6 +513,7 @@ static int read_materials(struct reader *r, struct animation_read *an)
 			snprintf(path, sizeof(path), "materials[%" PRIu32 "].%s", i,
 			         parts[p].field);
 			if (check_signed_slice(&an->keys[kf], start, n, path, an->err) < 0 ||
+			    name_keys(an, (uint32_t)n, path) < 0 ||
 			    zouna_add_track(an->res, &an->index, &an->keys[kf], (uint32_t)start,
 			                    (uint32_t)n, &tt, zouna_animation_keyframers[kf].field,
 			                    an->err) == -1)
@@ -495,12 +542,13 @@ static int read_objects(struct reader *r, int which, struct animation_read *an)
 		struct track_target tt = {
 		    SCHEMA_ZOUNA, crc, name, which ? ZOUNA_MORPH : ZOUNA_MESH, 1, crc};
 		snprintf(name, sizeof(name), "0x%08" PRIX32, crc);
-		json_array_append_new(which ? an->morphs : an->meshes,
-		                      json_pack("{s:s, s:i, s:i, s:[i,i]}", "object_crc32", name,
-		                                "id", id, "flag", mflag, "keys", start, n));
+		list_record(which ? an->morphs : an->meshes, &an->unlisted[2 + which],
+		            json_pack("{s:s, s:i, s:i, s:[i,i]}", "object_crc32", name, "id", id,
+		                      "flag", mflag, "keys", start, n));
 		snprintf(name, sizeof(name), "%s 0x%08" PRIX32, which ? "morph" : "mesh", crc);
 		snprintf(path, sizeof(path), "%s[%" PRIu32 "].keys", field, i);
 		if (check_signed_slice(&an->keys[keyframer], start, n, path, an->err) < 0 ||
+		    name_keys(an, (uint32_t)n, path) < 0 ||
 		    zouna_add_track(an->res, &an->index, &an->keys[keyframer], (uint32_t)start,
 		                    (uint32_t)n, &tt, zouna_animation_keyframers[keyframer].field,
 		                    an->err) == -1)
@@ -564,6 +612,13 @@ static json_t *animation_metadata(const struct upload *up, const struct zouna_ob
 	                     "materials", an->materials, "meshes", an->meshes, "morphs", an->morphs,
 	                     "trailing_bytes", (json_int_t)trailing);
 	an->keyframers = an->nodes = an->materials = an->meshes = an->morphs = NULL;
+	for (int i = 0; i < 4; i++) {
+		static const char *const unlisted[4] = {"nodes_unlisted", "materials_unlisted",
+		                                        "meshes_unlisted", "morphs_unlisted"};
+		if (an->unlisted[i])
+			json_object_set_new(json_object_get(metadata, "animation"), unlisted[i],
+			                    json_integer(an->unlisted[i]));
+	}
 	return metadata;
 }
 

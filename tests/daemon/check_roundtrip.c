@@ -645,6 +645,93 @@ START_TEST(the_command_writes_the_byte_order_asked)
 }
 END_TEST
 
+/* An Animation_Z of `records` bones, each naming rot keys [start, start + count) of one
+ * keyframer of `keys` keys (start i * step). */
+static void write_records(struct zbuf *b, uint32_t records, uint32_t keys, uint16_t step,
+                          uint16_t count)
+{
+	struct zkey *rot = calloc(keys, sizeof(*rot));
+	struct znode *nodes = calloc(records, sizeof(*nodes));
+	struct zanimation a = {0};
+	char name[24];
+
+	ck_assert(rot && nodes);
+	for (uint32_t i = 0; i < keys; i++) {
+		rot[i].time = (float)i / 30;
+		rot[i].v[3] = 1;
+	}
+	for (uint32_t i = 0; i < records; i++) {
+		snprintf(name, sizeof(name), "BONE_%u", i);
+		nodes[i].bone_crc = hash_asobo32(name, strlen(name));
+		nodes[i].id = (int16_t)i;
+		nodes[i].rot[0] = (uint16_t)(i * step);
+		nodes[i].rot[1] = count;
+	}
+	a.max_time = (float)keys / 30;
+	a.smooth_ratio = 0.5f;
+	a.keys[0] = rot, a.counts[0] = keys; /* node.rot */
+	a.nodes = nodes, a.node_count = records;
+	a.name_crc = hash_asobo32("records", 7);
+	zbuf_init(b, 0);
+	zouna_write_animation(b, &a, 0, 0);
+	free(rot);
+	free(nodes);
+}
+
+START_TEST(every_record_decodes_and_what_records_name_is_bounded)
+{
+	struct zbuf many, shared;
+	struct http_reply r;
+	json_t *entry, *got, *animation;
+	char path[96];
+	json_int_t id;
+
+	/* 5,000 bones of a key each: every one a track, the structure lists 4,096, and native
+	 * gives the file back */
+	write_records(&many, 5000, 5000, 1, 1);
+	entry = upload_entry("many bones.Animation_Z", many.data, many.len);
+	id = json_integer_value(json_object_get(entry, "id"));
+	ck_assert_int_eq(json_integer_value(json_object_get(entry, "track_count")), 5000);
+	snprintf(path, sizeof(path), "/api/resources/%lld", (long long)id);
+	got = http_get_json(&d, path, 200);
+	animation = json_object_get(json_object_get(json_object_get(got, "structure"), "metadata"),
+	                            "animation");
+	ck_assert_uint_eq(json_array_size(json_object_get(animation, "nodes")), 4096);
+	ck_assert_int_eq(json_integer_value(json_object_get(animation, "nodes_unlisted")), 904);
+	assert_native_of(id, id, &many);
+	json_decref(got);
+	json_decref(entry);
+	/* 1,600 bones each naming the one 65,535-key slice: 105 million keys from 1.6 MB,
+	 * refused by the record that passes the bound, and nothing stored */
+	write_records(&shared, 1600, 65535, 0, 65535);
+	{
+		const char *names[1] = {"shared slice.Animation_Z"};
+		const void *datas[1] = {shared.data};
+		size_t lengths[1] = {shared.len};
+		json_t *answer;
+		const char *message;
+		ck_assert_int_eq(http_upload(&d, 1, names, datas, lengths, NULL, &r), 0);
+		ck_assert_msg(r.status == 422, "%ld %.400s", r.status, r.body);
+		answer = http_json(&r);
+		message =
+		    json_string_value(json_object_get(json_object_get(answer, "error"), "message"));
+		ck_assert_msg(message && strstr(message, "nodes[9].rot") &&
+		                  strstr(message, "8 times the 65535 keys"),
+		              "%s", message ? message : r.body);
+		json_decref(answer);
+		http_reply_cleanup(&r);
+	}
+	got = http_get_json(&d, "/api/resources?name=shared%20slice", 200);
+	ck_assert_int_eq(json_integer_value(json_object_get(got, "total")), 0);
+	json_decref(got);
+	got = http_get_json(&d, "/api/resources?name=many%20bones", 200); /* the filter finds */
+	ck_assert_int_eq(json_integer_value(json_object_get(got, "total")), 1);
+	json_decref(got);
+	zbuf_free(&many);
+	zbuf_free(&shared);
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("roundtrip");
@@ -661,6 +748,7 @@ int main(void)
 	tcase_add_test(tc, a_reshaped_vehicle_animation_goes_into_its_bundle);
 	tcase_add_test(tc, reduce_keeps_to_what_the_class_holds);
 	tcase_add_test(tc, the_command_writes_the_byte_order_asked);
+	tcase_add_test(tc, every_record_decodes_and_what_records_name_is_bounded);
 	suite_add_tcase(s, tc);
 	return testutil_run(s);
 }
