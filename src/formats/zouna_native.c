@@ -162,6 +162,12 @@ struct slice {
 	uint32_t new_start, new_count;
 };
 
+/* A resource's channels by (target crc, property): chains from a bucket's head through
+ * next[], in channel order. */
+struct channel_chains {
+	uint32_t *head, *next, mask;
+};
+
 struct native_build {
 	const struct upload *tmpl;
 	const struct resource *source;
@@ -176,8 +182,9 @@ struct native_build {
 	size_t trailing_at; /* the bytes after the records, kept */
 	struct slice *slices;
 	size_t slice_count, slice_cap;
-	char *source_used;      /* per source channel: matched to a slice */
-	struct sampler reduced; /* a bare keyframer's track under reduce= */
+	char *source_used;             /* per source channel: matched to a slice */
+	struct channel_chains sources; /* matched channels are unlinked as they are met */
+	struct sampler reduced;        /* a bare keyframer's track under reduce= */
 	json_t *report_tracks, *kept, *defaults;
 	struct error *err;
 };
@@ -518,15 +525,62 @@ static int read_template(struct native_build *nb)
 	return reader_failed(&r) ? -1 : 0;
 }
 
+#define NO_CHANNEL UINT32_MAX
+
+static uint32_t chains_bucket(const struct channel_chains *cc, uint32_t crc, uint64_t property)
+{
+	uint64_t h = ((uint64_t)crc * 0x9E3779B97F4A7C15u) ^ (property * 0xC2B2AE3D27D4EB4Fu);
+	return (uint32_t)(h >> 32) & cc->mask;
+}
+
+/* Chains every channel of r whose target names a crc under its (crc, property). */
+static int chains_build(struct channel_chains *cc, const struct resource *r)
+{
+	size_t n = r->clip.channel_count, buckets = 16;
+
+	while (buckets < 2 * n)
+		buckets *= 2;
+	cc->mask = (uint32_t)(buckets - 1);
+	cc->head = malloc(buckets * sizeof(*cc->head));
+	cc->next = malloc((n + 1) * sizeof(*cc->next));
+	if (!cc->head || !cc->next || n >= NO_CHANNEL)
+		return -1;
+	memset(cc->head, 0xFF, buckets * sizeof(*cc->head));
+	for (size_t ch = n; ch-- > 0;) {
+		const struct channel *c = &r->clip.channels[ch];
+		uint32_t crc, b;
+		cc->next[ch] = NO_CHANNEL;
+		if (source_target_crc(r, &r->clip.targets[c->target], &crc) < 0)
+			continue;
+		b = chains_bucket(cc, crc, c->property);
+		cc->next[ch] = cc->head[b];
+		cc->head[b] = (uint32_t)ch;
+	}
+	return 0;
+}
+
+static void chains_free(struct channel_chains *cc)
+{
+	free(cc->head);
+	free(cc->next);
+}
+
 /* Finds the source channel of a target not yet matched (the n-th of equal ones). */
 static long find_source(struct native_build *nb, const char *schema, uint32_t crc,
                         uint64_t property)
 {
-	const struct resource *src = nb->source;
+	uint32_t *link = &nb->sources.head[chains_bucket(&nb->sources, crc, property)];
 
-	for (size_t ch = 0; ch < src->clip.channel_count; ch++)
-		if (!nb->source_used[ch] && source_matches(src, ch, schema, crc, property))
+	while (*link != NO_CHANNEL) {
+		uint32_t ch = *link;
+		if (nb->source_used[ch]) {
+			*link = nb->sources.next[ch]; /* matched: never a candidate again */
+			continue;
+		}
+		if (source_matches(nb->source, ch, schema, crc, property))
 			return (long)ch;
+		link = &nb->sources.next[ch];
+	}
 	return -1;
 }
 
@@ -1065,14 +1119,18 @@ static double track_difference(const struct sampler *want, const struct sampler 
 }
 
 /* The written track of a target and property, or NULL. */
-static const struct sampler *written_track(const struct resource *r, const char *schema,
+static const struct sampler *written_track(const struct resource *r,
+                                           const struct channel_chains *cc, const char *schema,
                                            uint32_t crc, uint64_t property, int bare)
 {
-	for (size_t ch = 0; ch < r->clip.channel_count; ch++) {
+	if (bare)
+		return r->clip.channel_count ? &r->clip.samplers[r->clip.channels[0].sampler]
+		                             : NULL;
+	for (uint32_t ch = cc->head[chains_bucket(cc, crc, property)]; ch != NO_CHANNEL;
+	     ch = cc->next[ch]) {
 		const struct channel *c = &r->clip.channels[ch];
 		const struct target *t = &r->clip.targets[c->target];
-		if (bare ||
-		    (c->property == property && strcmp(t->schema, schema) == 0 && t->object == crc))
+		if (c->property == property && strcmp(t->schema, schema) == 0 && t->object == crc)
 			return &r->clip.samplers[c->sampler];
 	}
 	return NULL;
@@ -1086,6 +1144,7 @@ static int check_written(struct native_build *nb, struct native_file *out, int b
 	struct upload up = {0};
 	struct decode_result result;
 	struct error e;
+	struct channel_chains cc = {0};
 	size_t row = 0;
 	int rc = -1;
 
@@ -1101,6 +1160,10 @@ static int check_written(struct native_build *nb, struct native_file *out, int b
 		          "native: the file written does not decode again (%s); this is a bug in "
 		          "animdex's encoder",
 		          e.message);
+		goto done;
+	}
+	if (chains_build(&cc, result.resources[0]) < 0) {
+		oom(nb);
 		goto done;
 	}
 	for (size_t i = 0; i < (bare ? nb->source->clip.channel_count : nb->slice_count); i++) {
@@ -1119,7 +1182,7 @@ static int check_written(struct native_build *nb, struct native_file *out, int b
 		if (!want)
 			continue;
 		row++;
-		got = written_track(result.resources[0], bare ? NULL : l->schema[s->pair],
+		got = written_track(result.resources[0], &cc, bare ? NULL : l->schema[s->pair],
 		                    bare ? 0 : nb->records[s->kind][s->record].crc,
 		                    bare ? 0 : l->property[s->pair], bare);
 		d = got ? track_difference(want, got) : -1;
@@ -1149,6 +1212,7 @@ static int check_written(struct native_build *nb, struct native_file *out, int b
 	}
 	rc = 0;
 done:
+	chains_free(&cc);
 	decode_result_cleanup(&result);
 	return rc;
 }
@@ -1168,6 +1232,7 @@ static void build_cleanup(struct native_build *nb)
 	free(nb->reduced.values);
 	free(nb->slices);
 	free(nb->source_used);
+	chains_free(&nb->sources);
 	json_decref(nb->report_tracks);
 	json_decref(nb->kept);
 	json_decref(nb->defaults);
@@ -1362,6 +1427,10 @@ int native_zouna(const struct upload *given, const struct resource *source,
 	nb.defaults = json_array();
 	nb.source_used = calloc(source->clip.channel_count + 1, 1);
 	if (!nb.source_used) {
+		build_cleanup(&nb);
+		return oom(&nb);
+	}
+	if (chains_build(&nb.sources, source) < 0) {
 		build_cleanup(&nb);
 		return oom(&nb);
 	}
