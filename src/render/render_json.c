@@ -277,6 +277,8 @@ void render_string_append(struct buf *b, const char *text)
 char *render_json_stored(const json_t *json)
 {
 	struct buf b;
+	char *text, *fitted;
+	size_t length;
 
 	if (!json_is_object(json) && !json_is_array(json))
 		return NULL; /* json_dumps writes only these */
@@ -286,7 +288,10 @@ char *render_json_stored(const json_t *json)
 		buf_cleanup(&b);
 		return NULL;
 	}
-	return buf_steal(&b, NULL);
+	text = buf_steal(&b, &length);
+	/* a resource keeps one of these a track until it is stored: no 2 KB for 100 bytes */
+	fitted = realloc(text, length + 1);
+	return fitted ? fitted : text;
 }
 
 /* What render_u64 makes, stored. */
