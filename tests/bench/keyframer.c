@@ -2,7 +2,9 @@
  * KeyframerFloatLinearComp_Z of N keys (the export of a track glTF cannot animate, kept in
  * extras: its keys in the asset's buffer). `keyframer N animation`: an Animation_Z of N keys
  * over 10 bones, each a rotation and a translation of N / 20 keys at 30 a second (native
- * beside export). */
+ * beside export). `keyframer N records [SEED]`: an Animation_Z of N node records, each a bone
+ * whose rotation is one key of its own (decoding time and memory per record); SEED changes the
+ * name's CRC, for files that differ. */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -53,14 +55,49 @@ static int animation(unsigned n, struct zbuf *b)
 	return 0;
 }
 
+static int records(unsigned n, unsigned seed, struct zbuf *b)
+{
+	struct zkey *rot = calloc(n ? n : 1, sizeof(*rot));
+	struct znode *nodes = calloc(n ? n : 1, sizeof(*nodes));
+	struct zanimation a = {0};
+	char name[24];
+
+	if (!rot || !nodes || n == 0 || n > 65535) {
+		free(rot);
+		free(nodes);
+		return 1;
+	}
+	for (unsigned i = 0; i < n; i++) {
+		rot[i].v[3] = 1;
+		snprintf(name, sizeof(name), "BONE_%u", i);
+		nodes[i].bone_crc = hash_asobo32(name, strlen(name));
+		nodes[i].id = (int16_t)i;
+		nodes[i].rot[0] = (uint16_t)i;
+		nodes[i].rot[1] = 1;
+	}
+	a.max_time = 1;
+	a.smooth_ratio = 0.5f;
+	a.keys[0] = rot, a.counts[0] = n;
+	a.nodes = nodes, a.node_count = n;
+	a.name_crc = hash_asobo32("records", 7) + seed; /* files that differ */
+	zbuf_init(b, 0);
+	zouna_write_animation(b, &a, 0, 0);
+	free(rot);
+	free(nodes);
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	unsigned n = argc > 1 ? (unsigned)strtoul(argv[1], NULL, 10) : 4000000;
 	struct zkey *keys;
 	struct zbuf b;
 
-	if (argc > 2 && strcmp(argv[2], "animation") == 0) {
-		if (animation(n, &b) != 0 || fwrite(b.data, 1, b.len, stdout) != b.len)
+	if (argc > 2 && (strcmp(argv[2], "animation") == 0 || strcmp(argv[2], "records") == 0)) {
+		int failed = strcmp(argv[2], "records") == 0
+		                 ? records(n, argc > 3 ? (unsigned)atoi(argv[3]) : 0, &b)
+		                 : animation(n, &b);
+		if (failed || fwrite(b.data, 1, b.len, stdout) != b.len)
 			return 1;
 		zbuf_free(&b);
 		return 0;

@@ -337,6 +337,36 @@ row "GET native?template= of its .glb uploaded again" "$(awk '{print $3}' "$dir/
 row "  native / export (median of 5 pairs)" "$(awk '{printf "%.2f\n", $2 / $1}' "$dir/native.times" | median)" "x (native decodes the entry and the template, and its own file again before it answers; export reads stored rows)"
 row "  native of the .glb / export (median of 5 pairs)" "$(awk '{printf "%.2f\n", $3 / $1}' "$dir/native.times" | median)" "x"
 
+# Animation_Z node records, 10,000 and 40,000 bones of a key each: upload and native must grow
+# with the records, not their square (issue 44 item 9: linear time; memory a small multiple of
+# the upload), each the median of 3
+for records in 10000 40000; do
+	rm -f "$dir/records.db"*
+	start_daemon "$dir/records.db"
+	rest=$(peak_rss "$daemon")
+	: >"$dir/records.times"
+	for rep in 1 2 3; do
+		"$dir/keyframer" "$records" records "$rep" >"$dir/records$records.Animation_Z"
+		u=$(curl -s -o /dev/null -w '%{time_total}' --data-binary @"$dir/records$records.Animation_Z" \
+			"$base/api/resources?filename=records$rep.Animation_Z")
+		n=$(curl -s -o /dev/null -w '%{time_total}' "$base/api/resources/1/native")
+		echo "$u $n" >>"$dir/records.times"
+	done
+	grown=$(awk -v p="$(peak_rss "$daemon")" -v r="$rest" 'BEGIN {printf "%.1f", p - r}')
+	kill "$daemon"
+	wait "$daemon" 2>/dev/null
+	upload_mib=$(awk -v b="$(stat -c %s "$dir/records$records.Animation_Z")" 'BEGIN {printf "%.2f", b / 1048576}')
+	eval "upload_s_$records=$(awk '{print $1}' "$dir/records.times" | median)"
+	eval "native_s_$records=$(awk '{print $2}' "$dir/records.times" | median)"
+	row "POST of $records node records (Animation_Z, $upload_mib MiB)" "$(eval echo "\$upload_s_$records")" "s"
+	row "GET native of those $records records" "$(eval echo "\$native_s_$records")" "s"
+	row "  peak RSS growth / upload size, $records records" "$(awk -v g="$grown" -v u="$upload_mib" 'BEGIN {printf "%.0f", g / u}')" "x (its tracks and their rows: a few KiB a record)"
+done
+# shellcheck disable=SC2154 # set by the eval above
+row "  POST 40,000 / 10,000 records" "$(awk -v a="$upload_s_40000" -v b="$upload_s_10000" 'BEGIN {printf "%.2f", a / b}')" "x (linear: 4; it was 10 and more)"
+# shellcheck disable=SC2154
+row "  GET native 40,000 / 10,000 records" "$(awk -v a="$native_s_40000" -v b="$native_s_10000" 'BEGIN {printf "%.2f", a / b}')" "x (linear: 4; it was 11)"
+
 # raw downloads of a 10 and a 40 MiB upload (a Radient clip padded with spaces): each block is
 # one stored chunk, so the time grows with the size, not its square (issue target: 40 MiB at
 # most 5x 10 MiB)
