@@ -342,7 +342,7 @@ row "  native of the .glb / export (median of 5 pairs)" "$(awk '{printf "%.2f\n"
 # the upload), each the median of 3
 for records in 10000 40000; do
 	rm -f "$dir/records.db"*
-	start_daemon "$dir/records.db"
+	start_daemon "$dir/records.db" --answer-memory 2G # native of 40,000 records asks ~330 MB
 	rest=$(peak_rss "$daemon")
 	: >"$dir/records.times"
 	for rep in 1 2 3; do
