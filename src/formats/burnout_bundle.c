@@ -518,98 +518,164 @@ static uint8_t *deflate_block(const uint8_t *block, size_t length, size_t *store
 	return out;
 }
 
-int burnout_bundle_replace(const struct upload *up, uint32_t id, const uint8_t *bytes,
-                           size_t length, struct burnout_bundle_rebuilt *out, struct error *err)
+/* The largest alignment any entry's blocks ask (at least 128), or 0 with err set. */
+static size_t largest_alignment(struct reader *r, const struct bundle_header *h)
 {
-	struct bundle_header h;
-	struct bundle_entry e, other;
-	struct reader r;
-	size_t max = up->max_inflate ? up->max_inflate : DEFAULT_MAX_INFLATE;
-	size_t block_length, resource_length, new_length, old_stored, new_stored, align = 128;
-	uint8_t *block, *fresh = NULL, *stored = NULL, *file;
-	uint64_t start, old_end, new_end, total;
-	int64_t delta;
-	long k;
+	struct bundle_entry other;
+	size_t align = 128;
 
-	memset(out, 0, sizeof(*out));
-	if (read_bundle_header(up, &h, &r, err) < 0 || (k = find_entry(&r, &h, id, &e, err)) < 0)
-		return -1;
-	block = entry_block(up->data, up->length, h.data_offset[0], h.flags & 1, &e, (size_t)k, max,
-	                    &block_length, err);
-	if (!block)
-		return -1;
-	/* the new block: the resource, then the old block's bytes after it (its imports) */
-	resource_length =
-	    e.import_count && e.imports_offset <= block_length ? e.imports_offset : block_length;
-	if (length == resource_length && memcmp(bytes, block, length) == 0) {
-		/* the same resource: the bundle as it was, its zlib streams untouched */
-		free(block);
-		out->bytes = malloc(up->length + 1);
-		if (!out->bytes) {
-			error_set(err, ERROR_INTERNAL, NULL, -1, "out of memory");
-			return -1;
-		}
-		memcpy(out->bytes, up->data, up->length);
-		out->length = up->length;
-		out->entry = (unsigned)k;
-		out->compressed = (h.flags & 1) != 0;
-		return 0;
-	}
-	new_length = length + (block_length - resource_length);
-	fresh = malloc(new_length + 1);
-	if (!fresh || new_length > 0x0FFFFFFFu) {
-		free(block);
-		free(fresh);
-		error_set(err, fresh ? ERROR_TOO_LARGE : ERROR_INTERNAL, "bundle", -1,
-		          fresh ? "bundle: the new block is past 256 MiB" : "out of memory");
-		return -1;
-	}
-	memcpy(fresh, bytes, length);
-	memcpy(fresh + length, block + resource_length, block_length - resource_length);
-	free(block);
-	old_stored = (h.flags & 1) ? e.compressed[0] : (e.uncompressed[0] & 0x0FFFFFFFu);
-	if (h.flags & 1) {
-		stored = deflate_block(fresh, new_length, &new_stored);
-		if (!stored) {
-			free(fresh);
-			error_set(err, ERROR_INTERNAL, NULL, -1,
-			          "zlib cannot compress the new block");
-			return -1;
-		}
-	} else {
-		stored = fresh;
-		fresh = NULL;
-		new_stored = new_length;
-	}
-	free(fresh);
-	/* everything after the old block moves by a multiple of the largest alignment any entry
-	 * asks (at least 128), so every later block keeps its alignment */
-	for (uint32_t i = 0; i < h.entry_count; i++) {
-		if (read_bundle_entry(&r, &h, i, &other) < 0) {
-			free(stored);
-			return -1;
-		}
+	for (uint32_t i = 0; i < h->entry_count; i++) {
+		if (read_bundle_entry(r, h, i, &other) < 0)
+			return 0;
 		for (int b = 0; b < 3; b++) {
 			unsigned shift = other.uncompressed[b] >> 28;
 			if (shift < 31 && ((size_t)1 << shift) > align)
 				align = (size_t)1 << shift;
 		}
 	}
+	return align;
+}
+
+/* The bundle as it was, its zlib streams untouched (the resource did not change). */
+static int bundle_as_it_was(const struct upload *up, const struct bundle_header *h, long k,
+                            struct burnout_bundle_rebuilt *out, struct error *err)
+{
+	out->bytes = malloc(up->length + 1);
+	if (!out->bytes) {
+		error_set(err, ERROR_INTERNAL, NULL, -1, "out of memory");
+		return -1;
+	}
+	memcpy(out->bytes, up->data, up->length);
+	out->length = up->length;
+	out->entry = (unsigned)k;
+	out->compressed = (h->flags & 1) != 0;
+	return 0;
+}
+
+/* The entry's new block as the bundle stores it: the resource, then the old block's bytes
+ * after it (its imports), deflated when the bundle is. NULL with err set. */
+static uint8_t *stored_block(const struct bundle_header *h, const uint8_t *bytes, size_t length,
+                             const uint8_t *block, size_t block_length, size_t resource_length,
+                             size_t *new_length, size_t *new_stored, struct error *err)
+{
+	uint8_t *fresh, *stored;
+
+	*new_length = length + (block_length - resource_length);
+	fresh = malloc(*new_length + 1);
+	if (!fresh || *new_length > 0x0FFFFFFFu) {
+		error_set(err, fresh ? ERROR_TOO_LARGE : ERROR_INTERNAL, "bundle", -1,
+		          fresh ? "bundle: the new block is past 256 MiB" : "out of memory");
+		free(fresh);
+		return NULL;
+	}
+	memcpy(fresh, bytes, length);
+	memcpy(fresh + length, block + resource_length, block_length - resource_length);
+	if (!(h->flags & 1)) {
+		*new_stored = *new_length;
+		return fresh;
+	}
+	stored = deflate_block(fresh, *new_length, new_stored);
+	free(fresh);
+	if (!stored)
+		error_set(err, ERROR_INTERNAL, NULL, -1, "zlib cannot compress the new block");
+	return stored;
+}
+
+/* Where the entry's block went, and what moved after it. */
+struct block_move {
+	long entry;
+	uint64_t old_end;
+	int64_t delta;
+	size_t block_length, new_length, new_stored;
+};
+
+/* What pointed past the old block points past the new one: the header's offsets, the later
+ * entries' blocks, and the entry's own sizes. -1 with err set. */
+static int move_pointers(uint8_t *file, struct reader *r, const struct bundle_header *h,
+                         const struct bundle_entry *e, const struct block_move *m)
+{
+	struct bundle_entry other;
+#define MOVED(v) ((uint64_t)(v) >= m->old_end ? (uint32_t)((int64_t)(v) + m->delta) : (uint32_t)(v))
+	uint32_t entries_at = MOVED(h->entries_offset);
+
+	writer_put_u32(file + 12, MOVED(h->debug_offset), h->order);
+	writer_put_u32(file + 20, entries_at, h->order);
+	for (int b = 1; b < 3; b++) /* block 0's region starts at or before this block */
+		writer_put_u32(file + 24 + 4 * b, MOVED(h->data_offset[b]), h->order);
+#undef MOVED
+	for (uint32_t i = 0; i < h->entry_count; i++) {
+		uint8_t *rec = file + entries_at + (size_t)i * 0x40;
+		if (read_bundle_entry(r, h, i, &other) < 0)
+			return -1;
+		if ((long)i == m->entry) {
+			writer_put_u32(rec + 16,
+			               (uint32_t)m->new_length | (e->uncompressed[0] & 0xF0000000u),
+			               h->order);
+			if (h->flags & 1)
+				writer_put_u32(rec + 28, (uint32_t)m->new_stored, h->order);
+			if (e->import_count)
+				writer_put_u32(
+				    rec + 52,
+				    (uint32_t)(e->imports_offset + m->new_length - m->block_length),
+				    h->order);
+		} else if ((uint64_t)h->data_offset[0] + other.offset[0] >= m->old_end) {
+			writer_put_u32(rec + 40, (uint32_t)((int64_t)other.offset[0] + m->delta),
+			               h->order);
+		}
+	}
+	return 0;
+}
+
+int burnout_bundle_replace(const struct upload *up, uint32_t id, const uint8_t *bytes,
+                           size_t length, struct burnout_bundle_rebuilt *out, struct error *err)
+{
+	struct bundle_header h;
+	struct bundle_entry e;
+	struct block_move m = {0};
+	struct reader r;
+	size_t max = up->max_inflate ? up->max_inflate : DEFAULT_MAX_INFLATE;
+	size_t resource_length, old_stored, align;
+	uint8_t *block, *stored, *file;
+	uint64_t start, new_end, total;
+
+	memset(out, 0, sizeof(*out));
+	if (read_bundle_header(up, &h, &r, err) < 0 ||
+	    (m.entry = find_entry(&r, &h, id, &e, err)) < 0)
+		return -1;
+	block = entry_block(up->data, up->length, h.data_offset[0], h.flags & 1, &e,
+	                    (size_t)m.entry, max, &m.block_length, err);
+	if (!block)
+		return -1;
+	resource_length = e.import_count && e.imports_offset <= m.block_length ? e.imports_offset
+	                                                                       : m.block_length;
+	if (length == resource_length && memcmp(bytes, block, length) == 0) {
+		free(block);
+		return bundle_as_it_was(up, &h, m.entry, out, err);
+	}
+	stored = stored_block(&h, bytes, length, block, m.block_length, resource_length,
+	                      &m.new_length, &m.new_stored, err);
+	free(block);
+	if (!stored)
+		return -1;
+	/* everything after the old block moves by a multiple of the largest alignment any entry
+	 * asks, so every later block keeps its alignment */
+	old_stored = (h.flags & 1) ? e.compressed[0] : (e.uncompressed[0] & 0x0FFFFFFFu);
 	start = (uint64_t)h.data_offset[0] + e.offset[0];
-	old_end = start + old_stored;
-	new_end = start + new_stored;
-	if (old_end > up->length || block_stands_alone(&r, &h, k, start, old_end, err) < 0) {
+	m.old_end = start + old_stored;
+	new_end = start + m.new_stored;
+	if ((align = largest_alignment(&r, &h)) == 0 || m.old_end > up->length ||
+	    block_stands_alone(&r, &h, m.entry, start, m.old_end, err) < 0) {
 		free(stored);
-		if (old_end > up->length)
+		if (align && m.old_end > up->length)
 			error_set(err, ERROR_INVALID, "bundle", -1,
 			          "bundle: the entry's block lies outside");
 		return -1;
 	}
-	if (new_end >= old_end)
-		delta = (int64_t)(((new_end - old_end) + align - 1) / align * align);
+	if (new_end >= m.old_end)
+		m.delta = (int64_t)(((new_end - m.old_end) + align - 1) / align * align);
 	else
-		delta = -(int64_t)((old_end - new_end) / align * align);
-	total = (uint64_t)((int64_t)up->length + delta);
+		m.delta = -(int64_t)((m.old_end - new_end) / align * align);
+	total = (uint64_t)((int64_t)up->length + m.delta);
 	file = calloc(total + 1, 1);
 	if (!file || total > ((uint64_t)1 << 32)) {
 		free(file);
@@ -618,48 +684,18 @@ int burnout_bundle_replace(const struct upload *up, uint32_t id, const uint8_t *
 		return -1;
 	}
 	memcpy(file, up->data, start);
-	memcpy(file + start, stored, new_stored);
-	memcpy(file + (uint64_t)((int64_t)old_end + delta), up->data + old_end,
-	       up->length - old_end);
+	memcpy(file + start, stored, m.new_stored);
+	memcpy(file + (uint64_t)((int64_t)m.old_end + m.delta), up->data + m.old_end,
+	       up->length - m.old_end);
 	free(stored);
-	/* what pointed past the old block points past the new one */
-#define MOVED(v) ((uint64_t)(v) >= old_end ? (uint32_t)((int64_t)(v) + delta) : (uint32_t)(v))
-	{
-		uint32_t entries_at = MOVED(h.entries_offset);
-		writer_put_u32(file + 12, MOVED(h.debug_offset), h.order);
-		writer_put_u32(file + 20, entries_at, h.order);
-		for (int b = 1; b < 3; b++) /* block 0's region starts at or before this block */
-			writer_put_u32(file + 24 + 4 * b, MOVED(h.data_offset[b]), h.order);
-		for (uint32_t i = 0; i < h.entry_count; i++) {
-			uint8_t *rec = file + entries_at + (size_t)i * 0x40;
-			if (read_bundle_entry(&r, &h, i, &other) < 0) {
-				free(file);
-				return -1;
-			}
-			if ((long)i == k) {
-				writer_put_u32(rec + 16,
-				               (uint32_t)new_length |
-				                   (e.uncompressed[0] & 0xF0000000u),
-				               h.order);
-				if (h.flags & 1)
-					writer_put_u32(rec + 28, (uint32_t)new_stored, h.order);
-				if (e.import_count)
-					writer_put_u32(rec + 52,
-					               (uint32_t)(e.imports_offset + new_length -
-					                          block_length),
-					               h.order);
-			} else if ((uint64_t)h.data_offset[0] + other.offset[0] >= old_end) {
-				writer_put_u32(rec + 40,
-				               (uint32_t)((int64_t)other.offset[0] + delta),
-				               h.order);
-			}
-		}
+	if (move_pointers(file, &r, &h, &e, &m) < 0) {
+		free(file);
+		return -1;
 	}
-#undef MOVED
 	out->bytes = file;
 	out->length = (size_t)total;
-	out->entry = (unsigned)k;
+	out->entry = (unsigned)m.entry;
 	out->compressed = (h.flags & 1) != 0;
-	out->moved = delta;
+	out->moved = m.delta;
 	return 0;
 }
