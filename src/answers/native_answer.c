@@ -28,23 +28,13 @@ static int parse_id(const char *text, int64_t *out)
 	return 0;
 }
 
-int native_request_parse(struct native_request *rq, const char *(*arg)(void *ctx, const char *name),
-                         void *ctx, struct error *err)
-{
-	const char *tmpl = arg(ctx, "template"), *order = arg(ctx, "byte_order");
-	const char *bff = arg(ctx, "bff"), *name = arg(ctx, "name"), *promote = arg(ctx, "promote");
-	const char *reduce = arg(ctx, "reduce"), *layout = arg(ctx, "layout");
-	const char *bundle = arg(ctx, "bundle"), *as = arg(ctx, "as");
+typedef const char *(*native_arg)(void *ctx, const char *name);
 
-	rq->template_id = 0;
-	rq->bundle_id = -1;
-	rq->as_class = NULL;
-	rq->opt.byte_order = -1;
-	rq->opt.bff = -1;
-	rq->opt.name = NULL;
-	rq->opt.promote = 0;
-	rq->opt.reduce = 0;
-	rq->opt.layout = 0;
+/* as=, template= and bundle=: what the file is written on. */
+static int parse_sources(struct native_request *rq, native_arg arg, void *ctx, struct error *err)
+{
+	const char *tmpl = arg(ctx, "template"), *bundle = arg(ctx, "bundle"), *as = arg(ctx, "as");
+
 	if (as && strcmp(as, "Animation_Z") != 0) {
 		error_set(
 		    err, ERROR_BAD_PARAMETER, "as", -1,
@@ -76,6 +66,15 @@ int native_request_parse(struct native_request *rq, const char *(*arg)(void *ctx
 		    bundle);
 		return -1;
 	}
+	return 0;
+}
+
+/* byte_order=, bff= and name=: the file's header. */
+static int parse_header(struct native_request *rq, native_arg arg, void *ctx, struct error *err)
+{
+	const char *order = arg(ctx, "byte_order"), *bff = arg(ctx, "bff"),
+	           *name = arg(ctx, "name");
+
 	if (order) {
 		if (strcmp(order, "little") == 0)
 			rq->opt.byte_order = BYTE_ORDER_LITTLE;
@@ -114,6 +113,15 @@ int native_request_parse(struct native_request *rq, const char *(*arg)(void *ctx
 		}
 		rq->opt.name = name;
 	}
+	return 0;
+}
+
+/* promote=, layout= and reduce=: how the keys are encoded. */
+static int parse_encoding(struct native_request *rq, native_arg arg, void *ctx, struct error *err)
+{
+	const char *promote = arg(ctx, "promote"), *layout = arg(ctx, "layout");
+	const char *reduce = arg(ctx, "reduce");
+
 	if (promote) {
 		if (strcmp(promote, "0") != 0 && strcmp(promote, "1") != 0) {
 			error_set(err, ERROR_BAD_PARAMETER, "promote", -1,
@@ -122,7 +130,6 @@ int native_request_parse(struct native_request *rq, const char *(*arg)(void *ctx
 		}
 		rq->opt.promote = promote[0] == '1';
 	}
-	rq->zouna_layout = NULL;
 	if (layout && (strcmp(layout, "fuel") == 0 || strcmp(layout, "rat") == 0 ||
 	               strcmp(layout, "walle") == 0)) {
 		rq->zouna_layout = layout;
@@ -157,6 +164,25 @@ int native_request_parse(struct native_request *rq, const char *(*arg)(void *ctx
 		}
 		rq->opt.reduce = v;
 	}
+	return 0;
+}
+
+int native_request_parse(struct native_request *rq, const char *(*arg)(void *ctx, const char *name),
+                         void *ctx, struct error *err)
+{
+	rq->template_id = 0;
+	rq->bundle_id = -1;
+	rq->as_class = NULL;
+	rq->zouna_layout = NULL;
+	rq->opt.byte_order = -1;
+	rq->opt.bff = -1;
+	rq->opt.name = NULL;
+	rq->opt.promote = 0;
+	rq->opt.reduce = 0;
+	rq->opt.layout = 0;
+	if (parse_sources(rq, arg, ctx, err) < 0 || parse_header(rq, arg, ctx, err) < 0 ||
+	    parse_encoding(rq, arg, ctx, err) < 0)
+		return -1;
 	return 0;
 }
 
