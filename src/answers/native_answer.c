@@ -442,6 +442,20 @@ static int finish_report(const struct native_request *rq, int64_t template_id,
 	return 0;
 }
 
+/* The entry a parameter names; a 404 naming the parameter when there is none. */
+static int get_named(struct catalog *cat, int64_t id, struct catalog_stored *out, const char *param,
+                     struct error *err)
+{
+	if (catalog_get_stored(cat, id, out, err) == 0)
+		return 0;
+	if (err->code == ERROR_NOT_FOUND) {
+		error_init(err);
+		error_set(err, ERROR_NOT_FOUND, param, -1, "%s: no entry has id %" PRId64, param,
+		          id);
+	}
+	return -1;
+}
+
 int native_answer_make(struct catalog *cat, const struct native_request *rq,
                        struct native_file *out, char **file_name, struct error *err)
 {
@@ -471,15 +485,9 @@ int native_answer_make(struct catalog *cat, const struct native_request *rq,
 	if (!rq->template_id && rq->bundle_id > 0 && strcmp(entry.family, "burnout") == 0 &&
 	    !entry.from_bundle)
 		template_id = rq->id;
-	if (template_id != rq->id && catalog_get_stored(cat, template_id, &tmpl, err) < 0) {
-		if (err->code == ERROR_NOT_FOUND) {
-			const char *p = rq->template_id ? "template" : "bundle";
-			error_init(err);
-			error_set(err, ERROR_NOT_FOUND, p, -1, "%s: no entry has id %" PRId64, p,
-			          template_id);
-		}
+	if (template_id != rq->id &&
+	    get_named(cat, template_id, &tmpl, rq->template_id ? "template" : "bundle", err) < 0)
 		goto done;
-	}
 	if (rq->as_class) {
 		rc = made_new(&entry, rq, &decoded, out, file_name, err);
 		goto done;
@@ -500,14 +508,8 @@ int native_answer_make(struct catalog *cat, const struct native_request *rq,
 		bundle_id = t->from_bundle ? template_id : 0;
 	if (bundle_id > 0) {
 		b = bundle_id == template_id ? t : bundle_id == rq->id ? &entry : &other;
-		if (b == &other && catalog_get_stored(cat, bundle_id, &other, err) < 0) {
-			if (err->code == ERROR_NOT_FOUND) {
-				error_init(err);
-				error_set(err, ERROR_NOT_FOUND, "bundle", -1,
-				          "bundle: no entry has id %" PRId64, bundle_id);
-			}
+		if (b == &other && get_named(cat, bundle_id, &other, "bundle", err) < 0)
 			goto done;
-		}
 	}
 	src = catalog_stored_decode(&entry, &decoded, err);
 	if (!src)

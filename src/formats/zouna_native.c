@@ -497,6 +497,33 @@ static const struct zouna_class *uncompressed_class(const struct zouna_class *c)
 	return zouna_class_named(name);
 }
 
+/* Whether the entry's track is the bare template's, as the decoder makes it or as the export
+ * baked it (a bezierRot's Euler angles come back from glTF as the rotation they were exported
+ * as): 1, 0, or -1 when out of memory. */
+static int keyframer_unchanged(struct native_build *nb, const struct zouna_class *c,
+                               const struct sampler *s)
+{
+	struct native_keyframer *kf = &nb->kf[0];
+	struct track_target tt = {SCHEMA_ZOUNA, 0, c->name, ZOUNA_VALUE, 0, 0};
+	struct resource *scratch = resource_create("zouna", c->name);
+	int same = 0;
+
+	if (!scratch)
+		return zouna_native_oom(nb);
+	if (c->kind == KIND_MESSAGE)
+		tt.property = ZOUNA_MESSAGES;
+	else if (strcmp(c->name, "KeyframerBezierRot_Z") == 0)
+		tt.property = ZOUNA_EULER_ROTATION;
+	if (zouna_add_track(scratch, NULL, &kf->keys, 0, kf->keys.count, &tt, c->name, nb->err) >=
+	    0)
+		same = sampler_equal(&scratch->clip.samplers[0], s) ||
+		       zouna_native_plan_equals_export(nb, &scratch->clip.samplers[0], 0,
+		                                       tt.property == ZOUNA_EULER_ROTATION, s);
+	error_init(nb->err);
+	resource_free(scratch);
+	return same;
+}
+
 /* A bare keyframer: the entry's one track (or its one Zouna value track) in the template's
  * class. */
 static int native_keyframer(struct native_build *nb, const struct zouna_class *c,
@@ -507,11 +534,9 @@ static int native_keyframer(struct native_build *nb, const struct zouna_class *c
 	struct reader r;
 	struct writer w = {{0}, nb->out};
 	const struct sampler *s;
-	struct resource *scratch;
-	struct track_target tt = {SCHEMA_ZOUNA, 0, c->name, ZOUNA_VALUE, 0, 0};
 	double worst = 0;
 	json_t *row;
-	int same = 0;
+	int same;
 
 	reader_init(&r, nb->tmpl->data, nb->tmpl->length, nb->in, nb->err);
 	if (zouna_read_keyframer(&r, c, c->name, 1, &kf->keys, nb->err) < 0)
@@ -537,22 +562,9 @@ static int native_keyframer(struct native_build *nb, const struct zouna_class *c
 		return -1;
 	}
 	s = &src->clip.samplers[src->clip.channels[0].sampler];
-	if (c->kind == KIND_MESSAGE)
-		tt.property = ZOUNA_MESSAGES;
-	else if (strcmp(c->name, "KeyframerBezierRot_Z") == 0)
-		tt.property = ZOUNA_EULER_ROTATION;
-	scratch = resource_create("zouna", c->name);
-	if (!scratch)
-		return zouna_native_oom(nb);
-	/* the same track, as the decoder makes it or as the export baked it (a bezierRot's Euler
-	 * angles come back from glTF as the rotation they were exported as) */
-	if (zouna_add_track(scratch, NULL, &kf->keys, 0, kf->keys.count, &tt, c->name, nb->err) >=
-	    0)
-		same = sampler_equal(&scratch->clip.samplers[0], s) ||
-		       zouna_native_plan_equals_export(nb, &scratch->clip.samplers[0], 0,
-		                                       tt.property == ZOUNA_EULER_ROTATION, s);
-	error_init(nb->err);
-	resource_free(scratch);
+	same = keyframer_unchanged(nb, c, s);
+	if (same < 0)
+		return -1;
 	buf_init(&w.b, NATIVE_MAX_BYTES);
 	row = json_pack("{s:s, s:s}", "track",
 	                src->track_names && src->track_names[0] ? src->track_names[0] : c->name,
