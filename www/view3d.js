@@ -7,127 +7,14 @@ import * as THREE from '/vendor/three/build/three.module.js';
 import { OrbitControls } from '/vendor/three/examples/jsm/controls/OrbitControls.js';
 import { GLTFLoader } from '/vendor/three/examples/jsm/loaders/GLTFLoader.js';
 import { begin, during, publish } from '/status.js';
+import { NODE_FLOATS, nearest, playback, shortest } from '/view_frames.js';
+import { framing, skyCube, webglAvailable } from '/view_camera.js';
+import { joinGltf, splitGltf } from '/view_gltf.js';
 
-const NODE_FLOATS = 26; // per node and time in format=f32: translation 3, rotation 4, scale 3, world 16
 const SWEEP_MAX = 4000; // times in one sweep
 const SAMPLE_BUDGET = 1000000; // the daemon's default --max-samples counts nodes x times
 
 const $ = (selector) => document.querySelector(selector);
-// A float32 as animdex writes it: the shortest decimal that reads back as the same float32.
-const shortest = (x) => {
-  const f = Math.fround(x);
-  if (!Number.isFinite(f)) return String(f);
-  for (let digits = 1; digits < 9; digits++) {
-    const text = String(Number(f.toPrecision(digits)));
-    if (Math.fround(Number(text)) === f) return text;
-  }
-  return String(Number(f.toPrecision(9)));
-};
-
-// The index of the time nearest t in increasing times.
-function nearest(times, t) {
-  let lo = 0, hi = times.length - 1;
-  while (hi - lo > 1) { const mid = (lo + hi) >> 1; if (times[mid] <= t) lo = mid; else hi = mid; }
-  return Math.abs(times[hi] - t) < Math.abs(t - times[lo]) ? hi : lo;
-}
-
-// The box of a glTF scene's meshes as they are drawn: a skinned mesh's vertices moved by its
-// bones as the GPU moves them (bindMatrix, the bones' matrices, bindMatrixInverse), another
-// mesh's by its world matrix. At most about 20,000 vertices a mesh are read.
-function meshBox(root) {
-  const box = new THREE.Box3(), v = new THREE.Vector3();
-  const bound = new THREE.Vector4(), moved = new THREE.Vector4(), sum = new THREE.Vector4();
-  const bone = new THREE.Matrix4(), toWorld = new THREE.Matrix4();
-  root.updateMatrixWorld(true);
-  root.traverse((o) => {
-    if (!o.isMesh || !o.visible || !o.geometry.attributes || !o.geometry.attributes.position) return;
-    const position = o.geometry.attributes.position;
-    const stride = Math.max(1, Math.floor(position.count / 20000));
-    const skinned = o.isSkinnedMesh && o.geometry.attributes.skinIndex && o.geometry.attributes.skinWeight;
-    if (skinned) {
-      o.skeleton.update();
-      toWorld.multiplyMatrices(o.matrixWorld, o.bindMatrixInverse);
-    }
-    for (let i = 0; i < position.count; i += stride) {
-      v.fromBufferAttribute(position, i);
-      if (skinned) {
-        bound.set(v.x, v.y, v.z, 1).applyMatrix4(o.bindMatrix);
-        sum.set(0, 0, 0, 0);
-        const index = o.geometry.attributes.skinIndex, weight = o.geometry.attributes.skinWeight;
-        for (const c of ['X', 'Y', 'Z', 'W']) {
-          const k = weight[`get${c}`](i);
-          if (!k) continue;
-          bone.fromArray(o.skeleton.boneMatrices, index[`get${c}`](i) * 16);
-          sum.addScaledVector(moved.copy(bound).applyMatrix4(bone), k);
-        }
-        if (!(sum.w > 0)) continue; // no weight: the GPU would draw it at the origin
-        // w is the weights' sum (the bones are affine): divided by it, weights stored as
-        // normalized integers count as fractions, as the GPU reads them
-        v.set(sum.x / sum.w, sum.y / sum.w, sum.z / sum.w).applyMatrix4(toWorld);
-      } else v.applyMatrix4(o.matrixWorld);
-      if (Number.isFinite(v.x + v.y + v.z)) box.expandByPoint(v);
-    }
-  });
-  return box;
-}
-
-// A glTF file's JSON and its binary chunk (a .glb's; null for a .gltf), and the reverse.
-function splitGltf(bytes) {
-  const data = new DataView(bytes);
-  const text = (from, length) => new TextDecoder().decode(new Uint8Array(bytes, from, length));
-  if (bytes.byteLength < 20 || data.getUint32(0, true) !== 0x46546c67) return { doc: JSON.parse(text(0, bytes.byteLength)), bin: null };
-  const jsonLength = data.getUint32(12, true), next = 20 + jsonLength;
-  const bin = next + 8 <= bytes.byteLength ? bytes.slice(next + 8, next + 8 + data.getUint32(next, true)) : null;
-  return { doc: JSON.parse(text(20, jsonLength)), bin };
-}
-
-function joinGltf(doc, bin) {
-  const json = new TextEncoder().encode(JSON.stringify(doc));
-  if (!bin) return json.buffer;
-  const pad = (n) => (4 - (n % 4)) % 4;
-  const jsonLength = json.length + pad(json.length), binLength = bin.byteLength + pad(bin.byteLength);
-  const out = new Uint8Array(12 + 8 + jsonLength + 8 + binLength);
-  const data = new DataView(out.buffer);
-  data.setUint32(0, 0x46546c67, true); // "glTF"
-  data.setUint32(4, 2, true);
-  data.setUint32(8, out.length, true);
-  data.setUint32(12, jsonLength, true);
-  data.setUint32(16, 0x4e4f534a, true); // "JSON"
-  out.set(json, 20);
-  out.fill(0x20, 20 + json.length, 20 + jsonLength);
-  data.setUint32(20 + jsonLength, binLength, true);
-  data.setUint32(24 + jsonLength, 0x004e4942, true); // "BIN"
-  out.set(new Uint8Array(bin), 28 + jsonLength);
-  return out.buffer;
-}
-
-// A soft sky over a grey ground as a cube map: what a metallic material (glTF's default is fully
-// metallic) reflects, so that a mesh without an environment of its own is not drawn black.
-function skyCube() {
-  const face = (top, bottom) => {
-    const c = document.createElement('canvas');
-    c.width = c.height = 64;
-    const g = c.getContext('2d'), fill = g.createLinearGradient(0, 0, 0, 64);
-    fill.addColorStop(0, top);
-    fill.addColorStop(1, bottom);
-    g.fillStyle = fill;
-    g.fillRect(0, 0, 64, 64);
-    return c;
-  };
-  const side = face('#e8eef5', '#7a8189');
-  const cube = new THREE.CubeTexture([side, side, face('#f4f7fb', '#e8eef5'), face('#7a8189', '#6b7178'), side, side]);
-  cube.needsUpdate = true;
-  return cube;
-}
-
-export function webglAvailable() {
-  try {
-    const canvas = document.createElement('canvas');
-    return !!(canvas.getContext('webgl2') || canvas.getContext('webgl'));
-  } catch (e) {
-    return false;
-  }
-}
 
 // hooks: api(path) -> JSON, auth() -> headers, window() -> [lo, hi], onTime(t, exact),
 // onSelectTracks([n...]), onChange() (the URL), playing state is the view's.
@@ -482,96 +369,6 @@ export class MotionView {
     if (notify) this.hooks.onTime(answer.poses[0].t, true);
   }
 
-  // A frame of playback: the sweep's sample nearest t, no request.
-  frameAt(t) {
-    const sweep = this.sweep;
-    if (!sweep || !sweep.times.length) return;
-    const k = nearest(sweep.times, t);
-    const start = k * sweep.stride + 1;
-    this.time = sweep.times[k];
-    this.draw(sweep.data.subarray(start, start + this.nodes.length * NODE_FLOATS), sweep.times[k]);
-    publish('frames', ++this.frames); // frames of playback drawn
-    this.updatePlayback(); // the time text and the scrub bar follow the frame shown
-    this.hooks.onTime(this.time, false);
-  }
-
-  // A frame while the time is dragged: the sweep's sample nearest t at once, without a request;
-  // the answer to a seek asked before (the press) is dropped when it comes, so the view stays
-  // under the pointer. Without a sweep, a seek.
-  preview(t) {
-    this.playing = false;
-    if (!this.sweep || !this.sweep.times.length) { this.seek(t); return; }
-    this.seeks++;
-    this.frameAt(t);
-  }
-
-  // Plays forward (direction 1) or back (-1), within the loop range when one is set.
-  play(direction = 1) {
-    if (!this.sweep) return;
-    this.playing = true;
-    this.direction = direction < 0 ? -1 : 1;
-    let last = performance.now();
-    let clock = this.time;
-    const tick = (now) => {
-      if (!this.playing) return;
-      const range = this.range || [this.sweep.lo, this.sweep.hi];
-      const lo = Math.max(range[0], this.sweep.lo), hi = Math.min(range[1], this.sweep.hi);
-      clock += ((now - last) / 1000) * this.speed * this.direction;
-      last = now;
-      if (clock > hi || clock < lo) {
-        const past = clock > hi ? clock - hi : lo - clock;
-        if (this.loop && hi > lo) clock = this.direction > 0 ? lo + (past % (hi - lo)) : hi - (past % (hi - lo));
-        else { clock = clock > hi ? hi : lo; this.frameAt(clock); this.pause(); return; }
-      }
-      this.frameAt(clock);
-      requestAnimationFrame(tick);
-    };
-    requestAnimationFrame(tick);
-    this.updatePlayback();
-  }
-
-  // The loop range ([lo, hi] within the window, or null for the whole window).
-  setRange(range) { this.range = range; }
-
-  // The camera on the chosen joint (its distance kept), or on everything without one.
-  frameSelection() {
-    if (this.selected < 0 || !this.shown) { this.frameAll(); this.hooks.onChange(); return; }
-    const w = this.selected * NODE_FLOATS + 10, v = this.shown.values;
-    const joint = new THREE.Vector3(v[w + 12], v[w + 13], v[w + 14]);
-    const offset = this.camera.position.clone().sub(this.controls.target);
-    this.controls.target.copy(joint);
-    this.camera.position.copy(joint).add(offset);
-    this.controls.update();
-    this.render();
-    this.hooks.onChange();
-  }
-
-  pause() {
-    if (!this.playing) return;
-    this.playing = false;
-    this.updatePlayback();
-    this.seek(this.time); // the frame shown, exactly
-  }
-
-  step(frames) {
-    this.playing = false;
-    const [lo, hi] = this.hooks.window();
-    const t = Math.min(Math.max(this.time + frames / this.fps, lo), hi);
-    this.seek(t);
-  }
-
-  updatePlayback() {
-    const [lo, hi] = this.hooks.window();
-    const scrub = $('#scrub');
-    scrub.value = String(hi > lo ? Math.round(((this.time - lo) / (hi - lo)) * 1000) : 0);
-    $('#play').textContent = this.playing ? 'Pause' : 'Play';
-    $('#play').setAttribute('aria-pressed', String(this.playing));
-    $('#time-text').textContent = `${Number(this.time.toFixed(3))} s`; // as a person writes it
-    $('#time-text').title = `${shortest(this.time)} s`; // exactly, on hover
-    $('#view').dataset.time = String(this.time);
-    $('#view').dataset.playing = String(this.playing);
-  }
-
   fillJoints() {
     const table = $('#joints');
     table.dataset.time = this.shown ? String(this.shown.t) : '';
@@ -591,79 +388,6 @@ export class MotionView {
       }
       return row;
     }));
-  }
-
-  // What is shown, as a box: the joints and bones when the skeleton shows, the mesh as the pose
-  // moves it when the mesh shows; null before anything is drawn.
-  shownBox() {
-    if (!this.extent) return null;
-    const box = new THREE.Box3();
-    if (this.skeleton.visible) box.union(this.extent.box);
-    if (this.mesh && this.mesh.root.visible) box.union(meshBox(this.mesh.root));
-    return box.isEmpty() ? this.extent.box.clone() : box;
-  }
-
-  // The camera on what is shown (mesh, skeleton or both), the grid under it.
-  frameAll() {
-    const box = this.shownBox();
-    if (!box) return;
-    const center = box.getCenter(new THREE.Vector3());
-    const size = Math.max(box.getSize(new THREE.Vector3()).length(), 1e-3);
-    $('#view').dataset.framed = [...box.min.toArray(), ...box.max.toArray()].map((x) => Number(x.toPrecision(6))).join(',');
-    const direction = this.camera.position.clone().sub(this.controls.target);
-    if (direction.lengthSq() === 0) direction.set(1, 1, 2);
-    direction.normalize().multiplyScalar(size * 1.4 + 0.01);
-    this.controls.target.copy(center);
-    this.camera.position.copy(center).add(direction);
-    this.camera.near = size / 1000 + 1e-5;
-    this.camera.far = size * 100 + 10;
-    this.camera.updateProjectionMatrix();
-    this.fitGrid(box);
-    this.controls.update();
-    this.render();
-  }
-
-  // The grid under what is shown: twice its size, at its feet.
-  fitGrid(box = this.shownBox()) {
-    if (!box) return;
-    const center = box.getCenter(new THREE.Vector3());
-    this.placeGrid(Math.max(box.getSize(new THREE.Vector3()).length(), 1e-3) * 2, center.x, box.min.y, center.z);
-  }
-
-  placeGrid(size, x, y, z) {
-    if (this.grid) this.scene.remove(this.grid);
-    this.grid = new THREE.GridHelper(size, 10, 0x8c959f, 0xd0d7de);
-    this.grid.position.set(x, y, z);
-    this.gridSize = size;
-    this.scene.add(this.grid);
-    $('#view').dataset.grid = this.gridText();
-  }
-
-  // The grid as a link keeps it: its size and its centre.
-  gridText() {
-    const p = this.grid.position;
-    return [this.gridSize, p.x, p.y, p.z].map((v) => Number(v.toPrecision(6))).join(',');
-  }
-
-  setGrid(text) {
-    const v = String(text ?? '').split(',').map(Number);
-    if (v.length !== 4 || v.some((x) => !Number.isFinite(x)) || !(v[0] > 0)) { this.fitGrid(); return; }
-    this.placeGrid(v[0], v[1], v[2], v[3]);
-    this.render();
-  }
-
-  cameraText() {
-    const p = this.camera.position, t = this.controls.target;
-    return [p.x, p.y, p.z, t.x, t.y, t.z].map((v) => Number(v.toPrecision(6))).join(',');
-  }
-
-  setCamera(text) {
-    const v = String(text).split(',').map(Number);
-    if (v.length !== 6 || v.some((x) => !Number.isFinite(x))) { this.frameAll(); return; }
-    this.camera.position.set(v[0], v[1], v[2]);
-    this.controls.target.set(v[3], v[4], v[5]);
-    this.controls.update();
-    this.render();
   }
 
   // Node i selected (its joint drawn larger, its axes shown); -1 for none.
@@ -739,3 +463,6 @@ export class MotionView {
     });
   }
 }
+
+Object.assign(MotionView.prototype, playback, framing);
+export { webglAvailable };
