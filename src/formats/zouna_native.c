@@ -177,26 +177,65 @@ static int reduce_track(struct native_build *nb, const struct zouna_class *c,
 	return 0;
 }
 
+#define SPLIT_NOTE                                                                                 \
+	"segments split at their middles until their per-segment tangents fit the class's 16-bit " \
+	"range: the same curve, to within the class's rounding of the keys added"
+
+/* Writes a track in k's class, its segments split first where its tangents need it (said in
+ * row); *s becomes what was written. The keys' count, or -1 with err set. */
+static long write_split(struct native_build *nb, const struct zouna_keys *k, uint16_t flags,
+                        const struct sampler **s, struct sampler *split, const char *track,
+                        uint8_t **bytes, size_t *length, double *worst, json_t *row,
+                        int write_flags, struct error *err)
+{
+	uint32_t added = 0;
+	int rc;
+
+	free(split->times);
+	free(split->values);
+	memset(split, 0, sizeof(*split));
+	json_object_del(row, "split");
+	rc = zouna_native_split_segments(k, *s, split, &added);
+	if (rc == -1) {
+		error_set(err, ERROR_INTERNAL, NULL, -1, "out of memory");
+		return -1;
+	}
+	/* values past the class are named by the entry's keys, not the split track's */
+	if (rc != 0 && zouna_native_check_values(k, *s, track, write_flags, err) < 0)
+		return -1;
+	if (rc == 1) {
+		*s = split;
+		json_object_set_new(
+		    row, "split",
+		    json_pack("{s:I, s:s}", "keys_added", (json_int_t)added, "note", SPLIT_NOTE));
+	}
+	return zouna_native_write_track(k, flags, *s, track, nb->out, bytes, length, worst,
+	                                write_flags | (rc != 0 ? WRITE_SPLIT_TRIED : 0), err);
+}
+
 /* A reduced track whose fitted tangents pass what its class holds (a 422 for the reduced
  * keys, though the track's own fit): written with its own keys instead, said in the report. */
-static long write_reduced_or_own(const struct zouna_keys *k, uint16_t flags,
-                                 const struct sampler **s, const struct sampler *own,
-                                 const char *track, enum byte_order order, uint8_t **bytes,
-                                 size_t *length, double *worst, json_t *row, struct error *err)
+static long write_reduced_or_own(struct native_build *nb, const struct zouna_keys *k,
+                                 uint16_t flags, const struct sampler **s,
+                                 const struct sampler *own, struct sampler *split,
+                                 const char *track, uint8_t **bytes, size_t *length, double *worst,
+                                 json_t *row, int write_flags, struct error *err)
 {
-	long keys = zouna_native_write_track(k, flags, *s, track, order, bytes, length, worst, err);
+	const struct sampler *tried = *s;
+	long keys =
+	    write_split(nb, k, flags, s, split, track, bytes, length, worst, row, write_flags, err);
 
-	if (keys >= 0 || *s == own || err->code != ERROR_VALUE_OUT_OF_RANGE)
+	if (keys >= 0 || tried == own || err->code != ERROR_VALUE_OUT_OF_RANGE)
 		return keys;
 	error_init(err);
-	keys = zouna_native_write_track(k, flags, own, track, order, bytes, length, worst, err);
-	if (keys >= 0) {
-		*s = own;
+	*s = own;
+	keys =
+	    write_split(nb, k, flags, s, split, track, bytes, length, worst, row, write_flags, err);
+	if (keys >= 0)
 		json_object_set_new(json_object_get(row, "reduced"), "undone",
 		                    json_sprintf("the fewest keys' fitted tangents pass what %s "
 		                                 "holds, so the track's own keys are written",
 		                                 k->cls->name));
-	}
 	return keys;
 }
 
@@ -221,9 +260,10 @@ static int encode_changed(struct native_build *nb)
 				json_decref(row);
 				return -1;
 			}
-			keys = write_reduced_or_own(
-			    &nb->kf[s->keyframer].keys, nb->kf[s->keyframer].flags, &s->source, own,
-			    s->track, nb->out, &s->bytes, &s->length, &worst, row, nb->err);
+			keys = write_reduced_or_own(nb, &nb->kf[s->keyframer].keys,
+			                            nb->kf[s->keyframer].flags, &s->source, own,
+			                            &s->split, s->track, &s->bytes, &s->length,
+			                            &worst, row, 0, nb->err);
 			if (keys < 0) {
 				json_decref(row);
 				return -1;
@@ -442,7 +482,11 @@ static void build_cleanup(struct native_build *nb)
 		free(nb->slices[i].bytes);
 		free(nb->slices[i].reduced.times);
 		free(nb->slices[i].reduced.values);
+		free(nb->slices[i].split.times);
+		free(nb->slices[i].split.values);
 	}
+	free(nb->split.times);
+	free(nb->split.values);
 	free(nb->reduced.times);
 	free(nb->reduced.values);
 	free(nb->slices);
@@ -588,9 +632,10 @@ static int native_keyframer(struct native_build *nb, const struct zouna_class *c
 			buf_cleanup(&w.b);
 			return -1;
 		}
-		keys = write_reduced_or_own(&kf->keys, kf->flags, &s, own,
-		                            json_string_value(json_object_get(row, "track")),
-		                            nb->out, &bytes, &length, &worst, row, &first);
+		keys = write_reduced_or_own(
+		    nb, &kf->keys, kf->flags, &s, own, &nb->split,
+		    json_string_value(json_object_get(row, "track")), &bytes, &length, &worst, row,
+		    !nb->opt->promote && uncompressed_class(c) ? WRITE_PROMOTABLE : 0, &first);
 		if (s == own && nb->reduced.key_count) { /* undone: checked against its own keys */
 			free(nb->reduced.times);
 			free(nb->reduced.values);
@@ -605,7 +650,7 @@ static int native_keyframer(struct native_build *nb, const struct zouna_class *c
 			keys = zouna_native_write_track(
 			    &kf->keys, kf->flags, s,
 			    json_string_value(json_object_get(row, "track")), nb->out, &bytes,
-			    &length, &worst, &first);
+			    &length, &worst, 0, &first);
 		}
 		if (keys < 0) {
 			*nb->err = first;

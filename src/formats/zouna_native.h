@@ -55,6 +55,7 @@ struct slice {
 	int changed;                  /* written from the source */
 	int euler_kept;               /* an Euler slice kept for the entry's baked rotation */
 	struct sampler reduced;       /* source reduced by reduce= (its keys then the source's) */
+	struct sampler split;         /* what is written, split where its tangents need it */
 	uint8_t *bytes;               /* the keys written (changed) */
 	size_t length;
 	uint32_t written; /* keys written */
@@ -84,6 +85,7 @@ struct native_build {
 	char *source_used;             /* per source channel: matched to a slice */
 	struct channel_chains sources; /* matched channels are unlinked as they are met */
 	struct sampler reduced;        /* a bare keyframer's track under reduce= */
+	struct sampler split;          /* a bare keyframer's track split (split_segments) */
 	json_t *report_tracks, *kept, *defaults;
 	struct error *err;
 };
@@ -103,12 +105,27 @@ static inline const char *zouna_native_order_name(enum byte_order o)
 
 /* zouna_native_keys.c: the keys in p[0, n) from one byte order to the other (padding kept),
  * message keys word by word; and a source track written as keys of k's class (the keys'
- * count, or -1 with err set: a 422 naming the track and what the class cannot hold). */
+ * count, or -1 with err set: a 422 naming the track and what the class cannot hold, with
+ * advice by flags, enum write_flags). */
+enum write_flags {
+	WRITE_PROMOTABLE = 1,  /* a bare keyframer whose class has an uncompressed form */
+	WRITE_SPLIT_TRIED = 2, /* its segments were split as far as they go */
+};
 void zouna_native_swap_keys(const struct zouna_keys *k, uint8_t *p, size_t n);
 void zouna_native_swap_words(uint8_t *p, size_t n);
 long zouna_native_write_track(const struct zouna_keys *k, uint16_t flags, const struct sampler *s,
                               const char *track, enum byte_order order, uint8_t **bytes,
-                              size_t *length, double *worst, struct error *err);
+                              size_t *length, double *worst, int write_flags, struct error *err);
+/* Every value of a track for a compressed class within its range: 0, or -1 with err set (the
+ * 422 write_track gives, naming the entry's key). */
+int zouna_native_check_values(const struct zouna_keys *k, const struct sampler *s,
+                              const char *track, int write_flags, struct error *err);
+/* A cubic track for a compressed Hermite class whose per-segment tangents the class cannot
+ * hold: its segments split at their middles until they fit, into out (the same curve, to
+ * within the class's rounding of the keys added, `added` of them). 1 when split, 0 when no
+ * split is needed (out untouched), -1 out of memory, -2 when no split fits. */
+int zouna_native_split_segments(const struct zouna_keys *k, const struct sampler *s,
+                                struct sampler *out, uint32_t *added);
 
 /* zouna_native_chains.c */
 #define NO_CHANNEL UINT32_MAX

@@ -92,7 +92,8 @@ int zouna_native_check_written(struct native_build *nb, struct native_file *out,
 	for (size_t i = 0; i < (bare ? nb->source->clip.channel_count : nb->slice_count); i++) {
 		const struct slice *s = bare ? NULL : &nb->slices[i];
 		const struct sampler *want =
-		    bare ? (nb->reduced.key_count
+		    bare ? (nb->split.key_count ? &nb->split
+		            : nb->reduced.key_count
 		                ? &nb->reduced
 		                : &nb->source->clip.samplers[nb->source->clip.channels[0].sampler])
 		         : s->source;

@@ -89,7 +89,29 @@ struct key_writer {
 	uint32_t key;
 	const char *part;  /* "value", "in-tangent", "out-tangent" */
 	double worst_step; /* the largest quantisation error */
+	int flags;         /* enum write_flags */
 };
+
+/* A component of a compressed key past the class's 16-bit range: 422 naming the track, the
+ * key and the part, with advice that applies to the container. */
+static int refuse_component(const struct key_writer *kw, float v)
+{
+	int tangent = strcmp(kw->part, "value") != 0;
+
+	error_set(kw->err, ERROR_VALUE_OUT_OF_RANGE, kw->track, -1,
+	          "%s: key %" PRIu32 "'s %s %.9g%s is beyond what %s can hold (16-bit steps of "
+	          "1/%g: |v| <= %.6g)%s; %s",
+	          kw->track, kw->key, kw->part, (double)v, tangent ? " (per segment)" : "",
+	          kw->cls->name, (double)kw->cls->factor, 32767.0 / kw->cls->factor,
+	          tangent && (kw->flags & WRITE_SPLIT_TRIED)
+	              ? ", even with its segment split in halves as far as float32 times allow"
+	              : "",
+	          kw->flags & WRITE_PROMOTABLE
+	              ? "give promote=1 to write the file in the class's uncompressed form"
+	              : "an Animation_Z's keyframers have the classes the engine gives them, so "
+	                "the motion must be scaled into the class's range");
+	return -1;
+}
 
 static int put_component(struct key_writer *kw, float v)
 {
@@ -108,16 +130,8 @@ static int put_component(struct key_writer *kw, float v)
 		writer_f32(&kw->w, v);
 		return 0;
 	}
-	if (quantise(v, kw->cls->factor, &q) < 0) {
-		error_set(kw->err, ERROR_VALUE_OUT_OF_RANGE, kw->track, -1,
-		          "%s: key %" PRIu32 "'s %s %.9g%s is beyond what %s can hold (16-bit "
-		          "steps of 1/%g: |v| <= %.6g); give promote=1 for the uncompressed "
-		          "class where one exists",
-		          kw->track, kw->key, kw->part, (double)v,
-		          strcmp(kw->part, "value") ? " (per segment)" : "", kw->cls->name,
-		          (double)kw->cls->factor, 32767.0 / kw->cls->factor);
-		return -1;
-	}
+	if (quantise(v, kw->cls->factor, &q) < 0)
+		return refuse_component(kw, v);
 	if (fabs((double)q / kw->cls->factor - v) > kw->worst_step)
 		kw->worst_step = fabs((double)q / kw->cls->factor - v);
 	writer_u16(&kw->w, (uint16_t)q);
@@ -239,9 +253,10 @@ static uint32_t write_message_keys(struct key_writer *kw, const struct sampler *
 /* Writes a source track as keys of a keyframer's class: the keys' count, or -1. */
 long zouna_native_write_track(const struct zouna_keys *k, uint16_t flags, const struct sampler *s,
                               const char *track, enum byte_order order, uint8_t **bytes,
-                              size_t *length, double *worst, struct error *err)
+                              size_t *length, double *worst, int write_flags, struct error *err)
 {
-	struct key_writer kw = {{{0}, order}, k->cls, k->compressed, track, err, 0, "value", 0};
+	struct key_writer kw = {{{0}, order}, k->cls, k->compressed, track, err, 0,
+	                        "value",      0,      write_flags};
 	int step = k->cls->has_flags && (flags & FLAG_STEP);
 	long keys = s->key_count;
 	int rc;
@@ -288,4 +303,151 @@ long zouna_native_write_track(const struct zouna_keys *k, uint16_t flags, const 
 	*bytes = (uint8_t *)buf_steal(&kw.w.b, length);
 	*worst = kw.worst_step;
 	return keys;
+}
+
+int zouna_native_check_values(const struct zouna_keys *k, const struct sampler *s,
+                              const char *track, int flags, struct error *err)
+{
+	struct key_writer kw = {
+	    {{0}, BYTE_ORDER_LITTLE}, k->cls, k->compressed, track, err, 0, "value", 0, flags};
+	uint32_t n = k->cls->n;
+	int cubic = s->interp == INTERP_CUBIC_SPLINE;
+	size_t stride = cubic ? 3 * (size_t)n : n;
+	const float *v = s->values;
+	int16_t q;
+
+	if (!k->compressed || (k->cls->kind != KIND_HERMITE && k->cls->kind != KIND_LINEAR) ||
+	    s->type != (enum value_type)(VALUE_FLOAT + n - 1) || s->array_size != 1)
+		return 0;
+	for (uint32_t i = 0; i < s->key_count; i++)
+		for (uint32_t j = 0; j < n; j++) {
+			float x = v[i * stride + (cubic ? n : 0) + j];
+			kw.key = i;
+			if (quantise(x, k->cls->factor, &q) < 0)
+				return refuse_component(&kw, x);
+		}
+	return 0;
+}
+
+/* Splitting Hermite segments whose per-segment tangents a compressed class cannot hold. A
+ * segment's per-segment tangents are its per-second ones times its length; split at its
+ * middle, with a key there holding the curve's value and slope, each half is the same cubic
+ * (to within the class's rounding of the new key) with tangents half as large. */
+#define SPLIT_DEPTH 16 /* halvings of one segment: tangents 65,536 times smaller */
+
+struct split_keys {
+	float *times, *values; /* cubic: [in, value, out] a key, n components each */
+	uint32_t count, cap, added;
+	uint32_t n;
+};
+
+static int split_push(struct split_keys *o, float t, const float *in, const float *value,
+                      const float *out)
+{
+	if (o->count == o->cap) {
+		uint32_t cap = o->cap ? o->cap * 2 : 16;
+		float *times = realloc(o->times, cap * sizeof(*times));
+		if (!times)
+			return -1;
+		o->times = times;
+		float *values = realloc(o->values, (size_t)cap * 3 * o->n * sizeof(*values));
+		if (!values)
+			return -1;
+		o->values = values;
+		o->cap = cap;
+	}
+	o->times[o->count] = t;
+	memcpy(o->values + (size_t)o->count * 3 * o->n, in, o->n * sizeof(float));
+	memcpy(o->values + ((size_t)o->count * 3 + 1) * o->n, value, o->n * sizeof(float));
+	memcpy(o->values + ((size_t)o->count * 3 + 2) * o->n, out, o->n * sizeof(float));
+	o->count++;
+	return 0;
+}
+
+/* Whether a segment of length d with per-second tangents m0 (leaving its first key) and m1
+ * (reaching its second) fits the class, computed as write_value_keys writes them. */
+static int tangents_fit(const struct zouna_class *c, const float *m0, const float *m1, uint32_t n,
+                        float d)
+{
+	int16_t q;
+
+	for (uint32_t j = 0; j < n; j++)
+		if (quantise(m0[j] * d, c->factor, &q) < 0 ||
+		    quantise(m1[j] * d, c->factor, &q) < 0)
+			return 0;
+	return 1;
+}
+
+/* The Hermite curve of a segment [t0, t1] at t: its value and slope per second. */
+static void hermite_at(double t0, double t1, double p0, double m0, double p1, double m1, double t,
+                       float *value, float *slope)
+{
+	double d = t1 - t0, u = (t - t0) / d, u2 = u * u, u3 = u2 * u;
+
+	*value = (float)((2 * u3 - 3 * u2 + 1) * p0 + (u3 - 2 * u2 + u) * d * m0 +
+	                 (-2 * u3 + 3 * u2) * p1 + (u3 - u2) * d * m1);
+	*slope = (float)(((6 * u2 - 6 * u) * p0 + (3 * u2 - 4 * u + 1) * d * m0 +
+	                  (-6 * u2 + 6 * u) * p1 + (3 * u2 - 2 * u) * d * m1) /
+	                 d);
+}
+
+/* The keys strictly inside segment [t0, t1] that make it fit: 0, -1 out of memory, -2 when
+ * no split fits (the halves would need times float32 cannot tell apart, or too many). */
+static int split_segment(struct split_keys *o, const struct zouna_class *c, float t0,
+                         const float *p0, const float *m0, float t1, const float *p1,
+                         const float *m1, int depth)
+{
+	float tm = t0 + (t1 - t0) / 2, pm[4], sm[4];
+	int rc;
+
+	if (tangents_fit(c, m0, m1, o->n, t1 - t0))
+		return 0;
+	if (depth >= SPLIT_DEPTH || !(tm > t0 && tm < t1))
+		return -2;
+	for (uint32_t j = 0; j < o->n; j++)
+		hermite_at(t0, t1, p0[j], m0[j], p1[j], m1[j], tm, &pm[j], &sm[j]);
+	if ((rc = split_segment(o, c, t0, p0, m0, tm, pm, sm, depth + 1)) < 0 ||
+	    split_push(o, tm, sm, pm, sm) < 0)
+		return rc < 0 ? rc : -1;
+	o->added++;
+	return split_segment(o, c, tm, pm, sm, t1, p1, m1, depth + 1);
+}
+
+int zouna_native_split_segments(const struct zouna_keys *k, const struct sampler *s,
+                                struct sampler *out, uint32_t *added)
+{
+	const struct zouna_class *c = k->cls;
+	struct split_keys o = {NULL, NULL, 0, 0, 0, c->n};
+	const float *v = s->values;
+	size_t stride = 3 * (size_t)c->n;
+	int rc = 0;
+
+	*added = 0;
+	if (c->kind != KIND_HERMITE || !k->compressed || s->interp != INTERP_CUBIC_SPLINE ||
+	    s->type != (enum value_type)(VALUE_FLOAT + c->n - 1) || s->array_size != 1 ||
+	    s->key_count < 2 || c->n > 4)
+		return 0;
+	for (uint32_t i = 0; i + 1 < s->key_count && rc == 0; i++) {
+		const float *a = v + i * stride, *b = v + (i + 1) * stride;
+		rc = split_push(&o, s->times[i], a, a + c->n, a + 2 * c->n);
+		if (rc == 0)
+			rc = split_segment(&o, c, s->times[i], a + c->n, a + 2 * c->n,
+			                   s->times[i + 1], b + c->n, b, 0);
+	}
+	if (rc == 0) {
+		const float *last = v + (s->key_count - 1) * stride;
+		rc = split_push(&o, s->times[s->key_count - 1], last, last + c->n, last + 2 * c->n);
+	}
+	if (rc < 0 || o.added == 0) {
+		free(o.times);
+		free(o.values);
+		return rc;
+	}
+	*out = *s;
+	out->times = o.times;
+	out->values = o.values;
+	out->key_count = o.count;
+	out->value_bytes = (size_t)o.count * stride * sizeof(float);
+	*added = o.added;
+	return 1;
 }
