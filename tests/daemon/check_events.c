@@ -436,6 +436,25 @@ START_TEST(another_daemons_and_processes_changes_arrive_within_a_second)
 	    "imported.json");
 	event_cleanup(&e);
 
+	/* an import of a folder, one transaction: its events in the order it made the entries */
+	{
+		char folder[600];
+		json_int_t last = imported;
+		write_clips(folder, sizeof(folder), dir, "batch", 4);
+		run("\"$ANIMDEXD\" import --quiet --db '%s' '%s'", db, folder);
+		for (int i = 0; i < 4; i++) {
+			snprintf(what, sizeof(what), "%s, clip %d of an imported folder", backend(),
+			         i);
+			expect(s, "created", 0, WITHIN_MS, &e, what);
+			ck_assert_msg(json_integer_value(json_object_get(e.data, "id")) > last,
+			              "%s: entry %lld's event after entry %lld's", what,
+			              (long long)json_integer_value(json_object_get(e.data, "id")),
+			              (long long)last);
+			last = json_integer_value(json_object_get(e.data, "id"));
+			event_cleanup(&e);
+		}
+	}
+
 	/* an entry an older decoder made, decoded again beside the daemons */
 	{
 		char sql[128];
@@ -552,6 +571,26 @@ START_TEST(a_reconnect_gets_exactly_the_missed_events)
 	ck_assert_int_ge(e.id, newest + CATALOG_EVENTS_KEPT + 5);
 	ck_assert_ptr_nonnull(strstr(json_string_value(json_object_get(e.data, "reason")),
 	                             "older than the events kept"));
+	{
+		/* the window's edge: the reset names the last event not kept (F); an id of F gets
+		 * the events after it, an id one older gets a reset */
+		const char *after = strstr(json_string_value(json_object_get(e.data, "reason")),
+		                           "those after event ");
+		long long floor_id;
+		ck_assert_ptr_nonnull(after);
+		floor_id = atoll(after + strlen("those after event "));
+		event_cleanup(&e);
+		sse_close(s);
+		snprintf(last, sizeof(last), "%lld", floor_id);
+		s = sse_open(&a, "/api/events", last, NULL);
+		expect(s, "created", 0, 2 * WITHIN_MS, &e, "the oldest id kept");
+		ck_assert_int_eq(e.id, floor_id + 1);
+		event_cleanup(&e);
+		sse_close(s);
+		snprintf(last, sizeof(last), "%lld", floor_id - 1);
+		s = sse_open(&a, "/api/events", last, NULL);
+		expect(s, "reset", 0, 2 * WITHIN_MS, &e, "an id one older than the kept events");
+	}
 	event_cleanup(&e);
 	json_decref(upload(&b, "after", 4));
 	expect(s, "created", 0, WITHIN_MS, &e, "an upload after the reset");

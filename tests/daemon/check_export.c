@@ -1239,6 +1239,33 @@ START_TEST(rigs_export_as_node_trees)
 		hand = (size_t)json_integer_value(json_array_get(joints, 1));
 		ck_assert_str_eq(
 		    json_string_value(json_object_get(json_array_get(all, hand), "name")), "hand");
+		/* the second rig's children are its own nodes: every child a node of its parent's
+		 * entry, and the tree's hand a child of one of them */
+		{
+			size_t k, c, links = 0;
+			json_t *node, *child;
+			json_array_foreach(all, k, node)
+			{
+				json_t *from =
+				    json_object_get(json_object_get(node, "extras"), "animdex");
+				json_array_foreach(json_object_get(node, "children"), c, child)
+				{
+					json_t *to = json_object_get(
+					    json_object_get(
+					        json_array_get(all,
+					                       (size_t)json_integer_value(child)),
+					        "extras"),
+					    "animdex");
+					ck_assert_msg(from && to &&
+					                  json_equal(json_object_get(from, "entry"),
+					                             json_object_get(to, "entry")),
+					              "node %zu's child %lld is another rig's node",
+					              k, (long long)json_integer_value(child));
+					links += (size_t)json_integer_value(child) == hand;
+				}
+			}
+			ck_assert_uint_eq(links, 1);
+		}
 		json_decref(doc);
 	}
 

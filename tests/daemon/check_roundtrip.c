@@ -732,6 +732,42 @@ START_TEST(every_record_decodes_and_what_records_name_is_bounded)
 }
 END_TEST
 
+/* A request of several files answers 201 when any made an entry, whatever its last file is:
+ * new bytes then the same bytes again, and new bytes then bytes already catalogued. */
+START_TEST(a_request_that_made_entries_answers_201_whatever_its_last_file)
+{
+	struct zbuf a, b;
+	uint32_t bone[3];
+	struct http_reply r;
+
+	zouna_write_example_animation(&a, 0, 0, 2.0f, bone);
+	zouna_write_example_animation(&b, 1, 0, 2.0f, bone);
+	{
+		const char *names[2] = {"twice.Animation_Z", "twice again.Animation_Z"};
+		const void *datas[2] = {a.data, a.data};
+		size_t lengths[2] = {a.len, a.len};
+		ck_assert_int_eq(http_upload(&d, 2, names, datas, lengths, NULL, &r), 0);
+		ck_assert_msg(r.status == 201, "the same bytes twice: %ld %.300s", r.status,
+		              r.body);
+		http_reply_cleanup(&r);
+	}
+	{
+		const char *names[2] = {"new.Animation_Z", "known.Animation_Z"};
+		const void *datas[2] = {b.data, a.data};
+		size_t lengths[2] = {b.len, a.len};
+		ck_assert_int_eq(http_upload(&d, 2, names, datas, lengths, NULL, &r), 0);
+		ck_assert_msg(r.status == 201, "new, then known bytes: %ld %.300s", r.status,
+		              r.body);
+		http_reply_cleanup(&r);
+		ck_assert_int_eq(http_upload(&d, 2, names, datas, lengths, NULL, &r), 0);
+		ck_assert_msg(r.status == 200, "both known: %ld %.300s", r.status, r.body);
+		http_reply_cleanup(&r);
+	}
+	zbuf_free(&a);
+	zbuf_free(&b);
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("roundtrip");
@@ -749,6 +785,7 @@ int main(void)
 	tcase_add_test(tc, reduce_keeps_to_what_the_class_holds);
 	tcase_add_test(tc, the_command_writes_the_byte_order_asked);
 	tcase_add_test(tc, every_record_decodes_and_what_records_name_is_bounded);
+	tcase_add_test(tc, a_request_that_made_entries_answers_201_whatever_its_last_file);
 	suite_add_tcase(s, tc);
 	return testutil_run(s);
 }

@@ -683,6 +683,39 @@ void http_reply_cleanup(struct http_reply *reply)
 	memset(reply, 0, sizeof(*reply));
 }
 
+static struct upload zouna_upload(const uint8_t *data, size_t length, const char *class_name)
+{
+	struct upload up = {0};
+
+	up.data = data;
+	up.length = length;
+	up.class_name = class_name;
+	up.family = "zouna";
+	return up;
+}
+
+struct resource *testutil_zouna_decode(const uint8_t *data, size_t length,
+                                       const char *class_name, struct decode_result *r)
+{
+	struct upload up = zouna_upload(data, length, class_name);
+	struct error err;
+
+	error_init(&err);
+	decode_result_init(r);
+	ck_assert_msg(format_decode(&up, r, &err) == 0, "%s", err.message);
+	return r->resources[0];
+}
+
+int testutil_zouna_native(const uint8_t *tmpl, size_t length, const char *class_name,
+                          const struct resource *source, const struct native_options *opt,
+                          struct native_file *out, struct error *err)
+{
+	struct upload up = zouna_upload(tmpl, length, class_name);
+
+	error_init(err);
+	return native_zouna(&up, source, opt, out, err);
+}
+
 void testutil_sample(const struct resource *res, size_t n, float t, float *out)
 {
 	struct curve c;

@@ -8,6 +8,8 @@
 #include <sys/types.h>
 
 #include "core/model.h"
+#include "formats/format.h"
+#include "formats/native.h"
 
 /* A small Radient clip, "walk": one FLOAT3 LINEAR translation of "hips". */
 extern const char testutil_walk_doc[];
@@ -33,6 +35,15 @@ void testutil_remove_tree(const char *dir);
  * embedded or external buffers. One target per node, one sampler and channel per glTF
  * channel, in order. NULL when the file cannot be read. */
 json_t *testutil_gltf_to_radient(const char *gltf_path, size_t index);
+
+/* Zouna bytes (Animation_Z, Skel_Z or a bare keyframer of class_name) decoded as the
+ * catalogue decodes them, asserted to succeed: the first resource (r the caller's). */
+struct resource *testutil_zouna_decode(const uint8_t *data, size_t length,
+                                       const char *class_name, struct decode_result *r);
+/* The game's file written from `source` on a Zouna template's bytes (native_zouna). */
+int testutil_zouna_native(const uint8_t *tmpl, size_t length, const char *class_name,
+                          const struct resource *source, const struct native_options *opt,
+                          struct native_file *out, struct error *err);
 
 /* Samples track n of a decoded resource at t into out, with a fresh cursor. */
 void testutil_sample(const struct resource *res, size_t n, float t, float *out);

@@ -17,36 +17,17 @@
 
 static const struct native_options defaults = {.byte_order = -1, .bff = -1};
 
-static struct upload zouna_upload(const uint8_t *data, size_t length, const char *class_name)
-{
-	struct upload up = {0};
-
-	up.data = data;
-	up.length = length;
-	up.class_name = class_name;
-	up.family = "zouna";
-	return up;
-}
-
 static struct resource *decoded(const uint8_t *data, size_t length, const char *class_name,
                                 struct decode_result *r)
 {
-	struct upload up = zouna_upload(data, length, class_name);
-	struct error err;
-
-	error_init(&err);
-	decode_result_init(r);
-	ck_assert_msg(format_decode(&up, r, &err) == 0, "%s", err.message);
-	return r->resources[0];
+	return testutil_zouna_decode(data, length, class_name, r);
 }
 
-static int native_of(const struct zbuf *tmpl, const char *class_name, const struct resource *source,
-                     const struct native_options *opt, struct native_file *out, struct error *err)
+static int native_of(const struct zbuf *tmpl, const char *class_name,
+                     const struct resource *source, const struct native_options *opt,
+                     struct native_file *out, struct error *err)
 {
-	struct upload up = zouna_upload(tmpl->data, tmpl->len, class_name);
-
-	error_init(err);
-	return native_zouna(&up, source, opt, out, err);
+	return testutil_zouna_native(tmpl->data, tmpl->len, class_name, source, opt, out, err);
 }
 
 /* Channel n's per-second out-tangent of key 0 and in-tangent of key 1, component j (cubic:

@@ -110,6 +110,11 @@ START_TEST(known_texts)
 	ck_assert_str_eq(out, "null");
 	render_float(0.123456f, 2, out);
 	ck_assert_str_eq(out, "0.12");
+	/* digits=9: nine significant digits, not the shortest text that reads back */
+	render_float(0.1f, 9, out);
+	ck_assert_str_eq(out, "0.100000001");
+	render_float(0.1f, 8, out);
+	ck_assert_str_eq(out, "0.1");
 }
 END_TEST
 

@@ -240,6 +240,52 @@ START_TEST(gltf_rig_keeps_ancestors_and_skin_joints)
 }
 END_TEST
 
+/* A file that lists a mesh, a camera and a light before its bones (hips, then its child
+ * spine, animated): the rig holds the bones alone, and spine's parent is hips' index in the
+ * rig, not in the file. */
+START_TEST(bones_after_other_nodes_keep_their_parents)
+{
+	static const float times[2] = {0, 1};
+	static const float moves[6] = {0, 0, 0, 1, 0, 0};
+	struct gltf_writer w;
+	struct decode_result out;
+	struct error err;
+	const struct rig *rig;
+	const struct rig_node *hips, *spine;
+	json_t *nodes;
+	int input, output;
+
+	gltf_writer_init(&w);
+	gltf_writer_node(&w, "body", 1);
+	gltf_writer_node(&w, "camera", 0);
+	gltf_writer_node(&w, "light", 0);
+	gltf_writer_node(&w, "hips", 0);
+	gltf_writer_node(&w, "spine", 0);
+	nodes = json_object_get(w.doc, "nodes");
+	json_object_set_new(w.doc, "cameras",
+	                    json_pack("[{s:s, s:{s:f, s:f}}]", "type", "perspective", "perspective",
+	                              "yfov", 0.8, "znear", 0.1));
+	json_object_set_new(json_array_get(nodes, 1), "camera", json_integer(0));
+	json_object_set_new(json_array_get(nodes, 3), "children", json_pack("[i]", 4));
+	json_object_set_new(json_array_get(nodes, 4), "translation",
+	                    json_pack("[f, f, f]", 0.0, 0.5, 0.0));
+	input = gltf_writer_accessor(&w, GLTF_FLOAT, "SCALAR", 2, times, sizeof(times), 0, 1);
+	output = gltf_writer_accessor(&w, GLTF_FLOAT, "VEC3", 2, moves, sizeof(moves), 0, 0);
+	gltf_writer_channel(&w, 0, 4, "translation", "LINEAR", input, output);
+	ck_assert_msg(decode_written(&w, &out, &err) == 0, "%s", err.message);
+	rig = &out.resources[0]->rig;
+	hips = by_source(rig, 3), spine = by_source(rig, 4);
+	ck_assert(hips && spine);
+	ck_assert_ptr_null(by_source(rig, 1)); /* the camera and the light are not bones */
+	ck_assert_ptr_null(by_source(rig, 2));
+	ck_assert_int_eq(hips->parent, -1);
+	ck_assert_int_ge(spine->parent, 0);
+	ck_assert_int_lt(spine->parent, (int)rig->count);
+	ck_assert_ptr_eq(&rig->nodes[spine->parent], hips);
+	decode_result_cleanup(&out);
+}
+END_TEST
+
 /* The same tree without its animation: a Skeleton entry with every node; and the clip's
  * name when the animation has none: the file's, with the animation's index. */
 START_TEST(a_gltf_without_animations_is_a_skeleton)
@@ -502,6 +548,7 @@ int main(void)
 	tcase_add_test(math, world_matrices_chain_their_parents);
 	tcase_add_test(math, hostile_parents_are_refused);
 	tcase_add_test(gltf, gltf_rig_keeps_ancestors_and_skin_joints);
+	tcase_add_test(gltf, bones_after_other_nodes_keep_their_parents);
 	tcase_add_test(gltf, gltf_trees_that_are_not_trees_are_refused);
 	tcase_add_test(gltf, a_gltf_without_animations_is_a_skeleton);
 	tcase_add_test(math, a_deep_chain_costs_what_a_wide_tree_costs);
