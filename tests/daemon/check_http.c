@@ -302,6 +302,46 @@ START_TEST(list_pages_with_a_cursor)
 }
 END_TEST
 
+/* Pages sorted by duration, when durations differ past six digits (a float32's last bits):
+ * each cursor holds its last duration exactly, so no entry is skipped or repeated. */
+START_TEST(a_list_sorted_by_duration_pages_on_exactly)
+{
+	char doc[128], path[256], cursor[256] = "";
+	json_t *j, *e;
+	size_t i;
+	int seen[5] = {0}, pages = 0, last = -1;
+
+	for (int k = 0; k < 5; k++) {
+		/* 1 + (5 - k) float32 steps: names in the reverse of their durations' order */
+		snprintf(doc, sizeof(doc), "{\"name\": \"close %d\", \"duration\": %.9g}", k,
+		         (double)(1.0f + (float)(5 - k) * 0x1p-23f));
+		json_decref(upload("close.json", doc, strlen(doc), NULL, 201));
+	}
+	do {
+		snprintf(path, sizeof(path), "/api/resources?q=close&sort=duration&limit=2%s%s",
+		         cursor[0] ? "&cursor=" : "", cursor);
+		j = http_get_json(&daemon_main, path, 200);
+		json_array_foreach(json_object_get(j, "resources"), i, e)
+		{
+			int k =
+			    atoi(json_string_value(json_object_get(e, "name")) + strlen("close "));
+			ck_assert(k >= 0 && k < 5);
+			seen[k]++;
+			ck_assert_msg(last < 0 || k < last, "close %d after close %d", k, last);
+			last = k;
+		}
+		cursor[0] = '\0';
+		if (json_object_get(j, "next_cursor"))
+			snprintf(cursor, sizeof(cursor), "%s",
+			         json_string_value(json_object_get(j, "next_cursor")));
+		json_decref(j);
+		pages++;
+	} while (cursor[0] && pages < 10);
+	for (int k = 0; k < 5; k++)
+		ck_assert_msg(seen[k] == 1, "close %d listed %d times", k, seen[k]);
+}
+END_TEST
+
 /* ?sort=&order=: the server sorts the whole list (not a page of it), pages keep the order, the
  * total is said on every page; bad values are 400s naming the parameter. */
 START_TEST(list_sorts_on_the_server_and_pages_in_order)
@@ -1557,6 +1597,7 @@ static void add_catalogue_tests(Suite *s, int backend)
 	tcase_add_test(tc, raw_body_upload_with_query_parameters);
 	tcase_add_test(tc, list_pages_with_a_cursor);
 	tcase_add_test(tc, list_sorts_on_the_server_and_pages_in_order);
+	tcase_add_test(tc, a_list_sorted_by_duration_pages_on_exactly);
 	tcase_add_test(tc, bad_uploads_answer_their_error_and_store_nothing);
 	tcase_add_test(tc, uploads_at_once_each_get_their_answer);
 	tcase_add_test(tc, other_bad_requests);

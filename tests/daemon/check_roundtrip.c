@@ -768,6 +768,42 @@ START_TEST(a_request_that_made_entries_answers_201_whatever_its_last_file)
 }
 END_TEST
 
+/* A target's object number above 2^63 - 1 (a custom schema's 64-bit handle) reads back as
+ * written: in the entry's structure and its track, and in native's clip document. */
+START_TEST(an_object_number_past_int64_reads_back_as_written)
+{
+	static const char *const doc =
+	    "{\"name\": \"wide handle\", \"duration\": 1, \"targets\": [{\"schema\": "
+	    "\"11111111-2222-3333-4444-555555555555\", \"object\": \"18446744073709551614\"}],"
+	    "\"samplers\": [{\"value\": {\"type\": \"FLOAT\"}, \"times\": [0, 1], "
+	    "\"values\": [1, 2]}],"
+	    "\"channels\": [{\"target\": 0, \"property\": \"9223372036854775809\", "
+	    "\"sampler\": 0}]}";
+	json_t *entry = upload_entry("wide handle.json", doc, strlen(doc)), *got, *target;
+	char path[96];
+	json_int_t id = json_integer_value(json_object_get(entry, "id"));
+
+	snprintf(path, sizeof(path), "/api/resources/%lld", (long long)id);
+	got = http_get_json(&d, path, 200);
+	target = json_array_get(
+	    json_object_get(json_object_get(json_object_get(got, "structure"), "clip"), "targets"),
+	    0);
+	ck_assert_msg(json_is_string(json_object_get(target, "object")) &&
+	                  strcmp(json_string_value(json_object_get(target, "object")),
+	                         "18446744073709551614") == 0,
+	              "the structure's object: %s", json_dumps(target, 0));
+	{
+		char *text = json_dumps(json_array_get(json_object_get(got, "tracks"), 0), 0);
+		ck_assert_msg(text && strstr(text, "\"18446744073709551614\"") &&
+		                  strstr(text, "\"9223372036854775809\""),
+		              "the track: %.600s", text ? text : "none");
+		free(text);
+	}
+	json_decref(got);
+	json_decref(entry);
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("roundtrip");
@@ -786,6 +822,7 @@ int main(void)
 	tcase_add_test(tc, the_command_writes_the_byte_order_asked);
 	tcase_add_test(tc, every_record_decodes_and_what_records_name_is_bounded);
 	tcase_add_test(tc, a_request_that_made_entries_answers_201_whatever_its_last_file);
+	tcase_add_test(tc, an_object_number_past_int64_reads_back_as_written);
 	suite_add_tcase(s, tc);
 	return testutil_run(s);
 }

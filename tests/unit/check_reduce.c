@@ -124,6 +124,12 @@ static void stairs(float t, float *out)
 	out[0] = t < 0.5f ? 0 : t < 1.0f ? 1 : 3;
 }
 
+/* A slow drift: 0.01 a key, never past the tolerance from one key to the next. */
+static void drift(float t, float *out)
+{
+	out[0] = t * FPS * 0.01f;
+}
+
 START_TEST(corners_of_a_linear_track_are_its_keys)
 {
 	struct sampler dense =
@@ -234,6 +240,24 @@ START_TEST(steps_keep_their_changes)
 	ck_assert_float_eq(out.times[3], dense.times[47]);
 	ck_assert_float_eq(((float *)out.values)[2], 3.0f);
 	ck_assert_double_eq(r.largest_error, 0);
+	track_free(&out);
+	track_free(&dense);
+	/* a value that drifts slowly is kept whenever it has moved past the tolerance from the
+	 * last key kept, however small each key's step: every key's value within the tolerance
+	 * of the step it falls in */
+	dense = dense_track(VALUE_FLOAT, INTERP_STEP, SEMANTIC_COMPONENT_WISE, 101, drift);
+	ck_assert_int_eq(reduce_sampler(&dense, 0.1, REDUCE_HERMITE, &out, &r), 0);
+	ck_assert_uint_gt(out.key_count, 8);
+	ck_assert_uint_lt(out.key_count, 12);
+	for (uint32_t k = 0, j = 0; k < dense.key_count; k++) {
+		while (j + 1 < out.key_count && out.times[j + 1] <= dense.times[k])
+			j++;
+		ck_assert_msg(fabsf(((float *)dense.values)[k] - ((float *)out.values)[j]) <=
+		                  0.1f + 1e-6f,
+		              "key %u: %g, its step %g", k, (double)((float *)dense.values)[k],
+		              (double)((float *)out.values)[j]);
+	}
+	ck_assert_double_le(r.largest_error, 0.1 + 1e-6);
 	track_free(&out);
 	track_free(&dense);
 }
