@@ -443,6 +443,9 @@ START_TEST(entries_per_upload_are_bounded)
 	ck_assert_int_eq(after[0], before[0]);
 	ck_assert_int_eq(after[1], before[1]);
 	zbuf_free(&bnd);
+	vehicle_bundle(&bnd, 101); /* one past: refused too */
+	json_decref(upload_bytes(&f, "ONE MORE.BIN", bnd.data, bnd.len, 413));
+	zbuf_free(&bnd);
 	vehicle_bundle(&bnd, 100);
 	j = upload_bytes(&f, "ENOUGH.BIN", bnd.data, bnd.len, 201);
 	ck_assert_uint_eq(json_array_size(json_object_get(j, "resources")), 100);

@@ -546,6 +546,22 @@ START_TEST(other_bad_requests)
 	ck_assert(strstr(json_string_value(json_object_get(json_object_get(j, "error"), "message")),
 	                 "radient") != NULL);
 	json_decref(j);
+	/* named .glb, in any case: the glTF decoder says what is wrong, not 415 */
+	for (int i = 0; i < 2; i++) {
+		j = upload(i ? "MYSTERY.GLB" : "mystery.glb", "\x01\x02\x03\x04", 4, NULL, 400);
+		ck_assert_msg(
+		    strstr(
+		        json_string_value(json_object_get(json_object_get(j, "error"), "message")),
+		        "glTF") != NULL,
+		    "%s",
+		    json_string_value(json_object_get(json_object_get(j, "error"), "message")));
+		json_decref(j);
+	}
+	/* a byte-order mark is only taken off JSON: a .glb after one is not a .glb */
+	{
+		static const char marked[] = "\xEF\xBB\xBFglTF\x02\x00\x00\x00\x14\x00\x00\x00";
+		json_decref(upload("marked.bin", marked, sizeof(marked) - 1, NULL, 415));
+	}
 	/* an empty file, a class nobody reads, a bad handle */
 	json_decref(upload("empty.json", "", 0, NULL, 400));
 	{
@@ -597,6 +613,21 @@ START_TEST(other_bad_requests)
 	ck_assert_int_eq(http_request(&daemon_main, "PUT", "/api/resources", NULL, 0, NULL, &r), 0);
 	ck_assert_int_eq(r.status, 405);
 	http_reply_cleanup(&r);
+	{
+		/* a 405 says what the path takes; HEAD of the page is answered as GET is */
+		char cmd[600], *out;
+		int status;
+		snprintf(cmd, sizeof(cmd), "curl -s -i -X PUT '%s/api/resources/1' | tr -d '\\r'",
+		         daemon_main.base);
+		out = testutil_shell(cmd, &status);
+		ck_assert_msg(strstr(out, "\nAllow: GET, HEAD, DELETE\n"), "%s", out);
+		free(out);
+		snprintf(cmd, sizeof(cmd), "curl -s -I '%s/' | tr -d '\\r'", daemon_main.base);
+		out = testutil_shell(cmd, &status);
+		ck_assert_msg(strncmp(out, "HTTP/1.1 200", 12) == 0 && strstr(out, "text/html"),
+		              "%s", out);
+		free(out);
+	}
 }
 END_TEST
 

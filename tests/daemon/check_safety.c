@@ -164,7 +164,7 @@ static void make_catalogue(const char *db)
 	ck_assert_int_eq(daemon_stop(&d), 0);
 }
 
-START_TEST(export_never_writes_over_the_catalogue)
+START_TEST(export_and_native_never_write_over_the_catalogue)
 {
 	char *dir = testutil_temp_dir(), db[600], cmd[2400], before[65], after[65];
 	/* the catalogue by its own name, by another spelling, by a hard link of another name,
@@ -182,12 +182,15 @@ START_TEST(export_never_writes_over_the_catalogue)
 	for (size_t i = 0; i < sizeof(outputs) / sizeof(outputs[0]); i++) {
 		char output[700];
 		snprintf(output, sizeof(output), outputs[i], dir);
-		snprintf(cmd, sizeof(cmd), "'%s' export --db '%s' -o '%s' 2>&1", animdexd(), db,
-		         output);
-		out = testutil_shell(cmd, &status);
-		ck_assert_msg(WIFEXITED(status) && WEXITSTATUS(status) == 2, "%s: %s", output, out);
-		ck_assert_msg(strstr(out, "refusing to write over it"), "%s", out);
-		free(out);
+		for (int native = 0; native < 2; native++) {
+			snprintf(cmd, sizeof(cmd), "'%s' %s --db '%s' -o '%s' 2>&1", animdexd(),
+			         native ? "native 1" : "export", db, output);
+			out = testutil_shell(cmd, &status);
+			ck_assert_msg(WIFEXITED(status) && WEXITSTATUS(status) == 2, "%s: %s", cmd,
+			              out);
+			ck_assert_msg(strstr(out, "refusing to write over it"), "%s", out);
+			free(out);
+		}
 	}
 	file_digest(db, after);
 	ck_assert_str_eq(before, after);
@@ -200,6 +203,52 @@ START_TEST(export_never_writes_over_the_catalogue)
 	out = testutil_shell(cmd, &status);
 	ck_assert_msg(status == 0 && strstr(out, "out.glb team.db"), "%s", out);
 	ck_assert_msg(!strstr(out, "out.glb."), "a temporary file was left: %s", out);
+	free(out);
+	testutil_remove_tree(dir);
+	free(dir);
+}
+END_TEST
+
+/* The command line's words do what they say: native needs somewhere to write, export
+ * --format gltf writes a .gltf (JSON), --version only prints, and `serve` is the daemon. */
+START_TEST(the_commands_words_do_what_they_say)
+{
+	char *dir = testutil_temp_dir(), db[600], cmd[2400], *out, *file;
+	size_t length;
+	int status;
+
+	snprintf(db, sizeof(db), "%s/team.db", dir);
+	make_catalogue(db);
+	snprintf(cmd, sizeof(cmd), "'%s' native --db '%s' 1 2>&1", animdexd(), db);
+	out = testutil_shell(cmd, &status);
+	ck_assert_msg(WIFEXITED(status) && WEXITSTATUS(status) == 2 &&
+	                  strstr(out, "native needs -o FILE"),
+	              "%s", out);
+	free(out);
+	snprintf(cmd, sizeof(cmd),
+	         "cd '%s' && '%s' export --db team.db --format gltf -o out.gltf --quiet", dir,
+	         animdexd());
+	out = testutil_shell(cmd, &status);
+	ck_assert_msg(status == 0, "%s", out);
+	free(out);
+	snprintf(cmd, sizeof(cmd), "%s/out.gltf", dir);
+	file = testutil_read_file(cmd, &length);
+	ck_assert_msg(file && length > 0 && file[0] == '{', "--format gltf wrote %.4s",
+	              file ? file : "");
+	free(file);
+	snprintf(cmd, sizeof(cmd), "timeout 60 '%s' --version 2>&1", animdexd());
+	out = testutil_shell(cmd, &status);
+	ck_assert_msg(status == 0 && strncmp(out, "animdexd ", 9) == 0 && !strstr(out, "listening"),
+	              "%s", out);
+	free(out);
+	/* serve: the daemon's own options (a listen address it refuses, so that it stops) */
+	snprintf(cmd, sizeof(cmd),
+	         "timeout 60 '%s' serve --db '%s' --listen 999.0.0.1:1 --quiet 2>&1", animdexd(),
+	         db);
+	out = testutil_shell(cmd, &status);
+	ck_assert_msg(strstr(out, "refusing to listen on 999.0.0.1:1") &&
+	                  !strstr(out, "unexpected"),
+	              "%s", out);
 	free(out);
 	testutil_remove_tree(dir);
 	free(dir);
@@ -901,7 +950,8 @@ int main(void)
 
 	tcase_set_timeout(tc, 300);
 	tcase_add_test(tc, a_moved_or_replaced_catalogue_takes_no_writes);
-	tcase_add_test(tc, export_never_writes_over_the_catalogue);
+	tcase_add_test(tc, export_and_native_never_write_over_the_catalogue);
+	tcase_add_test(tc, the_commands_words_do_what_they_say);
 	tcase_add_test(tc, copy_leaves_its_source_as_it_was);
 	tcase_add_test(tc, a_full_disk_answers_507_and_recovers);
 	tcase_add_test(tc, a_read_only_catalogue_is_served_for_reading_or_refused);

@@ -923,6 +923,19 @@ START_TEST(tracks_kept_in_animdex_extras_are_read_back)
 	              assumed);
 	free(assumed);
 	decode_result_cleanup(&r);
+	{
+		/* a kept track of no times is refused, naming it */
+		char *none = strdup(doc),
+		     *at = strstr(none, "\"bufferView\":2,\"componentType\":5126,\"count\":2");
+		ck_assert_ptr_nonnull(at);
+		at[strlen("\"bufferView\":2,\"componentType\":5126,\"count\":")] = '0';
+		ck_assert_int_eq(decode_bytes(none, strlen(none), "k.gltf", siblings, 1, &r, &err),
+		                 -1);
+		ck_assert_msg(strstr(err.path, "not_animated/0") ||
+		                  strstr(err.message, "not_animated/0"),
+		              "%s: %s", err.path, err.message);
+		free(none);
+	}
 }
 END_TEST
 

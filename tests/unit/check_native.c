@@ -688,6 +688,14 @@ START_TEST(vehicle_animations_in_every_layout_come_back)
 	ck_assert_uint_eq(f.length, b.len);
 	ck_assert_msg(memcmp(f.bytes, b.data, b.len) == 0, "layout %d: not byte for byte", _i);
 	ck_assert_str_eq(f.extension, "dat");
+	{
+		/* nothing changed: every state kept, none written */
+		size_t i;
+		json_t *row;
+		ck_assert_uint_gt(json_array_size(json_object_get(f.report, "tracks")), 0);
+		json_array_foreach(json_object_get(f.report, "tracks"), i, row) ck_assert_msg(
+		    json_is_true(json_object_get(row, "kept")), "state %zu written", i);
+	}
 	native_file_cleanup(&f);
 	/* into every other layout and back */
 	for (int other = 0; other < 3; other++) {

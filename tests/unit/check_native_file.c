@@ -133,6 +133,31 @@ START_TEST(a_clip_document_keeps_every_float32)
 }
 END_TEST
 
+/* An entry whose track has the template's values but another interpolation (STEP for a
+ * linear keyframer) is a change, refused by the class, not the template's bytes kept. */
+START_TEST(another_interpolation_is_a_change)
+{
+	static const struct zkey keys[2] = {{.time = 0, .v = {0.5f}}, {.time = 1, .v = {1}}};
+	struct zbuf b;
+	struct decode_result r;
+	struct native_file f;
+	struct error err;
+	struct resource *res;
+
+	zbuf_init(&b, 0);
+	ck_assert_int_eq(zouna_write_keyframer(&b, "KeyframerFloatLinearComp_Z", 0, keys, 2, 0), 0);
+	res = testutil_zouna_decode(b.data, b.len, "KeyframerFloatLinearComp_Z", &r);
+	ck_assert_int_eq(res->clip.samplers[0].interp, INTERP_LINEAR);
+	res->clip.samplers[0].interp = INTERP_STEP;
+	ck_assert_int_eq(testutil_zouna_native(b.data, b.len, "KeyframerFloatLinearComp_Z", res,
+	                                       &defaults, &f, &err),
+	                 -1);
+	ck_assert_msg(strstr(err.message, "stepped track"), "%s", err.message);
+	decode_result_cleanup(&r);
+	zbuf_free(&b);
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("native_file");
@@ -141,6 +166,7 @@ int main(void)
 	tcase_add_loop_test(tc, a_new_bff0_header_names_the_platform_of_the_order_written, 0, 2);
 	tcase_add_test(tc, max_time_covers_keys_past_the_templates_last);
 	tcase_add_test(tc, a_clip_document_keeps_every_float32);
+	tcase_add_test(tc, another_interpolation_is_a_change);
 	suite_add_tcase(s, tc);
 	return testutil_run(s);
 }
