@@ -694,8 +694,8 @@ static struct upload zouna_upload(const uint8_t *data, size_t length, const char
 	return up;
 }
 
-struct resource *testutil_zouna_decode(const uint8_t *data, size_t length,
-                                       const char *class_name, struct decode_result *r)
+struct resource *testutil_zouna_decode(const uint8_t *data, size_t length, const char *class_name,
+                                       struct decode_result *r)
 {
 	struct upload up = zouna_upload(data, length, class_name);
 	struct error err;

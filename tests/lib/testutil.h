@@ -38,8 +38,8 @@ json_t *testutil_gltf_to_radient(const char *gltf_path, size_t index);
 
 /* Zouna bytes (Animation_Z, Skel_Z or a bare keyframer of class_name) decoded as the
  * catalogue decodes them, asserted to succeed: the first resource (r the caller's). */
-struct resource *testutil_zouna_decode(const uint8_t *data, size_t length,
-                                       const char *class_name, struct decode_result *r);
+struct resource *testutil_zouna_decode(const uint8_t *data, size_t length, const char *class_name,
+                                       struct decode_result *r);
 /* The game's file written from `source` on a Zouna template's bytes (native_zouna). */
 int testutil_zouna_native(const uint8_t *tmpl, size_t length, const char *class_name,
                           const struct resource *source, const struct native_options *opt,

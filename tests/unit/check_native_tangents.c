@@ -23,9 +23,8 @@ static struct resource *decoded(const uint8_t *data, size_t length, const char *
 	return testutil_zouna_decode(data, length, class_name, r);
 }
 
-static int native_of(const struct zbuf *tmpl, const char *class_name,
-                     const struct resource *source, const struct native_options *opt,
-                     struct native_file *out, struct error *err)
+static int native_of(const struct zbuf *tmpl, const char *class_name, const struct resource *source,
+                     const struct native_options *opt, struct native_file *out, struct error *err)
 {
 	return testutil_zouna_native(tmpl->data, tmpl->len, class_name, source, opt, out, err);
 }
