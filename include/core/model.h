@@ -52,7 +52,9 @@ enum semantic { SEMANTIC_COMPONENT_WISE = 0, SEMANTIC_NORMALIZED_QUATERNION = 1 
 /* animdex's own schema for engine values no built-in schema names (Zouna keyframers). */
 #define SCHEMA_ZOUNA "5A0E7D1C-4F2B-4B8E-9C3A-A5B0C0DE0001"
 /* animdex's own schema for Burnout Paradise vehicle state animations. */
-#define SCHEMA_BURNOUT   "B0A2D7E1-5C3F-4E9A-8D21-7A6B5C4D3E01"
+#define SCHEMA_BURNOUT "B0A2D7E1-5C3F-4E9A-8D21-7A6B5C4D3E01"
+/* animdex's own schema for motion capture as its file stores it (BVH: doc/formats.md 5). */
+#define SCHEMA_MOCAP     "3C9B5E2A-71D4-4F06-A8E3-BD0C0DE00003"
 #define SCHEMA_TEXT_SIZE 37 /* 36 characters and a NUL */
 
 enum node_property {
@@ -73,6 +75,19 @@ enum zouna_property {
 	ZOUNA_MATERIAL_ROTATION = 8,
 	ZOUNA_MESH = 9,
 	ZOUNA_MORPH = 10,
+};
+
+/* A joint's position (FLOAT3, the file's units, in place of its rest offset), and its
+ * rotation as Euler angles (FLOAT3, degrees, one a letter of the order): ZXY is
+ * R = Rz(e[0]) Rx(e[1]) Ry(e[2]), column vectors, so the last letter turns first. */
+enum mocap_property {
+	MOCAP_POSITION = 1,
+	MOCAP_ROTATION_XYZ = 2,
+	MOCAP_ROTATION_XZY = 3,
+	MOCAP_ROTATION_YXZ = 4,
+	MOCAP_ROTATION_YZX = 5,
+	MOCAP_ROTATION_ZXY = 6,
+	MOCAP_ROTATION_ZYX = 7,
 };
 
 enum burnout_property { BURNOUT_STATE_VECTORS = 1 }; /* FLOAT4 over the trigger input */

@@ -37,12 +37,22 @@ struct pose_target {
 int32_t pose_match(const struct rig *rig, const struct pose_target *target, int own_rig,
                    const char **why);
 
-/* A Zouna bone's Euler rotation (KeyframerBezierRot_Z) is its rotation: 1 and the target
- * made a node rotation when it is one, else 0. */
+/* How a track's three angles make a rotation. */
+enum pose_euler {
+	POSE_EULER_NONE = 0,  /* not Euler angles */
+	POSE_EULER_ZOUNA = 1, /* radians applied X, then Y, then Z (q = qz qy qx): the order
+	                       * animdex assumes for Zouna (doc/formats.md 1.4) */
+	/* MOCAP_ROTATION_XYZ ... MOCAP_ROTATION_ZYX (2 to 7): degrees in that order (model.h) */
+};
+
+/* A track in another schema that moves a node says so in the node's terms: a Zouna bone's
+ * Euler rotation (KeyframerBezierRot_Z) and a motion-capture joint's rotation become a node
+ * rotation (the answer says how its angles turn: enum pose_euler), a joint's position a node
+ * translation (POSE_EULER_NONE). Any other target is left as it is (POSE_EULER_NONE). */
 int pose_target_euler(struct pose_target *t);
-/* An Euler rotation as a quaternion: radians applied X, then Y, then Z (q = qz qy qx), the
- * order animdex assumes for Zouna (doc/formats.md 1.4); the export bakes them the same way. */
-void pose_euler_quaternion(const float e[3], float q[4]);
+/* Euler angles as a unit quaternion, as `euler` (enum pose_euler) says they turn; the export
+ * bakes them the same way. */
+void pose_euler_quaternion(int euler, const float e[3], float q[4]);
 
 /* Whether a sampler can drive a node's property: translation and scale FLOAT3, rotation a
  * FLOAT4 quaternion (or, euler, FLOAT3 angles), one value per key. NULL, or why not. */

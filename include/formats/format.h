@@ -117,5 +117,6 @@ extern const struct format format_radient;
 extern const struct format format_zouna;
 extern const struct format format_gltf;
 extern const struct format format_burnout;
+extern const struct format format_bvh;
 
 #endif

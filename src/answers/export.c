@@ -358,6 +358,14 @@ static enum channel_path path_of(const struct catalog_target *track, const char 
 	}
 	if (schema && strcmp(schema, SCHEMA_MORPH) == 0 && property == MORPH_WEIGHTS)
 		return PATH_WEIGHTS;
+	if (schema && strcmp(schema, SCHEMA_MOCAP) == 0) {
+		if (property == MOCAP_POSITION)
+			return PATH_TRANSLATION;
+		if (property >= MOCAP_ROTATION_XYZ && property <= MOCAP_ROTATION_ZYX)
+			return PATH_ROTATION; /* baked */
+		*why = "a motion-capture property animdex does not know";
+		return PATH_NONE;
+	}
 	if (schema && strcmp(schema, SCHEMA_ZOUNA) == 0) {
 		switch (property) {
 		case ZOUNA_EULER_ROTATION: return PATH_ROTATION; /* baked */
@@ -618,10 +626,12 @@ static int add_track_channel(struct exporter *ex, struct entry_animation *ea, in
 	size_t count = 0, m;
 	int interp, in, out;
 
-	interp = euler ? (export_bake_euler(ex, &t->sampler, id, t->n, &times, &values, &count) < 0
-	                      ? -1
-	                      : INTERP_LINEAR)
-	               : export_gltf_keys(ex, &t->sampler, path, &times, &values, &count);
+	interp =
+	    euler
+	        ? (export_bake_euler(ex, &t->sampler, euler, id, t->n, &times, &values, &count) < 0
+	               ? -1
+	               : INTERP_LINEAR)
+	        : export_gltf_keys(ex, &t->sampler, path, &times, &values, &count);
 	m = euler ? 4 : sampler_components(&t->sampler);
 	catalog_track_cleanup(t);
 	if (interp < 0) {
@@ -734,8 +744,11 @@ static int export_track(struct exporter *ex, struct export_entry *read, size_t i
 			            "targets",
 			            err);
 	}
-	return add_track_channel(ex, ea, id, i, &t, node, path,
-	                         strcmp(track->target.schema, SCHEMA_ZOUNA) == 0, err);
+	{
+		struct pose_target as_node = track->target;
+		return add_track_channel(ex, ea, id, i, &t, node, path, pose_target_euler(&as_node),
+		                         err);
+	}
 }
 
 /* The entry's animation in the asset, or, when glTF animates nothing of it, a node that

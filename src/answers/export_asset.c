@@ -269,12 +269,12 @@ static int make_piece(struct export_asset *a, const struct export_recipe *r, str
 			a->times = a->values = NULL;
 			if (catalog_read_track(cat, r->entry, r->track, &t, err) < 0)
 				return -1;
-			made = r->euler
-			           ? export_bake_euler(a->scratch, &t.sampler, r->entry, r->track,
-			                               &a->times, &a->values, &a->key_count)
-			           : export_gltf_keys(a->scratch, &t.sampler,
-			                              (enum channel_path)r->path, &a->times,
-			                              &a->values, &a->key_count);
+			made = r->euler ? export_bake_euler(a->scratch, &t.sampler, r->euler,
+			                                    r->entry, r->track, &a->times,
+			                                    &a->values, &a->key_count)
+			                : export_gltf_keys(a->scratch, &t.sampler,
+			                                   (enum channel_path)r->path, &a->times,
+			                                   &a->values, &a->key_count);
 			a->values_bytes = a->key_count * sizeof(float) *
 			                  (r->euler ? 4
 			                            : sampler_components(&t.sampler) *

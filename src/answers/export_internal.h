@@ -135,8 +135,8 @@ int32_t export_rig_match(const struct export_rig *er, int64_t entry,
 int export_bind_matrices(const struct rig *rig, float **out, size_t *bytes);
 void export_rigs_free(struct exporter *ex);
 int export_put_bin(struct exporter *ex, const void *data, size_t bytes, int pad);
-int export_bake_euler(struct exporter *ex, const struct sampler *s, int64_t id, unsigned track,
-                      float **times_out, float **values_out, size_t *count_out);
+int export_bake_euler(struct exporter *ex, const struct sampler *s, int euler, int64_t id,
+                      unsigned track, float **times_out, float **values_out, size_t *count_out);
 int export_gltf_keys(struct exporter *ex, const struct sampler *s, enum channel_path path,
                      float **times_out, float **values_out, size_t *count_out);
 void export_drop_if_empty(json_t *doc, const char *key);

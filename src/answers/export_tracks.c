@@ -139,8 +139,8 @@ static int float_order(const void *a, const void *b)
  * rate would make more than EXPORT_MAX_BAKED_KEYS samples is sampled as often as that many
  * allow, and the asset says so (an 84-byte file with keys at 0 and 100,000 s would otherwise
  * ask for three million). */
-int export_bake_euler(struct exporter *ex, const struct sampler *s, int64_t id, unsigned track,
-                      float **times_out, float **values_out, size_t *count_out)
+int export_bake_euler(struct exporter *ex, const struct sampler *s, int euler, int64_t id,
+                      unsigned track, float **times_out, float **values_out, size_t *count_out)
 {
 	float t0 = s->times[0] < 0 ? 0 : s->times[0], t1 = s->times[s->key_count - 1];
 	double rate = ex->opt.bake_rate, wanted;
@@ -196,7 +196,7 @@ int export_bake_euler(struct exporter *ex, const struct sampler *s, int64_t id, 
 	for (size_t i = 0; i < n; i++) {
 		float e[3];
 		curve_sample_f32(&c, &cursor, times[i], e);
-		pose_euler_quaternion(e, values + i * 4);
+		pose_euler_quaternion(euler, e, values + i * 4);
 		if (i > 0) { /* the short way from the previous sample */
 			float *p = values + (i - 1) * 4, *q = values + i * 4;
 			if (p[0] * q[0] + p[1] * q[1] + p[2] * q[2] + p[3] * q[3] < 0)
@@ -290,11 +290,11 @@ int export_track_sampler(const struct sampler *s, int rotation, int euler, doubl
 		exporter_free(ex);
 		return ex ? 0 : -1;
 	}
-	interp =
-	    euler
-	        ? (export_bake_euler(ex, s, 0, 0, &times, &values, &count) < 0 ? -1 : INTERP_LINEAR)
-	        : export_gltf_keys(ex, s, rotation ? PATH_ROTATION : PATH_TRANSLATION, &times,
-	                           &values, &count);
+	interp = euler ? (export_bake_euler(ex, s, euler, 0, 0, &times, &values, &count) < 0
+	                      ? -1
+	                      : INTERP_LINEAR)
+	               : export_gltf_keys(ex, s, rotation ? PATH_ROTATION : PATH_TRANSLATION,
+	                                  &times, &values, &count);
 	exporter_free(ex);
 	if (interp < 0)
 		return -1;

@@ -116,6 +116,13 @@ static const struct {
     {SCHEMA_ZOUNA, ZOUNA_MESH, "mesh value", VALUE_FLOAT},
     {SCHEMA_ZOUNA, ZOUNA_MORPH, "morph weight", VALUE_FLOAT},
     {SCHEMA_BURNOUT, BURNOUT_STATE_VECTORS, "state vectors", VALUE_FLOAT4},
+    {SCHEMA_MOCAP, MOCAP_POSITION, "position", VALUE_FLOAT3},
+    {SCHEMA_MOCAP, MOCAP_ROTATION_XYZ, "rotation XYZ", VALUE_FLOAT3},
+    {SCHEMA_MOCAP, MOCAP_ROTATION_XZY, "rotation XZY", VALUE_FLOAT3},
+    {SCHEMA_MOCAP, MOCAP_ROTATION_YXZ, "rotation YXZ", VALUE_FLOAT3},
+    {SCHEMA_MOCAP, MOCAP_ROTATION_YZX, "rotation YZX", VALUE_FLOAT3},
+    {SCHEMA_MOCAP, MOCAP_ROTATION_ZXY, "rotation ZXY", VALUE_FLOAT3},
+    {SCHEMA_MOCAP, MOCAP_ROTATION_ZYX, "rotation ZYX", VALUE_FLOAT3},
 };
 
 int schema_property_type(const char *schema, uint64_t property, enum value_type *type)

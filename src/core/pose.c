@@ -6,11 +6,42 @@
 #include <stdlib.h>
 #include <string.h>
 
-void pose_euler_quaternion(const float e[3], float q[4])
+/* q = a * b, x y z w */
+static void quaternion_multiply(const double a[4], const double b[4], double q[4])
 {
+	q[0] = a[3] * b[0] + a[0] * b[3] + a[1] * b[2] - a[2] * b[1];
+	q[1] = a[3] * b[1] - a[0] * b[2] + a[1] * b[3] + a[2] * b[0];
+	q[2] = a[3] * b[2] + a[0] * b[1] - a[1] * b[0] + a[2] * b[3];
+	q[3] = a[3] * b[3] - a[0] * b[0] - a[1] * b[1] - a[2] * b[2];
+}
+
+/* R = R(axis[0], e[0]) R(axis[1], e[1]) R(axis[2], e[2]), in degrees */
+static void ordered_euler_quaternion(const int axis[3], const float e[3], float out[4])
+{
+	double q[4] = {0, 0, 0, 1};
+
+	for (int i = 0; i < 3; i++) {
+		double half = (double)e[i] * (3.14159265358979323846 / 360.0),
+		       turn[4] = {0, 0, 0, cos(half)}, r[4];
+		turn[axis[i]] = sin(half);
+		quaternion_multiply(q, turn, r);
+		memcpy(q, r, sizeof(q));
+	}
+	for (int i = 0; i < 4; i++)
+		out[i] = (float)q[i];
+}
+
+void pose_euler_quaternion(int euler, const float e[3], float q[4])
+{
+	static const int orders[6][3] = {{0, 1, 2}, {0, 2, 1}, {1, 0, 2},
+	                                 {1, 2, 0}, {2, 0, 1}, {2, 1, 0}};
 	double cx = cos(e[0] / 2.0), sx = sin(e[0] / 2.0), cy = cos(e[1] / 2.0),
 	       sy = sin(e[1] / 2.0), cz = cos(e[2] / 2.0), sz = sin(e[2] / 2.0);
 
+	if (euler >= MOCAP_ROTATION_XYZ && euler <= MOCAP_ROTATION_ZYX) {
+		ordered_euler_quaternion(orders[euler - MOCAP_ROTATION_XYZ], e, q);
+		return;
+	}
 	q[0] = (float)(sx * cy * cz - cx * sy * sz);
 	q[1] = (float)(cx * sy * cz + sx * cy * sz);
 	q[2] = (float)(cx * cy * sz - sx * sy * cz);
@@ -19,11 +50,22 @@ void pose_euler_quaternion(const float e[3], float q[4])
 
 int pose_target_euler(struct pose_target *t)
 {
-	if (strcmp(t->schema, SCHEMA_ZOUNA) != 0 || t->property != ZOUNA_EULER_ROTATION)
-		return 0;
+	int euler = POSE_EULER_NONE;
+
+	if (strcmp(t->schema, SCHEMA_ZOUNA) == 0 && t->property == ZOUNA_EULER_ROTATION) {
+		euler = POSE_EULER_ZOUNA;
+		t->property = NODE_ROTATION;
+	} else if (strcmp(t->schema, SCHEMA_MOCAP) == 0 && t->property >= MOCAP_ROTATION_XYZ &&
+	           t->property <= MOCAP_ROTATION_ZYX) {
+		euler = (int)t->property;
+		t->property = NODE_ROTATION;
+	} else if (strcmp(t->schema, SCHEMA_MOCAP) == 0 && t->property == MOCAP_POSITION) {
+		t->property = NODE_TRANSLATION;
+	} else {
+		return POSE_EULER_NONE;
+	}
 	t->schema = SCHEMA_NODE;
-	t->property = NODE_ROTATION;
-	return 1;
+	return euler;
 }
 
 int32_t pose_match(const struct rig *rig, const struct pose_target *target, int own_rig,
@@ -148,7 +190,7 @@ void pose_at(struct pose *p, float t)
 		if (pt->euler) {
 			float angles[3];
 			curve_sample_f32(&pt->curve, &pt->cursor, t, angles);
-			pose_euler_quaternion(angles, at);
+			pose_euler_quaternion(pt->euler, angles, at);
 		} else {
 			curve_sample_f32(&pt->curve, &pt->cursor, t, at);
 		}

@@ -1388,6 +1388,41 @@ START_TEST(rigs_export_as_node_trees)
 }
 END_TEST
 
+/* A BVH take exports as its joints' node tree, each Euler rotation baked in its own channel
+ * order: Blender must pose every joint where animdex does (written for tests/scripts/export.sh),
+ * and the asset keeps every track. */
+START_TEST(bvh_takes_export_as_node_trees)
+{
+	char file[600], path[200], *text;
+	size_t length;
+	struct http_reply r;
+	json_int_t take;
+	json_t *doc, *parents;
+
+	testutil_src_path("tests/data/bvh/three_orders.bvh", file, sizeof(file));
+	ck_assert_ptr_nonnull(text = testutil_read_file(file, &length));
+	take = upload_one("three_orders.bvh", text, length);
+	free(text);
+	snprintf(path, sizeof(path), "/api/resources/%lld/export", (long long)take);
+	ck_assert_int_eq(http_request(&d, "GET", path, NULL, 0, NULL, &r), 0);
+	ck_assert_int_eq(r.status, 200);
+	write_file("bvh-take.glb", r.body, r.length);
+	doc = glb_doc(&r);
+	parents = parents_of(doc);
+	ck_assert_str_eq(json_string_value(json_object_get(parents, "Neck")), "Chest");
+	ck_assert_str_eq(json_string_value(json_object_get(parents, "EndSite_Neck")), "Neck");
+	ck_assert_str_eq(json_string_value(json_object_get(parents, "LeftLeg")), "Hips");
+	ck_assert_uint_eq(json_array_size(json_object_get(
+	                      json_array_get(json_object_get(doc, "animations"), 0), "channels")),
+	                  5); /* the root's position and four rotations, none kept aside */
+	snprintf(path, sizeof(path), "/api/resources/%lld/pose?t=0,1,2", (long long)take);
+	write_rig_expected("bvh-take.expected.json", doc, path);
+	json_decref(parents);
+	json_decref(doc);
+	http_reply_cleanup(&r);
+}
+END_TEST
+
 /* Node names are made unique in linear time: a skeleton of 100,000 nodes of one name ("bone",
  * "bone #2" ... "bone #100000") exports in seconds (trying every suffix from 2 for each node
  * took minutes: past this test case's time-out of 120 s). */
@@ -1449,6 +1484,7 @@ int main(void)
 	tcase_add_test(tc, bad_export_requests);
 	tcase_add_test(tc, an_asset_made_again_is_the_asset_held);
 	tcase_add_test(tc, rigs_export_as_node_trees); /* last: it uploads more entries */
+	tcase_add_test(tc, bvh_takes_export_as_node_trees);
 	suite_add_tcase(s, tc);
 	tcase_add_test(limits, many_nodes_of_one_name_export_in_linear_time);
 	tcase_set_timeout(limits, 120);

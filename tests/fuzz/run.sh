@@ -20,7 +20,7 @@ common="-D_POSIX_C_SOURCE=200809L -I$src/include -I$src/tests/lib $(pkg-config -
 libs="$(pkg-config --libs jansson zlib) -lm"
 decoders="$src/src/base/error.c $src/src/base/buf.c $src/src/base/hash.c $src/src/core/model.c $src/src/core/rig.c $src/src/core/curve.c $src/src/core/reduce.c $src/src/base/base64.c \
 $src/src/formats/format.c $src/src/formats/reader.c $src/src/formats/writer.c $src/src/formats/radient.c $src/src/formats/radient_native.c \
-$src/src/formats/zouna.c $src/src/formats/zouna_keys.c $src/src/formats/zouna_native.c $src/src/formats/zouna_native_chains.c $src/src/formats/zouna_native_check.c $src/src/formats/zouna_native_keys.c $src/src/formats/zouna_native_plan.c $src/src/formats/zouna_skel.c $src/src/formats/zouna_skel_native.c $src/src/formats/gltf.c $src/src/formats/gltf_data.c $src/src/formats/gltf_kept.c $src/src/formats/gltf_rig.c $src/src/formats/burnout.c $src/src/formats/burnout_bundle.c $src/src/formats/burnout_native.c $src/src/formats/burnout_rig.c"
+$src/src/formats/zouna.c $src/src/formats/zouna_keys.c $src/src/formats/zouna_native.c $src/src/formats/zouna_native_chains.c $src/src/formats/zouna_native_check.c $src/src/formats/zouna_native_keys.c $src/src/formats/zouna_native_plan.c $src/src/formats/zouna_skel.c $src/src/formats/zouna_skel_native.c $src/src/formats/gltf.c $src/src/formats/gltf_data.c $src/src/formats/gltf_kept.c $src/src/formats/gltf_rig.c $src/src/formats/burnout.c $src/src/formats/burnout_bundle.c $src/src/formats/burnout_native.c $src/src/formats/burnout_rig.c $src/src/formats/bvh.c $src/src/base/utf8.c"
 # seeds, from the same writers the tests use
 # shellcheck disable=SC2086
 clang -O1 $common -o "$build/make_seeds" "$src/tests/fuzz/make_seeds.c" \
@@ -32,7 +32,9 @@ mkdir -p "$build/seeds/radient"
 for f in "$src"/tests/data/radient/valid/*.json; do
 	{ printf '\000'; cat "$f"; } >"$build/seeds/radient/$(basename "$f")"
 done
-for target in radient zouna native skel gltf burnout router; do
+mkdir -p "$build/seeds/bvh"
+cp "$src"/tests/data/bvh/*.bvh "$build/seeds/bvh/"
+for target in radient zouna native skel gltf burnout bvh router; do
 	family=$target
 	[ "$target" = router ] && family=""
 	# shellcheck disable=SC2086
