@@ -308,6 +308,9 @@ int catalog_read_rig(struct catalog *cat, int64_t id, struct rig *rig, struct er
 /* The rig of entry id named by a skeleton= parameter: an entry that does not exist, or has no
  * rig, is an ERROR_BAD_PARAMETER naming "skeleton". */
 int catalog_read_skeleton(struct catalog *cat, int64_t id, struct rig *rig, struct error *err);
+/* The same for another parameter's name ("from", "to"). */
+int catalog_read_rig_of(struct catalog *cat, int64_t id, const char *parameter, struct rig *rig,
+                        struct error *err);
 /* How many nodes an entry's rig has (without reading them), or -1 with err set. */
 int64_t catalog_rig_size(struct catalog *cat, int64_t id, struct error *err);
 

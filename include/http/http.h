@@ -180,6 +180,7 @@ void route_keys(struct request *req, struct response *resp);
 void route_sample(struct request *req, struct response *resp);
 void route_pose(struct request *req, struct response *resp);
 void route_skeletons(struct request *req, struct response *resp);
+void route_bonemap(struct request *req, struct response *resp);
 void route_compare(struct request *req, struct response *resp);
 void route_events(struct request *req, struct response *resp);
 void route_handle(struct request *req, struct response *resp);

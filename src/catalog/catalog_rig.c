@@ -115,6 +115,12 @@ int catalog_read_rig(struct catalog *cat, int64_t id, struct rig *rig, struct er
 
 int catalog_read_skeleton(struct catalog *cat, int64_t id, struct rig *rig, struct error *err)
 {
+	return catalog_read_rig_of(cat, id, "skeleton", rig, err);
+}
+
+int catalog_read_rig_of(struct catalog *cat, int64_t id, const char *parameter, struct rig *rig,
+                        struct error *err)
+{
 	struct db_stmt *s;
 
 	if (catalog_read_rig(cat, id, rig, err) < 0)
@@ -127,16 +133,16 @@ int catalog_read_skeleton(struct catalog *cat, int64_t id, struct rig *rig, stru
 	if (catalog_step_resource(s, id, "finding the skeleton", err) < 0) {
 		if (err->code == ERROR_NOT_FOUND) {
 			error_init(err);
-			error_set(err, ERROR_BAD_PARAMETER, "skeleton", -1,
-			          "skeleton: no entry has id %" PRId64, id);
+			error_set(err, ERROR_BAD_PARAMETER, parameter, -1,
+			          "%s: no entry has id %" PRId64, parameter, id);
 		}
 		return -1;
 	}
 	db_reset(s);
-	error_set(err, ERROR_BAD_PARAMETER, "skeleton", -1,
-	          "skeleton: entry %" PRId64 " has no rig (a Skel_Z, a glTF Skeleton or an "
+	error_set(err, ERROR_BAD_PARAMETER, parameter, -1,
+	          "%s: entry %" PRId64 " has no rig (a Skel_Z, a glTF Skeleton, a BVH take or an "
 	          "animation with a rig of its own has one)",
-	          id);
+	          parameter, id);
 	return -1;
 }
 

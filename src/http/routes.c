@@ -25,6 +25,7 @@ static const struct route routes[] = {
     {"GET", "/api/resources/{}/native", route_native, 0},
     {"GET", "/api/export", route_export_many, 0},
     {"GET", "/api/compare", route_compare, 0},
+    {"GET", "/api/bonemap", route_bonemap, 0},
     {"GET", "/api/events", route_events, 0},
     {"GET", "/api/handles/{}", route_handle, 0},
     {"POST", "/api/names", route_names, 1},

@@ -593,6 +593,87 @@ START_TEST(poses_beyond_float32_are_refused_not_written_as_null)
 }
 END_TEST
 
+/* A proposed bone map between two takes of one skeleton named by two conventions: every bone
+ * paired, each saying how; the parameters refused by name. */
+START_TEST(bone_maps_are_proposed_between_rigs)
+{
+	static const char *const renames[][2] = {{"ROOT Hips", "ROOT mixamorig:Hips"},
+	                                         {"JOINT Chest", "JOINT mixamorig:Spine"},
+	                                         {"JOINT Neck", "JOINT mixamorig:Neck"},
+	                                         {"JOINT LeftLeg", "JOINT mixamorig:leg_l"}};
+	char file[600], path[200], *text, *renamed;
+	size_t length;
+	json_int_t cmu, mixamo;
+	json_t *j, *pairs, *p;
+	size_t i;
+
+	testutil_src_path("tests/data/bvh/three_orders.bvh", file, sizeof(file));
+	ck_assert_ptr_nonnull(text = testutil_read_file(file, &length));
+	cmu = http_upload_one(&d, "three_orders.bvh", text, length);
+	renamed = malloc(length + 256);
+	ck_assert_ptr_nonnull(renamed);
+	strcpy(renamed, text);
+	for (i = 0; i < 4; i++) {
+		char *at = strstr(renamed, renames[i][0]), rest[4096];
+		ck_assert_ptr_nonnull(at);
+		snprintf(rest, sizeof(rest), "%s", at + strlen(renames[i][0]));
+		sprintf(at, "%s%s", renames[i][1], rest);
+	}
+	mixamo = http_upload_one(&d, "mixamo_names.bvh", renamed, strlen(renamed));
+	snprintf(path, sizeof(path), "/api/bonemap?from=%lld&to=%lld", (long long)cmu,
+	         (long long)mixamo);
+	j = http_get_json(&d, path, 200);
+	pairs = json_object_get(j, "pairs");
+	ck_assert_int_eq(json_integer_value(json_object_get(j, "count")), 6);
+	ck_assert_uint_eq(json_array_size(json_object_get(json_object_get(j, "unmapped"), "from")),
+	                  0);
+	ck_assert_uint_eq(json_array_size(json_object_get(json_object_get(j, "unmapped"), "to")),
+	                  0);
+	json_array_foreach(pairs, i, p)
+	{
+		const char *from = json_string_value(
+		               json_object_get(json_object_get(p, "from"), "name")),
+		           *how = json_string_value(json_object_get(p, "how"));
+		json_int_t a = json_integer_value(
+		               json_object_get(json_object_get(p, "from"), "source")),
+		           b = json_integer_value(
+		               json_object_get(json_object_get(p, "to"), "source"));
+		ck_assert_msg(a == b, "%s paired with node %lld", from, (long long)b);
+		if (strcmp(from, "LeftLeg") == 0 || strcmp(from, "Hips") == 0)
+			ck_assert_str_eq(how, "folded");
+		if (strcmp(from, "Chest") == 0)
+			ck_assert_str_eq(how, "structure");
+	}
+	json_decref(j);
+	/* refusals name their parameter */
+	snprintf(path, sizeof(path), "/api/bonemap?from=%lld", (long long)cmu);
+	j = http_get_json(&d, path, 400);
+	ck_assert_str_eq(json_string_value(json_object_get(json_object_get(j, "error"), "path")),
+	                 "to");
+	json_decref(j);
+	snprintf(path, sizeof(path), "/api/bonemap?from=0&to=%lld", (long long)cmu);
+	j = http_get_json(&d, path, 400);
+	ck_assert_str_eq(json_string_value(json_object_get(json_object_get(j, "error"), "path")),
+	                 "from");
+	json_decref(j);
+	snprintf(path, sizeof(path), "/api/bonemap?from=%lld&to=999999", (long long)cmu);
+	j = http_get_json(&d, path, 400);
+	ck_assert_ptr_nonnull(
+	    strstr(json_string_value(json_object_get(json_object_get(j, "error"), "message")),
+	           "to: no entry has id 999999"));
+	json_decref(j);
+	snprintf(path, sizeof(path), "/api/bonemap?from=%lld&to=%lld", (long long)run,
+	         (long long)cmu); /* an animation without a rig of its own */
+	j = http_get_json(&d, path, 400);
+	ck_assert_ptr_nonnull(
+	    strstr(json_string_value(json_object_get(json_object_get(j, "error"), "message")),
+	           "has no rig"));
+	json_decref(j);
+	free(text);
+	free(renamed);
+}
+END_TEST
+
 static Suite *pose_suite(void)
 {
 	Suite *s = suite_create("pose");
@@ -605,6 +686,7 @@ static Suite *pose_suite(void)
 	tcase_add_test(tc, f32_carries_the_same_pose);
 	tcase_add_test(tc, a_gltf_animation_poses_on_its_own_rig);
 	tcase_add_test(tc, refusals_name_the_parameter);
+	tcase_add_test(tc, bone_maps_are_proposed_between_rigs);
 	tcase_add_test(tc, names_given_to_handles_name_rig_nodes);
 	tcase_add_test(tc, euler_rotations_turn_their_bone);
 	tcase_add_test(tc, poses_beyond_float32_are_refused_not_written_as_null);

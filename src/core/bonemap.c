@@ -1,0 +1,353 @@
+/* bonemap.c: a proposed map between two rigs' bones (bonemap.h): names folded by the usual
+ * conventions, paired rule by rule where a key is one bone on each side, then the bones left
+ * under paired parents. */
+#include "core/bonemap.h"
+
+#include <ctype.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* Appends word [w, w + n) lower-cased, unless it is a side word or a prefix word. */
+static void fold_word(const char *w, size_t n, int first, char *side, char *out, size_t size,
+                      size_t *len)
+{
+	char lower[64];
+
+	if (n >= sizeof(lower))
+		n = sizeof(lower) - 1;
+	for (size_t i = 0; i < n; i++)
+		lower[i] = (char)tolower((unsigned char)w[i]);
+	lower[n] = '\0';
+	if (first && (strcmp(lower, "bip01") == 0 || strcmp(lower, "bip001") == 0 ||
+	              strcmp(lower, "mixamorig") == 0))
+		return;
+	if (strcmp(lower, "l") == 0 || strcmp(lower, "left") == 0) {
+		*side = 'l';
+		return;
+	}
+	if (strcmp(lower, "r") == 0 || strcmp(lower, "right") == 0) {
+		*side = 'r';
+		return;
+	}
+	for (size_t i = 0; i < n && *len + 1 < size; i++)
+		out[(*len)++] = lower[i];
+	out[*len] = '\0';
+}
+
+/* Whether a word ends before s[i]: at a case change (a lower case letter or digit then an
+ * upper case one, or the last upper case letter of a run before a lower case one). */
+static int case_break(const char *s, size_t start, size_t i)
+{
+	unsigned char a = (unsigned char)s[i - 1], b = (unsigned char)s[i], c;
+
+	if (i == start || !isupper(b))
+		return 0;
+	if (islower(a) || isdigit(a))
+		return 1;
+	c = (unsigned char)s[i + 1];
+	return isupper(a) && islower(c);
+}
+
+void bonemap_fold(const char *name, char *out, size_t size)
+{
+	const char *s = name ? name : "";
+	size_t len = 0, i = 0, start, end;
+	char side = 0;
+	int first = 1;
+
+	if (size == 0)
+		return;
+	out[0] = '\0';
+	while (s[i]) {
+		while (s[i] && !isalnum((unsigned char)s[i]))
+			i++;
+		start = i;
+		while (s[i] && isalnum((unsigned char)s[i]))
+			i++;
+		end = i;
+		if (s[end] == ':' || s[end] == '|')
+			continue; /* a namespace ("mixamorig:") or an armature's name ("Armature|")
+			           */
+		for (size_t k = start; k < end; k++)
+			if (k > start && case_break(s, start, k)) {
+				fold_word(s + start, k - start, first, &side, out, size, &len);
+				first = 0;
+				start = k;
+			}
+		if (end > start) {
+			fold_word(s + start, end - start, first, &side, out, size, &len);
+			first = 0;
+		}
+	}
+	if (side && len + 2 < size) {
+		out[len++] = '.';
+		out[len++] = side;
+		out[len] = '\0';
+	}
+}
+
+struct keyed {
+	const char *key;
+	uint32_t node;
+};
+
+static int keyed_order(const void *a, const void *b)
+{
+	const struct keyed *x = a, *y = b;
+	int c = strcmp(x->key, y->key);
+	return c ? c : (x->node > y->node) - (x->node < y->node);
+}
+
+/* The nodes whose key is set, sorted by key. */
+static struct keyed *sorted_keys(char *const *keys, size_t count, size_t *n)
+{
+	struct keyed *k = malloc((count + 1) * sizeof(*k));
+
+	*n = 0;
+	if (!k)
+		return NULL;
+	for (size_t i = 0; i < count; i++)
+		if (keys[i] && keys[i][0])
+			k[(*n)++] = (struct keyed){keys[i], (uint32_t)i};
+	qsort(k, *n, sizeof(*k), keyed_order);
+	return k;
+}
+
+/* The one node of the key in sorted[n], or -1 when none or several have it. */
+static int32_t only_one(const struct keyed *sorted, size_t n, const char *key)
+{
+	size_t lo = 0, hi = n;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		if (strcmp(sorted[mid].key, key) < 0)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (lo == n || strcmp(sorted[lo].key, key) != 0)
+		return -1;
+	if (lo + 1 < n && strcmp(sorted[lo + 1].key, key) == 0)
+		return -1;
+	return (int32_t)sorted[lo].node;
+}
+
+struct proposal {
+	struct bonemap *map;
+	const char **how;   /* per target */
+	double *confidence; /* per target */
+	size_t from_count, to_count;
+};
+
+static void pair(struct proposal *p, uint32_t from, uint32_t to, const char *how, double conf)
+{
+	p->map->of_target[to] = (int32_t)from;
+	p->map->of_source[from] = (int32_t)to;
+	p->how[to] = how;
+	p->confidence[to] = conf;
+}
+
+/* Pairs the unpaired bones whose key is one bone on each side. -1 when out of memory. */
+static int pair_by_key(struct proposal *p, char *const *from_keys, char *const *to_keys,
+                       const char *how, double conf)
+{
+	size_t nf, nt;
+	struct keyed *f = sorted_keys(from_keys, p->from_count, &nf),
+	             *t = sorted_keys(to_keys, p->to_count, &nt);
+
+	if (!f || !t) {
+		free(f);
+		free(t);
+		return -1;
+	}
+	for (size_t i = 0; i < p->to_count; i++) {
+		int32_t s;
+		if (p->map->of_target[i] >= 0 || !to_keys[i] || !to_keys[i][0] ||
+		    only_one(t, nt, to_keys[i]) < 0)
+			continue;
+		s = only_one(f, nf, to_keys[i]);
+		if (s >= 0 && p->map->of_source[s] < 0)
+			pair(p, (uint32_t)s, (uint32_t)i, how, conf);
+	}
+	free(f);
+	free(t);
+	return 0;
+}
+
+static void free_keys(char **keys, size_t n)
+{
+	for (size_t i = 0; keys && i < n; i++)
+		free(keys[i]);
+	free(keys);
+}
+
+enum key_kind { KEY_HANDLE, KEY_NAME, KEY_FOLDED, KEY_NUMBER };
+
+/* Each node's key of a kind (NULL where it has none). */
+static char **rig_keys(const struct rig *rig, enum key_kind kind)
+{
+	char **keys = calloc(rig->count + 1, sizeof(char *));
+	char text[BONEMAP_FOLDED_SIZE];
+
+	if (!keys)
+		return NULL;
+	for (size_t i = 0; i < rig->count; i++) {
+		const struct rig_node *n = &rig->nodes[i];
+		if (kind == KEY_HANDLE) {
+			if (!n->has_handle)
+				continue;
+			snprintf(text, sizeof(text), "%08x", (unsigned)n->handle);
+		} else if (!n->name) {
+			continue;
+		} else if (kind == KEY_NAME) {
+			snprintf(text, sizeof(text), "%s", n->name);
+		} else {
+			bonemap_fold(n->name, text, sizeof(text));
+			if (kind == KEY_NUMBER) { /* "spine1.l" -> "spine.l", "arm.l" as it is */
+				char *dot = strrchr(text, '.'), suffix[3] = "";
+				size_t end = dot ? (size_t)(dot - text) : strlen(text), d = end;
+				if (dot)
+					snprintf(suffix, sizeof(suffix), "%s", dot);
+				while (d > 0 && isdigit((unsigned char)text[d - 1]))
+					d--;
+				if (d == 0)
+					continue; /* nothing but a number */
+				snprintf(text + d, sizeof(text) - d, "%s", suffix);
+			}
+		}
+		if (!(keys[i] = strdup(text))) {
+			free_keys(keys, rig->count);
+			return NULL;
+		}
+	}
+	return keys;
+}
+
+/* Children lists: first[n] and next[n], -1 ending them; roots listed under index count. */
+static int children(const struct rig *rig, int32_t **first, int32_t **next)
+{
+	*first = malloc((rig->count + 1) * sizeof(int32_t));
+	*next = malloc((rig->count + 1) * sizeof(int32_t));
+	if (!*first || !*next)
+		return -1;
+	for (size_t i = 0; i <= rig->count; i++)
+		(*first)[i] = (*next)[i] = -1;
+	for (size_t k = rig->count; k-- > 0;) {
+		int32_t parent = rig->nodes[k].parent;
+		size_t slot = parent < 0 ? rig->count : (size_t)parent;
+		(*next)[k] = (*first)[slot];
+		(*first)[slot] = (int32_t)k;
+	}
+	return 0;
+}
+
+/* The only unpaired child of `slot` (a node, or count for the roots), -1 when none or several;
+ * of_side: the side's pairing. */
+static int32_t only_unpaired(const int32_t *first, const int32_t *next, size_t slot,
+                             const int32_t *of_side)
+{
+	int32_t found = -1;
+
+	for (int32_t c = first[slot]; c >= 0; c = next[c])
+		if (of_side[c] < 0) {
+			if (found >= 0)
+				return -1;
+			found = c;
+		}
+	return found;
+}
+
+/* Bones left under paired parents (or the roots left), one a side: paired down the tree
+ * until nothing more pairs. -1 when out of memory. */
+static int pair_by_structure(struct proposal *p, const struct rig *from, const struct rig *to)
+{
+	int32_t *ff = NULL, *fn = NULL, *tf = NULL, *tn = NULL;
+	int rc = -1, paired = 1;
+
+	if (children(from, &ff, &fn) < 0 || children(to, &tf, &tn) < 0)
+		goto done;
+	while (paired) {
+		paired = 0;
+		for (size_t slot = 0; slot <= to->count; slot++) {
+			size_t source_slot;
+			int32_t t, s;
+			if (slot < to->count && p->map->of_target[slot] < 0)
+				continue;
+			source_slot =
+			    slot < to->count ? (size_t)p->map->of_target[slot] : from->count;
+			t = only_unpaired(tf, tn, slot, p->map->of_target);
+			s = only_unpaired(ff, fn, source_slot, p->map->of_source);
+			if (t >= 0 && s >= 0) {
+				pair(p, (uint32_t)s, (uint32_t)t, "structure", 0.5);
+				paired = 1;
+			}
+		}
+	}
+	rc = 0;
+done:
+	free(ff);
+	free(fn);
+	free(tf);
+	free(tn);
+	return rc;
+}
+
+int bonemap_propose(const struct rig *from, const struct rig *to, struct bonemap *out)
+{
+	static const struct {
+		enum key_kind kind;
+		const char *how;
+		double confidence;
+	} rules[] = {{KEY_HANDLE, "handle", 1.0},
+	             {KEY_NAME, "name", 1.0},
+	             {KEY_FOLDED, "folded", 0.9},
+	             {KEY_NUMBER, "number", 0.7}};
+	struct proposal p = {out, NULL, NULL, from->count, to->count};
+	int rc = -1;
+
+	memset(out, 0, sizeof(*out));
+	out->of_target = malloc((to->count + 1) * sizeof(int32_t));
+	out->of_source = malloc((from->count + 1) * sizeof(int32_t));
+	p.how = calloc(to->count + 1, sizeof(char *));
+	p.confidence = calloc(to->count + 1, sizeof(double));
+	if (!out->of_target || !out->of_source || !p.how || !p.confidence)
+		goto done;
+	for (size_t i = 0; i < to->count; i++)
+		out->of_target[i] = -1;
+	for (size_t i = 0; i < from->count; i++)
+		out->of_source[i] = -1;
+	for (size_t r = 0; r < sizeof(rules) / sizeof(rules[0]); r++) {
+		char **fk = rig_keys(from, rules[r].kind), **tk = rig_keys(to, rules[r].kind);
+		int failed =
+		    !fk || !tk || pair_by_key(&p, fk, tk, rules[r].how, rules[r].confidence) < 0;
+		free_keys(fk, from->count);
+		free_keys(tk, to->count);
+		if (failed)
+			goto done;
+	}
+	if (pair_by_structure(&p, from, to) < 0)
+		goto done;
+	out->pairs = malloc((to->count + 1) * sizeof(*out->pairs));
+	if (!out->pairs)
+		goto done;
+	for (size_t i = 0; i < to->count; i++)
+		if (out->of_target[i] >= 0)
+			out->pairs[out->pair_count++] = (struct bonemap_pair){
+			    (uint32_t)out->of_target[i], (uint32_t)i, p.how[i], p.confidence[i]};
+	rc = 0;
+done:
+	free(p.how);
+	free(p.confidence);
+	if (rc < 0)
+		bonemap_cleanup(out);
+	return rc;
+}
+
+void bonemap_cleanup(struct bonemap *map)
+{
+	free(map->pairs);
+	free(map->of_target);
+	free(map->of_source);
+	memset(map, 0, sizeof(*map));
+}

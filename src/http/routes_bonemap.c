@@ -1,0 +1,92 @@
+/* routes_bonemap.c: GET /api/bonemap?from=ID&to=ID, the proposed map from one entry's rig onto
+ * another's (core/bonemap.h): each pair with how it was found and a confidence, and every bone
+ * of either side left unmapped. */
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "catalog/catalog.h"
+#include "core/bonemap.h"
+#include "http/http.h"
+
+static json_t *node_json(const struct rig *rig, uint32_t i)
+{
+	char label[300];
+
+	rig_node_label(&rig->nodes[i], label, sizeof(label));
+	return json_pack("{s:I, s:s}", "source", (json_int_t)rig->nodes[i].source, "name", label);
+}
+
+/* The entry id of parameter `name`: 0, or -1 with err naming it. */
+static int entry_arg(struct request *req, const char *name, int64_t *id, struct error *err)
+{
+	const char *text = request_arg(req, name);
+	uint64_t v;
+
+	if (!text) {
+		error_set(err, ERROR_BAD_PARAMETER, name, -1,
+		          "%s: missing; give from=ID&to=ID, two entries with rigs", name);
+		return -1;
+	}
+	if (route_decimal(text, INT64_MAX, &v) < 0 || v == 0) {
+		error_set(err, ERROR_BAD_PARAMETER, name, -1,
+		          "%s: '%.40s' is not an entry id (1, 2, 3...)", name, text);
+		return -1;
+	}
+	*id = (int64_t)v;
+	return 0;
+}
+
+static json_t *bonemap_json(int64_t from_id, const struct rig *from, int64_t to_id,
+                            const struct rig *to, const struct bonemap *map)
+{
+	json_t *pairs = json_array(), *left_from = json_array(), *left_to = json_array();
+
+	for (size_t i = 0; i < map->pair_count; i++) {
+		const struct bonemap_pair *p = &map->pairs[i];
+		json_array_append_new(pairs, json_pack("{s:o, s:o, s:s, s:f}", "from",
+		                                       node_json(from, p->from), "to",
+		                                       node_json(to, p->to), "how", p->how,
+		                                       "confidence", p->confidence));
+	}
+	for (size_t i = 0; i < from->count; i++)
+		if (map->of_source[i] < 0)
+			json_array_append_new(left_from, node_json(from, (uint32_t)i));
+	for (size_t i = 0; i < to->count; i++)
+		if (map->of_target[i] < 0)
+			json_array_append_new(left_to, node_json(to, (uint32_t)i));
+	return json_pack("{s:{s:I, s:I}, s:{s:I, s:I}, s:I, s:o, s:{s:o, s:o}}", "from", "id",
+	                 (json_int_t)from_id, "nodes", (json_int_t)from->count, "to", "id",
+	                 (json_int_t)to_id, "nodes", (json_int_t)to->count, "count",
+	                 (json_int_t)map->pair_count, "pairs", pairs, "unmapped", "from", left_from,
+	                 "to", left_to);
+}
+
+void route_bonemap(struct request *req, struct response *resp)
+{
+	struct catalog *cat = route_catalog(req, resp);
+	struct rig from, to;
+	struct bonemap map = {0};
+	struct error err;
+	int64_t from_id, to_id;
+	json_t *answer = NULL;
+
+	if (!cat)
+		return;
+	error_init(&err);
+	rig_init(&from);
+	rig_init(&to);
+	if (entry_arg(req, "from", &from_id, &err) == 0 &&
+	    entry_arg(req, "to", &to_id, &err) == 0 &&
+	    catalog_read_rig_of(cat, from_id, "from", &from, &err) == 0 &&
+	    catalog_read_rig_of(cat, to_id, "to", &to, &err) == 0) {
+		if (bonemap_propose(&from, &to, &map) < 0 ||
+		    !(answer = bonemap_json(from_id, &from, to_id, &to, &map)))
+			error_set(&err, ERROR_INTERNAL, NULL, -1, "out of memory");
+	}
+	bonemap_cleanup(&map);
+	rig_cleanup(&from);
+	rig_cleanup(&to);
+	response_result(resp, answer, &err);
+}

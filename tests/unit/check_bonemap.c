@@ -1,0 +1,179 @@
+/* check_bonemap.c: the proposed bone map (core/bonemap.h): names folded by the conventions rigs
+ * are named by (Mixamo, CMU, 3ds Max's Bip01, Unreal's _l/_r, Blender's .L), each rule in its
+ * order, ambiguous names left to a later rule, the bones left under paired parents paired by
+ * structure, and every bone left unmapped on either side. */
+#include <check.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/bonemap.h"
+#include "testutil.h"
+
+START_TEST(names_fold_by_the_usual_conventions)
+{
+	static const struct {
+		const char *name, *folded;
+	} cases[] = {
+	    {"mixamorig:LeftUpLeg", "upleg.l"},
+	    {"LeftUpLeg", "upleg.l"},
+	    {"upleg_l", "upleg.l"},
+	    {"Bip01 L UpLeg", "upleg.l"},
+	    {"UpLeg.L", "upleg.l"},
+	    {"RightHand", "hand.r"},
+	    {"hand_r", "hand.r"},
+	    {"Bip01 R Hand", "hand.r"},
+	    {"LHipJoint", "hipjoint.l"},
+	    {"Armature|Spine1", "spine1"},
+	    {"EndSite_mixamorig:Neck", "endsiteneck"},
+	    {"a:b:Head", "head"},
+	    {"Hips", "hips"},
+	    {"HIPS", "hips"},
+	    {"Lower Back", "lowerback"},
+	    {"LowerBack", "lowerback"},
+	    {"neck-01", "neck01"},
+	    {"", ""},
+	};
+	char out[BONEMAP_FOLDED_SIZE];
+
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		bonemap_fold(cases[i].name, out, sizeof(out));
+		ck_assert_msg(strcmp(out, cases[i].folded) == 0, "%s: '%s', not '%s'",
+		              cases[i].name, out, cases[i].folded);
+	}
+	bonemap_fold(NULL, out, sizeof(out));
+	ck_assert_str_eq(out, "");
+}
+END_TEST
+
+static void make_rig(struct rig *rig, const char *const *names, const int32_t *parents,
+                     size_t count)
+{
+	rig_init(rig);
+	rig->nodes = calloc(count, sizeof(struct rig_node));
+	ck_assert_ptr_nonnull(rig->nodes);
+	rig->count = count;
+	for (size_t i = 0; i < count; i++) {
+		rig->nodes[i].source = (uint32_t)i;
+		rig->nodes[i].name = names[i] ? strdup(names[i]) : NULL;
+		rig->nodes[i].parent = parents[i];
+		rig->nodes[i].rotation[3] = 1;
+		rig->nodes[i].scale[0] = rig->nodes[i].scale[1] = rig->nodes[i].scale[2] = 1;
+	}
+}
+
+/* The rule that paired target bone `to` (by its index), or NULL. */
+static const struct bonemap_pair *pair_of(const struct bonemap *map, uint32_t to)
+{
+	for (size_t i = 0; i < map->pair_count; i++)
+		if (map->pairs[i].to == to)
+			return &map->pairs[i];
+	return NULL;
+}
+
+START_TEST(a_cmu_take_onto_a_mixamo_rig)
+{
+	/* CMU's names (as in Debian's 01_01.bvh) onto Mixamo's: the hips by structure (the roots),
+	 * the legs by their folded names, Spine1 by its name, a joint Mixamo lacks left */
+	static const char *const cmu[8] = {"Hips",       "LHipJoint", "LeftUpLeg", "LeftLeg",
+	                                   "RightUpLeg", "Spine",     "Spine1",    "LowerBack"};
+	static const int32_t cmu_parents[8] = {-1, 0, 1, 2, 0, 0, 5, 0};
+	static const char *const mixamo[6] = {"mixamorig:Pelvis",  "mixamorig:LeftUpLeg",
+	                                      "mixamorig:LeftLeg", "mixamorig:RightUpLeg",
+	                                      "mixamorig:Spine",   "mixamorig:Spine1"};
+	static const int32_t mixamo_parents[6] = {-1, 0, 1, 0, 0, 4};
+	struct rig from, to;
+	struct bonemap map;
+	const struct bonemap_pair *p;
+
+	make_rig(&from, cmu, cmu_parents, 8);
+	make_rig(&to, mixamo, mixamo_parents, 6);
+	ck_assert_int_eq(bonemap_propose(&from, &to, &map), 0);
+	ck_assert_uint_eq(map.pair_count, 6);
+	ck_assert_ptr_nonnull(p = pair_of(&map, 0));
+	ck_assert_uint_eq(p->from, 0);
+	ck_assert_str_eq(p->how, "structure");
+	ck_assert_ptr_nonnull(p = pair_of(&map, 1));
+	ck_assert_uint_eq(p->from, 2);
+	ck_assert_str_eq(p->how, "folded");
+	ck_assert_double_eq(p->confidence, 0.9);
+	ck_assert_uint_eq(pair_of(&map, 2)->from, 3);
+	ck_assert_uint_eq(pair_of(&map, 3)->from, 4);
+	ck_assert_uint_eq(pair_of(&map, 5)->from, 6);
+	ck_assert_int_eq(map.of_source[1], -1); /* LHipJoint: Mixamo has none */
+	ck_assert_int_eq(map.of_source[7], -1); /* LowerBack */
+	bonemap_cleanup(&map);
+	rig_cleanup(&from);
+	rig_cleanup(&to);
+}
+END_TEST
+
+START_TEST(each_rule_in_its_order_and_ambiguity_left_to_the_next)
+{
+	/* handles first; an exact name before a folded one; "Finger1" and "finger_1"
+	 * fold to one key... and the two "Tail" bones of the target are ambiguous: never paired */
+	static const char *const a[6] = {"Root", "Head", "head", "Arm1_L", "Tail", "Extra"};
+	static const int32_t ap[6] = {-1, 0, 0, 0, 0, 0};
+	static const char *const b[6] = {"root", "Head", "HEAD2", "arm_l", "Tail", "Tail"};
+	static const int32_t bp[6] = {-1, 0, 0, 0, 0, 0};
+	struct rig from, to;
+	struct bonemap map;
+
+	make_rig(&from, a, ap, 6);
+	make_rig(&to, b, bp, 6);
+	from.nodes[0].has_handle = to.nodes[0].has_handle = 1;
+	from.nodes[0].handle = to.nodes[0].handle = 0xDEADBEEF;
+	ck_assert_int_eq(bonemap_propose(&from, &to, &map), 0);
+	ck_assert_str_eq(pair_of(&map, 0)->how, "handle");
+	ck_assert_uint_eq(pair_of(&map, 1)->from, 1); /* "Head", not "head" */
+	ck_assert_str_eq(pair_of(&map, 1)->how, "name");
+	ck_assert_ptr_nonnull(pair_of(&map, 3)); /* Arm1_L onto arm_l: the number dropped */
+	ck_assert_uint_eq(pair_of(&map, 3)->from, 3);
+	ck_assert_str_eq(pair_of(&map, 3)->how, "number");
+	ck_assert_ptr_null(pair_of(&map, 4)); /* two Tails */
+	ck_assert_ptr_null(pair_of(&map, 5));
+	/* "head" and "HEAD2" fold apart, and "Head" is taken: they stay unmapped as the
+	 * structure pass finds several bones left under the root on each side */
+	ck_assert_ptr_null(pair_of(&map, 2));
+	bonemap_cleanup(&map);
+	rig_cleanup(&from);
+	rig_cleanup(&to);
+}
+END_TEST
+
+START_TEST(structure_pairs_chains_of_other_names)
+{
+	/* a chain named nothing alike: paired root down, one bone a parent */
+	static const char *const a[4] = {"a", "b", "c", NULL};
+	static const int32_t ap[4] = {-1, 0, 1, 2};
+	static const char *const b[5] = {"x", "y", "z", "w", "v"};
+	static const int32_t bp[5] = {-1, 0, 1, 2, 2};
+	struct rig from, to;
+	struct bonemap map;
+
+	make_rig(&from, a, ap, 4);
+	make_rig(&to, b, bp, 5);
+	ck_assert_int_eq(bonemap_propose(&from, &to, &map), 0);
+	ck_assert_uint_eq(map.pair_count, 3); /* z has two children: w and v stay unmapped */
+	for (uint32_t i = 0; i < 3; i++) {
+		ck_assert_uint_eq(pair_of(&map, i)->from, i);
+		ck_assert_str_eq(pair_of(&map, i)->how, "structure");
+	}
+	ck_assert_int_eq(map.of_source[3], -1);
+	bonemap_cleanup(&map);
+	rig_cleanup(&from);
+	rig_cleanup(&to);
+}
+END_TEST
+
+int main(void)
+{
+	Suite *s = suite_create("bonemap");
+	TCase *tc = tcase_create("bonemap");
+
+	tcase_add_test(tc, names_fold_by_the_usual_conventions);
+	tcase_add_test(tc, a_cmu_take_onto_a_mixamo_rig);
+	tcase_add_test(tc, each_rule_in_its_order_and_ambiguity_left_to_the_next);
+	tcase_add_test(tc, structure_pairs_chains_of_other_names);
+	suite_add_tcase(s, tc);
+	return testutil_run(s);
+}
