@@ -716,6 +716,46 @@ int testutil_zouna_native(const uint8_t *tmpl, size_t length, const char *class_
 	return native_zouna(&up, source, opt, out, err);
 }
 
+static char export_folder[900];
+
+const char *testutil_export_folder(const char *part)
+{
+	const char *top = getenv("ANIMDEX_EXPORT_DIR");
+	DIR *d;
+	struct dirent *e;
+	char path[1200];
+
+	if (!top) {
+		top = "tests/output/export";
+		mkdir("tests/output", 0755);
+	}
+	mkdir(top, 0755);
+	snprintf(export_folder, sizeof(export_folder), "%s/%s", top, part);
+	mkdir(export_folder, 0755);
+	d = opendir(export_folder);
+	while (d && (e = readdir(d)))
+		if (e->d_name[0] != '.') {
+			snprintf(path, sizeof(path), "%s/%s", export_folder, e->d_name);
+			unlink(path);
+		}
+	if (d)
+		closedir(d);
+	return export_folder;
+}
+
+void testutil_write_export(const char *name, const void *data, size_t length)
+{
+	char path[1200];
+	FILE *f;
+
+	ck_assert_msg(export_folder[0], "testutil_export_folder first");
+	snprintf(path, sizeof(path), "%s/%s", export_folder, name);
+	f = fopen(path, "wb");
+	ck_assert_msg(f != NULL, "%s: %s", path, strerror(errno));
+	ck_assert_uint_eq(fwrite(data, 1, length, f), length);
+	ck_assert_int_eq(fclose(f), 0);
+}
+
 void testutil_sample(const struct resource *res, size_t n, float t, float *out)
 {
 	struct curve c;

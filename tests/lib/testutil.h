@@ -45,6 +45,12 @@ int testutil_zouna_native(const uint8_t *tmpl, size_t length, const char *class_
                           const struct resource *source, const struct native_options *opt,
                           struct native_file *out, struct error *err);
 
+/* The folder a suite's assets go to for tests/scripts/export.sh's validator and Blender:
+ * $ANIMDEX_EXPORT_DIR/part (else tests/output/export/part), made, and emptied of an earlier
+ * run's files. testutil_write_export writes a file into it, asserting it is written whole. */
+const char *testutil_export_folder(const char *part);
+void testutil_write_export(const char *name, const void *data, size_t length);
+
 /* Samples track n of a decoded resource at t into out, with a fresh cursor. */
 void testutil_sample(const struct resource *res, size_t n, float t, float *out);
 

@@ -1,5 +1,6 @@
 #!/bin/sh
-# export.sh: the assets tests/daemon/check_export wrote to $ANIMDEX_EXPORT_DIR, checked by the
+# export.sh: the assets tests/daemon/check_export and check_export_rig wrote to
+# $ANIMDEX_EXPORT_DIR (a folder each: all/, rig/), checked by the
 # Khronos glTF Validator (npm gltf-validator, pinned in tests/export/package-lock.json,
 # installed by tests/lib/npm-tool.sh): 0 errors and 0 warnings each; then imported by a real Blender
 # (Debian's, headless), whose F-curves must show animdex's samples (tests/export/
@@ -9,12 +10,14 @@ src=${ANIMDEX_SRCDIR:-.}
 exports=${ANIMDEX_EXPORT_DIR:-tests/output/export}
 tools="$src/tests/export"
 status=0
-if ! ls "$exports"/*.glb >/dev/null 2>&1; then
-	echo "FAIL: export: no exported assets in $exports (tests/daemon/check_export writes them)"
-	exit 1
-fi
+for part in all rig; do
+	if ! ls "$exports/$part"/*.glb >/dev/null 2>&1; then
+		echo "FAIL: export: no exported assets in $exports/$part (tests/daemon/check_export and check_export_rig write them)"
+		exit 1
+	fi
+done
 sh "$src/tests/lib/npm-tool.sh" "$tools" gltf-validator || exit 1
-node "$tools/validate.mjs" "$exports"/*.glb "$exports"/*.gltf || status=1
+node "$tools/validate.mjs" "$exports"/*/*.glb "$exports"/*/*.gltf || status=1
 if [ "${ANIMDEX_NO_BLENDER:-0}" = 1 ]; then
 	echo "SKIP: export: Blender (ANIMDEX_NO_BLENDER=1)"
 	exit $status
@@ -24,7 +27,7 @@ if ! command -v blender >/dev/null 2>&1; then
 	exit 1
 fi
 set --
-for expected in "$exports"/*.expected.json; do
+for expected in "$exports"/*/*.expected.json; do
 	set -- "$@" "${expected%.expected.json}.glb" "$expected"
 done
 sh "$src/tests/lib/blender.sh" "$tools/blender_check.py" "$@" >"$exports/blender.log" 2>&1
