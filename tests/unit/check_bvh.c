@@ -339,6 +339,38 @@ START_TEST(one_frame_and_a_hundred_thousand)
 }
 END_TEST
 
+/* Windows line ends, two ROOTs (a prop beside the actor), and a take of no frames: a rig and
+ * no tracks. */
+START_TEST(crlf_two_roots_and_no_frames)
+{
+	static const char two[] = "HIERARCHY\r\nROOT actor\r\n{\r\n\tOFFSET 0 1 0\r\n"
+	                          "\tCHANNELS 3 Zrotation Xrotation Yrotation\r\n}\r\n"
+	                          "ROOT prop\r\n{\r\n\tOFFSET 2 0 0\r\n\tCHANNELS 3 Xposition "
+	                          "Yposition Zposition\r\n}\r\nMOTION\r\nFrames: 2\r\n"
+	                          "Frame Time: 0.5\r\n1 2 3 4 5 6\r\n7 8 9 10 11 12\r\n";
+	static const char none[] = "HIERARCHY\nROOT a\n{\nOFFSET 0 0 0\nCHANNELS 3 Xrotation "
+	                           "Yrotation Zrotation\nEnd Site\n{\nOFFSET 0 1 0\n}\n}\n"
+	                           "MOTION\nFrames: 0\nFrame Time: 0.033\n";
+	struct decode_result r;
+	struct resource *res = decoded(two, sizeof(two) - 1, &r);
+	float v[3];
+
+	ck_assert_uint_eq(res->rig.count, 2);
+	ck_assert_int_eq(res->rig.nodes[1].parent, -1);
+	ck_assert_str_eq(res->track_names[1], "prop position");
+	testutil_sample(res, 1, 0.5f, v);
+	ck_assert_float_eq(v[0], 10.0f);
+	ck_assert_float_eq(v[2], 12.0f);
+	ck_assert_double_eq(res->clip.duration, 0.5);
+	decode_result_cleanup(&r);
+	res = decoded(none, sizeof(none) - 1, &r);
+	ck_assert_uint_eq(res->rig.count, 2);
+	ck_assert_uint_eq(res->clip.channel_count, 0);
+	ck_assert_double_eq(res->clip.duration, 0);
+	decode_result_cleanup(&r);
+}
+END_TEST
+
 /* A file refused with a 422 whose message starts with "line N:" and says `says`. */
 static void refused(const char *what, const char *text, size_t length, unsigned long line,
                     const char *says)
@@ -538,6 +570,7 @@ int main(void)
 	tcase_add_test(tc, end_sites_offsets_and_frames_as_stored);
 	tcase_add_test(tc, one_frame_and_a_hundred_thousand);
 	tcase_add_test(tc, lines_after_the_frames_are_left_and_said);
+	tcase_add_test(tc, crlf_two_roots_and_no_frames);
 	tcase_add_test(tc, hostile_files_are_refused_naming_their_line);
 	tcase_add_test(tc, cmu_takes_pose_as_assimp_reads_them);
 	suite_add_tcase(s, tc);
