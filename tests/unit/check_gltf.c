@@ -934,6 +934,7 @@ START_TEST(tracks_kept_in_animdex_extras_are_read_back)
 		ck_assert_msg(strstr(err.path, "not_animated/0") ||
 		                  strstr(err.message, "not_animated/0"),
 		              "%s: %s", err.path, err.message);
+		decode_result_cleanup(&r);
 		free(none);
 	}
 }
