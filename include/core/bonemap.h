@@ -43,6 +43,13 @@ struct bonemap {
  * rest joined: "mixamorig:LeftUpLeg", "upleg_l" and "Bip01 L UpLeg" all give "upleg.l". */
 void bonemap_fold(const char *name, char *out, size_t size);
 
+/* A stored map's pairs (names[2 k] of `from`, names[2 k + 1] of `to`) on two rigs, how "map":
+ * a name is a node's name, its handle's name or its label ("node 3"). found[k] says whether
+ * pair k found both bones (each bone paired once: a later pair of a bone already paired is not
+ * found). 0, or -1 when out of memory. */
+int bonemap_from_pairs(const struct rig *from, const struct rig *to, const char *const *names,
+                       size_t count, struct bonemap *out, unsigned char *found);
+
 /* The proposed map from `from` onto `to`. 0, or -1 when out of memory. */
 int bonemap_propose(const struct rig *from, const struct rig *to, struct bonemap *out);
 void bonemap_cleanup(struct bonemap *map);

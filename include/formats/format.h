@@ -118,5 +118,6 @@ extern const struct format format_zouna;
 extern const struct format format_gltf;
 extern const struct format format_burnout;
 extern const struct format format_bvh;
+extern const struct format format_bonemap;
 
 #endif

@@ -344,6 +344,51 @@ done:
 	return rc;
 }
 
+/* The node of a rig a stored map's name names, or -1. */
+static int32_t named_node(const struct rig *rig, const char *name)
+{
+	char label[300];
+
+	for (size_t i = 0; i < rig->count; i++) {
+		if (rig->nodes[i].name && strcmp(rig->nodes[i].name, name) == 0)
+			return (int32_t)i;
+	}
+	for (size_t i = 0; i < rig->count; i++) {
+		rig_node_label(&rig->nodes[i], label, sizeof(label));
+		if (strcmp(label, name) == 0)
+			return (int32_t)i;
+	}
+	return -1;
+}
+
+int bonemap_from_pairs(const struct rig *from, const struct rig *to, const char *const *names,
+                       size_t count, struct bonemap *out, unsigned char *found)
+{
+	memset(out, 0, sizeof(*out));
+	out->of_target = malloc((to->count + 1) * sizeof(int32_t));
+	out->of_source = malloc((from->count + 1) * sizeof(int32_t));
+	out->pairs = malloc((count + 1) * sizeof(*out->pairs));
+	if (!out->of_target || !out->of_source || !out->pairs) {
+		bonemap_cleanup(out);
+		return -1;
+	}
+	for (size_t i = 0; i < to->count; i++)
+		out->of_target[i] = -1;
+	for (size_t i = 0; i < from->count; i++)
+		out->of_source[i] = -1;
+	for (size_t k = 0; k < count; k++) {
+		int32_t s = named_node(from, names[2 * k]), t = named_node(to, names[2 * k + 1]);
+		found[k] = s >= 0 && t >= 0 && out->of_source[s] < 0 && out->of_target[t] < 0;
+		if (!found[k])
+			continue;
+		out->of_source[s] = t;
+		out->of_target[t] = s;
+		out->pairs[out->pair_count++] =
+		    (struct bonemap_pair){(uint32_t)s, (uint32_t)t, "map", 1.0};
+	}
+	return 0;
+}
+
 void bonemap_cleanup(struct bonemap *map)
 {
 	free(map->pairs);

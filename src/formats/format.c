@@ -10,7 +10,7 @@
 #include "base/hash.h"
 
 static const struct format *const formats[] = {
-    &format_radient, &format_zouna, &format_gltf, &format_burnout, &format_bvh,
+    &format_radient, &format_zouna, &format_gltf, &format_burnout, &format_bvh, &format_bonemap,
 };
 
 const struct format *const *format_table(size_t *count)

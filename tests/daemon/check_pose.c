@@ -669,6 +669,38 @@ START_TEST(bone_maps_are_proposed_between_rigs)
 	    strstr(json_string_value(json_object_get(json_object_get(j, "error"), "message")),
 	           "has no rig"));
 	json_decref(j);
+	/* a team's stored map: an entry of its own, applied by map=; what it names and the rigs
+	 * lack is said */
+	{
+		static const char doc[] =
+		    "{\"bone_map\": {\"name\": \"three orders onto mixamo\", \"from\": \"cmu\", "
+		    "\"to\": \"mixamo\", \"pairs\": [{\"from\": \"Hips\", \"to\": "
+		    "\"mixamorig:Hips\"}, "
+		    "{\"from\": \"Chest\", \"to\": \"mixamorig:Neck\"}, {\"from\": \"Tail\", "
+		    "\"to\": "
+		    "\"mixamorig:Spine\"}]}}";
+		json_int_t stored = http_upload_one(&d, "map.json", doc, strlen(doc));
+		snprintf(path, sizeof(path), "/api/bonemap?from=%lld&to=%lld&map=%lld",
+		         (long long)cmu, (long long)mixamo, (long long)stored);
+		j = http_get_json(&d, path, 200);
+		ck_assert_int_eq(json_integer_value(json_object_get(j, "count")), 2);
+		p = json_array_get(json_object_get(j, "pairs"), 1);
+		ck_assert_str_eq(
+		    json_string_value(json_object_get(json_object_get(p, "from"), "name")),
+		    "Chest");
+		ck_assert_str_eq(
+		    json_string_value(json_object_get(json_object_get(p, "to"), "name")),
+		    "mixamorig:Neck"); /* the map's word, not the proposal's */
+		ck_assert_str_eq(json_string_value(json_object_get(p, "how")), "map");
+		ck_assert_uint_eq(json_array_size(json_object_get(j, "not_found")), 1);
+		json_decref(j);
+		snprintf(path, sizeof(path), "/api/bonemap?from=%lld&to=%lld&map=%lld",
+		         (long long)cmu, (long long)mixamo, (long long)cmu);
+		j = http_get_json(&d, path, 400);
+		ck_assert_str_eq(
+		    json_string_value(json_object_get(json_object_get(j, "error"), "path")), "map");
+		json_decref(j);
+	}
 	free(text);
 	free(renamed);
 }

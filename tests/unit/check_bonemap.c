@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "core/bonemap.h"
+#include "formats/format.h"
 #include "testutil.h"
 
 START_TEST(names_fold_by_the_usual_conventions)
@@ -165,6 +166,88 @@ START_TEST(structure_pairs_chains_of_other_names)
 }
 END_TEST
 
+/* A bone map document decodes to a BoneMap entry keeping its pairs; a bad one is a 422 naming
+ * the field; its pairs applied to two rigs pair the bones they name, the others said. */
+static int decode_text(const char *text, struct decode_result *r, struct error *err)
+{
+	struct upload up = {0};
+
+	up.data = (const uint8_t *)text;
+	up.length = strlen(text);
+	up.filename = "map.json";
+	error_init(err);
+	decode_result_init(r);
+	return format_decode(&up, r, err);
+}
+
+START_TEST(bone_map_documents_are_entries)
+{
+	static const char good[] =
+	    "{\"bone_map\": {\"name\": \"cmu onto hero\", \"from\": \"CMU\", \"to\": \"hero\", "
+	    "\"pairs\": [{\"from\": \"Hips\", \"to\": \"ROOT\"}, {\"from\": \"LeftUpLeg\", \"to\": "
+	    "\"node 1\"}, {\"from\": \"Gone\", \"to\": \"Spine\"}]}}";
+	static const struct {
+		const char *text, *path;
+	} bad[] = {
+	    {"{\"bone_map\": []}", "bone_map"},
+	    {"{\"bone_map\": {\"to\": \"b\", \"pairs\": [{\"from\": \"x\", \"to\": \"y\"}]}}",
+	     "bone_map.from"},
+	    {"{\"bone_map\": {\"from\": \"a\", \"to\": \"b\", \"pairs\": []}}", "bone_map.pairs"},
+	    {"{\"bone_map\": {\"from\": \"a\", \"to\": \"b\", \"pairs\": [7]}}",
+	     "bone_map.pairs[0]"},
+	    {"{\"bone_map\": {\"from\": \"a\", \"to\": \"b\", \"pairs\": [{\"from\": \"x\", "
+	     "\"to\": 3}]}}",
+	     "bone_map.pairs[0].to"},
+	    {"{\"bone_map\": {\"from\": \"a\", \"to\": \"b\", \"pairs\": [{\"from\": \"x\", "
+	     "\"to\": "
+	     "\"y\"}, {\"from\": \"z\", \"to\": \"y\"}]}}",
+	     "bone_map.pairs[1].to"},
+	};
+	static const char *const cmu[2] = {"Hips", "LeftUpLeg"}, *const hero[3] = {"ROOT", NULL,
+	                                                                           "Spine"};
+	static const int32_t cp[2] = {-1, 0}, hp[3] = {-1, 0, 0};
+	const char *names[6];
+	unsigned char found[3];
+	struct decode_result r;
+	struct resource *res;
+	struct rig from, to;
+	struct bonemap map;
+	struct error err;
+	json_t *pairs;
+
+	ck_assert_msg(decode_text(good, &r, &err) == 0, "%s", err.message);
+	res = r.resources[0];
+	ck_assert_str_eq(res->class_name, "BoneMap");
+	ck_assert_str_eq(res->name, "cmu onto hero");
+	pairs = json_object_get(res->metadata, "pairs");
+	ck_assert_uint_eq(json_array_size(pairs), 3);
+	for (size_t k = 0; k < 3; k++) {
+		names[2 * k] = json_string_value(json_object_get(json_array_get(pairs, k), "from"));
+		names[2 * k + 1] =
+		    json_string_value(json_object_get(json_array_get(pairs, k), "to"));
+	}
+	make_rig(&from, cmu, cp, 2);
+	make_rig(&to, hero, hp, 3);
+	ck_assert_int_eq(bonemap_from_pairs(&from, &to, names, 3, &map, found), 0);
+	ck_assert_uint_eq(map.pair_count, 2);
+	ck_assert(found[0] && found[1] && !found[2]); /* "node 1" names the unnamed node */
+	ck_assert_int_eq(map.of_target[1], 1);
+	ck_assert_str_eq(map.pairs[0].how, "map");
+	bonemap_cleanup(&map);
+	rig_cleanup(&from);
+	rig_cleanup(&to);
+	decode_result_cleanup(&r);
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		ck_assert_msg(decode_text(bad[i].text, &r, &err) < 0, "%s: decoded", bad[i].text);
+		ck_assert_msg(error_http_status(err.code) == 422 &&
+		                  strcmp(err.path, bad[i].path) == 0,
+		              "%s: %u %s (%s)", bad[i].text, error_http_status(err.code), err.path,
+		              err.message);
+		decode_result_cleanup(&r);
+	}
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("bonemap");
@@ -174,6 +257,7 @@ int main(void)
 	tcase_add_test(tc, a_cmu_take_onto_a_mixamo_rig);
 	tcase_add_test(tc, each_rule_in_its_order_and_ambiguity_left_to_the_next);
 	tcase_add_test(tc, structure_pairs_chains_of_other_names);
+	tcase_add_test(tc, bone_map_documents_are_entries);
 	suite_add_tcase(s, tc);
 	return testutil_run(s);
 }
