@@ -234,6 +234,15 @@ START_TEST(bone_map_documents_are_entries)
 	ck_assert_int_eq(map.of_target[1], 1);
 	ck_assert_str_eq(map.pairs[0].how, "map");
 	bonemap_cleanup(&map);
+	{ /* one bone in two pairs (the document forbids it; the function holds to it too): the
+	   * second is not found */
+		const char *twice[4] = {"Hips", "ROOT", "LeftUpLeg", "ROOT"};
+		ck_assert_int_eq(bonemap_from_pairs(&from, &to, twice, 2, &map, found), 0);
+		ck_assert(found[0] && !found[1]);
+		ck_assert_uint_eq(map.pair_count, 1);
+		ck_assert_int_eq(map.of_source[1], -1);
+		bonemap_cleanup(&map);
+	}
 	rig_cleanup(&from);
 	rig_cleanup(&to);
 	decode_result_cleanup(&r);
