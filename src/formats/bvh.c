@@ -158,7 +158,7 @@ static int read_number(struct bvh *b, const char *field, double *out)
 	if (got < 0)
 		return -1;
 	if (!got)
-		return fail(b, field, "the file ends where a number belongs%s", "");
+		return fail(b, field, "the file ends where a number belongs");
 	return word_number(b, field, out);
 }
 
@@ -167,7 +167,7 @@ static struct bvh_joint *add_joint(struct bvh *b, const char *name, int32_t pare
 	struct bvh_joint *j;
 
 	if (b->joint_count == BVH_MAX_JOINTS) {
-		fail(b, "JOINT", "more than %s joints and End Sites", "4,096");
+		fail(b, "JOINT", "more than 4,096 joints and End Sites");
 		return NULL;
 	}
 	if (b->joint_count == b->joint_cap) {
@@ -199,7 +199,7 @@ static int read_name(struct bvh *b, const char *field)
 	if (!got || strcmp(b->token, "{") == 0 || strcmp(b->token, "}") == 0)
 		return fail(b, field, "a joint's name expected, not \"%s\"", got ? b->token : "");
 	if (!utf8_valid(b->token, b->token_length))
-		return fail(b, field, "a joint's name is not UTF-8%s", "");
+		return fail(b, field, "a joint's name is not UTF-8");
 	return 0;
 }
 
@@ -305,16 +305,16 @@ static int read_hierarchy(struct bvh *b)
 				            got ? b->token : "(the end of the file)");
 		}
 		if (!got)
-			return fail(b, "HIERARCHY", "the file ends inside a joint (a \"}\" is %s)",
-			            "missing");
+			return fail(b, "HIERARCHY",
+			            "the file ends inside a joint (a \"}\" is missing)");
 		if (strcmp(b->token, "ROOT") == 0 || strcmp(b->token, "JOINT") == 0) {
 			const char *word = depth ? "JOINT" : "ROOT";
 			if (depth == 0 && strcmp(b->token, "ROOT") != 0)
-				return fail(b, "ROOT", "a JOINT outside any ROOT%s", "");
+				return fail(b, "ROOT", "a JOINT outside any ROOT");
 			if (depth && strcmp(b->token, "ROOT") == 0)
-				return fail(b, "ROOT", "a ROOT inside a joint%s", "");
+				return fail(b, "ROOT", "a ROOT inside a joint");
 			if (depth == BVH_MAX_DEPTH)
-				return fail(b, word, "a chain more than %s joints deep", "512");
+				return fail(b, word, "a chain more than 512 joints deep");
 			if (read_name(b, word) < 0 ||
 			    !add_joint(b, b->token, depth ? open[depth - 1] : -1) ||
 			    expect(b, "{", word) < 0)
