@@ -9,6 +9,9 @@
  *                ("mixamorig:", "Bip01 "), and the side words (L, R, Left, Right, _l, _r);
  *   "number"     the same folded without a trailing number ("Arm1_L" and "arm_l"), where
  *                that is one bone a side (Spine, Spine1 and Spine2 are three: none pairs);
+ *   "synonym"    the same once another convention's word is put for a bone (Thigh, UpperLeg
+ *                and a sided Hip are UpLeg; Calf, Shin, Knee Leg; Ankle Foot; Elbow ForeArm;
+ *                Wrist Hand; Clavicle and Collar Shoulder; Pelvis Hips), one bone a side;
  *   "structure"  the only bone left under parents already paired (roots: the only root left).
  * Pure: no I/O; linear in the bones but for the folded names' lookups (sorted once).
  */

@@ -182,7 +182,28 @@ static void free_keys(char **keys, size_t n)
 	free(keys);
 }
 
-enum key_kind { KEY_HANDLE, KEY_NAME, KEY_FOLDED, KEY_NUMBER };
+enum key_kind { KEY_HANDLE, KEY_NAME, KEY_FOLDED, KEY_NUMBER, KEY_SYNONYM };
+
+/* The word one convention uses for a bone another names otherwise (a folded name without its
+ * side): a thigh is an upper leg, a knee joint turns the lower leg, and so on. */
+static const char *synonym(const char *base, int sided)
+{
+	static const char *const words[][2] = {
+	    {"thigh", "upleg"},  {"upperleg", "upleg"},    {"calf", "leg"},
+	    {"shin", "leg"},     {"lowerleg", "leg"},      {"knee", "leg"},
+	    {"ankle", "foot"},   {"toes", "toebase"},      {"toe", "toebase"},
+	    {"upperarm", "arm"}, {"lowerarm", "forearm"},  {"elbow", "forearm"},
+	    {"wrist", "hand"},   {"clavicle", "shoulder"}, {"collar", "shoulder"},
+	    {"pelvis", "hips"},
+	};
+
+	if (strcmp(base, "hip") == 0)
+		return sided ? "upleg" : "hips"; /* LeftHip is a leg's joint, Hip the pelvis */
+	for (size_t i = 0; i < sizeof(words) / sizeof(words[0]); i++)
+		if (strcmp(base, words[i][0]) == 0)
+			return words[i][1];
+	return base;
+}
 
 /* Each node's key of a kind (NULL where it has none). */
 static char **rig_keys(const struct rig *rig, enum key_kind kind)
@@ -214,6 +235,15 @@ static char **rig_keys(const struct rig *rig, enum key_kind kind)
 				if (d == 0)
 					continue; /* nothing but a number */
 				snprintf(text + d, sizeof(text) - d, "%s", suffix);
+			} else if (kind == KEY_SYNONYM) { /* "thigh.l" -> "upleg.l" */
+				char *dot = strrchr(text, '.'), suffix[3] = "",
+				     base[BONEMAP_FOLDED_SIZE];
+				if (dot) {
+					snprintf(suffix, sizeof(suffix), "%s", dot);
+					*dot = '\0';
+				}
+				snprintf(base, sizeof(base), "%s", synonym(text, dot != NULL));
+				snprintf(text, sizeof(text), "%s%s", base, suffix);
 			}
 		}
 		if (!(keys[i] = strdup(text))) {
@@ -302,7 +332,8 @@ int bonemap_propose(const struct rig *from, const struct rig *to, struct bonemap
 	} rules[] = {{KEY_HANDLE, "handle", 1.0},
 	             {KEY_NAME, "name", 1.0},
 	             {KEY_FOLDED, "folded", 0.9},
-	             {KEY_NUMBER, "number", 0.7}};
+	             {KEY_NUMBER, "number", 0.7},
+	             {KEY_SYNONYM, "synonym", 0.6}};
 	struct proposal p = {out, NULL, NULL, from->count, to->count};
 	int rc = -1;
 

@@ -73,7 +73,7 @@ static const struct bonemap_pair *pair_of(const struct bonemap *map, uint32_t to
 
 START_TEST(a_cmu_take_onto_a_mixamo_rig)
 {
-	/* CMU's names (as in Debian's 01_01.bvh) onto Mixamo's: the hips by structure (the roots),
+	/* CMU's names (as in Debian's 01_01.bvh) onto Mixamo's: the hips by synonym (Pelvis),
 	 * the legs by their folded names, Spine1 by its name, a joint Mixamo lacks left */
 	static const char *const cmu[8] = {"Hips",       "LHipJoint", "LeftUpLeg", "LeftLeg",
 	                                   "RightUpLeg", "Spine",     "Spine1",    "LowerBack"};
@@ -92,7 +92,7 @@ START_TEST(a_cmu_take_onto_a_mixamo_rig)
 	ck_assert_uint_eq(map.pair_count, 6);
 	ck_assert_ptr_nonnull(p = pair_of(&map, 0));
 	ck_assert_uint_eq(p->from, 0);
-	ck_assert_str_eq(p->how, "structure");
+	ck_assert_str_eq(p->how, "synonym"); /* Pelvis is the hips */
 	ck_assert_ptr_nonnull(p = pair_of(&map, 1));
 	ck_assert_uint_eq(p->from, 2);
 	ck_assert_str_eq(p->how, "folded");
@@ -135,6 +135,36 @@ START_TEST(each_rule_in_its_order_and_ambiguity_left_to_the_next)
 	/* "head" and "HEAD2" fold apart, and "Head" is taken: they stay unmapped as the
 	 * structure pass finds several bones left under the root on each side */
 	ck_assert_ptr_null(pair_of(&map, 2));
+	bonemap_cleanup(&map);
+	rig_cleanup(&from);
+	rig_cleanup(&to);
+}
+END_TEST
+
+/* Boxing_Toes's names (Debian's CMU set, another convention) onto 01_01's: a leg by synonyms,
+ * and a word two bones of one side share (Collar and Shoulder are both shoulders) pairs
+ * neither by it. */
+START_TEST(synonyms_pair_another_conventions_legs)
+{
+	static const char *const boxing[7] = {"Hips",     "LeftHip",    "LeftKnee",    "LeftAnkle",
+	                                      "LeftToes", "LeftCollar", "LeftShoulder"};
+	static const int32_t bp[7] = {-1, 0, 1, 2, 3, 0, 5};
+	static const char *const cmu[7] = {"Hips",        "LeftUpLeg",    "LeftLeg", "LeftFoot",
+	                                   "LeftToeBase", "LeftShoulder", "LeftArm"};
+	static const int32_t cp[7] = {-1, 0, 1, 2, 3, 0, 5};
+	struct rig from, to;
+	struct bonemap map;
+
+	make_rig(&from, boxing, bp, 7);
+	make_rig(&to, cmu, cp, 7);
+	ck_assert_int_eq(bonemap_propose(&from, &to, &map), 0);
+	for (uint32_t i = 1; i <= 4; i++) {
+		ck_assert_uint_eq(pair_of(&map, i)->from, i);
+		ck_assert_str_eq(pair_of(&map, i)->how, "synonym");
+		ck_assert_double_eq(pair_of(&map, i)->confidence, 0.6);
+	}
+	ck_assert_str_eq(pair_of(&map, 5)->how, "name"); /* LeftShoulder: its name first */
+	ck_assert_int_eq(map.of_source[5], -1);          /* LeftCollar: "shoulder.l" twice */
 	bonemap_cleanup(&map);
 	rig_cleanup(&from);
 	rig_cleanup(&to);
@@ -266,6 +296,7 @@ int main(void)
 	tcase_add_test(tc, a_cmu_take_onto_a_mixamo_rig);
 	tcase_add_test(tc, each_rule_in_its_order_and_ambiguity_left_to_the_next);
 	tcase_add_test(tc, structure_pairs_chains_of_other_names);
+	tcase_add_test(tc, synonyms_pair_another_conventions_legs);
 	tcase_add_test(tc, bone_map_documents_are_entries);
 	suite_add_tcase(s, tc);
 	return testutil_run(s);
