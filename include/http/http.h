@@ -206,7 +206,9 @@ struct sample_times;
 int route_sample_times(struct request *req, double from, double to, size_t per_time,
                        struct sample_times *st, struct error *err);
 
-/* skeleton=ID (routes_rig.c): 0 when not given, else the id; -1 with err naming it. */
+/* An entry id parameter (routes_rig.c): 0 when not given, else the id; -1 with err naming it.
+ * route_skeleton_arg is skeleton=ID. */
+int route_entry_arg(struct request *req, const char *name, int64_t *id, struct error *err);
 int route_skeleton_arg(struct request *req, int64_t *skeleton, struct error *err);
 
 /* Gives a catalogue entry (or each of a list of them) its API address, "url", after its

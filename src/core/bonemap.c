@@ -205,6 +205,32 @@ static const char *synonym(const char *base, int sided)
 	return base;
 }
 
+/* A folded name's base (before its side) made the key of a kind, the side put back: without
+ * its trailing number ("spine1.l" -> "spine.l", "arm.l" as it is), or another convention's word
+ * for it ("thigh.l" -> "upleg.l"). -1 when nothing is left (a name that is only a number). */
+static int base_key(char *text, size_t size, enum key_kind kind)
+{
+	char *dot = strrchr(text, '.'), suffix[3] = "";
+	const char *word;
+	size_t d;
+
+	if (dot) {
+		snprintf(suffix, sizeof(suffix), "%s", dot);
+		*dot = '\0';
+	}
+	if (kind == KEY_NUMBER) {
+		for (d = strlen(text); d > 0 && isdigit((unsigned char)text[d - 1]); d--)
+			;
+		if (d == 0)
+			return -1;
+		text[d] = '\0';
+	} else if ((word = synonym(text, dot != NULL)) != text) {
+		snprintf(text, size, "%s", word);
+	}
+	strncat(text, suffix, size - strlen(text) - 1);
+	return 0;
+}
+
 /* Each node's key of a kind (NULL where it has none). */
 static char **rig_keys(const struct rig *rig, enum key_kind kind)
 {
@@ -225,26 +251,9 @@ static char **rig_keys(const struct rig *rig, enum key_kind kind)
 			snprintf(text, sizeof(text), "%s", n->name);
 		} else {
 			bonemap_fold(n->name, text, sizeof(text));
-			if (kind == KEY_NUMBER) { /* "spine1.l" -> "spine.l", "arm.l" as it is */
-				char *dot = strrchr(text, '.'), suffix[3] = "";
-				size_t end = dot ? (size_t)(dot - text) : strlen(text), d = end;
-				if (dot)
-					snprintf(suffix, sizeof(suffix), "%s", dot);
-				while (d > 0 && isdigit((unsigned char)text[d - 1]))
-					d--;
-				if (d == 0)
-					continue; /* nothing but a number */
-				snprintf(text + d, sizeof(text) - d, "%s", suffix);
-			} else if (kind == KEY_SYNONYM) { /* "thigh.l" -> "upleg.l" */
-				char *dot = strrchr(text, '.'), suffix[3] = "",
-				     base[BONEMAP_FOLDED_SIZE];
-				if (dot) {
-					snprintf(suffix, sizeof(suffix), "%s", dot);
-					*dot = '\0';
-				}
-				snprintf(base, sizeof(base), "%s", synonym(text, dot != NULL));
-				snprintf(text, sizeof(text), "%s%s", base, suffix);
-			}
+			if ((kind == KEY_NUMBER || kind == KEY_SYNONYM) &&
+			    base_key(text, sizeof(text), kind) < 0)
+				continue;
 		}
 		if (!(keys[i] = strdup(text))) {
 			free_keys(keys, rig->count);

@@ -19,23 +19,16 @@ static json_t *node_json(const struct rig *rig, uint32_t i)
 	return json_pack("{s:I, s:s}", "source", (json_int_t)rig->nodes[i].source, "name", label);
 }
 
-/* The entry id of parameter `name`: 0, or -1 with err naming it. */
+/* The entry id of a parameter the route needs: 0, or -1 with err naming it. */
 static int entry_arg(struct request *req, const char *name, int64_t *id, struct error *err)
 {
-	const char *text = request_arg(req, name);
-	uint64_t v;
-
-	if (!text) {
+	if (route_entry_arg(req, name, id, err) < 0)
+		return -1;
+	if (*id == 0) {
 		error_set(err, ERROR_BAD_PARAMETER, name, -1,
 		          "%s: missing; give from=ID&to=ID, two entries with rigs", name);
 		return -1;
 	}
-	if (route_decimal(text, INT64_MAX, &v) < 0 || v == 0) {
-		error_set(err, ERROR_BAD_PARAMETER, name, -1,
-		          "%s: '%.40s' is not an entry id (1, 2, 3...)", name, text);
-		return -1;
-	}
-	*id = (int64_t)v;
 	return 0;
 }
 
@@ -143,7 +136,7 @@ void route_bonemap(struct request *req, struct response *resp)
 	rig_init(&to);
 	if (entry_arg(req, "from", &from_id, &err) == 0 &&
 	    entry_arg(req, "to", &to_id, &err) == 0 &&
-	    (!request_arg(req, "map") || entry_arg(req, "map", &map_id, &err) == 0) &&
+	    route_entry_arg(req, "map", &map_id, &err) == 0 &&
 	    catalog_read_rig_of(cat, from_id, "from", &from, &err) == 0 &&
 	    catalog_read_rig_of(cat, to_id, "to", &to, &err) == 0) {
 		int made = map_id ? stored_map(cat, map_id, &from, &to, &map, &not_found, &err)

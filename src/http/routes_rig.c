@@ -17,21 +17,26 @@
 #define MAX_LIMIT        100
 #define MAX_TARGET_NODES 100000 /* distinct nodes one animation's tracks may name */
 
-int route_skeleton_arg(struct request *req, int64_t *skeleton, struct error *err)
+int route_entry_arg(struct request *req, const char *name, int64_t *id, struct error *err)
 {
-	const char *text = request_arg(req, "skeleton");
+	const char *text = request_arg(req, name);
 	uint64_t v;
 
-	*skeleton = 0;
+	*id = 0;
 	if (!text)
 		return 0;
 	if (route_decimal(text, INT64_MAX, &v) < 0 || v == 0) {
-		error_set(err, ERROR_BAD_PARAMETER, "skeleton", -1,
-		          "skeleton: '%.40s' is not an entry id (1, 2, 3...)", text);
+		error_set(err, ERROR_BAD_PARAMETER, name, -1,
+		          "%s: '%.40s' is not an entry id (1, 2, 3...)", name, text);
 		return -1;
 	}
-	*skeleton = (int64_t)v;
+	*id = (int64_t)v;
 	return 0;
+}
+
+int route_skeleton_arg(struct request *req, int64_t *skeleton, struct error *err)
+{
+	return route_entry_arg(req, "skeleton", skeleton, err);
 }
 
 void route_pose(struct request *req, struct response *resp)
