@@ -70,6 +70,10 @@ json_t *rig_floats_json(const float *v, size_t n);
  * "node N" after its source index (never after its place in the rig). */
 void rig_node_label(const struct rig_node *node, char *out, size_t size);
 
+/* to made a copy of from, names and all (to is overwritten, not cleaned up). 0, or -1 when
+ * out of memory (to left empty). */
+int rig_copy(const struct rig *from, struct rig *to);
+
 /* Whether two rigs are the same nodes, names, parents and rest poses, bit for bit. */
 int rig_equal(const struct rig *a, const struct rig *b);
 

@@ -181,6 +181,7 @@ void route_sample(struct request *req, struct response *resp);
 void route_pose(struct request *req, struct response *resp);
 void route_skeletons(struct request *req, struct response *resp);
 void route_bonemap(struct request *req, struct response *resp);
+void route_retarget(struct request *req, struct response *resp);
 void route_compare(struct request *req, struct response *resp);
 void route_events(struct request *req, struct response *resp);
 void route_handle(struct request *req, struct response *resp);
@@ -210,6 +211,15 @@ int route_sample_times(struct request *req, double from, double to, size_t per_t
  * route_skeleton_arg is skeleton=ID. */
 int route_entry_arg(struct request *req, const char *name, int64_t *id, struct error *err);
 int route_skeleton_arg(struct request *req, int64_t *skeleton, struct error *err);
+
+/* An export's options from format=, bake= and summary= (routes_export.c), and an exporter's
+ * asset as the answer (or, summary, what it would hold), named after `name`. */
+struct export_options;
+struct exporter;
+int route_export_options(struct request *req, struct export_options *opt, int *summary,
+                         struct error *err);
+void route_answer_export(struct request *req, struct response *resp, struct exporter *ex,
+                         const char *name, int glb, int summary);
 
 /* Gives a catalogue entry (or each of a list of them) its API address, "url", after its
  * "part": the catalogue knows no URLs. */

@@ -6,14 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* q = a * b, x y z w */
-static void quaternion_multiply(const double a[4], const double b[4], double q[4])
-{
-	q[0] = a[3] * b[0] + a[0] * b[3] + a[1] * b[2] - a[2] * b[1];
-	q[1] = a[3] * b[1] - a[0] * b[2] + a[1] * b[3] + a[2] * b[0];
-	q[2] = a[3] * b[2] + a[0] * b[1] - a[1] * b[0] + a[2] * b[3];
-	q[3] = a[3] * b[3] - a[0] * b[0] - a[1] * b[1] - a[2] * b[2];
-}
+#include "core/quat.h"
 
 /* R = R(axis[0], e[0]) R(axis[1], e[1]) R(axis[2], e[2]), in degrees */
 static void ordered_euler_quaternion(const int axis[3], const float e[3], float out[4])
@@ -22,10 +15,9 @@ static void ordered_euler_quaternion(const int axis[3], const float e[3], float 
 
 	for (int i = 0; i < 3; i++) {
 		double half = (double)e[i] * (3.14159265358979323846 / 360.0),
-		       turn[4] = {0, 0, 0, cos(half)}, r[4];
+		       turn[4] = {0, 0, 0, cos(half)};
 		turn[axis[i]] = sin(half);
-		quaternion_multiply(q, turn, r);
-		memcpy(q, r, sizeof(q));
+		quat_multiply(q, turn, q);
 	}
 	for (int i = 0; i < 4; i++)
 		out[i] = (float)q[i];

@@ -356,3 +356,26 @@ int rig_equal(const struct rig *a, const struct rig *b)
 	}
 	return 1;
 }
+
+int rig_copy(const struct rig *from, struct rig *to)
+{
+	rig_init(to);
+	if (from->count == 0)
+		return 0;
+	to->nodes = calloc(from->count, sizeof(*to->nodes));
+	if (!to->nodes)
+		return -1;
+	to->count = from->count;
+	for (size_t i = 0; i < from->count; i++) {
+		struct rig_node *n = &to->nodes[i];
+		*n = from->nodes[i];
+		n->name = n->handle_name = NULL;
+		if ((from->nodes[i].name && !(n->name = strdup(from->nodes[i].name))) ||
+		    (from->nodes[i].handle_name &&
+		     !(n->handle_name = strdup(from->nodes[i].handle_name)))) {
+			rig_cleanup(to);
+			return -1;
+		}
+	}
+	return 0;
+}

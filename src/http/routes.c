@@ -23,6 +23,7 @@ static const struct route routes[] = {
     {"GET", "/api/resources/{}/skeletons", route_skeletons, 0},
     {"GET", "/api/resources/{}/export", route_export_one, 0},
     {"GET", "/api/resources/{}/native", route_native, 0},
+    {"GET", "/api/resources/{}/retarget", route_retarget, 0},
     {"GET", "/api/export", route_export_many, 0},
     {"GET", "/api/compare", route_compare, 0},
     {"GET", "/api/bonemap", route_bonemap, 0},

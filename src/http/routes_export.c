@@ -14,8 +14,8 @@
 #include "base/hash.h"
 #include "http/http.h"
 
-static int export_options_from(struct request *req, struct export_options *opt, int *summary,
-                               struct error *err)
+int route_export_options(struct request *req, struct export_options *opt, int *summary,
+                         struct error *err)
 {
 	const char *format = request_arg(req, "format"), *bake = request_arg(req, "bake");
 	const char *want_summary = request_arg(req, "summary");
@@ -82,8 +82,8 @@ static int plan_only(const struct request *req, int summary)
 	return summary || strcmp(req->method, "HEAD") == 0;
 }
 
-static void answer_export(struct request *req, struct response *resp, struct exporter *ex,
-                          const char *name, int glb, int summary)
+void route_answer_export(struct request *req, struct response *resp, struct exporter *ex,
+                         const char *name, int glb, int summary)
 {
 	struct error err;
 	json_t *about = NULL;
@@ -144,7 +144,7 @@ void route_export_one(struct request *req, struct response *resp)
 	error_init(&err);
 	if (!cat || route_id(req, resp, &id) < 0)
 		return;
-	if (export_options_from(req, &opt, &summary, &err) < 0) {
+	if (route_export_options(req, &opt, &summary, &err) < 0) {
 		response_error(resp, &err);
 		return;
 	}
@@ -162,7 +162,7 @@ void route_export_one(struct request *req, struct response *resp)
 			error_set(&err, ERROR_INTERNAL, NULL, -1, "out of memory");
 		response_error(resp, &err);
 	} else {
-		answer_export(req, resp, ex, name, opt.glb, summary);
+		route_answer_export(req, resp, ex, name, opt.glb, summary);
 	}
 	exporter_free(ex);
 	free(name);
@@ -232,7 +232,7 @@ void route_export_many(struct request *req, struct response *resp)
 	error_init(&err);
 	if (!cat)
 		return;
-	if (export_options_from(req, &opt, &summary, &err) < 0)
+	if (route_export_options(req, &opt, &summary, &err) < 0)
 		goto fail;
 	opt.max_entries = EXPORT_DEFAULT_MAX_ENTRIES;
 	if (ids_text) {
@@ -270,7 +270,7 @@ void route_export_many(struct request *req, struct response *resp)
 	for (size_t i = 0; i < count; i++)
 		if (exporter_add(ex, cat, ids[i], &err) < 0)
 			goto fail;
-	answer_export(req, resp, ex, count == 1 ? NULL : "animdex-export", opt.glb, summary);
+	route_answer_export(req, resp, ex, count == 1 ? NULL : "animdex-export", opt.glb, summary);
 	exporter_free(ex);
 	free(ids);
 	return;

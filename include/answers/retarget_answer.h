@@ -1,0 +1,49 @@
+/* retarget_answer.h: the answer of GET /api/resources/{id}/retarget: an entry's motion put on
+ * another entry's rig (core/retarget.h), through a stored bone map or the proposed one, with
+ * what it is worth (retarget_measure), as a report, as JSON tracks, or as one animation of a
+ * glTF asset on the target's node tree. Knows the catalogue and the model, not the transport.
+ */
+#ifndef ANIMDEX_RETARGET_ANSWER_H
+#define ANIMDEX_RETARGET_ANSWER_H
+
+#include <jansson.h>
+#include <stdint.h>
+
+#include "answers/export.h"
+#include "base/error.h"
+#include "catalog/catalog.h"
+#include "core/retarget.h"
+
+struct retarget_request {
+	int64_t id;   /* the clip */
+	int64_t onto; /* the entry whose rig takes the motion */
+	int64_t from; /* the entry whose rig the clip moves, when it has none of its own; or 0 */
+	int64_t map;  /* a BoneMap entry, or 0 for the proposed map */
+	struct retarget_options opt;
+};
+
+struct retarget_answer;
+
+/* Reads the clip, both rigs and the map, and retargets. NULL with err set: ERROR_NOT_FOUND (no
+ * such clip), ERROR_CONFLICT (the clip has no rig and no from=), ERROR_BAD_PARAMETER naming
+ * "onto", "from" or "map". */
+struct retarget_answer *retarget_answer_make(struct catalog *cat, const struct retarget_request *rq,
+                                             struct error *err);
+void retarget_answer_free(struct retarget_answer *a);
+
+/* {"id", "onto", "from", "mode", "root", "map": {the map, as GET /api/bonemap}, "tracks":
+ * {"source", "matched", "written", "rewritten", "baked", "ignored": [{"n", "reason"}]},
+ * "keys": {"rewritten", "baked"}, "root": {"hips": {"from", "to"}, "scale", "heights"},
+ * "quality": {"identity", "cycle", "effectors", "foot_skate", "samples", "unmapped"},
+ * "notes": [...]}. keys: with every written track's keys ("retargeted": [{"node", "name",
+ * "property", "interpolation", "baked", "times", "values"}]). */
+json_t *retarget_answer_json(const struct retarget_answer *a, int keys);
+
+/* The retargeted clip as one animation of ex (which must have no skeleton=), on the target
+ * rig's node tree. 0, or -1 with err set. */
+int retarget_answer_export(const struct retarget_answer *a, struct exporter *ex, struct error *err);
+
+/* What the answer holds, for the answer budget. */
+size_t retarget_answer_memory(const struct retarget_answer *a);
+
+#endif

@@ -1,0 +1,143 @@
+/* routes_retarget.c: GET /api/resources/{id}/retarget?onto=ID, an entry's motion put on another
+ * entry's rig (answers/retarget_answer.h): the request's parameters, and the answer as JSON
+ * (the report and every written track's keys; summary=1 the report alone) or, format=glb or
+ * gltf, as a glTF asset on the target's node tree.
+ *
+ * onto=ID (required) the entry whose rig takes the motion; from=ID the rig the clip moves when
+ * it has none of its own; map=ID a BoneMap entry (else the proposed map); mode=rest|world;
+ * root=scale|keep|in_place.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "answers/export.h"
+#include "answers/retarget_answer.h"
+#include "http/http.h"
+
+#define JSON_BYTES_PER_KEY_FLOAT 24 /* a float written as JSON text, about */
+
+/* Which of `names` a parameter names (the first by default); -1 with err saying the rule. */
+static int choice(struct request *req, const char *field, const char *const *names, int count,
+                  const char *rule, int *out, struct error *err)
+{
+	const char *text = request_arg(req, field);
+
+	*out = 0;
+	if (!text)
+		return 0;
+	for (int i = 0; i < count; i++)
+		if (strcmp(text, names[i]) == 0) {
+			*out = i;
+			return 0;
+		}
+	error_set(err, ERROR_BAD_PARAMETER, field, -1, "%s: '%.40s' is not %s", field, text, rule);
+	return -1;
+}
+
+static int request_of(struct request *req, int64_t id, struct retarget_request *rq,
+                      struct error *err)
+{
+	static const char *const modes[] = {"rest", "world"};
+	static const char *const roots[] = {"scale", "keep", "in_place"};
+	int mode, root;
+
+	memset(rq, 0, sizeof(*rq));
+	rq->id = id;
+	if (route_entry_arg(req, "onto", &rq->onto, err) < 0 ||
+	    route_entry_arg(req, "from", &rq->from, err) < 0 ||
+	    route_entry_arg(req, "map", &rq->map, err) < 0 ||
+	    choice(req, "mode", modes, 2,
+	           "rest (the rest poses matched, each key rewritten) or world (world rotations "
+	           "copied)",
+	           &mode, err) < 0 ||
+	    choice(req, "root", roots, 3,
+	           "scale (the hips' travel by the ratio of hip heights), keep or in_place", &root,
+	           err) < 0)
+		return -1;
+	if (rq->onto == 0) {
+		error_set(err, ERROR_BAD_PARAMETER, "onto", -1,
+		          "onto: missing; give onto=ID, the entry whose rig takes the motion (a "
+		          "skeleton, or a clip with a rig)");
+		return -1;
+	}
+	rq->opt.mode = (enum retarget_mode)mode;
+	rq->opt.root = (enum retarget_root)root;
+	return 0;
+}
+
+static void answer_json(struct request *req, struct response *resp, struct retarget_answer *a,
+                        int summary)
+{
+	struct error err;
+	json_t *o;
+
+	error_init(&err);
+	if (request_reserve(
+	        req, retarget_answer_memory(a) * (summary ? 1 : JSON_BYTES_PER_KEY_FLOAT / 4),
+	        "this retarget", &err) < 0) {
+		response_error(resp, &err);
+		return;
+	}
+	o = retarget_answer_json(a, !summary);
+	if (!o) {
+		error_set(&err, ERROR_INTERNAL, NULL, -1, "out of memory");
+		response_error(resp, &err);
+		return;
+	}
+	response_json(resp, 200, o);
+}
+
+static void answer_asset(struct request *req, struct response *resp, struct retarget_answer *a,
+                         struct export_options *opt)
+{
+	struct exporter *ex;
+	struct error err;
+
+	error_init(&err);
+	/* the answer's keys are nowhere in the catalogue: the whole buffer is held */
+	opt->hold_bytes = opt->max_bytes = EXPORT_DEFAULT_MAX_BYTES;
+	ex = exporter_create(opt);
+	if (!ex || retarget_answer_export(a, ex, &err) < 0) {
+		if (!ex)
+			error_set(&err, ERROR_INTERNAL, NULL, -1, "out of memory");
+		response_error(resp, &err);
+	} else {
+		route_answer_export(req, resp, ex, "retargeted", opt->glb, 0);
+	}
+	exporter_free(ex);
+}
+
+void route_retarget(struct request *req, struct response *resp)
+{
+	struct catalog *cat = route_catalog(req, resp);
+	const char *format = request_arg(req, "format");
+	struct retarget_request rq;
+	struct retarget_answer *a;
+	struct export_options opt;
+	struct error err;
+	int64_t id;
+	int summary = 0, asset = format && strcmp(format, "json") != 0;
+
+	error_init(&err);
+	if (!cat || route_id(req, resp, &id) < 0)
+		return;
+	if (request_of(req, id, &rq, &err) < 0 ||
+	    (asset && route_export_options(req, &opt, &summary, &err) < 0)) {
+		response_error(resp, &err);
+		return;
+	}
+	if (!asset) {
+		const char *s = request_arg(req, "summary");
+		summary = s && strcmp(s, "0") != 0 && strcmp(s, "") != 0;
+	}
+	if (!(a = retarget_answer_make(cat, &rq, &err))) {
+		response_error(resp, &err);
+		return;
+	}
+	if (asset && !summary)
+		answer_asset(req, resp, a, &opt);
+	else
+		answer_json(req, resp, a, summary);
+	retarget_answer_free(a);
+}
