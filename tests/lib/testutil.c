@@ -725,9 +725,13 @@ const char *testutil_export_folder(const char *part)
 	struct dirent *e;
 	char path[1200];
 
-	if (!top) {
+	if (!top)
 		top = "tests/output/export";
-		mkdir("tests/output", 0755);
+	snprintf(path, sizeof(path), "%s", top); /* its parents too, on a fresh tree */
+	for (char *slash = strchr(path + 1, '/'); slash; slash = strchr(slash + 1, '/')) {
+		*slash = '\0';
+		mkdir(path, 0755);
+		*slash = '/';
 	}
 	mkdir(top, 0755);
 	snprintf(export_folder, sizeof(export_folder), "%s/%s", top, part);

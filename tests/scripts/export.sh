@@ -1,6 +1,6 @@
 #!/bin/sh
-# export.sh: the assets tests/daemon/check_export and check_export_rig wrote to
-# $ANIMDEX_EXPORT_DIR (a folder each: all/, rig/), checked by the
+# export.sh: the assets tests/daemon/check_export, check_export_rig and check_retarget wrote to
+# $ANIMDEX_EXPORT_DIR (a folder each: all/, rig/, and retarget/ where the CMU take is), checked by the
 # Khronos glTF Validator (npm gltf-validator, pinned in tests/export/package-lock.json,
 # installed by tests/lib/npm-tool.sh): 0 errors and 0 warnings each; then imported by a real Blender
 # (Debian's, headless), whose F-curves must show animdex's samples (tests/export/

@@ -1,0 +1,488 @@
+/* check_retarget.c: GET /api/resources/{id}/retarget against the real daemon, with Debian's CMU
+ * take 01_01 (assimp-testmodels): onto its own rig, its keys come back bit for bit; onto the
+ * same skeleton remade in an A-pose (arms 45 degrees down) with other local bone axes, as a
+ * glTF, the answer's .glb uploaded again poses every joint on the source's world path within
+ * 1e-4 of the height; onto that rig 1.5 times as large, on the path 1.5 times as large; and
+ * every refusal names its parameter. */
+#include <check.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "core/quat.h"
+#include "gltf_writer.h"
+#include "testutil.h"
+
+#define CMU_01_01 "/usr/share/assimp/models/BVH/01_01.bvh"
+#define MAX_BONES 64
+
+static struct daemon_proc d;
+static char *dir;
+static json_int_t cmu; /* 0 when the take is not on this machine */
+
+static void start(void)
+{
+	char db[512];
+	size_t length;
+	char *text;
+
+	dir = testutil_temp_dir();
+	snprintf(db, sizeof(db), "%s/retarget.db", dir);
+	if (daemon_start(&d, db, "--max-samples 200000") < 0)
+		exit(1);
+	if (access(CMU_01_01, R_OK) != 0)
+		return;
+	testutil_export_folder("retarget"); /* the glTF validator reads what is written there */
+	text = testutil_read_file(CMU_01_01, &length);
+	cmu = http_upload_one(&d, "01_01.bvh", text, length);
+	free(text);
+}
+
+static void stop(void)
+{
+	if (daemon_stop(&d) != 0) {
+		printf("FAIL: the daemon exited badly\n");
+		exit(1);
+	}
+	testutil_remove_tree(dir);
+	free(dir);
+}
+
+static int have_cmu(const char *test)
+{
+	if (cmu)
+		return 1;
+	printf("SKIP: %s: needs Debian's assimp-testmodels (%s; the test command installs it)\n",
+	       test, CMU_01_01);
+	return 0;
+}
+
+static double number(const json_t *a, size_t i)
+{
+	return json_number_value(json_array_get(a, i));
+}
+
+/* A rig as GET /api/resources/{id} gives it, with its rest world positions. */
+struct bones {
+	size_t count;
+	char names[MAX_BONES][64];
+	int parent[MAX_BONES]; /* by place, which is the source index in a BVH rig */
+	double world_p[MAX_BONES][3], world_q[MAX_BONES][4];
+};
+
+static void read_bones(json_int_t id, struct bones *b)
+{
+	char path[64];
+	json_t *entry, *rig, *node;
+	size_t i;
+
+	snprintf(path, sizeof(path), "/api/resources/%lld", (long long)id);
+	entry = http_get_json(&d, path, 200);
+	rig = json_object_get(entry, "rig");
+	ck_assert_uint_le(json_array_size(rig), MAX_BONES);
+	b->count = json_array_size(rig);
+	json_array_foreach(rig, i, node)
+	{
+		const json_t *t = json_object_get(node, "translation"),
+		             *r = json_object_get(node, "rotation");
+		double local_q[4] = {number(r, 0), number(r, 1), number(r, 2), number(r, 3)};
+		double off[3] = {number(t, 0), number(t, 1), number(t, 2)};
+		int p = json_is_integer(json_object_get(node, "parent"))
+		            ? (int)json_integer_value(json_object_get(node, "parent"))
+		            : -1;
+		ck_assert_int_eq(json_integer_value(json_object_get(node, "source")),
+		                 (json_int_t)i);
+		ck_assert_int_lt(p, (int)i); /* BVH: parents first */
+		snprintf(b->names[i], sizeof(b->names[i]), "%s",
+		         json_string_value(json_object_get(node, "name")));
+		b->parent[i] = p;
+		if (p >= 0) {
+			quat_rotate(b->world_q[p], off, off);
+			quat_multiply(b->world_q[p], local_q, b->world_q[i]);
+		} else {
+			memcpy(b->world_q[i], local_q, sizeof(local_q));
+		}
+		for (int c = 0; c < 3; c++)
+			b->world_p[i][c] = off[c] + (p >= 0 ? b->world_p[p][c] : 0);
+	}
+	json_decref(entry);
+}
+
+static int find_bone(const struct bones *b, const char *name)
+{
+	for (size_t i = 0; i < b->count; i++)
+		if (strcmp(b->names[i], name) == 0)
+			return (int)i;
+	ck_abort_msg("no bone %s", name);
+	return -1;
+}
+
+static int under(const struct bones *b, int bone, int ancestor)
+{
+	for (; bone >= 0; bone = b->parent[bone])
+		if (bone == ancestor)
+			return 1;
+	return 0;
+}
+
+static uint32_t seed = 5;
+
+static double random_unit(void)
+{
+	seed = seed * 1664525u + 1013904223u;
+	return (double)(seed >> 8) / (double)(1u << 23) - 1.0;
+}
+
+/* The rig's joints with both arms turned 45 degrees down about their shoulders, scaled, each
+ * bone given world axes of its own, as a glTF node tree (no animation). */
+static uint8_t *a_pose_gltf(const struct bones *b, double scale, size_t *length)
+{
+	double pos[MAX_BONES][3], axes[MAX_BONES][4];
+	const char *arms[2][2] = {{"LeftArm", "LeftForeArm"}, {"RightArm", "RightForeArm"}};
+	struct gltf_writer w;
+	json_t *nodes;
+	uint8_t *data;
+
+	memcpy(pos, b->world_p, sizeof(pos));
+	for (int side = 0; side < 2; side++) {
+		int arm = find_bone(b, arms[side][0]), fore = find_bone(b, arms[side][1]);
+		double along[3], down[3] = {0, -1, 0}, axis[3], turn[4], len;
+		for (int c = 0; c < 3; c++)
+			along[c] = b->world_p[fore][c] - b->world_p[arm][c];
+		axis[0] = along[1] * down[2] - along[2] * down[1];
+		axis[1] = along[2] * down[0] - along[0] * down[2];
+		axis[2] = along[0] * down[1] - along[1] * down[0];
+		len = sqrt(axis[0] * axis[0] + axis[1] * axis[1] + axis[2] * axis[2]);
+		ck_assert_double_gt(len, 0);
+		for (int c = 0; c < 3; c++)
+			turn[c] = axis[c] / len * sin((3.14159265358979323846 / 8));
+		turn[3] = cos((3.14159265358979323846 / 8));
+		for (size_t i = 0; i < b->count; i++) {
+			double v[3];
+			if ((int)i == arm || !under(b, (int)i, arm))
+				continue;
+			for (int c = 0; c < 3; c++)
+				v[c] = b->world_p[i][c] - b->world_p[arm][c];
+			quat_rotate(turn, v, v);
+			for (int c = 0; c < 3; c++)
+				pos[i][c] = b->world_p[arm][c] + v[c];
+		}
+	}
+	gltf_writer_init(&w);
+	for (size_t i = 0; i < b->count; i++)
+		gltf_writer_node(&w, b->names[i], 0);
+	nodes = json_object_get(w.doc, "nodes");
+	for (size_t i = 0; i < b->count; i++) {
+		double angle = 3 * random_unit(), axis[3] = {random_unit(), random_unit(), 1}, len,
+		       local[4], back[4] = {0, 0, 0, 1}, off[3];
+		int p = b->parent[i];
+		json_t *node = json_array_get(nodes, i);
+		len = sqrt(axis[0] * axis[0] + axis[1] * axis[1] + axis[2] * axis[2]);
+		for (int c = 0; c < 3; c++)
+			axes[i][c] = axis[c] / len * sin(angle / 2);
+		axes[i][3] = cos(angle / 2);
+		if (p >= 0)
+			quat_conjugate(axes[p], back);
+		for (int c = 0; c < 3; c++)
+			off[c] = scale * (pos[i][c] - (p >= 0 ? pos[p][c] : 0));
+		quat_rotate(back, off, off);
+		quat_multiply(back, axes[i], local);
+		json_object_set_new(node, "translation",
+		                    json_pack("[f,f,f]", off[0], off[1], off[2]));
+		json_object_set_new(node, "rotation",
+		                    json_pack("[f,f,f,f]", local[0], local[1], local[2], local[3]));
+		if (p >= 0) {
+			json_t *parent = json_array_get(nodes, (size_t)p);
+			if (!json_object_get(parent, "children"))
+				json_object_set_new(parent, "children", json_array());
+			json_array_append_new(json_object_get(parent, "children"),
+			                      json_integer((int)i));
+		}
+	}
+	json_object_set_new(w.doc, "scenes", json_pack("[{s:[i]}]", "nodes", 0));
+	json_object_del(w.doc, "animations"); /* a skeleton alone */
+	data = gltf_writer_glb(&w, length);
+	gltf_writer_cleanup(&w);
+	return data;
+}
+
+/* GET's body, of the status wanted. */
+static struct http_reply get(const char *path, long want)
+{
+	struct http_reply r;
+
+	ck_assert_int_eq(http_request(&d, "GET", path, NULL, 0, NULL, &r), 0);
+	ck_assert_msg(r.status == want, "GET %s: %ld %.300s", path, r.status, r.body);
+	return r;
+}
+
+/* Every 45th frame's time of the take (1/120 s a frame), as t=: at its keys, where the take's
+ * Euler angles and the quaternions written for them agree (between two frames, a line in angles
+ * and a slerp part, most where an angle wraps past 180 degrees). */
+static void frame_times(char *out, size_t size)
+{
+	size_t at = 0;
+
+	for (int k = 0; k < 60; k++)
+		at += (size_t)snprintf(out + at, size - at, "%s%.7g", k ? "," : "",
+		                       (double)(float)(k * 45 * 0.0083333f));
+	ck_assert_uint_lt(at, size);
+}
+
+/* The largest distance between a joint of entry b (world positions over scale) and the joint
+ * of entry a of its name, at 60 frames of the take. */
+static double paths_apart(json_int_t a, json_int_t b, double scale)
+{
+	char path[1200], times[1000];
+	json_t *pa, *pb, *na, *nb;
+	double worst = 0;
+	size_t i, k, compared = 0;
+	json_t *node;
+
+	frame_times(times, sizeof(times));
+	snprintf(path, sizeof(path), "/api/resources/%lld/pose?t=%s", (long long)a, times);
+	pa = http_get_json(&d, path, 200);
+	snprintf(path, sizeof(path), "/api/resources/%lld/pose?t=%s", (long long)b, times);
+	pb = http_get_json(&d, path, 200);
+	na = json_object_get(pa, "nodes");
+	nb = json_object_get(pb, "nodes");
+	json_array_foreach(na, i, node)
+	{
+		const char *name = json_string_value(json_object_get(node, "name"));
+		size_t j = json_array_size(nb);
+		for (k = 0; k < json_array_size(nb); k++)
+			if (strcmp(
+			        json_string_value(json_object_get(json_array_get(nb, k), "name")),
+			        name) == 0)
+				j = k;
+		if (j == json_array_size(nb))
+			continue; /* an end site: a glTF upload's rig is the nodes its tracks move
+			           */
+		compared++;
+		for (k = 0; k < 60; k++) {
+			const json_t *wa = json_array_get(
+			    json_object_get(json_array_get(json_object_get(pa, "poses"), k),
+			                    "world"),
+			    i);
+			const json_t *wb = json_array_get(
+			    json_object_get(json_array_get(json_object_get(pb, "poses"), k),
+			                    "world"),
+			    j);
+			for (int c = 12; c < 15; c++)
+				worst = fmax(worst, fabs(number(wb, c) / scale - number(wa, c)));
+		}
+	}
+	ck_assert_uint_ge(compared, 31); /* every joint that moves */
+	json_decref(pa);
+	json_decref(pb);
+	return worst;
+}
+
+START_TEST(a_take_onto_its_own_rig_gives_its_keys_back)
+{
+	char path[160];
+	json_t *j, *q, *keys, *track;
+	struct http_reply r;
+
+	if (!have_cmu("a_take_onto_its_own_rig_gives_its_keys_back"))
+		return;
+	snprintf(path, sizeof(path), "/api/resources/%lld/retarget?onto=%lld", (long long)cmu,
+	         (long long)cmu);
+	j = http_get_json(&d, path, 200);
+	q = json_object_get(j, "quality");
+	ck_assert(json_is_true(json_object_get(q, "identity")));
+	ck_assert_double_eq(json_number_value(json_object_get(q, "cycle")), 0);
+	ck_assert_int_eq(json_integer_value(json_object_get(json_object_get(j, "keys"), "baked")),
+	                 0);
+	ck_assert_int_eq(json_integer_value(json_object_get(json_object_get(j, "map"), "count")),
+	                 38);
+	/* the hips' rotation keys, as the entry's own track 1 keeps them (degrees, ZXY) */
+	track = NULL;
+	{
+		size_t i;
+		json_t *t;
+		json_array_foreach(
+		    json_object_get(j, "retargeted"), i,
+		    t) if (strcmp(json_string_value(json_object_get(t, "name")), "Hips") == 0 &&
+		           strcmp(json_string_value(json_object_get(t, "property")), "rotation") ==
+		               0) track = t;
+	}
+	ck_assert_ptr_nonnull(track);
+	ck_assert_str_eq(json_string_value(json_object_get(track, "euler")), "rotation ZYX");
+	snprintf(path, sizeof(path), "/api/resources/%lld/tracks/1/keys?limit=3", (long long)cmu);
+	r = get(path, 200);
+	keys = http_json(&r);
+	for (size_t k = 0; k < 3; k++)
+		for (size_t c = 0; c < 3; c++)
+			ck_assert_double_eq(
+			    number(json_array_get(json_object_get(track, "values"), k), c),
+			    number(json_array_get(json_object_get(keys, "values"), k), c));
+	json_decref(keys);
+	http_reply_cleanup(&r);
+	json_decref(j);
+}
+END_TEST
+
+/* The take onto its rig remade (A-pose, other axes, scaled): the .glb answered, uploaded again,
+ * poses every joint on the source's path times scale. */
+static void onto_remade(double scale)
+{
+	struct bones b;
+	char path[200];
+	size_t length;
+	uint8_t *glb;
+	json_int_t target, again;
+	struct http_reply r;
+	json_t *j, *q;
+	double height, apart;
+
+	read_bones(cmu, &b);
+	glb = a_pose_gltf(&b, scale, &length);
+	target = http_upload_one(&d, "a-pose.glb", glb, length);
+	free(glb);
+	snprintf(path, sizeof(path), "/api/resources/%lld/retarget?onto=%lld&summary=1",
+	         (long long)cmu, (long long)target);
+	j = http_get_json(&d, path, 200);
+	q = json_object_get(j, "quality");
+	height = json_number_value(
+	    json_object_get(json_object_get(json_object_get(j, "root_motion"), "heights"), "from"));
+	ck_assert(json_is_false(json_object_get(q, "identity")));
+	ck_assert_double_eq_tol(
+	    json_number_value(json_object_get(json_object_get(j, "root_motion"), "scale")), scale,
+	    1e-5);
+	ck_assert_msg(json_number_value(json_object_get(q, "cycle")) < 1e-4, "cycle %g",
+	              json_number_value(json_object_get(q, "cycle")));
+	ck_assert_msg(json_number_value(json_object_get(q, "effectors")) < 1e-4, "effectors %g",
+	              json_number_value(json_object_get(q, "effectors")));
+	ck_assert_int_eq(json_integer_value(json_object_get(json_object_get(j, "keys"), "baked")),
+	                 0);
+	json_decref(j);
+	snprintf(path, sizeof(path), "/api/resources/%lld/retarget?onto=%lld&format=glb",
+	         (long long)cmu, (long long)target);
+	r = get(path, 200);
+	ck_assert_str_eq(r.content_type, "model/gltf-binary");
+	testutil_write_export(scale == 1 ? "cmu-01_01-on-a-pose.glb"
+	                                 : "cmu-01_01-on-a-pose-1.5.glb",
+	                      r.body, r.length);
+	again = http_upload_one(&d, "retargeted.glb", r.body, r.length);
+	http_reply_cleanup(&r);
+	apart = paths_apart(cmu, again, scale);
+	ck_assert_msg(apart < 1e-4 * height, "scale %g: a joint %g off its path (height %g)", scale,
+	              apart, height);
+}
+
+START_TEST(a_take_onto_an_a_pose_rig_of_other_axes_follows_its_paths)
+{
+	if (have_cmu("a_take_onto_an_a_pose_rig_of_other_axes_follows_its_paths"))
+		onto_remade(1.0);
+}
+END_TEST
+
+START_TEST(onto_a_rig_half_as_large_again_the_paths_scale)
+{
+	if (have_cmu("onto_a_rig_half_as_large_again_the_paths_scale"))
+		onto_remade(1.5);
+}
+END_TEST
+
+static void refused(const char *query, long status, const char *field, const char *words)
+{
+	char path[300];
+	json_t *j, *e;
+
+	snprintf(path, sizeof(path), "/api/resources/%lld/retarget%s", (long long)cmu, query);
+	j = http_get_json(&d, path, status);
+	e = json_object_get(j, "error");
+	ck_assert_str_eq(json_string_value(json_object_get(e, "path")), field);
+	ck_assert_msg(strstr(json_string_value(json_object_get(e, "message")), words), "%s: %s",
+	              query, json_string_value(json_object_get(e, "message")));
+	json_decref(j);
+}
+
+START_TEST(refusals_name_the_parameter)
+{
+	char query[120];
+	static const char doc[] = "{\"bone_map\": {\"name\": \"hips only\", \"from\": \"cmu\", "
+	                          "\"to\": \"cmu\", \"pairs\": "
+	                          "[{\"from\": \"Hips\", \"to\": \"Hips\"}]}}";
+	json_int_t map, plain;
+
+	if (!have_cmu("refusals_name_the_parameter"))
+		return;
+	refused("", 400, "onto", "onto: missing");
+	refused("?onto=x", 400, "onto", "not an entry id");
+	refused("?onto=999999", 400, "onto", "no entry has id 999999");
+	snprintf(query, sizeof(query), "?onto=%lld&mode=sideways", (long long)cmu);
+	refused(query, 400, "mode", "'sideways' is not rest");
+	snprintf(query, sizeof(query), "?onto=%lld&root=float", (long long)cmu);
+	refused(query, 400, "root", "'float' is not scale");
+	snprintf(query, sizeof(query), "?onto=%lld&map=%lld", (long long)cmu, (long long)cmu);
+	refused(query, 400, "map", "not a BoneMap");
+	snprintf(query, sizeof(query), "?onto=%lld&format=fbx", (long long)cmu);
+	refused(query, 400, "format", "'fbx' is not glb or gltf");
+	/* a stored map is used as it is: the hips alone move */
+	map = http_upload_one(&d, "hips.json", doc, strlen(doc));
+	snprintf(query, sizeof(query), "/api/resources/%lld/retarget?onto=%lld&map=%lld&summary=1",
+	         (long long)cmu, (long long)cmu, (long long)map);
+	{
+		json_t *j = http_get_json(&d, query, 200);
+		ck_assert_int_eq(
+		    json_integer_value(json_object_get(json_object_get(j, "map"), "count")), 1);
+		ck_assert_int_eq(
+		    json_integer_value(json_object_get(json_object_get(j, "tracks"), "written")),
+		    2);
+		ck_assert(
+		    json_is_false(json_object_get(json_object_get(j, "quality"), "identity")));
+		json_decref(j);
+	}
+	/* a clip with no rig of its own says which parameter gives it one */
+	{
+		static const char clip[] =
+		    "{\"name\": \"bare\", \"duration\": 1, \"targets\": [{\"schema\": "
+		    "\"E4ADD320-EECA-439F-A6C3-1D8A25AEFBC3\", \"object\": 0, \"name\": "
+		    "\"Hips\"}], "
+		    "\"samplers\": [{\"value\": {\"type\": \"FLOAT3\"}, \"times\": [0, 1], "
+		    "\"values\": [0, 0, 0, 1, 0, 0]}], "
+		    "\"channels\": [{\"target\": 0, \"property\": 1, \"sampler\": 0}]}";
+		json_t *j;
+		plain = http_upload_one(&d, "bare.json", clip, strlen(clip));
+		snprintf(query, sizeof(query), "/api/resources/%lld/retarget?onto=%lld",
+		         (long long)plain, (long long)cmu);
+		j = http_get_json(&d, query, 409);
+		ck_assert_str_eq(
+		    json_string_value(json_object_get(json_object_get(j, "error"), "path")),
+		    "from");
+		json_decref(j);
+		/* from= puts it on a rig: its Hips track moves the take's hips */
+		snprintf(query, sizeof(query), "/api/resources/%lld/retarget?onto=%lld&from=%lld",
+		         (long long)plain, (long long)cmu, (long long)cmu);
+		j = http_get_json(&d, query, 200);
+		ck_assert_int_eq(
+		    json_integer_value(json_object_get(json_object_get(j, "tracks"), "matched")),
+		    1);
+		json_decref(j);
+	}
+}
+END_TEST
+
+static Suite *retarget_suite(void)
+{
+	Suite *s = suite_create("retarget");
+	TCase *tc = tcase_create("retarget");
+
+	tcase_add_unchecked_fixture(tc, start, stop);
+	tcase_set_timeout(tc, 120);
+	tcase_add_test(tc, a_take_onto_its_own_rig_gives_its_keys_back);
+	tcase_add_test(tc, a_take_onto_an_a_pose_rig_of_other_axes_follows_its_paths);
+	tcase_add_test(tc, onto_a_rig_half_as_large_again_the_paths_scale);
+	tcase_add_test(tc, refusals_name_the_parameter);
+	suite_add_tcase(s, tc);
+	return s;
+}
+
+int main(void)
+{
+	return testutil_run(retarget_suite());
+}
