@@ -33,7 +33,7 @@ void retarget_answer_free(struct retarget_answer *a);
 
 /* {"id", "onto", "from", "mode", "root", "map": {the map, as GET /api/bonemap}, "tracks":
  * {"source", "matched", "written", "rewritten", "baked", "ignored": [{"n", "reason"}]},
- * "keys": {"rewritten", "baked"}, "root": {"hips": {"from", "to"}, "scale", "heights"},
+ * "keys": {"rewritten", "baked"}, "root_motion": {"hips": {"from", "to"}, "scale", "heights"},
  * "quality": {"identity", "cycle", "effectors", "foot_skate", "samples", "unmapped"},
  * "notes": [...]}. keys: with every written track's keys ("retargeted": [{"node", "name",
  * "property", "interpolation", "baked", "times", "values"}]). */
@@ -42,6 +42,9 @@ json_t *retarget_answer_json(const struct retarget_answer *a, int keys);
 /* The retargeted clip as one animation of ex (which must have no skeleton=), on the target
  * rig's node tree. 0, or -1 with err set. */
 int retarget_answer_export(const struct retarget_answer *a, struct exporter *ex, struct error *err);
+
+/* What an asset of the answer is called: the clip's name (or NULL) and the target's id. */
+void retarget_answer_file_name(const struct retarget_answer *a, char *out, size_t size);
 
 /* What the answer holds, for the answer budget. */
 size_t retarget_answer_memory(const struct retarget_answer *a);

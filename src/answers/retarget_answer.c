@@ -152,6 +152,12 @@ fail:
 	return NULL;
 }
 
+void retarget_answer_file_name(const struct retarget_answer *a, char *out, size_t size)
+{
+	snprintf(out, size, "%s on %" PRId64, a->entry.name ? a->entry.name : "retargeted",
+	         a->rq.onto);
+}
+
 size_t retarget_answer_memory(const struct retarget_answer *a)
 {
 	return sizeof(*a) + a->bytes + (a->from.count + a->to.count) * sizeof(struct rig_node);

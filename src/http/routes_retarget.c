@@ -93,8 +93,10 @@ static void answer_asset(struct request *req, struct response *resp, struct reta
 {
 	struct exporter *ex;
 	struct error err;
+	char name[200];
 
 	error_init(&err);
+	retarget_answer_file_name(a, name, sizeof(name));
 	/* the answer's keys are nowhere in the catalogue: the whole buffer is held */
 	opt->hold_bytes = opt->max_bytes = EXPORT_DEFAULT_MAX_BYTES;
 	ex = exporter_create(opt);
@@ -103,7 +105,7 @@ static void answer_asset(struct request *req, struct response *resp, struct reta
 			error_set(&err, ERROR_INTERNAL, NULL, -1, "out of memory");
 		response_error(resp, &err);
 	} else {
-		route_answer_export(req, resp, ex, "retargeted", opt->glb, 0);
+		route_answer_export(req, resp, ex, name, opt->glb, 0);
 	}
 	exporter_free(ex);
 }
