@@ -514,37 +514,62 @@ static int rewrite_translation(const struct plan *pl, uint32_t b, const struct r
 	return 0;
 }
 
-/* The source's key times, each once, in order (at most RETARGET_MAX_SAMPLES, evenly taken);
- * time 0 alone when nothing moves. */
-static int cmp_float(const void *a, const void *b)
+/* The union of two increasing lists, each time once, into out (room for n + m). */
+static size_t merge_times(const float *a, size_t n, const float *b, size_t m, float *out)
 {
-	float x = *(const float *)a, y = *(const float *)b;
-	return (x > y) - (x < y);
+	size_t i = 0, j = 0, k = 0;
+
+	while (i < n || j < m) {
+		float t = j == m || (i < n && a[i] <= b[j]) ? a[i] : b[j];
+		if (k == 0 || out[k - 1] != t)
+			out[k++] = t;
+		i += i < n && a[i] == t;
+		j += j < m && b[j] == t;
+	}
+	return k;
 }
 
-static int source_times(struct plan *pl, const struct retarget_input *inputs, size_t count,
-                        struct retarget_result *r)
+float *retarget_key_times(const struct retarget_input *inputs, size_t count, size_t *n)
 {
-	size_t total = 0, n = 0;
-	float *all;
+	size_t total = 1, have = 0;
+	float *all, *next;
 
 	for (size_t i = 0; i < count; i++)
 		total += inputs[i].sampler->key_count;
-	all = malloc((total + 1) * sizeof(float));
+	all = malloc(total * sizeof(float));
+	next = malloc(total * sizeof(float));
+	if (!all || !next) {
+		free(all);
+		free(next);
+		return NULL;
+	}
+	/* each track's times increase: merged one track at a time, linear where they are the
+	 * same times (a motion-capture take's every joint) */
+	for (size_t i = 0; i < count; i++) {
+		const struct sampler *s = inputs[i].sampler;
+		float *swap;
+		if (have == s->key_count && memcmp(all, s->times, have * sizeof(float)) == 0)
+			continue;
+		have = merge_times(all, have, s->times, s->key_count, next);
+		swap = all, all = next, next = swap;
+	}
+	free(next);
+	if (have == 0)
+		all[have++] = 0;
+	*n = have;
+	return all;
+}
+
+/* Every key time of the source (retarget_key_times), at most RETARGET_MAX_SAMPLES of them,
+ * evenly taken. */
+static int source_times(struct plan *pl, const struct retarget_input *inputs, size_t count,
+                        struct retarget_result *r)
+{
+	size_t total;
+	float *all = retarget_key_times(inputs, count, &total);
+
 	if (!all)
 		return -1;
-	for (size_t i = 0; i < count; i++) {
-		memcpy(all + n, inputs[i].sampler->times,
-		       inputs[i].sampler->key_count * sizeof(float));
-		n += inputs[i].sampler->key_count;
-	}
-	if (n == 0)
-		all[n++] = 0;
-	qsort(all, n, sizeof(float), cmp_float);
-	total = 0;
-	for (size_t i = 0; i < n; i++)
-		if (total == 0 || all[i] != all[total - 1])
-			all[total++] = all[i];
 	if (total > RETARGET_MAX_SAMPLES) {
 		double step = (double)(total - 1) / (RETARGET_MAX_SAMPLES - 1);
 		for (size_t i = 0; i < RETARGET_MAX_SAMPLES; i++)

@@ -9,40 +9,19 @@
 
 #include "core/pose.h"
 
-#define QUALITY_SAMPLES 4096 /* times compared, at most (evenly taken from the key times) */
+#define QUALITY_SAMPLES 1024 /* times compared, at most (evenly taken from the key times) */
 
-static int cmp_float(const void *a, const void *b)
-{
-	float x = *(const float *)a, y = *(const float *)b;
-	return (x > y) - (x < y);
-}
-
-/* The source's key times, each once, at most QUALITY_SAMPLES of them. */
+/* The source's key times, at most QUALITY_SAMPLES of them, evenly taken. */
 static float *quality_times(const struct retarget_input *inputs, size_t count, size_t *n)
 {
-	size_t total = 1, k = 0;
-	float *all;
+	float *all = retarget_key_times(inputs, count, n);
 
-	for (size_t i = 0; i < count; i++)
-		total += inputs[i].sampler->key_count;
-	if (!(all = malloc(total * sizeof(float))))
-		return NULL;
-	all[k++] = 0;
-	for (size_t i = 0; i < count; i++)
-		for (uint32_t j = 0; j < inputs[i].sampler->key_count; j++)
-			all[k++] = inputs[i].sampler->times[j];
-	qsort(all, k, sizeof(float), cmp_float);
-	total = 0;
-	for (size_t i = 0; i < k; i++)
-		if (total == 0 || all[i] != all[total - 1])
-			all[total++] = all[i];
-	if (total > QUALITY_SAMPLES) {
-		double step = (double)(total - 1) / (QUALITY_SAMPLES - 1);
+	if (all && *n > QUALITY_SAMPLES) {
+		double step = (double)(*n - 1) / (QUALITY_SAMPLES - 1);
 		for (size_t i = 0; i < QUALITY_SAMPLES; i++)
 			all[i] = all[(size_t)llround(i * step)];
-		total = QUALITY_SAMPLES;
+		*n = QUALITY_SAMPLES;
 	}
-	*n = total;
 	return all;
 }
 
@@ -126,6 +105,7 @@ int retarget_measure(const struct rig *from, const struct retarget_input *inputs
 	struct pose ps, pt, pc;
 	int32_t *feet_s = malloc((to->count + 1) * sizeof(int32_t));
 	int32_t *feet_t = malloc((to->count + 1) * sizeof(int32_t));
+	unsigned char *kind = malloc(to->count + 1);
 	size_t n = 0, feet = 0;
 	float *times = quality_times(inputs, count, &n);
 	double ratio = result->height_from > 0 ? result->height_to / result->height_from : 1;
@@ -137,14 +117,16 @@ int retarget_measure(const struct rig *from, const struct retarget_input *inputs
 	memset(&ps, 0, sizeof(ps));
 	memset(&pt, 0, sizeof(pt));
 	memset(&pc, 0, sizeof(pc));
-	if (!there || !feet_s || !feet_t || !times ||
+	if (!there || !feet_s || !feet_t || !kind || !times ||
 	    retarget_run(to, there, result->track_count, from, &back, opt, &cycled, err) < 0 ||
 	    !(again = result_inputs(&cycled)) || pose_inputs(&ps, from, inputs, count) < 0 ||
 	    pose_inputs(&pt, to, there, result->track_count) < 0 ||
 	    pose_inputs(&pc, from, again, cycled.track_count) < 0)
 		goto done;
 	for (size_t b = 0; b < to->count; b++)
-		if (map->of_target[b] >= 0 && effector_kind(&to->nodes[b]) == 2) {
+		kind[b] = map->of_target[b] >= 0 ? (unsigned char)effector_kind(&to->nodes[b]) : 0;
+	for (size_t b = 0; b < to->count; b++)
+		if (kind[b] == 2) {
 			feet_t[feet] = (int32_t)b;
 			feet_s[feet++] = map->of_target[b];
 		}
@@ -165,7 +147,7 @@ int retarget_measure(const struct rig *from, const struct retarget_input *inputs
 			const double *ws = ps.world + (size_t)s * 16,
 			             *hs = ps.world + result->hip_from * 16;
 			double e = 0;
-			if (s < 0 || !effector_kind(&to->nodes[b]) || !(result->height_to > 0))
+			if (!kind[b] || !(result->height_to > 0))
 				continue;
 			for (int c = 12; c < 15; c++)
 				e += pow((wt[c] - ht[c]) - ratio * (ws[c] - hs[c]), 2);
@@ -190,5 +172,6 @@ done:
 	free(times);
 	free(feet_s);
 	free(feet_t);
+	free(kind);
 	return rc;
 }

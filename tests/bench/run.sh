@@ -403,6 +403,16 @@ row "peak RSS of animdexd after the upload run" "$(peak_rss "$daemon")" "MiB (ta
 kill "$daemon"
 wait "$daemon" 2>/dev/null
 
+echo "retargeting (issue 45's targets)..." >&2
+if sh "$top/tests/lib/npm-tool.sh" "$top/tests/pose" three >&2 &&
+	ANIMDEXD="$bin" node "$top/tests/pose/retarget.test.mjs" --bench >"$dir/retarget.tsv"; then
+	while IFS=$'\t' read -r name value unit; do
+		case $name in SKIP:*) row "retarget" "-" "${name#SKIP: }" ;; *) row "$name" "$value" "$unit" ;; esac
+	done <"$dir/retarget.tsv"
+else
+	row "retarget" "-" "could not run (node, npm and Debian's assimp-testmodels are needed)"
+fi
+
 echo "the page in Chromium (issue 38's targets)..." >&2
 if [ -x /usr/bin/chromium ] && sh "$top/tests/lib/npm-tool.sh" "$top/tests/browser" playwright-core >&2 &&
 	ANIMDEXD="$bin" ANIMDEX_SRCDIR="$top" node "$top/tests/bench/page.mjs" >"$dir/page.tsv"; then
