@@ -27,13 +27,15 @@ void pose_euler_quaternion(int euler, const float e[3], float q[4])
 {
 	static const int orders[6][3] = {{0, 1, 2}, {0, 2, 1}, {1, 0, 2},
 	                                 {1, 2, 0}, {2, 0, 1}, {2, 1, 0}};
-	double cx = cos(e[0] / 2.0), sx = sin(e[0] / 2.0), cy = cos(e[1] / 2.0),
-	       sy = sin(e[1] / 2.0), cz = cos(e[2] / 2.0), sz = sin(e[2] / 2.0);
+	double cx, sx, cy, sy, cz, sz;
 
 	if (euler >= MOCAP_ROTATION_XYZ && euler <= MOCAP_ROTATION_ZYX) {
 		ordered_euler_quaternion(orders[euler - MOCAP_ROTATION_XYZ], e, q);
 		return;
 	}
+	cx = cos(e[0] / 2.0), sx = sin(e[0] / 2.0);
+	cy = cos(e[1] / 2.0), sy = sin(e[1] / 2.0);
+	cz = cos(e[2] / 2.0), sz = sin(e[2] / 2.0);
 	q[0] = (float)(sx * cy * cz - cx * sy * sz);
 	q[1] = (float)(cx * sy * cz + sx * cy * sz);
 	q[2] = (float)(cx * cy * sz - sx * sy * cz);
