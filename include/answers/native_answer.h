@@ -40,4 +40,12 @@ int native_request_parse(struct native_request *rq, const char *(*arg)(void *ctx
 int native_answer_make(struct catalog *cat, const struct native_request *rq,
                        struct native_file *out, char **file_name, struct error *err);
 
+/* The same for a clip made in memory (a retargeted one, src), written on template= (a Zouna
+ * Animation_Z or bare keyframer, a Radient clip document) or as=Animation_Z: the report's
+ * "entry" is rq->id. 400 naming template when there is neither, 422 naming it for a template
+ * a clip does not go into (a Skel_Z, a Burnout resource). */
+int native_answer_make_of(struct catalog *cat, const struct native_request *rq,
+                          const struct resource *src, struct native_file *out, char **file_name,
+                          struct error *err);
+
 #endif

@@ -43,6 +43,12 @@ json_t *retarget_answer_json(const struct retarget_answer *a, int keys);
  * rig's node tree. 0, or -1 with err set. */
 int retarget_answer_export(const struct retarget_answer *a, struct exporter *ex, struct error *err);
 
+/* The retargeted clip as a resource of its own (family "retarget", class "RetargetedClip",
+ * the clip's name and handle), for native: each track a node target named by the target
+ * bone's handle ("0x1234ABCD") where it has one, else by its name; the keys copied. NULL when
+ * out of memory; resource_free() it. */
+struct resource *retarget_answer_resource(const struct retarget_answer *a);
+
 /* What an asset of the answer is called: the clip's name (or NULL) and the target's id. */
 void retarget_answer_file_name(const struct retarget_answer *a, char *out, size_t size);
 

@@ -4,7 +4,9 @@
  *
  * The rules, surest first:
  *   "handle"     both bones hash their names the same (a Zouna rig onto a Zouna rig);
- *   "name"       the same name, byte for byte;
+ *   "hashed"     a named bone's name hashes (Asobo32, as Zouna's) to a bone's handle, between
+ *                a rig of handles and one of names (a BVH take onto a Skel_Z);
+ *   "name"       the same name, byte for byte (a handle's name, POST /api/names, counts);
  *   "folded"     the same once folded (bonemap_fold): case, separators, namespace prefixes
  *                ("mixamorig:", "Bip01 "), and the side words (L, R, Left, Right, _l, _r);
  *   "number"     the same folded without a trailing number ("Arm1_L" and "arm_l"), where

@@ -221,6 +221,14 @@ int route_export_options(struct request *req, struct export_options *opt, int *s
 void route_answer_export(struct request *req, struct response *resp, struct exporter *ex,
                          const char *name, int glb, int summary);
 
+/* A native file as the answer (routes_native.c): the file (its bytes taken) or, summary, its
+ * report; the report's figures in X-Animdex-Native either way. route_request_lookup is
+ * request_arg for native_request_parse. */
+struct native_file;
+void route_answer_native(struct response *resp, struct native_file *file, const char *name,
+                         int summary);
+const char *route_request_lookup(void *ctx, const char *name);
+
 /* Gives a catalogue entry (or each of a list of them) its API address, "url", after its
  * "part": the catalogue knows no URLs. */
 void route_link_entry(json_t *entry);

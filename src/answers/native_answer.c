@@ -374,9 +374,8 @@ static int zouna_file(const struct upload *up, const struct native_request *rq,
 
 /* as=Animation_Z: the entry written on an Animation_Z made new (no records, no keys; its
  * defaults told in the report's notes). */
-static int made_new(const struct catalog_stored *entry, const struct native_request *rq,
-                    struct decode_result *decoded, struct native_file *out, char **file_name,
-                    struct error *err)
+static int made_new(const struct resource *src, const struct native_request *rq,
+                    struct native_file *out, char **file_name, struct error *err)
 {
 	static const char *const defaults[] = {
 	    "as=Animation_Z: no template; an Animation_Z made new",
@@ -387,14 +386,11 @@ static int made_new(const struct catalog_stored *entry, const struct native_requ
 	    "classes: rotations KeyframerRot_Z, translations and scales KeyframerVec3fComp_Z "
 	    "(1/4096 steps, at most 7.99976), messages KeyframerMessage_Z"};
 	struct native_options opt = rq->opt;
-	const struct resource *src = catalog_stored_decode(entry, decoded, err);
-	const char *name = rq->opt.name ? rq->opt.name : src ? src->name : NULL;
+	const char *name = rq->opt.name ? rq->opt.name : src->name;
 	struct upload up = {0};
 	uint8_t *blank = NULL;
 	json_t *notes;
 
-	if (!src)
-		return -1;
 	if (opt.layout) {
 		error_set(
 		    err, ERROR_BAD_PARAMETER, "layout", -1,
@@ -489,7 +485,8 @@ int native_answer_make(struct catalog *cat, const struct native_request *rq,
 	    get_named(cat, template_id, &tmpl, rq->template_id ? "template" : "bundle", err) < 0)
 		goto done;
 	if (rq->as_class) {
-		rc = made_new(&entry, rq, &decoded, out, file_name, err);
+		src = catalog_stored_decode(&entry, &decoded, err);
+		rc = src ? made_new(src, rq, out, file_name, err) : -1;
 		goto done;
 	}
 	t = template_id == rq->id ? &entry : &tmpl;
@@ -566,5 +563,67 @@ done:
 		catalog_stored_cleanup(&tmpl);
 	catalog_stored_cleanup(&other);
 	free(resource);
+	return rc;
+}
+
+int native_answer_make_of(struct catalog *cat, const struct native_request *rq,
+                          const struct resource *src, struct native_file *out, char **file_name,
+                          struct error *err)
+{
+	struct catalog_stored tmpl = {0};
+	struct native_options opt = rq->opt;
+	struct upload up;
+	char layout[8];
+	int rc = -1;
+
+	memset(out, 0, sizeof(*out));
+	*file_name = NULL;
+	if (rq->as_class)
+		return made_new(src, rq, out, file_name, err);
+	if (rq->bundle_id > 0 || !rq->template_id) {
+		error_set(err, ERROR_BAD_PARAMETER, rq->template_id ? "bundle" : "template", -1,
+		          rq->template_id
+		              ? "bundle: a made clip goes into a file of its own, not a bundle"
+		              : "template: missing; a made clip (a retargeted one) needs "
+		                "template=ID, the game's file to take the layout from (an "
+		                "Animation_Z of the target's skeleton), or as=Animation_Z");
+		return -1;
+	}
+	if (get_named(cat, rq->template_id, &tmpl, "template", err) < 0 ||
+	    check_template(&tmpl, rq->template_id, 0, err) < 0)
+		goto done;
+	if (strcmp(tmpl.family, "burnout") == 0 || strcmp(tmpl.class_name, "Skel_Z") == 0) {
+		error_set(err, ERROR_INVALID, "template", -1,
+		          "template: entry %" PRId64 " is a %s; a made clip goes into a Zouna "
+		          "Animation_Z, a bare keyframer or a Radient clip document",
+		          rq->template_id, tmpl.class_name);
+		goto done;
+	}
+	if (rq->zouna_layout && strcmp(tmpl.class_name, "Animation_Z") != 0) {
+		error_set(err, ERROR_BAD_PARAMETER, "layout", -1,
+		          "layout: %s is a Zouna Animation_Z's link-header form; entry %" PRId64
+		          " (the template) is a %s",
+		          rq->zouna_layout, rq->template_id, tmpl.class_name);
+		goto done;
+	}
+	catalog_stored_upload(&tmpl, &up, layout, sizeof(layout));
+	opt.exported = NULL; /* a made clip came back from no export */
+	if (strcmp(up.family, "radient") == 0) {
+		if (native_radient(&up, src, &opt, out, err) < 0)
+			goto done;
+	} else if (opt.layout) {
+		error_set(err, ERROR_BAD_PARAMETER, "layout", -1,
+		          "layout: 32 and 64 are a Burnout Vehicle Animation's; a Zouna "
+		          "Animation_Z takes fuel, rat or walle (its link header's form)");
+		goto done;
+	} else if (zouna_file(&up, rq, src, &opt, out, err) < 0) {
+		goto done;
+	}
+	*file_name = file_name_of(src, rq, out->extension);
+	rc = finish_report(rq, rq->template_id, out, *file_name, err);
+done:
+	if (rc < 0)
+		native_file_cleanup(out);
+	catalog_stored_cleanup(&tmpl);
 	return rc;
 }

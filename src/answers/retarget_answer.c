@@ -353,3 +353,69 @@ done:
 	rig_cleanup(&e.rig);
 	return rc;
 }
+
+/* A written track's target as a resource has it (copied into t). */
+static int resource_target(const struct retarget_answer *a, const struct retarget_track *rt,
+                           struct target *t)
+{
+	const struct rig_node *node = &a->to.nodes[rt->node];
+	char handle[16];
+
+	snprintf(t->schema, sizeof(t->schema), "%s",
+	         rt->euler == POSE_EULER_ZOUNA ? SCHEMA_ZOUNA
+	         : rt->euler                   ? SCHEMA_MOCAP
+	                                       : SCHEMA_NODE);
+	t->object = node->source;
+	snprintf(handle, sizeof(handle), "0x%08" PRIX32, node->handle);
+	t->name = node->has_handle ? strdup(handle) : node->name ? strdup(node->name) : NULL;
+	return node->has_handle || node->name ? (t->name ? 0 : -1) : 0;
+}
+
+struct resource *retarget_answer_resource(const struct retarget_answer *a)
+{
+	const struct retarget_result *r = &a->result;
+	struct resource *res = resource_create("retarget", "RetargetedClip");
+	size_t n = r->track_count;
+	double duration = 0;
+
+	if (!res)
+		return NULL;
+	res->crc32 = a->entry.crc32;
+	res->clip.targets = calloc(n + 1, sizeof(struct target));
+	res->clip.samplers = calloc(n + 1, sizeof(struct sampler));
+	res->clip.channels = calloc(n + 1, sizeof(struct channel));
+	res->track_names = calloc(n + 1, sizeof(char *));
+	if ((a->entry.name && !(res->name = strdup(a->entry.name))) || !res->clip.targets ||
+	    !res->clip.samplers || !res->clip.channels || !res->track_names)
+		goto fail;
+	for (size_t i = 0; i < n; i++) {
+		const struct retarget_track *t = &r->tracks[i];
+		struct sampler *s = &res->clip.samplers[i];
+		char label[300], name[340];
+		*s = t->sampler;
+		s->times = malloc((size_t)s->key_count * sizeof(float) + 1);
+		s->values = malloc(s->value_bytes + 1);
+		res->clip.target_count = res->clip.sampler_count = res->clip.channel_count = i + 1;
+		if (!s->times || !s->values || resource_target(a, t, &res->clip.targets[i]) < 0)
+			goto fail;
+		memcpy(s->times, t->sampler.times, (size_t)s->key_count * sizeof(float));
+		memcpy(s->values, t->sampler.values, s->value_bytes);
+		res->clip.channels[i].target = (uint32_t)i;
+		res->clip.channels[i].sampler = (uint32_t)i;
+		res->clip.channels[i].property = t->euler == POSE_EULER_ZOUNA ? ZOUNA_EULER_ROTATION
+		                                 : t->euler                   ? (uint64_t)t->euler
+		                                            : (uint64_t)t->property;
+		rig_node_label(&a->to.nodes[t->node], label, sizeof(label));
+		snprintf(name, sizeof(name), "%s %s", label,
+		         t->property == NODE_ROTATION ? "rotation" : "translation");
+		if (!(res->track_names[i] = strdup(name)))
+			goto fail;
+		if (s->times[s->key_count - 1] > duration)
+			duration = s->times[s->key_count - 1];
+	}
+	res->clip.duration = duration;
+	return res;
+fail:
+	resource_free(res);
+	return NULL;
+}

@@ -8,6 +8,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/hash.h"
+
 /* Appends word [w, w + n) lower-cased, unless it is a side word or a prefix word. */
 static void fold_word(const char *w, size_t n, int first, char *side, char *out, size_t size,
                       size_t *len)
@@ -182,7 +184,7 @@ static void free_keys(char **keys, size_t n)
 	free(keys);
 }
 
-enum key_kind { KEY_HANDLE, KEY_NAME, KEY_FOLDED, KEY_NUMBER, KEY_SYNONYM };
+enum key_kind { KEY_HANDLE, KEY_HASHED, KEY_NAME, KEY_FOLDED, KEY_NUMBER, KEY_SYNONYM };
 
 /* The word one convention uses for a bone another names otherwise (a folded name without its
  * side): a thigh is an upper leg, a knee joint turns the lower leg, and so on. */
@@ -241,16 +243,20 @@ static char **rig_keys(const struct rig *rig, enum key_kind kind)
 		return NULL;
 	for (size_t i = 0; i < rig->count; i++) {
 		const struct rig_node *n = &rig->nodes[i];
-		if (kind == KEY_HANDLE) {
+		const char *name = n->name ? n->name : n->handle_name; /* POST /api/names' */
+		if (kind == KEY_HANDLE || (kind == KEY_HASHED && n->has_handle)) {
 			if (!n->has_handle)
 				continue;
 			snprintf(text, sizeof(text), "%08x", (unsigned)n->handle);
-		} else if (!n->name) {
+		} else if (!name) {
 			continue;
+		} else if (kind == KEY_HASHED) { /* the hash a Zouna rig would give the name */
+			snprintf(text, sizeof(text), "%08x",
+			         (unsigned)hash_asobo32(name, strlen(name)));
 		} else if (kind == KEY_NAME) {
-			snprintf(text, sizeof(text), "%s", n->name);
+			snprintf(text, sizeof(text), "%s", name);
 		} else {
-			bonemap_fold(n->name, text, sizeof(text));
+			bonemap_fold(name, text, sizeof(text));
 			if ((kind == KEY_NUMBER || kind == KEY_SYNONYM) &&
 			    base_key(text, sizeof(text), kind) < 0)
 				continue;
@@ -332,17 +338,23 @@ done:
 	return rc;
 }
 
+static int has_handles(const struct rig *rig)
+{
+	for (size_t i = 0; i < rig->count; i++)
+		if (rig->nodes[i].has_handle)
+			return 1;
+	return 0;
+}
+
 int bonemap_propose(const struct rig *from, const struct rig *to, struct bonemap *out)
 {
 	static const struct {
 		enum key_kind kind;
 		const char *how;
 		double confidence;
-	} rules[] = {{KEY_HANDLE, "handle", 1.0},
-	             {KEY_NAME, "name", 1.0},
-	             {KEY_FOLDED, "folded", 0.9},
-	             {KEY_NUMBER, "number", 0.7},
-	             {KEY_SYNONYM, "synonym", 0.6}};
+	} rules[] = {{KEY_HANDLE, "handle", 1.0}, {KEY_HASHED, "hashed", 1.0},
+	             {KEY_NAME, "name", 1.0},     {KEY_FOLDED, "folded", 0.9},
+	             {KEY_NUMBER, "number", 0.7}, {KEY_SYNONYM, "synonym", 0.6}};
 	struct proposal p = {out, NULL, NULL, from->count, to->count};
 	int rc = -1;
 
@@ -358,8 +370,14 @@ int bonemap_propose(const struct rig *from, const struct rig *to, struct bonemap
 	for (size_t i = 0; i < from->count; i++)
 		out->of_source[i] = -1;
 	for (size_t r = 0; r < sizeof(rules) / sizeof(rules[0]); r++) {
-		char **fk = rig_keys(from, rules[r].kind), **tk = rig_keys(to, rules[r].kind);
-		int failed =
+		char **fk, **tk;
+		int failed;
+		/* names hashed against handles only between a rig of handles and one of names */
+		if (rules[r].kind == KEY_HASHED && has_handles(from) == has_handles(to))
+			continue;
+		fk = rig_keys(from, rules[r].kind);
+		tk = rig_keys(to, rules[r].kind);
+		failed =
 		    !fk || !tk || pair_by_key(&p, fk, tk, rules[r].how, rules[r].confidence) < 0;
 		free_keys(fk, from->count);
 		free_keys(tk, to->count);

@@ -17,7 +17,7 @@
 #include "answers/native_answer.h"
 #include "http/http.h"
 
-static const char *request_lookup(void *ctx, const char *name)
+const char *route_request_lookup(void *ctx, const char *name)
 {
 	return request_arg(ctx, name);
 }
@@ -100,7 +100,7 @@ void route_native(struct request *req, struct response *resp)
 	struct native_request rq;
 	struct native_file file;
 	struct error err;
-	char *name = NULL, header[256];
+	char *name = NULL;
 
 	error_init(&err);
 	if (!cat || route_id(req, resp, &rq.id) < 0)
@@ -112,24 +112,32 @@ void route_native(struct request *req, struct response *resp)
 		response_error(resp, &err);
 		return;
 	}
-	if (native_request_parse(&rq, request_lookup, req, &err) < 0 ||
+	if (native_request_parse(&rq, route_request_lookup, req, &err) < 0 ||
 	    reserve_native(req, cat, &rq, &err) < 0 ||
 	    native_answer_make(cat, &rq, &file, &name, &err) < 0) {
 		response_error(resp, &err);
 		return;
 	}
-	report_header(file.report, header, sizeof(header));
-	if (summary && summary[0] == '1') {
-		response_json(resp, 200, json_incref(file.report));
+	route_answer_native(resp, &file, name, summary && summary[0] == '1');
+	native_file_cleanup(&file);
+	free(name);
+}
+
+void route_answer_native(struct response *resp, struct native_file *file, const char *name,
+                         int summary)
+{
+	char header[256];
+
+	report_header(file->report, header, sizeof(header));
+	if (summary) {
+		response_json(resp, 200, json_incref(file->report));
 	} else {
-		response_take(resp, 200, "application/octet-stream", (char *)file.bytes,
-		              file.length);
-		file.bytes = NULL;
+		response_take(resp, 200, "application/octet-stream", (char *)file->bytes,
+		              file->length);
+		file->bytes = NULL;
 		resp->disposition = malloc(strlen(name) + 32);
 		if (resp->disposition)
 			sprintf(resp->disposition, "attachment; filename=\"%s\"", name);
 	}
 	response_header(resp, "X-Animdex-Native", header);
-	native_file_cleanup(&file);
-	free(name);
 }

@@ -1,7 +1,9 @@
 /* routes_retarget.c: GET /api/resources/{id}/retarget?onto=ID, an entry's motion put on another
  * entry's rig (answers/retarget_answer.h): the request's parameters, and the answer as JSON
  * (the report and every written track's keys; summary=1 the report alone) or, format=glb or
- * gltf, as a glTF asset on the target's node tree.
+ * gltf, as a glTF asset on the target's node tree; format=native, as the game's bytes on
+ * template= (native's parameters: an Animation_Z of the target's skeleton), summary=1 its
+ * report with the retarget's beside it.
  *
  * onto=ID (required) the entry whose rig takes the motion; from=ID the rig the clip moves when
  * it has none of its own; map=ID a BoneMap entry (else the proposed map); mode=rest|world;
@@ -12,6 +14,7 @@
 #include <string.h>
 
 #include "answers/export.h"
+#include "answers/native_answer.h"
 #include "answers/retarget_answer.h"
 #include "http/http.h"
 
@@ -110,6 +113,33 @@ static void answer_asset(struct request *req, struct response *resp, struct reta
 	exporter_free(ex);
 }
 
+/* format=native: the retargeted clip written on template= as native writes an entry. */
+static void answer_native(struct request *req, struct response *resp, struct catalog *cat,
+                          struct retarget_answer *a, const struct native_request *nq, int summary)
+{
+	struct resource *src = retarget_answer_resource(a);
+	struct native_file file;
+	struct error err;
+	char *name = NULL;
+
+	error_init(&err);
+	if (!src) {
+		error_set(&err, ERROR_INTERNAL, NULL, -1, "out of memory");
+		response_error(resp, &err);
+		return;
+	}
+	if (request_reserve(req, 16 * retarget_answer_memory(a), "the game's file", &err) < 0 ||
+	    native_answer_make_of(cat, nq, src, &file, &name, &err) < 0) {
+		response_error(resp, &err);
+	} else {
+		json_object_set_new(file.report, "retarget", retarget_answer_json(a, 0));
+		route_answer_native(resp, &file, name, summary);
+		native_file_cleanup(&file);
+	}
+	free(name);
+	resource_free(src);
+}
+
 void route_retarget(struct request *req, struct response *resp)
 {
 	struct catalog *cat = route_catalog(req, resp);
@@ -119,13 +149,17 @@ void route_retarget(struct request *req, struct response *resp)
 	struct export_options opt;
 	struct error err;
 	int64_t id;
-	int summary = 0, asset = format && strcmp(format, "json") != 0;
+	struct native_request nq;
+	int summary = 0, native = format && strcmp(format, "native") == 0;
+	int asset = format && !native && strcmp(format, "json") != 0;
 
 	error_init(&err);
 	if (!cat || route_id(req, resp, &id) < 0)
 		return;
+	nq.id = id;
 	if (request_of(req, id, &rq, &err) < 0 ||
-	    (asset && route_export_options(req, &opt, &summary, &err) < 0)) {
+	    (asset && route_export_options(req, &opt, &summary, &err) < 0) ||
+	    (native && native_request_parse(&nq, route_request_lookup, req, &err) < 0)) {
 		response_error(resp, &err);
 		return;
 	}
@@ -137,7 +171,9 @@ void route_retarget(struct request *req, struct response *resp)
 		response_error(resp, &err);
 		return;
 	}
-	if (asset && !summary)
+	if (native)
+		answer_native(req, resp, cat, a, &nq, summary);
+	else if (asset && !summary)
 		answer_asset(req, resp, a, &opt);
 	else
 		answer_json(req, resp, a, summary);

@@ -11,9 +11,11 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "base/hash.h"
 #include "core/quat.h"
 #include "gltf_writer.h"
 #include "testutil.h"
+#include "zouna_writer.h"
 
 #define CMU_01_01 "/usr/share/assimp/models/BVH/01_01.bvh"
 #define MAX_BONES 64
@@ -136,14 +138,11 @@ static double random_unit(void)
 }
 
 /* The rig's joints with both arms turned 45 degrees down about their shoulders, scaled, each
- * bone given world axes of its own, as a glTF node tree (no animation). */
-static uint8_t *a_pose_gltf(const struct bones *b, double scale, size_t *length)
+ * bone given world axes of its own: each bone's local translation and rotation. */
+static void a_pose(const struct bones *b, double scale, double local_t[][3], double local_r[][4])
 {
 	double pos[MAX_BONES][3], axes[MAX_BONES][4];
 	const char *arms[2][2] = {{"LeftArm", "LeftForeArm"}, {"RightArm", "RightForeArm"}};
-	struct gltf_writer w;
-	json_t *nodes;
-	uint8_t *data;
 
 	memcpy(pos, b->world_p, sizeof(pos));
 	for (int side = 0; side < 2; side++) {
@@ -157,8 +156,8 @@ static uint8_t *a_pose_gltf(const struct bones *b, double scale, size_t *length)
 		len = sqrt(axis[0] * axis[0] + axis[1] * axis[1] + axis[2] * axis[2]);
 		ck_assert_double_gt(len, 0);
 		for (int c = 0; c < 3; c++)
-			turn[c] = axis[c] / len * sin((3.14159265358979323846 / 8));
-		turn[3] = cos((3.14159265358979323846 / 8));
+			turn[c] = axis[c] / len * sin(3.14159265358979323846 / 8);
+		turn[3] = cos(3.14159265358979323846 / 8);
 		for (size_t i = 0; i < b->count; i++) {
 			double v[3];
 			if ((int)i == arm || !under(b, (int)i, arm))
@@ -170,15 +169,10 @@ static uint8_t *a_pose_gltf(const struct bones *b, double scale, size_t *length)
 				pos[i][c] = b->world_p[arm][c] + v[c];
 		}
 	}
-	gltf_writer_init(&w);
-	for (size_t i = 0; i < b->count; i++)
-		gltf_writer_node(&w, b->names[i], 0);
-	nodes = json_object_get(w.doc, "nodes");
 	for (size_t i = 0; i < b->count; i++) {
 		double angle = 3 * random_unit(), axis[3] = {random_unit(), random_unit(), 1}, len,
-		       local[4], back[4] = {0, 0, 0, 1}, off[3];
+		       back[4] = {0, 0, 0, 1};
 		int p = b->parent[i];
-		json_t *node = json_array_get(nodes, i);
 		len = sqrt(axis[0] * axis[0] + axis[1] * axis[1] + axis[2] * axis[2]);
 		for (int c = 0; c < 3; c++)
 			axes[i][c] = axis[c] / len * sin(angle / 2);
@@ -186,13 +180,32 @@ static uint8_t *a_pose_gltf(const struct bones *b, double scale, size_t *length)
 		if (p >= 0)
 			quat_conjugate(axes[p], back);
 		for (int c = 0; c < 3; c++)
-			off[c] = scale * (pos[i][c] - (p >= 0 ? pos[p][c] : 0));
-		quat_rotate(back, off, off);
-		quat_multiply(back, axes[i], local);
+			local_t[i][c] = scale * (pos[i][c] - (p >= 0 ? pos[p][c] : 0));
+		quat_rotate(back, local_t[i], local_t[i]);
+		quat_multiply(back, axes[i], local_r[i]);
+	}
+}
+
+/* That rig as a glTF node tree (no animation). */
+static uint8_t *a_pose_gltf(const struct bones *b, double scale, size_t *length)
+{
+	double t[MAX_BONES][3], r[MAX_BONES][4];
+	struct gltf_writer w;
+	json_t *nodes;
+	uint8_t *data;
+
+	a_pose(b, scale, t, r);
+	gltf_writer_init(&w);
+	for (size_t i = 0; i < b->count; i++)
+		gltf_writer_node(&w, b->names[i], 0);
+	nodes = json_object_get(w.doc, "nodes");
+	for (size_t i = 0; i < b->count; i++) {
+		int p = b->parent[i];
+		json_t *node = json_array_get(nodes, i);
 		json_object_set_new(node, "translation",
-		                    json_pack("[f,f,f]", off[0], off[1], off[2]));
+		                    json_pack("[f,f,f]", t[i][0], t[i][1], t[i][2]));
 		json_object_set_new(node, "rotation",
-		                    json_pack("[f,f,f,f]", local[0], local[1], local[2], local[3]));
+		                    json_pack("[f,f,f,f]", r[i][0], r[i][1], r[i][2], r[i][3]));
 		if (p >= 0) {
 			json_t *parent = json_array_get(nodes, (size_t)p);
 			if (!json_object_get(parent, "children"))
@@ -387,6 +400,194 @@ START_TEST(onto_a_rig_half_as_large_again_the_paths_scale)
 }
 END_TEST
 
+/* The rig remade (A-pose, other axes, scaled) as a FUEL Skel_Z: each bone's handle the Asobo32
+ * of its name, as the game's tools name bones. */
+static json_int_t upload_skeleton(const struct bones *b, double scale)
+{
+	double t[MAX_BONES][3], r[MAX_BONES][4];
+	struct zbone bones[MAX_BONES];
+	struct zskeleton sk = {
+	    .layout = ZSKEL_FUEL, .bones = bones, .bone_count = (uint32_t)b->count};
+	struct zbuf z;
+	json_int_t id;
+
+	a_pose(b, scale, t, r);
+	memset(bones, 0, sizeof(bones));
+	for (size_t i = 0; i < b->count; i++) {
+		bones[i].name_crc = hash_asobo32(b->names[i], strlen(b->names[i]));
+		bones[i].parent = b->parent[i];
+		for (int c = 0; c < 3; c++) {
+			bones[i].translation[c] = (float)t[i][c];
+			bones[i].scale[c] = 1;
+		}
+		for (int c = 0; c < 4; c++)
+			bones[i].rotation[c] = (float)r[i][c];
+	}
+	zbuf_init(&z, 0);
+	zouna_write_skeleton(&z, &sk, 0, 0);
+	id = http_upload_one(&d, "cmu.Skel_Z", z.data, z.len);
+	zbuf_free(&z);
+	return id;
+}
+
+/* An Animation_Z of that skeleton as a game would ship one: a record for every joint that is not
+ * an end site, two rotation keys each (at rest: the layout is what the template gives), and the
+ * hips' two translation keys. */
+static json_int_t upload_animation_template(const struct bones *b)
+{
+	static struct zkey rot[2 * MAX_BONES], trans[2];
+	static struct znode nodes[MAX_BONES];
+	struct zanimation a = {0};
+	struct zbuf z;
+	uint16_t count = 0;
+	json_int_t id;
+
+	memset(rot, 0, sizeof(rot));
+	memset(trans, 0, sizeof(trans));
+	memset(nodes, 0, sizeof(nodes));
+	for (size_t i = 0; i < b->count; i++) {
+		if (strncmp(b->names[i], "EndSite_", 8) == 0)
+			continue;
+		nodes[count].bone_crc = hash_asobo32(b->names[i], strlen(b->names[i]));
+		nodes[count].id = (int16_t)count;
+		nodes[count].flag = 1;
+		nodes[count].rot[0] = (uint16_t)(2 * count);
+		nodes[count].rot[1] = 2;
+		rot[2 * count].v[3] = rot[2 * count + 1].v[3] = 1;
+		rot[2 * count + 1].time = 22.9f;
+		count++;
+	}
+	nodes[0].trans[1] = 2; /* the hips */
+	trans[1].time = 22.9f;
+	a.max_time = 22.9f;
+	a.node_flag = 1;
+	a.keys[0] = rot, a.counts[0] = 2u * count;
+	a.keys[3] = trans, a.counts[3] = 2;
+	a.nodes = nodes, a.node_count = count;
+	a.name_crc = hash_asobo32("walk", 4);
+	zbuf_init(&z, 0);
+	zouna_write_animation(&z, &a, 0, 0);
+	id = http_upload_one(&d, "walk.Animation_Z", z.data, z.len);
+	zbuf_free(&z);
+	return id;
+}
+
+/* The retargeted track of the Skel_Z bone of handle crc and property ("rotation"), or NULL. */
+static const json_t *retargeted_track(const json_t *answer, const json_t *skel_rig, uint32_t crc,
+                                      const char *property)
+{
+	size_t i;
+	json_t *t;
+
+	json_array_foreach(json_object_get(answer, "retargeted"), i, t)
+	{
+		json_int_t node = json_integer_value(json_object_get(t, "node"));
+		const char *handle = json_string_value(
+		    json_object_get(json_array_get(skel_rig, (size_t)node), "handle"));
+		if (handle && strtoul(handle, NULL, 16) == crc &&
+		    strcmp(json_string_value(json_object_get(t, "property")), property) == 0)
+			return t;
+	}
+	return NULL;
+}
+
+/* CMU 01_01 onto a Skel_Z, into an Animation_Z of that skeleton (reduce= keeps each record's
+ * keys within its 16-bit fields), uploaded again: every key the game reads is one of the
+ * retargeted keys, within one quantisation step of its class. */
+START_TEST(a_take_goes_into_the_games_bytes)
+{
+	struct bones b;
+	char path[300];
+	json_int_t skel, tmpl, again;
+	json_t *answer, *entry, *skel_entry, *report, *t;
+	struct http_reply r;
+	size_t i, checked = 0, keys = 0;
+	double worst = 0;
+
+	if (!have_cmu("a_take_goes_into_the_games_bytes"))
+		return;
+	read_bones(cmu, &b);
+	skel = upload_skeleton(&b, 0.05); /* a game's metres: the hips' travel within 8 units */
+	tmpl = upload_animation_template(&b);
+	snprintf(path, sizeof(path),
+	         "/api/resources/%lld/retarget?onto=%lld&format=native&template=%lld&reduce=0.001",
+	         (long long)cmu, (long long)skel, (long long)tmpl);
+	r = get(path, 200);
+	ck_assert_str_eq(r.content_type, "application/octet-stream");
+	ck_assert_ptr_nonnull(strstr(r.disposition, "01_01.Animation_Z"));
+	again = http_upload_one(&d, "walk.Animation_Z", r.body, r.length);
+	http_reply_cleanup(&r);
+	{
+		char with_summary[320];
+		snprintf(with_summary, sizeof(with_summary), "%s&summary=1", path);
+		report = http_get_json(&d, with_summary, 200);
+	}
+	ck_assert(json_is_object(json_object_get(report, "retarget"))); /* the retarget's report */
+	snprintf(path, sizeof(path), "/api/resources/%lld/retarget?onto=%lld", (long long)cmu,
+	         (long long)skel);
+	answer = http_get_json(&d, path, 200);
+	ck_assert_int_eq(
+	    json_integer_value(json_object_get(json_object_get(answer, "map"), "count")),
+	    38); /* the take's names hashed onto the Skel_Z's handles */
+	snprintf(path, sizeof(path), "/api/resources/%lld", (long long)skel);
+	skel_entry = http_get_json(&d, path, 200);
+	snprintf(path, sizeof(path), "/api/resources/%lld", (long long)again);
+	entry = http_get_json(&d, path, 200);
+	json_array_foreach(json_object_get(entry, "tracks"), i, t)
+	{
+		const char *name = json_string_value(json_object_get(t, "name"));
+		int rotation = strstr(name, "rotation") != NULL;
+		double step = rotation ? 1.0 / 2000 : 1.0 / 4096; /* KeyframerRot_Z, Vec3fComp_Z */
+		uint32_t crc = (uint32_t)json_integer_value(
+		    json_object_get(json_object_get(t, "target"), "object"));
+		const json_t *want = retargeted_track(answer, json_object_get(skel_entry, "rig"),
+		                                      crc, rotation ? "rotation" : "translation");
+		json_t *got, *times, *values, *wt, *wv;
+		size_t k, w = 0;
+		if (!strstr(name, "rotation") && !strstr(name, "translation"))
+			continue;
+		ck_assert_msg(want != NULL, "%s: no retargeted track of its bone", name);
+		snprintf(path, sizeof(path), "/api/resources/%lld/tracks/%zu/keys",
+		         (long long)again, i);
+		got = http_get_json(&d, path, 200);
+		times = json_object_get(got, "times");
+		values = json_object_get(got, "values");
+		wt = json_object_get(want, "times");
+		wv = json_object_get(want, "values");
+		for (k = 0; k < json_array_size(times); k++) {
+			double tk = number(times, k), sign = 1, dot = 0;
+			const json_t *a = json_array_get(values, k), *e;
+			while (w < json_array_size(wt) && number(wt, w) < tk - 1e-6)
+				w++;
+			ck_assert_msg(w < json_array_size(wt) && fabs(number(wt, w) - tk) < 1e-6,
+			              "%s: a key at %g the retarget has not", name, tk);
+			e = json_array_get(wv, w);
+			for (size_t c = 0; rotation && c < 4; c++)
+				dot += number(a, c) * number(e, c);
+			sign = dot < 0 ? -1 : 1;
+			for (size_t c = 0; c < json_array_size(a); c++) {
+				double diff = fabs(number(a, c) - sign * number(e, c));
+				worst = fmax(worst, diff / step);
+				ck_assert_msg(diff <= step + 1e-6,
+				              "%s at %g: %g, the retarget's %g", name, tk,
+				              number(a, c), sign * number(e, c));
+			}
+			keys++;
+		}
+		checked++;
+		json_decref(got);
+	}
+	ck_assert_uint_eq(checked, 32); /* 31 joints' rotations and the hips' translation */
+	printf("retarget: %zu keys of 32 tracks read back from the Animation_Z, the largest %.2f "
+	       "of a step off the retarget\n",
+	       keys, worst);
+	json_decref(entry);
+	json_decref(skel_entry);
+	json_decref(answer);
+	json_decref(report);
+}
+END_TEST
+
 static void refused(const char *query, long status, const char *field, const char *words)
 {
 	char path[300];
@@ -477,6 +678,7 @@ static Suite *retarget_suite(void)
 	tcase_add_test(tc, a_take_onto_its_own_rig_gives_its_keys_back);
 	tcase_add_test(tc, a_take_onto_an_a_pose_rig_of_other_axes_follows_its_paths);
 	tcase_add_test(tc, onto_a_rig_half_as_large_again_the_paths_scale);
+	tcase_add_test(tc, a_take_goes_into_the_games_bytes);
 	tcase_add_test(tc, refusals_name_the_parameter);
 	suite_add_tcase(s, tc);
 	return s;
