@@ -83,4 +83,23 @@ static inline void quat_between(const double a[3], const double b[3], double q[4
 	quat_normalise(q);
 }
 
+/* The turn a fraction w of the way from a to b, the short way round (out may be a or b). */
+static inline void quat_slerp(const double a[4], const double b[4], double w, double out[4])
+{
+	double d = a[0] * b[0] + a[1] * b[1] + a[2] * b[2] + a[3] * b[3], s = 1, ka, kb;
+
+	if (d < 0)
+		d = -d, s = -1;
+	if (d > 1 - 1e-12) { /* as good as the same turn: a line, made unit length */
+		ka = 1 - w, kb = w;
+	} else {
+		double theta = acos(d), sin_theta = sin(theta);
+		ka = sin((1 - w) * theta) / sin_theta;
+		kb = sin(w * theta) / sin_theta;
+	}
+	for (int i = 0; i < 4; i++)
+		out[i] = ka * a[i] + s * kb * b[i];
+	quat_normalise(out);
+}
+
 #endif

@@ -292,6 +292,16 @@ static int bake(const struct plan *pl, const struct retarget_input *inputs, size
 				quat_conjugate(retarget_rest_q(&pl->rs, s), back);
 				quat_multiply(wq_s + (size_t)s * 4, back, w);
 				quat_multiply(w, pl->aligned + (size_t)b * 4, w);
+			} else if (pl->spread_lo[b] >=
+			           0) { /* along a chain: slerp(D(lo), D(hi)) A(b) */
+				double lo[4], hi[4];
+				int32_t l = pl->spread_lo[b], h = pl->spread_hi[b];
+				quat_conjugate(retarget_rest_q(&pl->rs, l), back);
+				quat_multiply(wq_s + (size_t)l * 4, back, lo);
+				quat_conjugate(retarget_rest_q(&pl->rs, h), back);
+				quat_multiply(wq_s + (size_t)h * 4, back, hi);
+				quat_slerp(lo, hi, pl->spread_weight[b], w);
+				quat_multiply(w, pl->aligned + (size_t)b * 4, w);
 			} else {
 				quat_multiply(p >= 0 ? wq_t + (size_t)p * 4 : retarget_no_turn,
 				              pl->rt.local_q + (size_t)b * 4, w);
@@ -404,8 +414,12 @@ int retarget_run(const struct rig *from, const struct retarget_input *inputs, si
 		const struct retarget_input *rot, *pos;
 		struct retarget_track *t;
 		int same = 0, top;
-		if (s < 0)
+		if (s < 0) { /* a bone of a chain of another length turns with the source's */
+			if (pl.spread_lo[b] >= 0 &&
+			    add_baked(&pl, out, &cap, baked, &baked_count, b, NODE_ROTATION) < 0)
+				goto oom;
 			continue;
+		}
 		rot = pl.rot_of[s];
 		pos = pl.pos_of[s];
 		top = pl.anc_src[b] < 0;

@@ -151,21 +151,39 @@ static void source_direction(const struct plan *pl, uint32_t s, uint32_t sc, dou
 
 /* mode=rest: b (mapped to s, at `now` under its turned parent) turned to point where s points:
  * at its largest mapped child exactly, and about that line at the child most across it. */
+/* The mapped target bone a chain from c down reaches: c itself when it is mapped, else down
+ * through unmapped bones of one child each; -1 when none is. */
+static int32_t mapped_down(const struct plan *pl, int32_t c)
+{
+	for (int steps = 0; c >= 0 && steps < ANCESTOR_WALK; steps++) {
+		if (pl->map->of_target[c] >= 0)
+			return c;
+		if (pl->first_child[c] < 0 || pl->next_sibling[pl->first_child[c]] >= 0)
+			return -1;
+		c = pl->first_child[c];
+	}
+	return -1;
+}
+
 static void align_bone(const struct plan *pl, const uint32_t *subtree, uint32_t b, int32_t s,
                        double now[4])
 {
-	int32_t first = -1, second = -1;
+	int32_t first = -1, first_end = -1, second = -1;
 	double best_sine = 1e-3, v1[3], s1[3], turn[4];
 
+	/* each child's mapped bone, through a chain the source has no bone for */
 	for (int32_t c = pl->first_child[b]; c >= 0; c = pl->next_sibling[c]) {
-		int32_t sc = pl->map->of_target[c];
-		if (sc < 0 || !is_ancestor(pl->from, s, sc))
+		int32_t end = mapped_down(pl, c);
+		if (end < 0 || !is_ancestor(pl->from, s, pl->map->of_target[end]))
 			continue;
-		if (first < 0 || subtree[c] > subtree[first])
+		if (first < 0 || subtree[c] > subtree[first]) {
 			first = c;
+			first_end = end;
+		}
 	}
 	if (first < 0)
 		return;
+	first = first_end;
 	target_direction(pl, b, (uint32_t)first, now, v1);
 	source_direction(pl, (uint32_t)s, (uint32_t)pl->map->of_target[first], s1);
 	quat_between(v1, s1, turn);
@@ -177,10 +195,10 @@ static void align_bone(const struct plan *pl, const uint32_t *subtree, uint32_t 
 		for (int k = 0; k < 3; k++)
 			s1[k] /= len;
 	}
-	for (int32_t c = pl->first_child[b]; c >= 0; c = pl->next_sibling[c]) {
-		int32_t sc = pl->map->of_target[c];
+	for (int32_t child = pl->first_child[b]; child >= 0; child = pl->next_sibling[child]) {
+		int32_t c = mapped_down(pl, child), sc = c >= 0 ? pl->map->of_target[c] : -1;
 		double d[3], cr[3], len, sine;
-		if (c == first || sc < 0 || !is_ancestor(pl->from, s, sc))
+		if (c < 0 || c == first || !is_ancestor(pl->from, s, sc))
 			continue;
 		source_direction(pl, (uint32_t)s, (uint32_t)sc, d);
 		len = sqrt(d[0] * d[0] + d[1] * d[1] + d[2] * d[2]);
@@ -241,6 +259,92 @@ static int align_all(struct plan *pl)
 			align_bone(pl, subtree, b, s, a);
 	}
 	free(subtree);
+	return 0;
+}
+
+static double rest_distance(const struct rest *r, int32_t a, int32_t b)
+{
+	const double *x = r->world_p + (size_t)a * 3, *y = r->world_p + (size_t)b * 3;
+	return sqrt((x[0] - y[0]) * (x[0] - y[0]) + (x[1] - y[1]) * (x[1] - y[1]) +
+	            (x[2] - y[2]) * (x[2] - y[2]));
+}
+
+/* How far along its chain a bone starts, from `top` (an ancestor), at rest. */
+static double along(const struct rest *r, const struct rig *rig, int32_t top, int32_t b)
+{
+	double d = 0;
+
+	for (int steps = 0; b != top && b >= 0 && steps <= ANCESTOR_WALK; steps++) {
+		d += rest_distance(r, rig->nodes[b].parent, b);
+		b = rig->nodes[b].parent;
+	}
+	return d;
+}
+
+/* Unmapped bone u of a target chain between mapped a and c whose sources have bones between
+ * them (a 3-bone spine onto a 5-bone one): the middle of u's bone along its chain, between the
+ * middles of which two source bones it falls and how far (each bone's turn held by its middle,
+ * as a curve's direction is by its segments'). */
+static void chain_place(struct plan *pl, uint32_t u, int32_t a, int32_t c)
+{
+	const struct rig *from = pl->from;
+	int32_t sa = pl->map->of_target[a], sc = pl->map->of_target[c];
+	int32_t chain[ANCESTOR_WALK + 3];
+	double total_t = along(&pl->rt, pl->to, a, c), total_s = along(&pl->rs, from, sa, sc), f;
+	double mid[ANCESTOR_WALK + 3];
+	int n = 0;
+
+	if (!is_ancestor(from, sa, sc) || from->nodes[sc].parent == sa || !(total_t > 0) ||
+	    !(total_s > 0))
+		return; /* no source bone between: the target's chain stays as it is at rest */
+	chain[n++] = sc;
+	for (int32_t x = from->nodes[sc].parent; x != sa && n <= ANCESTOR_WALK;
+	     x = from->nodes[x].parent)
+		chain[n++] = x;
+	chain[n++] = sa; /* chain[n - 1] is sa, chain[0] sc: read from the top down */
+	for (int j = n - 1; j > 0; j--) /* the middle of the bone from chain[j] to chain[j - 1] */
+		mid[j] =
+		    (along(&pl->rs, from, sa, chain[j]) + along(&pl->rs, from, sa, chain[j - 1])) /
+		    (2 * total_s);
+	f = (along(&pl->rt, pl->to, a, (int32_t)u) +
+	     along(&pl->rt, pl->to, a, pl->first_child[u])) /
+	    (2 * total_t);
+	for (int j = n - 1; j > 0; j--) {
+		if (f <= mid[j] || j == 1) { /* before the first middle, or past the last: held */
+			pl->spread_lo[u] = pl->spread_hi[u] = chain[j];
+			pl->spread_weight[u] = 0;
+			return;
+		}
+		if (f < mid[j - 1]) {
+			pl->spread_lo[u] = chain[j];
+			pl->spread_hi[u] = chain[j - 1];
+			pl->spread_weight[u] = (f - mid[j]) / (mid[j - 1] - mid[j]);
+			return;
+		}
+	}
+}
+
+/* The unmapped target bones of chains of another length (chain_place). */
+static int plan_chains(struct plan *pl)
+{
+	const struct rig *to = pl->to;
+
+	pl->spread_lo = malloc((to->count + 1) * sizeof(int32_t));
+	pl->spread_hi = malloc((to->count + 1) * sizeof(int32_t));
+	pl->spread_weight = calloc(to->count + 1, sizeof(double));
+	if (!pl->spread_lo || !pl->spread_hi || !pl->spread_weight)
+		return -1;
+	for (size_t u = 0; u < to->count; u++) {
+		int32_t a = to->nodes[u].parent, c;
+		pl->spread_lo[u] = pl->spread_hi[u] = -1;
+		if (pl->map->of_target[u] >= 0)
+			continue;
+		for (int steps = 0; a >= 0 && pl->map->of_target[a] < 0 && steps < ANCESTOR_WALK;
+		     steps++)
+			a = to->nodes[a].parent;
+		if (a >= 0 && pl->map->of_target[a] >= 0 && (c = mapped_down(pl, (int32_t)u)) >= 0)
+			chain_place(pl, (uint32_t)u, a, c);
+	}
 	return 0;
 }
 
@@ -366,6 +470,9 @@ void retarget_plan_cleanup(struct plan *pl)
 	free(pl->rot_of);
 	free(pl->pos_of);
 	free(pl->times);
+	free(pl->spread_lo);
+	free(pl->spread_hi);
+	free(pl->spread_weight);
 }
 
 int retarget_plan_make(struct plan *pl, const struct rig *from, const struct retarget_input *inputs,
@@ -410,7 +517,7 @@ int retarget_plan_make(struct plan *pl, const struct rig *from, const struct ret
 		pl->still[n] = !moved[n] && (p < 0 || pl->still[p]);
 	}
 	free(moved);
-	if (align_all(pl) < 0)
+	if (align_all(pl) < 0 || plan_chains(pl) < 0)
 		return -1;
 	root_scale(pl, r);
 	return 0;

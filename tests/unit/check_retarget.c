@@ -450,6 +450,115 @@ START_TEST(a_joint_the_target_lacks_is_baked_with_the_bones_pointing_the_same_wa
 }
 END_TEST
 
+/* A rig of count joints at world positions pos (rest rotations none). */
+static void line_rig(struct rig *rig, const char *const *joint, const int32_t *parent,
+                     const double (*pos)[3], size_t count)
+{
+	rig_init(rig);
+	rig->nodes = calloc(count, sizeof(struct rig_node));
+	ck_assert_ptr_nonnull(rig->nodes);
+	rig->count = count;
+	for (size_t i = 0; i < count; i++) {
+		struct rig_node *n = &rig->nodes[i];
+		n->source = (uint32_t)i;
+		n->name = strdup(joint[i]);
+		n->parent = parent[i];
+		n->rotation[3] = 1;
+		n->scale[0] = n->scale[1] = n->scale[2] = 1;
+		for (int c = 0; c < 3; c++)
+			n->translation[c] =
+			    (float)(pos[i][c] - (parent[i] >= 0 ? pos[parent[i]][c] : 0));
+	}
+}
+
+START_TEST(a_three_bone_spine_onto_five_bends_along_it)
+{
+	static const char *const from_names[6] = {"Hips",   "Spine", "Spine1",
+	                                          "Spine2", "Neck",  "Head"};
+	static const char *const to_names[8] = {"Hips", "S0", "S1",   "S2",
+	                                        "S3",   "S4", "Neck", "Head"};
+	static const int32_t from_parents[6] = {-1, 0, 1, 2, 3, 4};
+	static const int32_t to_parents[8] = {-1, 0, 1, 2, 3, 4, 5, 6};
+	static const double from_pos[6][3] = {{0, 1, 0},   {0, 1.1, 0},  {0, 1.25, 0},
+	                                      {0, 1.4, 0}, {0, 1.55, 0}, {0, 1.7, 0}};
+	static const double to_pos[8][3] = {{0, 1, 0},    {0, 1.1, 0},  {0, 1.19, 0}, {0, 1.28, 0},
+	                                    {0, 1.37, 0}, {0, 1.46, 0}, {0, 1.55, 0}, {0, 1.7, 0}};
+	/* the map pairs the chain's ends: the spines are left to be spread */
+	static const char *const pairs[6] = {"Hips", "Hips", "Neck", "Neck", "Head", "Head"};
+	static float times[KEYS], turns[3][KEYS * 4];
+	struct sampler samplers[3];
+	struct retarget_input in[3];
+	struct rig from, to;
+	struct bonemap map;
+	unsigned char found[3];
+	struct retarget_result r;
+	struct retarget_quality q;
+	struct retarget_options opt = {RETARGET_REST, RETARGET_ROOT_SCALE};
+	struct pose ps, pt;
+	struct error err;
+	double worst = 0, turn_worst = 0, bent = 0;
+	size_t spread = 0;
+
+	error_init(&err);
+	line_rig(&from, from_names, from_parents, from_pos, 6);
+	line_rig(&to, to_names, to_parents, to_pos, 8);
+	ck_assert_int_eq(bonemap_from_pairs(&from, &to, pairs, 3, &map, found), 0);
+	for (int j = 0; j < 3; j++) { /* each spine bone bends forward, up to 0.3 rad */
+		for (int k = 0; k < KEYS; k++) {
+			double a = 0.3 * sin(k * 0.8 + j);
+			times[k] = (float)k * 0.25f;
+			turns[j][k * 4] = (float)sin(a / 2);
+			turns[j][k * 4 + 1] = turns[j][k * 4 + 2] = 0;
+			turns[j][k * 4 + 3] = (float)cos(a / 2);
+		}
+		samplers[j] = (struct sampler){VALUE_FLOAT4,
+		                               1,
+		                               INTERP_LINEAR,
+		                               SEMANTIC_NORMALIZED_QUATERNION,
+		                               KEYS,
+		                               times,
+		                               turns[j],
+		                               sizeof(turns[j]),
+		                               0};
+		in[j] = (struct retarget_input){(uint32_t)j + 1, NODE_ROTATION, 0, &samplers[j]};
+	}
+	ck_assert_msg(retarget_run(&from, in, 3, &to, &map, &opt, &r, &err) == 0, "%s",
+	              err.message);
+	for (size_t i = 0; i < r.track_count; i++)
+		spread += r.tracks[i].node >= 1 && r.tracks[i].node <= 5 && r.tracks[i].baked;
+	ck_assert_uint_eq(spread, 5); /* every bone of the longer spine turns */
+	pose_init(&ps, &from);
+	pose_result(&pt, &to, &r);
+	for (int j = 0; j < 3; j++)
+		pose_add_track(&ps, in[j].node, NODE_ROTATION, 0, &samplers[j]);
+	for (int k = 0; k < KEYS; k++) {
+		pose_at(&ps, times[k]);
+		pose_at(&pt, times[k]);
+		for (int c = 0; c < 3; c++) { /* the neck and head where the source's are */
+			worst = fmax(worst,
+			             fabs(ps.world[4 * 16 + 12 + c] - pt.world[6 * 16 + 12 + c]));
+			worst = fmax(worst,
+			             fabs(ps.world[5 * 16 + 12 + c] - pt.world[7 * 16 + 12 + c]));
+		}
+		for (int c = 0; c < 12; c++) /* and the neck turned as the source's */
+			turn_worst =
+			    fmax(turn_worst, fabs(ps.world[4 * 16 + c] - pt.world[6 * 16 + c]));
+		bent = fmax(bent, fabs(ps.world[5 * 16 + 14]));
+	}
+	ck_assert_double_gt(bent, 0.05); /* the source did bend */
+	ck_assert_msg(worst < 1e-2 * 0.7, "the neck and head %g off the source's", worst);
+	ck_assert_msg(turn_worst < 1e-5, "the neck turned %g off the source's", turn_worst);
+	ck_assert_int_eq(retarget_measure(&from, in, 3, &to, &map, &opt, &r, &q, &err), 0);
+	ck_assert_msg(q.cycle < 1e-2, "cycle %g", q.cycle);
+	pose_cleanup(&ps);
+	pose_cleanup(&pt);
+	retarget_result_cleanup(&r);
+	bonemap_cleanup(&map);
+	rig_cleanup(&from);
+	rig_cleanup(&to);
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("retarget");
@@ -461,6 +570,7 @@ int main(void)
 	tcase_add_test(tc, mode_world_copies_world_rotations);
 	tcase_add_test(tc, in_place_keeps_the_hips_over_their_rest);
 	tcase_add_test(tc, a_joint_the_target_lacks_is_baked_with_the_bones_pointing_the_same_way);
+	tcase_add_test(tc, a_three_bone_spine_onto_five_bends_along_it);
 	suite_add_tcase(s, tc);
 	return testutil_run(s);
 }
