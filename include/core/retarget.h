@@ -46,6 +46,9 @@ enum retarget_root { RETARGET_ROOT_SCALE, RETARGET_ROOT_KEEP, RETARGET_ROOT_IN_P
 struct retarget_options {
 	enum retarget_mode mode;
 	enum retarget_root root;
+	int ground; /* the hips raised or lowered at each key time of the source so that the
+	             * target's lowest mapped joint is k times as high as the source's: a foot on
+	             * the ground where the source's is (the hips' travel baked) */
 };
 
 /* A source track: what moves a node of the source rig (pose_match found it). */
@@ -71,6 +74,7 @@ struct retarget_result {
 	int32_t hip_from, hip_to;      /* the topmost mapped pair (the root motion's), or -1 */
 	double height_from, height_to; /* each rig's joints' extent up (y) at rest */
 	double root_scale;             /* k */
+	double hip_ratio; /* the two hips' heights above their lowest joint, target / source */
 	size_t keys_rewritten, keys_baked;
 	int identity;       /* every key came back bit for bit (a rig onto an equal one) */
 	int euler_linear;   /* Euler keys became quaternion keys at the same times (the curve
@@ -105,7 +109,8 @@ struct retarget_quality {
 	                   * to; -1 when no such bone is mapped */
 	size_t effector_count;
 	double skate_from, skate_to; /* a foot's travel along the ground while it is the lowest
-	                              * mapped foot, summed, each of its own rig; -1 without feet */
+	                              * mapped foot, summed, of from's height; the target's scaled
+	                              * back by hip_ratio first; -1 without feet */
 };
 
 /* The figures of result (made by retarget_run from the same arguments). 0, or -1 with err. */

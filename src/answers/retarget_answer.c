@@ -286,6 +286,9 @@ json_t *retarget_answer_json(const struct retarget_answer *a, int keys)
 	    "notes", notes_json(a));
 	if (!o)
 		return NULL;
+	json_object_set_new(o, "ground", json_boolean(a->rq.opt.ground));
+	json_object_set_new(json_object_get(o, "root_motion"), "hip_ratio",
+	                    json_real(r->hip_ratio));
 	if (keys) {
 		json_t *list = json_array();
 		for (size_t i = 0; i < r->track_count; i++)

@@ -5,6 +5,7 @@
 
 #include <float.h>
 #include <math.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -251,10 +252,58 @@ static int rewrite_translation(const struct plan *pl, uint32_t b, const struct r
 	return 0;
 }
 
+/* The world height of the lowest joint a map pairs (of_side: the map's on that side). */
+static double lowest_joint(const int32_t *of_side, const double *world, size_t count)
+{
+	double low = DBL_MAX;
+
+	for (size_t i = 0; i < count; i++)
+		if (of_side[i] >= 0)
+			low = fmin(low, world[i * 16 + 13]);
+	return low;
+}
+
+/* ground=1: the hips' baked translation (track h) raised or lowered at each time so that the
+ * target's lowest mapped joint is k times as high as the source's (lowest[]). */
+static int ground_hips(const struct plan *pl, struct retarget_result *r, size_t h,
+                       const double *lowest, struct error *err)
+{
+	struct retarget_track *hips = &r->tracks[h];
+	const double *mpt = retarget_rest_m(&pl->rt, pl->to->nodes[hips->node].parent);
+	float *out = hips->sampler.values;
+	struct pose pose;
+	double up[3] = {0, 1, 0}, local_up[3];
+
+	if (solve3(mpt, up, local_up) < 0 || pose_init(&pose, pl->to) < 0)
+		return -1;
+	for (size_t i = 0; i < r->track_count; i++)
+		if (pose_add_track(&pose, r->tracks[i].node, r->tracks[i].property,
+		                   r->tracks[i].euler, &r->tracks[i].sampler) < 0) {
+			pose_cleanup(&pose);
+			return -1;
+		}
+	for (size_t i = 0; i < pl->time_count; i++) {
+		double shift;
+		pose_at(&pose, pl->times[i]);
+		shift =
+		    pl->k * lowest[i] - lowest_joint(pl->map->of_target, pose.world, pl->to->count);
+		for (int c = 0; c < 3; c++)
+			if (to_float(out[i * 3 + c] + shift * local_up[c], &out[i * 3 + c]) < 0) {
+				error_set(err, ERROR_VALUE_OUT_OF_RANGE, "ground", -1,
+				          "the hips put on the ground at %g s are beyond float32",
+				          (double)pl->times[i]);
+				pose_cleanup(&pose);
+				return -1;
+			}
+	}
+	pose_cleanup(&pose);
+	return 0;
+}
+
 /* The tracks of r listed in `baked`, sampled at every source key time: the source posed,
  * its world rotations put on the target's (A), the locals taken back out. */
 static int bake(const struct plan *pl, const struct retarget_input *inputs, size_t count,
-                struct retarget_result *r, const size_t *baked, size_t baked_count,
+                struct retarget_result *r, const size_t *baked, size_t baked_count, double *lowest,
                 struct error *err)
 {
 	const struct rig *from = pl->from, *to = pl->to;
@@ -274,6 +323,8 @@ static int bake(const struct plan *pl, const struct retarget_input *inputs, size
 			goto done;
 	for (size_t i = 0; i < pl->time_count; i++) {
 		pose_at(&pose, pl->times[i]);
+		if (lowest)
+			lowest[i] = lowest_joint(pl->map->of_source, pose.world, from->count);
 		for (size_t k = 0; k < from->count; k++) {
 			uint32_t n = pl->rs.order[k];
 			int32_t p = from->nodes[n].parent;
@@ -400,7 +451,8 @@ int retarget_run(const struct rig *from, const struct retarget_input *inputs, si
                  const struct retarget_options *opt, struct retarget_result *out, struct error *err)
 {
 	struct plan pl;
-	size_t cap = 0, baked_count = 0, copied = 0, used = 0, *baked;
+	size_t cap = 0, baked_count = 0, copied = 0, used = 0, *baked, hips = SIZE_MAX;
+	double *lowest = NULL;
 	int rc = -1;
 
 	memset(out, 0, sizeof(*out));
@@ -440,7 +492,10 @@ int retarget_run(const struct rig *from, const struct retarget_input *inputs, si
 			if (add_baked(&pl, out, &cap, baked, &baked_count, b, NODE_ROTATION) < 0)
 				goto oom;
 		}
-		if (top && !frame_still(&pl, from->nodes[s].parent)) {
+		if (opt->ground && (int32_t)b == out->hip_to)
+			hips = out->track_count; /* baked, then put on the ground */
+		if ((opt->ground && (int32_t)b == out->hip_to) ||
+		    (top && !frame_still(&pl, from->nodes[s].parent))) {
 			used += pos != NULL;
 			if (add_baked(&pl, out, &cap, baked, &baked_count, b, NODE_TRANSLATION) < 0)
 				goto oom;
@@ -466,7 +521,11 @@ int retarget_run(const struct rig *from, const struct retarget_input *inputs, si
 			out->ignored++;
 		}
 	}
-	if (baked_count && bake(&pl, inputs, count, out, baked, baked_count, err) < 0)
+	if (opt->ground && !(lowest = malloc((pl.time_count + 1) * sizeof(double))))
+		goto oom;
+	if (baked_count && bake(&pl, inputs, count, out, baked, baked_count, lowest, err) < 0)
+		goto fail;
+	if (opt->ground && hips != SIZE_MAX && ground_hips(&pl, out, hips, lowest, err) < 0)
 		goto fail;
 	out->identity = copied == out->track_count && used == count && out->ignored == 0;
 	rc = 0;
@@ -481,6 +540,7 @@ done:
 		retarget_result_cleanup(out);
 	retarget_plan_cleanup(&pl);
 	free(baked);
+	free(lowest);
 	return rc;
 }
 

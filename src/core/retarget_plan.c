@@ -451,6 +451,7 @@ static void root_scale(struct plan *pl, struct retarget_result *r)
 		else if (r->height_from > 0 && r->height_to > 0) /* hips on the ground */
 			pl->k = r->height_to / r->height_from;
 	}
+	r->hip_ratio = pl->k;
 	if (pl->opt.root != RETARGET_ROOT_SCALE)
 		pl->k = 1;
 	for (int c = 0; c < 3; c++)

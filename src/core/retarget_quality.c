@@ -158,7 +158,9 @@ int retarget_measure(const struct rig *from, const struct retarget_input *inputs
 		skate_step(&sk_t, pt.world, feet_t, feet);
 	}
 	q->skate_from = feet && result->height_from > 0 ? sk_s.travel / result->height_from : -1;
-	q->skate_to = feet && result->height_to > 0 ? sk_t.travel / result->height_to : -1;
+	q->skate_to = feet && result->height_from > 0 && result->hip_ratio > 0
+	                  ? sk_t.travel / result->hip_ratio / result->height_from
+	                  : -1;
 	rc = 0;
 done:
 	if (rc < 0 && !error_is_set(err))

@@ -7,7 +7,7 @@
  *
  * onto=ID (required) the entry whose rig takes the motion; from=ID the rig the clip moves when
  * it has none of its own; map=ID a BoneMap entry (else the proposed map); mode=rest|world;
- * root=scale|keep|in_place.
+ * root=scale|keep|in_place; ground=1 the lowest foot on the ground where the source's is.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -43,7 +43,8 @@ static int request_of(struct request *req, int64_t id, struct retarget_request *
 {
 	static const char *const modes[] = {"rest", "world"};
 	static const char *const roots[] = {"scale", "keep", "in_place"};
-	int mode, root;
+	static const char *const grounds[] = {"0", "1"};
+	int mode, root, ground;
 
 	memset(rq, 0, sizeof(*rq));
 	rq->id = id;
@@ -56,7 +57,10 @@ static int request_of(struct request *req, int64_t id, struct retarget_request *
 	           &mode, err) < 0 ||
 	    choice(req, "root", roots, 3,
 	           "scale (the hips' travel by the ratio of hip heights), keep or in_place", &root,
-	           err) < 0)
+	           err) < 0 ||
+	    choice(req, "ground", grounds, 2,
+	           "0 or 1 (1: the lowest foot kept on the ground wherever the source's is)",
+	           &ground, err) < 0)
 		return -1;
 	if (rq->onto == 0) {
 		error_set(err, ERROR_BAD_PARAMETER, "onto", -1,
@@ -66,6 +70,7 @@ static int request_of(struct request *req, int64_t id, struct retarget_request *
 	}
 	rq->opt.mode = (enum retarget_mode)mode;
 	rq->opt.root = (enum retarget_root)root;
+	rq->opt.ground = ground;
 	return 0;
 }
 

@@ -372,6 +372,17 @@ static void onto_remade(double scale)
 	ck_assert_int_eq(json_integer_value(json_object_get(json_object_get(j, "keys"), "baked")),
 	                 0);
 	json_decref(j);
+	/* ground=1: the lowest foot kept on the ground, its slide no worse than the take's */
+	snprintf(path, sizeof(path), "/api/resources/%lld/retarget?onto=%lld&ground=1&summary=1",
+	         (long long)cmu, (long long)target);
+	j = http_get_json(&d, path, 200);
+	q = json_object_get(json_object_get(j, "quality"), "foot_skate");
+	ck_assert(json_is_true(json_object_get(j, "ground")));
+	ck_assert_msg(json_number_value(json_object_get(q, "to")) <=
+	                  json_number_value(json_object_get(q, "from")) * 1.01,
+	              "feet slide %g, the take's %g", json_number_value(json_object_get(q, "to")),
+	              json_number_value(json_object_get(q, "from")));
+	json_decref(j);
 	snprintf(path, sizeof(path), "/api/resources/%lld/retarget?onto=%lld&format=glb",
 	         (long long)cmu, (long long)target);
 	r = get(path, 200);
@@ -619,6 +630,8 @@ START_TEST(refusals_name_the_parameter)
 	refused(query, 400, "mode", "'sideways' is not rest");
 	snprintf(query, sizeof(query), "?onto=%lld&root=float", (long long)cmu);
 	refused(query, 400, "root", "'float' is not scale");
+	snprintf(query, sizeof(query), "?onto=%lld&ground=2", (long long)cmu);
+	refused(query, 400, "ground", "'2' is not 0 or 1");
 	snprintf(query, sizeof(query), "?onto=%lld&map=%lld", (long long)cmu, (long long)cmu);
 	refused(query, 400, "map", "not a BoneMap");
 	snprintf(query, sizeof(query), "?onto=%lld&format=fbx", (long long)cmu);

@@ -215,7 +215,7 @@ static void run(const struct rig *from, const struct motion *m, const struct rig
                 enum retarget_mode mode, enum retarget_root root, struct bonemap *map,
                 struct retarget_result *r)
 {
-	struct retarget_options opt = {mode, root};
+	struct retarget_options opt = {mode, root, 0};
 	struct error err;
 
 	error_init(&err);
@@ -232,7 +232,7 @@ START_TEST(a_rig_onto_itself_gives_its_keys_back_bit_for_bit)
 	struct bonemap map;
 	struct retarget_result r;
 	struct retarget_quality q;
-	struct retarget_options opt = {RETARGET_REST, RETARGET_ROOT_SCALE};
+	struct retarget_options opt = {RETARGET_REST, RETARGET_ROOT_SCALE, 0};
 	struct error err;
 
 	seed = 7;
@@ -273,7 +273,7 @@ static void onto_a_pose(enum interpolation interp, int euler, double scale)
 	struct bonemap map;
 	struct retarget_result r;
 	struct retarget_quality q;
-	struct retarget_options opt = {RETARGET_REST, RETARGET_ROOT_SCALE};
+	struct retarget_options opt = {RETARGET_REST, RETARGET_ROOT_SCALE, 0};
 	struct error err;
 	double height;
 
@@ -397,7 +397,7 @@ START_TEST(a_joint_the_target_lacks_is_baked_with_the_bones_pointing_the_same_wa
 	struct rig from, to;
 	struct bonemap map;
 	struct retarget_result r;
-	struct retarget_options opt = {RETARGET_REST, RETARGET_ROOT_SCALE};
+	struct retarget_options opt = {RETARGET_REST, RETARGET_ROOT_SCALE, 0};
 	struct pose ps, pt;
 	struct error err;
 	double worst = 0;
@@ -450,6 +450,71 @@ START_TEST(a_joint_the_target_lacks_is_baked_with_the_bones_pointing_the_same_wa
 }
 END_TEST
 
+/* The lowest joint's height of a posed rig. */
+static double lowest_of(const struct pose *p, size_t count)
+{
+	double low = 1e30;
+
+	for (size_t i = 0; i < count; i++)
+		low = fmin(low, p->world[i * 16 + 13]);
+	return low;
+}
+
+START_TEST(ground_keeps_the_lowest_foot_where_the_sources_is)
+{
+	static struct motion m;
+	double legs[JOINTS][3];
+	struct rig from, to;
+	struct bonemap map;
+	struct retarget_result r, floating;
+	struct retarget_quality q;
+	struct retarget_options opt = {RETARGET_REST, RETARGET_ROOT_SCALE, 1};
+	struct pose ps, pt, pf;
+	struct error err;
+	double worst = 0, off = 0;
+
+	seed = 51;
+	error_init(&err);
+	memcpy(legs, t_pose, sizeof(legs));
+	for (int i = 13; i < JOINTS;
+	     i++) /* legs a third longer: the hips' height, not the body's */
+		legs[i][1] = t_pose[0][1] - (t_pose[0][1] - t_pose[i][1]) * 1.3;
+	make_rig(&from, t_pose, 1);
+	make_rig(&to, legs, 1);
+	make_motion(&m, &from, INTERP_LINEAR, 0);
+	run(&from, &m, &to, RETARGET_REST, RETARGET_ROOT_SCALE, &map, &floating);
+	ck_assert_msg(retarget_run(&from, m.inputs, JOINTS + 1, &to, &map, &opt, &r, &err) == 0,
+	              "%s", err.message);
+	pose_motion(&ps, &from, &m);
+	pose_result(&pt, &to, &r);
+	pose_result(&pf, &to, &floating);
+	for (int k = 0; k < KEYS; k++) {
+		pose_at(&ps, m.times[k]);
+		pose_at(&pt, m.times[k]);
+		pose_at(&pf, m.times[k]);
+		worst = fmax(worst,
+		             fabs(lowest_of(&pt, JOINTS) - r.root_scale * lowest_of(&ps, JOINTS)));
+		off =
+		    fmax(off, fabs(lowest_of(&pf, JOINTS) - r.root_scale * lowest_of(&ps, JOINTS)));
+	}
+	ck_assert_msg(worst < 1e-5, "the lowest joint %g off the source's times %g", worst,
+	              r.root_scale);
+	ck_assert_msg(off > 1e-3, "without ground=1 the feet were already there (%g)", off);
+	ck_assert_int_eq(
+	    retarget_measure(&from, m.inputs, JOINTS + 1, &to, &map, &opt, &r, &q, &err), 0);
+	ck_assert_msg(q.skate_to <= q.skate_from * 1.05 + 1e-6, "feet slide %g, the source's %g",
+	              q.skate_to, q.skate_from);
+	pose_cleanup(&ps);
+	pose_cleanup(&pt);
+	pose_cleanup(&pf);
+	retarget_result_cleanup(&r);
+	retarget_result_cleanup(&floating);
+	bonemap_cleanup(&map);
+	rig_cleanup(&from);
+	rig_cleanup(&to);
+}
+END_TEST
+
 /* A rig of count joints at world positions pos (rest rotations none). */
 static void line_rig(struct rig *rig, const char *const *joint, const int32_t *parent,
                      const double (*pos)[3], size_t count)
@@ -493,7 +558,7 @@ START_TEST(a_three_bone_spine_onto_five_bends_along_it)
 	unsigned char found[3];
 	struct retarget_result r;
 	struct retarget_quality q;
-	struct retarget_options opt = {RETARGET_REST, RETARGET_ROOT_SCALE};
+	struct retarget_options opt = {RETARGET_REST, RETARGET_ROOT_SCALE, 0};
 	struct pose ps, pt;
 	struct error err;
 	double worst = 0, turn_worst = 0, bent = 0;
@@ -571,6 +636,7 @@ int main(void)
 	tcase_add_test(tc, in_place_keeps_the_hips_over_their_rest);
 	tcase_add_test(tc, a_joint_the_target_lacks_is_baked_with_the_bones_pointing_the_same_way);
 	tcase_add_test(tc, a_three_bone_spine_onto_five_bends_along_it);
+	tcase_add_test(tc, ground_keeps_the_lowest_foot_where_the_sources_is);
 	suite_add_tcase(s, tc);
 	return testutil_run(s);
 }
