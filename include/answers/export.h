@@ -48,6 +48,22 @@ void exporter_free(struct exporter *ex);
  * node tree, and tracks that drive none of its nodes go to extras with the reason. -1 with
  * err naming "skeleton" when the entry does not exist or has no rig. */
 int exporter_set_skeleton(struct exporter *ex, struct catalog *cat, int64_t id, struct error *err);
+/* Where entries' tracks come from when they are not the catalogue's own keys (a retarget's):
+ * read() makes entry id's summary, tracks and rig into *out (struct export_entry,
+ * export_internal.h), the first time and again, accessor by accessor, as a large asset is
+ * sent: it must give the same bytes each time, from whichever thread's catalogue it is given.
+ * free(ctx) when the asset is done with it. */
+struct export_entry;
+struct export_source {
+	int (*read)(void *ctx, struct catalog *cat, int64_t id, struct export_entry *out,
+	            struct error *err);
+	void (*free)(void *ctx);
+	void *ctx;
+};
+/* Reads every entry added afterwards through source (which the exporter, then its asset,
+ * takes over). */
+void exporter_set_source(struct exporter *ex, const struct export_source *source);
+
 /* Adds entry `id` of the catalogue as one animation. */
 int exporter_add(struct exporter *ex, struct catalog *cat, int64_t id, struct error *err);
 /* Adds entries ids[0..count) in that order, read ahead on a second thread from a catalogue

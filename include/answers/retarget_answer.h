@@ -52,6 +52,15 @@ struct resource *retarget_answer_resource(const struct retarget_answer *a);
 /* What an asset of the answer is called: the clip's name (or NULL) and the target's id. */
 void retarget_answer_file_name(const struct retarget_answer *a, char *out, size_t size);
 
+/* a's clip as an export entry (export_internal.h) whose tracks are a's: a becomes the entry's,
+ * freed with it. Its written tracks name the target's bones, for an exporter put on the
+ * target's rig (exporter_set_skeleton). */
+void retarget_answer_entry(struct retarget_answer *a, struct export_entry *out);
+
+/* An export source (export.h) that puts each entry an export reads on rq's target, through
+ * rq's map and options (rq->id is each entry's). 0, or -1 when out of memory. */
+int retarget_export_source(const struct retarget_request *rq, struct export_source *out);
+
 /* What the answer holds, for the answer budget. */
 size_t retarget_answer_memory(const struct retarget_answer *a);
 

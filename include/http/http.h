@@ -229,6 +229,13 @@ void route_answer_native(struct response *resp, struct native_file *file, const 
                          int summary);
 const char *route_request_lookup(void *ctx, const char *name);
 
+/* A retarget's parameters (routes_retarget.c): the target named by `onto` ("onto", or
+ * "skeleton" for GET /api/export's retarget=1), from=, map=, mode=, root=, ground=. 0, or -1
+ * with err naming the parameter. */
+struct retarget_request;
+int route_retarget_request(struct request *req, int64_t id, const char *onto,
+                           struct retarget_request *rq, struct error *err);
+
 /* Gives a catalogue entry (or each of a list of them) its API address, "url", after its
  * "part": the catalogue knows no URLs. */
 void route_link_entry(json_t *entry);

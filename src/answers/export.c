@@ -88,6 +88,8 @@ void exporter_free(struct exporter *ex)
 	json_decref(ex->node_of);
 	json_decref(ex->animation_names);
 	json_decref(ex->unrigged);
+	if (ex->entry_source.free)
+		ex->entry_source.free(ex->entry_source.ctx);
 	export_rigs_free(ex);
 	buf_cleanup(&ex->bin);
 	free(ex->recipes);
@@ -399,7 +401,28 @@ void export_entry_cleanup(struct export_entry *e)
 	free(e->tracks);
 	catalog_entry_cleanup(&e->entry);
 	rig_cleanup(&e->rig);
+	if (e->owner_free)
+		e->owner_free(e->owner);
 	memset(e, 0, sizeof(*e));
+}
+
+int export_entry_read_for(const struct export_source *source, struct catalog *cat, int64_t id,
+                          int lazy, struct export_entry *out, struct error *err)
+{
+	if (!source->read)
+		return export_entry_read(cat, id, lazy, out, err);
+	memset(out, 0, sizeof(*out));
+	if (source->read(source->ctx, cat, id, out, err) == 0)
+		return 0;
+	export_entry_cleanup(out);
+	return -1;
+}
+
+void exporter_set_source(struct exporter *ex, const struct export_source *source)
+{
+	if (ex->entry_source.free)
+		ex->entry_source.free(ex->entry_source.ctx);
+	ex->entry_source = *source;
 }
 
 /* Reads entry id from cat: nothing of the exporter, so any thread with its own catalogue.
@@ -466,7 +489,8 @@ int exporter_add(struct exporter *ex, struct catalog *cat, int64_t id, struct er
 
 	if (ex->entries >= ex->opt.max_entries) /* said before anything is read */
 		return too_many_entries(ex, err);
-	if (export_entry_read(cat, id, 1, &e, err) < 0) /* lazy: one track at a time */
+	if (export_entry_read_for(&ex->entry_source, cat, id, 1, &e, err) <
+	    0) /* lazy: a track at a time */
 		return -1;
 	rc = exporter_add_entry(ex, &e, err);
 	export_entry_cleanup(&e);

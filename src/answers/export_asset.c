@@ -41,6 +41,8 @@ struct export_asset {
 	size_t piece_length, piece_at;
 	char *encoded; /* base64: text made, not given yet */
 	size_t encoded_length, encoded_at;
+	struct export_source source; /* the exporter's, when entries are not the catalogue's */
+	struct export_entry made;    /* the entry of the track being sent, made through it */
 };
 
 void export_asset_free(struct export_asset *a)
@@ -55,6 +57,9 @@ void export_asset_free(struct export_asset *a)
 	free(a->values);
 	catalog_track_cleanup(&a->kept);
 	free(a->encoded);
+	export_entry_cleanup(&a->made);
+	if (a->source.free)
+		a->source.free(a->source.ctx);
 	free(a);
 }
 
@@ -187,6 +192,9 @@ struct export_asset *exporter_finish(struct exporter *ex, json_t **summary, stru
 		ex->recipes = NULL;
 		ex->recipe_count = ex->recipe_cap = 0;
 		a->scratch = exporter_create(&ex->opt);
+		a->source =
+		    ex->entry_source; /* taken over: the entries are made again through it */
+		memset(&ex->entry_source, 0, sizeof(ex->entry_source));
 		if (!a->scratch) {
 			error_set(err, ERROR_INTERNAL, NULL, -1, "out of memory");
 			goto fail;
@@ -202,6 +210,28 @@ fail:
 		free(text);
 	export_asset_free(a);
 	return NULL;
+}
+
+/* Track r->track of entry r->entry as the export read it: from the catalogue, or made again
+ * through the exporter's source (the entry kept while its tracks are sent). */
+static int read_track(struct export_asset *a, struct catalog *cat, const struct export_recipe *r,
+                      struct catalog_track *t, struct error *err)
+{
+	if (!a->source.read)
+		return catalog_read_track(cat, r->entry, r->track, t, err);
+	if (a->made.id != r->entry || !a->made.tracks) {
+		export_entry_cleanup(&a->made);
+		if (export_entry_read_for(&a->source, cat, r->entry, 0, &a->made, err) < 0)
+			return -1;
+	}
+	if (r->track >= a->made.track_count) {
+		error_set(err, ERROR_INTERNAL, NULL, -1,
+		          "export: entry %" PRId64 " changed while the asset was sent", r->entry);
+		return -1;
+	}
+	*t = a->made.tracks[r->track];
+	t->borrowed = 1; /* the made entry's */
+	return 0;
 }
 
 /* The bytes of accessor r made again: a track read again and converted as the first time
@@ -267,7 +297,7 @@ static int make_piece(struct export_asset *a, const struct export_recipe *r, str
 			free(a->times);
 			free(a->values);
 			a->times = a->values = NULL;
-			if (catalog_read_track(cat, r->entry, r->track, &t, err) < 0)
+			if (read_track(a, cat, r, &t, err) < 0)
 				return -1;
 			made = r->euler ? export_bake_euler(a->scratch, &t.sampler, r->euler,
 			                                    r->entry, r->track, &a->times,

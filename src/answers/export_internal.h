@@ -92,6 +92,7 @@ struct exporter {
 	int64_t skeleton_id; /* skeleton=: every entry is put on this entry's rig (0: none) */
 	size_t skeleton_rig; /* its place in rigs */
 	json_t *unrigged;    /* ids of entries exported without a rig (nodes at the root) */
+	struct export_source entry_source; /* where entries come from: not the catalogue's keys */
 };
 
 /* One entry as an export needs it: its summary with its tracks, and every track's keys (its
@@ -104,7 +105,14 @@ struct export_entry {
 	size_t bytes;         /* of the tracks' keys */
 	struct catalog *lazy; /* or tracks read one at a time from here, as they are added */
 	struct rig rig;       /* its own rig (empty when it has none) */
+	void *owner;          /* what its borrowed tracks belong to (an export_source's), or NULL */
+	void (*owner_free)(void *owner);
 };
+
+/* Entry id through ex's source when it has one, else from the catalogue (lazy as
+ * export_entry_read takes it). */
+int export_entry_read_for(const struct export_source *source, struct catalog *cat, int64_t id,
+                          int lazy, struct export_entry *out, struct error *err);
 
 void export_entry_cleanup(struct export_entry *e);
 int export_entry_read(struct catalog *cat, int64_t id, int lazy, struct export_entry *out,

@@ -15,6 +15,7 @@
 #define READ_RUN         1000                /* entries read in one read transaction */
 #define GIVE_BACK_MAX    (256u * 1024)       /* entries larger are freed where they are */
 struct read_ahead {
+	const struct export_source *source;
 	const char *db;
 	const int64_t *ids;
 	size_t count;
@@ -51,7 +52,7 @@ static void *read_ahead_main(void *arg)
 			error_set(&ra->err, ERROR_INTERNAL, NULL, -1, "out of memory");
 			break;
 		}
-		if (export_entry_read(cat, ra->ids[i], 0, e, &ra->err) < 0) {
+		if (export_entry_read_for(ra->source, cat, ra->ids[i], 0, e, &ra->err) < 0) {
 			free(e);
 			break;
 		}
@@ -70,7 +71,7 @@ static void *read_ahead_main(void *arg)
 int exporter_add_all(struct exporter *ex, const char *db, struct catalog *cat, const int64_t *ids,
                      size_t count, void (*progress)(size_t done, size_t count), struct error *err)
 {
-	struct read_ahead ra = {.db = db, .ids = ids, .count = count};
+	struct read_ahead ra = {.source = &ex->entry_source, .db = db, .ids = ids, .count = count};
 	struct export_entry *e;
 	void *done[HANDOFF_SLOTS];
 	pthread_t reader;

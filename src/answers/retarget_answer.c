@@ -422,3 +422,65 @@ fail:
 	resource_free(res);
 	return NULL;
 }
+
+static void free_answer(void *a)
+{
+	retarget_answer_free(a);
+}
+
+void retarget_answer_entry(struct retarget_answer *a, struct export_entry *out)
+{
+	const struct retarget_result *r = &a->result;
+	struct catalog_target *written = calloc(r->track_count + 1, sizeof(*written));
+	struct catalog_track *tracks = calloc(r->track_count + 1, sizeof(*tracks));
+
+	memset(out, 0, sizeof(*out));
+	out->id = a->rq.id;
+	out->entry = a->entry; /* taken over: its texts are the entry's now */
+	memset(&a->entry, 0, sizeof(a->entry));
+	free(out->entry.tracks); /* the clip's own targets: the written ones instead */
+	out->entry.tracks = written;
+	out->entry.track_count = written && tracks ? r->track_count : 0;
+	out->tracks = tracks;
+	out->track_count = out->entry.track_count;
+	for (size_t i = 0; i < out->track_count; i++) {
+		written_target(a, &r->tracks[i], (unsigned)i, &written[i]);
+		tracks[i].resource_id = a->rq.id;
+		tracks[i].n = (unsigned)i;
+		tracks[i].borrowed = 1;
+		tracks[i].sampler = r->tracks[i].sampler;
+		out->bytes += r->tracks[i].sampler.value_bytes;
+	}
+	out->owner = a;
+	out->owner_free = free_answer;
+}
+
+static int read_retargeted(void *ctx, struct catalog *cat, int64_t id, struct export_entry *out,
+                           struct error *err)
+{
+	struct retarget_request rq = *(const struct retarget_request *)ctx;
+	struct retarget_answer *a;
+
+	rq.id = id;
+	if (!(a = retarget_answer_make(cat, &rq, err)))
+		return -1;
+	retarget_answer_entry(a, out);
+	if (out->track_count != a->result.track_count) {
+		error_set(err, ERROR_INTERNAL, NULL, -1, "out of memory");
+		return -1; /* the caller cleans out up, and a with it */
+	}
+	return 0;
+}
+
+int retarget_export_source(const struct retarget_request *rq, struct export_source *out)
+{
+	struct retarget_request *ctx = malloc(sizeof(*ctx));
+
+	if (!ctx)
+		return -1;
+	*ctx = *rq;
+	out->read = read_retargeted;
+	out->free = free;
+	out->ctx = ctx;
+	return 0;
+}

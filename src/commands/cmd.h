@@ -18,7 +18,8 @@ struct cmd_entry {
 };
 
 extern const struct cmd_entry cmd_serve_entry, cmd_decode_entry, cmd_hash_entry, cmd_token_entry,
-    cmd_copy_entry, cmd_import_entry, cmd_redecode_entry, cmd_export_entry, cmd_native_entry;
+    cmd_copy_entry, cmd_import_entry, cmd_redecode_entry, cmd_export_entry, cmd_retarget_entry,
+    cmd_native_entry;
 
 #define CMD_DEFAULT_DB          "./animdex.db"
 #define CMD_DEFAULT_MAX_UPLOAD  (64u * 1024 * 1024)

@@ -1,5 +1,6 @@
 /* cmd_export.c: `animdexd export -o FILE`: catalogued entries as one glTF asset (export.c),
- * written whole or not at all. */
+ * written whole or not at all; and `animdexd retarget --onto ID -o FILE`, the same with every
+ * entry put on one skeleton through a bone map (retarget_answer.h). */
 #include <errno.h>
 #include <fcntl.h>
 #include <getopt.h>
@@ -12,6 +13,7 @@
 #include "catalog/catalog.h"
 #include "cmd.h"
 #include "answers/export.h"
+#include "answers/retarget_answer.h"
 #include "base/hash.h"
 
 static void show_export_progress(size_t done, size_t count)
@@ -42,7 +44,42 @@ struct export_args {
 	size_t nchosen;
 	int64_t skeleton; /* --skeleton: every entry on this entry's rig (0: none) */
 	int quiet;
+	const struct cmd_entry *command; /* export or retarget */
+	struct retarget_request rq;      /* retarget: --onto, --map, --from, --mode, --root... */
 };
+
+/* Which of `names` a retarget option names; exits saying the rule otherwise. */
+static int word_of(const char *text, const char *option, const char *const *names, int count,
+                   const char *rule)
+{
+	for (int i = 0; i < count; i++)
+		if (strcmp(text, names[i]) == 0)
+			return i;
+	cmd_usage_error("%s: '%s' is not %s", option, text, rule);
+}
+
+/* A retarget's own options (the letters parse_options gives them). */
+static void retarget_option(int c, struct export_args *a)
+{
+	static const char *const modes[] = {"rest", "world"};
+	static const char *const roots[] = {"scale", "keep", "in_place"};
+
+	switch (c) {
+	case 'O': a->rq.onto = cmd_parse_unsigned(optarg, "--onto", 1, 2147483647u); break;
+	case 'M': a->rq.map = cmd_parse_unsigned(optarg, "--map", 1, 2147483647u); break;
+	case 'R': a->rq.from = cmd_parse_unsigned(optarg, "--from", 1, 2147483647u); break;
+	case 'e':
+		a->rq.opt.mode =
+		    (enum retarget_mode)word_of(optarg, "--mode", modes, 2, "rest or world");
+		break;
+	case 'r':
+		a->rq.opt.root = (enum retarget_root)word_of(optarg, "--root", roots, 3,
+		                                             "scale, keep or in_place");
+		break;
+	case 'g': a->rq.opt.ground = 1; break;
+	default: cmd_usage_error("%s", "unknown option");
+	}
+}
 
 /* The command line into a (defaults set by the caller); exits on --help and on a refusal. */
 static void parse_options(int argc, char **argv, struct export_args *a)
@@ -61,7 +98,14 @@ static void parse_options(int argc, char **argv, struct export_args *a)
 	                                        {"help", no_argument, NULL, 'h'},
 	                                        {"max-entries", required_argument, NULL, 'm'},
 	                                        {"skeleton", required_argument, NULL, 's'},
+	                                        {"onto", required_argument, NULL, 'O'},
+	                                        {"map", required_argument, NULL, 'M'},
+	                                        {"from", required_argument, NULL, 'R'},
+	                                        {"mode", required_argument, NULL, 'e'},
+	                                        {"root", required_argument, NULL, 'r'},
+	                                        {"ground", no_argument, NULL, 'g'},
 	                                        {NULL, 0, NULL, 0}};
+	const int retarget = a->command == &cmd_retarget_entry;
 	int c;
 
 	while ((c = getopt_long(argc, argv, "ho:", options, NULL)) != -1) {
@@ -103,29 +147,40 @@ static void parse_options(int argc, char **argv, struct export_args *a)
 			    cmd_parse_unsigned(optarg, "--max-entries", 1, 10000000);
 			break;
 		case 's':
+			if (retarget)
+				cmd_usage_error("%s", "retarget puts every entry on --onto ID, not "
+				                      "--skeleton");
 			a->skeleton = cmd_parse_unsigned(optarg, "--skeleton", 1, 2147483647u);
 			break;
 		case 'Q': a->quiet = 1; break;
-		case 'h': exit(cmd_help(&cmd_export_entry));
-		default: cmd_usage_error("%s", "unknown option");
+		case 'h': exit(cmd_help(a->command));
+		default:
+			if (!retarget || c == '?')
+				cmd_usage_error("%s", "unknown option");
+			retarget_option(c, a);
 		}
 	}
+	if (retarget && !a->rq.onto)
+		cmd_usage_error("%s",
+		                "retarget needs --onto ID, the entry whose rig takes the motion");
 	if (optind < argc)
 		cmd_usage_error("unexpected argument '%s'", argv[optind]);
 	if (!a->output)
-		cmd_usage_error("%s", "export needs -o FILE");
+		cmd_usage_error("%s needs -o FILE", a->command->name);
 	if (strcmp(a->format, "glb") != 0 && strcmp(a->format, "gltf") != 0)
 		cmd_usage_error("--format: '%s' is not glb or gltf", a->format);
 	a->opt.glb = strcmp(a->format, "glb") == 0;
 }
 
-static int cmd_export(int argc, char **argv)
+/* export and retarget: the command line of `command`, then the asset written whole. */
+static int export_run(int argc, char **argv, const struct cmd_entry *command)
 {
 	struct export_args a = {.db = CMD_DEFAULT_DB,
 	                        .format = "glb",
 	                        .opt = {.glb = 1,
 	                                .bake_rate = EXPORT_DEFAULT_BAKE_RATE,
-	                                .max_entries = EXPORT_DEFAULT_MAX_ENTRIES}};
+	                                .max_entries = EXPORT_DEFAULT_MAX_ENTRIES},
+	                        .command = command};
 	const char *db, *output;
 	int64_t *ids = NULL;
 	size_t count = 0;
@@ -160,6 +215,15 @@ static int cmd_export(int argc, char **argv)
 	if (!ex) {
 		error_set(&err, ERROR_INTERNAL, NULL, -1, "out of memory");
 		goto fail;
+	}
+	if (a.rq.onto) { /* retarget: every entry made on --onto's rig */
+		struct export_source source;
+		a.skeleton = a.rq.onto;
+		if (retarget_export_source(&a.rq, &source) < 0) {
+			error_set(&err, ERROR_INTERNAL, NULL, -1, "out of memory");
+			goto fail;
+		}
+		exporter_set_source(ex, &source);
 	}
 	if (a.skeleton && exporter_set_skeleton(ex, cat, a.skeleton, &err) < 0)
 		goto fail;
@@ -206,6 +270,33 @@ done:
 	free(a.chosen);
 	return rc;
 }
+
+static int cmd_export(int argc, char **argv)
+{
+	return export_run(argc, argv, &cmd_export_entry);
+}
+
+static int cmd_retarget(int argc, char **argv)
+{
+	return export_run(argc, argv, &cmd_retarget_entry);
+}
+
+const struct cmd_entry cmd_retarget_entry = {
+    "retarget",
+    "animdexd retarget [--db PATH] --onto ID [--map ID] [--from ID] [--mode rest|world]\n"
+    "                       [--root scale|keep|in_place] [--ground] [--id N]... [--class NAME]\n"
+    "                       [--family NAME] [--name NAME] [--crc32 HANDLE] [--q TEXT]\n"
+    "                       [--format glb|gltf] [--bake N] [--max-entries N] [--quiet]\n"
+    "                       -o|--output FILE\n",
+    "Writes catalogued entries retargeted onto one rig as one glTF 2.0 asset, one\n"
+    "animation an entry, on --onto's node tree (the entries chosen as export chooses\n"
+    "them). --map: a BoneMap entry (else the proposed map); --from: the rig of clips\n"
+    "without one; --mode rest (the rest poses matched, each key rewritten) or world\n"
+    "(world rotations copied); --root scale (the hips' travel by the ratio of hip\n"
+    "heights), keep or in_place; --ground: the lowest foot on the ground where the\n"
+    "source's is. Each entry is retargeted as it is written: memory stays that of one.\n",
+    cmd_retarget,
+};
 
 const struct cmd_entry cmd_export_entry = {
     "export",

@@ -7,8 +7,9 @@
 
 /* In the order --help lists them. */
 static const struct cmd_entry *const cmd_table[] = {
-    &cmd_serve_entry,  &cmd_decode_entry,   &cmd_hash_entry,   &cmd_token_entry,  &cmd_copy_entry,
-    &cmd_import_entry, &cmd_redecode_entry, &cmd_export_entry, &cmd_native_entry,
+    &cmd_serve_entry,    &cmd_decode_entry, &cmd_hash_entry,     &cmd_token_entry,
+    &cmd_copy_entry,     &cmd_import_entry, &cmd_redecode_entry, &cmd_export_entry,
+    &cmd_retarget_entry, &cmd_native_entry,
 };
 #define CMD_COUNT (sizeof(cmd_table) / sizeof(cmd_table[0]))
 

@@ -1,7 +1,9 @@
 /* routes_export.c: entries as glTF 2.0 (GET /api/resources/{id}/export, GET /api/export).
  *
  * format=glb (default) or gltf; bake=N samples a second for Euler rotations (default 30);
- * summary=1 answers what the asset would hold, as JSON, instead of the asset. The answer's
+ * summary=1 answers what the asset would hold, as JSON, instead of the asset. GET /api/export
+ * with retarget=1 puts every entry on skeleton=ID through a bone map (routes_retarget.c's
+ * parameters), each made again as a large asset is sent. The answer's
  * X-Animdex-Extras header counts the tracks kept in extras (glTF cannot animate them).
  */
 #include <inttypes.h>
@@ -11,6 +13,7 @@
 #include <string.h>
 
 #include "answers/export.h"
+#include "answers/retarget_answer.h"
 #include "base/hash.h"
 #include "http/http.h"
 
@@ -217,6 +220,33 @@ static int parse_ids(const char *text, int64_t **ids, size_t *count, size_t max,
 	return 0;
 }
 
+/* retarget=1: every entry read through a retarget onto skeleton= (with map=, mode=, root=,
+ * ground=, from= as the retarget route takes them). */
+static int retarget_source(struct request *req, struct exporter *ex, struct error *err)
+{
+	const char *want = request_arg(req, "retarget");
+	struct retarget_request rq;
+	struct export_source source;
+
+	if (!want || strcmp(want, "0") == 0)
+		return 0;
+	if (strcmp(want, "1") != 0) {
+		error_set(err, ERROR_BAD_PARAMETER, "retarget", -1,
+		          "retarget: '%.40s' is not 0 or 1 (1: every entry put on skeleton=ID "
+		          "through a bone map)",
+		          want);
+		return -1;
+	}
+	if (route_retarget_request(req, 0, "skeleton", &rq, err) < 0)
+		return -1;
+	if (retarget_export_source(&rq, &source) < 0) {
+		error_set(err, ERROR_INTERNAL, NULL, -1, "out of memory");
+		return -1;
+	}
+	exporter_set_source(ex, &source);
+	return 0;
+}
+
 void route_export_many(struct request *req, struct response *resp)
 {
 	struct catalog *cat = route_catalog(req, resp);
@@ -265,7 +295,8 @@ void route_export_many(struct request *req, struct response *resp)
 		goto fail;
 	}
 	if (route_skeleton_arg(req, &skeleton, &err) < 0 ||
-	    (skeleton && exporter_set_skeleton(ex, cat, skeleton, &err) < 0))
+	    (skeleton && exporter_set_skeleton(ex, cat, skeleton, &err) < 0) ||
+	    retarget_source(req, ex, &err) < 0)
 		goto fail;
 	for (size_t i = 0; i < count; i++)
 		if (exporter_add(ex, cat, ids[i], &err) < 0)

@@ -38,8 +38,8 @@ static int choice(struct request *req, const char *field, const char *const *nam
 	return -1;
 }
 
-static int request_of(struct request *req, int64_t id, struct retarget_request *rq,
-                      struct error *err)
+int route_retarget_request(struct request *req, int64_t id, const char *onto,
+                           struct retarget_request *rq, struct error *err)
 {
 	static const char *const modes[] = {"rest", "world"};
 	static const char *const roots[] = {"scale", "keep", "in_place"};
@@ -48,7 +48,7 @@ static int request_of(struct request *req, int64_t id, struct retarget_request *
 
 	memset(rq, 0, sizeof(*rq));
 	rq->id = id;
-	if (route_entry_arg(req, "onto", &rq->onto, err) < 0 ||
+	if (route_entry_arg(req, onto, &rq->onto, err) < 0 ||
 	    route_entry_arg(req, "from", &rq->from, err) < 0 ||
 	    route_entry_arg(req, "map", &rq->map, err) < 0 ||
 	    choice(req, "mode", modes, 2,
@@ -63,9 +63,10 @@ static int request_of(struct request *req, int64_t id, struct retarget_request *
 	           &ground, err) < 0)
 		return -1;
 	if (rq->onto == 0) {
-		error_set(err, ERROR_BAD_PARAMETER, "onto", -1,
-		          "onto: missing; give onto=ID, the entry whose rig takes the motion (a "
-		          "skeleton, or a clip with a rig)");
+		error_set(err, ERROR_BAD_PARAMETER, onto, -1,
+		          "%s: missing; give %s=ID, the entry whose rig takes the motion (a "
+		          "skeleton, or a clip with a rig)",
+		          onto, onto);
 		return -1;
 	}
 	rq->opt.mode = (enum retarget_mode)mode;
@@ -162,7 +163,7 @@ void route_retarget(struct request *req, struct response *resp)
 	if (!cat || route_id(req, resp, &id) < 0)
 		return;
 	nq.id = id;
-	if (request_of(req, id, &rq, &err) < 0 ||
+	if (route_retarget_request(req, id, "onto", &rq, &err) < 0 ||
 	    (asset && route_export_options(req, &opt, &summary, &err) < 0) ||
 	    (native && native_request_parse(&nq, route_request_lookup, req, &err) < 0)) {
 		response_error(resp, &err);

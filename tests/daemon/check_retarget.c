@@ -18,11 +18,12 @@
 #include "zouna_writer.h"
 
 #define CMU_01_01 "/usr/share/assimp/models/BVH/01_01.bvh"
+#define CMU_01_03 "/usr/share/assimp/models/BVH/01_03.bvh"
 #define MAX_BONES 64
 
 static struct daemon_proc d;
 static char *dir;
-static json_int_t cmu; /* 0 when the take is not on this machine */
+static json_int_t cmu, cmu_03; /* 0 when the takes are not on this machine */
 
 static void start(void)
 {
@@ -39,6 +40,9 @@ static void start(void)
 	testutil_export_folder("retarget"); /* the glTF validator reads what is written there */
 	text = testutil_read_file(CMU_01_01, &length);
 	cmu = http_upload_one(&d, "01_01.bvh", text, length);
+	free(text);
+	text = testutil_read_file(CMU_01_03, &length);
+	cmu_03 = http_upload_one(&d, "01_03.bvh", text, length);
 	free(text);
 }
 
@@ -411,6 +415,108 @@ START_TEST(onto_a_rig_half_as_large_again_the_paths_scale)
 }
 END_TEST
 
+/* The entry of a multi-animation upload named `name`. */
+static json_int_t entry_named(const struct http_reply *created, const char *name)
+{
+	json_t *j = http_json(created), *e;
+	json_int_t id = 0;
+	size_t i;
+
+	json_array_foreach(json_object_get(j, "resources"), i,
+	                   e) if (strcmp(json_string_value(json_object_get(e, "name")), name) == 0)
+	    id = json_integer_value(json_object_get(e, "id"));
+	json_decref(j);
+	ck_assert_msg(id, "no entry %s", name);
+	return id;
+}
+
+static struct http_reply upload_reply(const char *name, const void *data, size_t length)
+{
+	const char *names[1] = {name};
+	const void *datas[1] = {data};
+	struct http_reply r;
+
+	ck_assert_int_eq(http_upload(&d, 1, names, datas, &length, NULL, &r), 0);
+	ck_assert_msg(r.status == 201, "upload %s: %ld %.300s", name, r.status, r.body);
+	return r;
+}
+
+/* Two takes onto one rig at once, by GET /api/export?retarget=1 (made again as it is sent:
+ * larger than the 2 MB held) and by `animdexd retarget`: each animation poses as the take's
+ * own retarget does. */
+START_TEST(many_takes_onto_one_rig_at_once)
+{
+	struct bones b;
+	char path[300], cmd[1200], out[600];
+	size_t length;
+	uint8_t *glb;
+	json_int_t target, alone, many_01, many_03, cli;
+	struct http_reply r, created;
+	char *text;
+	int status;
+
+	if (!have_cmu("many_takes_onto_one_rig_at_once"))
+		return;
+	read_bones(cmu, &b);
+	glb = a_pose_gltf(&b, 1.25, &length);
+	target = http_upload_one(&d, "a-pose.glb", glb, length);
+	free(glb);
+	snprintf(path, sizeof(path), "/api/resources/%lld/retarget?onto=%lld&format=glb",
+	         (long long)cmu, (long long)target);
+	r = get(path, 200);
+	alone = http_upload_one(&d, "alone.glb", r.body, r.length);
+	http_reply_cleanup(&r);
+	/* a second daemon on the catalogue, holding answers to 1 MB: the asset is made again,
+	 * take by take, as it is sent */
+	snprintf(path, sizeof(path), "/api/export?ids=%lld,%lld&skeleton=%lld&retarget=1",
+	         (long long)cmu, (long long)cmu_03, (long long)target);
+	{
+		struct daemon_proc small;
+		struct daemon_proc keep = d;
+		ck_assert_int_eq(daemon_start(&small, d.db, "--answer-memory 8M"), 0);
+		d = small;
+		r = get(path, 200);
+		d = keep;
+		ck_assert_int_eq(daemon_stop(&small), 0);
+	}
+	ck_assert_uint_gt(r.length, 1u << 20); /* made again, not held */
+	created = upload_reply("many.glb", r.body, r.length);
+	many_01 = entry_named(&created, "01_01");
+	many_03 = entry_named(&created, "01_03");
+	http_reply_cleanup(&created);
+	http_reply_cleanup(&r);
+	ck_assert_double_lt(paths_apart(alone, many_01, 1.0), 1e-5);
+	ck_assert(many_03 != many_01);
+	/* the command line, on the same catalogue */
+	snprintf(out, sizeof(out), "%s/cli.glb", dir);
+	snprintf(cmd, sizeof(cmd),
+	         "'%s' retarget --db '%s' --onto %lld --id %lld --quiet -o '%s' 2>&1",
+	         getenv("ANIMDEXD"), d.db, (long long)target, (long long)cmu, out);
+	text = testutil_shell(cmd, &status);
+	ck_assert_msg(status == 0, "animdexd retarget: %s", text);
+	free(text);
+	ck_assert_ptr_nonnull(text = testutil_read_file(out, &length));
+	created = upload_reply("cli.glb", text, length);
+	cli = entry_named(&created, "01_01");
+	http_reply_cleanup(&created);
+	free(text);
+	ck_assert_double_lt(paths_apart(alone, cli, 1.0), 1e-5);
+	/* refusals */
+	{
+		json_t *j = http_get_json(&d, "/api/export?ids=1&retarget=1", 400);
+		ck_assert_str_eq(
+		    json_string_value(json_object_get(json_object_get(j, "error"), "path")),
+		    "skeleton");
+		json_decref(j);
+		j = http_get_json(&d, "/api/export?ids=1&skeleton=1&retarget=2", 400);
+		ck_assert_str_eq(
+		    json_string_value(json_object_get(json_object_get(j, "error"), "path")),
+		    "retarget");
+		json_decref(j);
+	}
+}
+END_TEST
+
 /* The rig remade (A-pose, other axes, scaled) as a FUEL Skel_Z: each bone's handle the Asobo32
  * of its name, as the game's tools name bones. */
 static json_int_t upload_skeleton(const struct bones *b, double scale)
@@ -692,6 +798,7 @@ static Suite *retarget_suite(void)
 	tcase_add_test(tc, a_take_onto_an_a_pose_rig_of_other_axes_follows_its_paths);
 	tcase_add_test(tc, onto_a_rig_half_as_large_again_the_paths_scale);
 	tcase_add_test(tc, a_take_goes_into_the_games_bytes);
+	tcase_add_test(tc, many_takes_onto_one_rig_at_once);
 	tcase_add_test(tc, refusals_name_the_parameter);
 	suite_add_tcase(s, tc);
 	return s;
