@@ -20,6 +20,7 @@ struct retarget_request {
 	int64_t from; /* the entry whose rig the clip moves, when it has none of its own; or 0 */
 	int64_t map;  /* a BoneMap entry, or 0 for the proposed map */
 	struct retarget_options opt;
+	int unmeasured; /* the quality figures left out (an export's takes: nobody reads them) */
 };
 
 struct retarget_answer;

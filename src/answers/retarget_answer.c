@@ -138,8 +138,9 @@ struct retarget_answer *retarget_answer_make(struct catalog *cat, const struct r
 	if (read_inputs(cat, a, err) < 0 ||
 	    retarget_run(&a->from, a->inputs, a->input_count, &a->to, &a->map, &rq->opt, &a->result,
 	                 err) < 0 ||
-	    retarget_measure(&a->from, a->inputs, a->input_count, &a->to, &a->map, &rq->opt,
-	                     &a->result, &a->quality, err) < 0)
+	    (!rq->unmeasured &&
+	     retarget_measure(&a->from, a->inputs, a->input_count, &a->to, &a->map, &rq->opt,
+	                      &a->result, &a->quality, err) < 0))
 		goto fail;
 	for (size_t i = 0; i < a->result.track_count; i++)
 		a->bytes += a->result.tracks[i].sampler.value_bytes +
@@ -479,6 +480,7 @@ int retarget_export_source(const struct retarget_request *rq, struct export_sour
 	if (!ctx)
 		return -1;
 	*ctx = *rq;
+	ctx->unmeasured = 1;
 	out->read = read_retargeted;
 	out->free = free;
 	out->ctx = ctx;

@@ -182,6 +182,35 @@ async function timeBoth(base, take, rigId) {
   console.log(`  three.js / animdex\t${(median(three) / median(daemon)).toFixed(1)}\tx (the issue's target: at least 3)`);
 }
 
+// 1,000 takes of 240 frames (01_01's first two seconds, each a little other) uploaded, then all
+// retargeted onto the rig in one GET /api/export?retarget=1: the time, and the daemon's peak
+// memory over what it held before (its high-water mark reset first).
+async function timeMany(base, child, rigId) {
+  const text = readFileSync(TAKE, 'utf8');
+  const at = text.indexOf('Frame Time:');
+  const head = text.slice(0, text.lastIndexOf('Frames:', at));
+  const lines = text.slice(at).split('\n').slice(1, 241);
+  const ids = [];
+  for (let i = 0; i < 1000; i++) {
+    const first = lines[0].trim().split(/\s+/);
+    first[0] = (Number(first[0]) + i * 1e-3).toFixed(4);
+    const take = `${head}Frames: 240\nFrame Time: .0083333\n${[first.join(' '), ...lines.slice(1)].join('\n')}\n`;
+    ids.push(await upload(base, `take_${String(i).padStart(4, '0')}.bvh`, Buffer.from(take)));
+  }
+  const status = () => readFileSync(`/proc/${child.pid}/status`, 'utf8');
+  const kib = (field) => Number(new RegExp(`${field}:\\s+(\\d+)`).exec(status())[1]);
+  const { writeFileSync } = await import('node:fs');
+  try { writeFileSync(`/proc/${child.pid}/clear_refs`, '5'); } catch { /* an older kernel: the peak since start */ }
+  const rest = kib('VmRSS');
+  const start = process.hrtime.bigint();
+  const res = await fetch(`${base}/api/export?ids=${ids.join(',')}&skeleton=${rigId}&retarget=1`);
+  const bytes = (await res.arrayBuffer()).byteLength;
+  const seconds = Number(process.hrtime.bigint() - start) / 1e9;
+  if (res.status !== 200) throw new Error(`export: ${res.status}`);
+  console.log(`retarget 1,000 takes of 240 frames onto one rig (GET /api/export?retarget=1, ${(bytes / 1048576).toFixed(0)} MiB)\t${seconds.toFixed(2)}\ts (target <= 10)`);
+  console.log(`  animdexd's peak memory over its rest while it did\t${((kib('VmHWM') - rest) / 1024).toFixed(1)}\tMiB (target <= 64)`);
+}
+
 if (!existsSync(TAKE)) {
   console.log(`SKIP: retarget: needs Debian's assimp-testmodels (${TAKE}; the test command installs it)`);
   process.exit(0);
@@ -190,7 +219,10 @@ const { child, base } = await startDaemon();
 try {
   const take = await upload(base, '01_01.bvh', readFileSync(TAKE));
   const rigId = await upload(base, 'a-pose.glb', aPoseRig((await json(base, `/api/resources/${take}`)).rig));
-  if (bench) await timeBoth(base, take, rigId);
+  if (bench) {
+    await timeBoth(base, take, rigId);
+    await timeMany(base, child, rigId);
+  }
   else await compareWorld(base, take, rigId);
 } catch (e) {
   check('ran to its end', false, e.stack);
