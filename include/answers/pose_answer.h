@@ -40,6 +40,7 @@ struct pose_answer {
 	struct buf pending;
 	size_t sent;
 	struct error failure; /* set when a pose is beyond float32 (the answer stops there) */
+	struct retarget_answer *retargeted; /* the retarget whose tracks are posed, or NULL */
 };
 
 /* Reads the entry's tracks and the rig (the entry's own, or skeleton's when not 0), matches
@@ -48,6 +49,12 @@ struct pose_answer {
  * on), ERROR_BAD_PARAMETER naming "skeleton". */
 struct pose_answer *pose_answer_create(struct catalog *cat, int64_t id, int64_t skeleton,
                                        enum sample_format format, struct error *err);
+/* The same for a retargeted clip (skeleton=ID&retarget=1): a's written tracks on its target's
+ * rig, the retarget's report in the head ("retarget"); the answer takes a over. */
+struct retarget_answer;
+struct pose_answer *pose_answer_create_retargeted(struct retarget_answer *a, int64_t id,
+                                                  int64_t skeleton, enum sample_format format,
+                                                  struct error *err);
 void pose_answer_free(void *state);
 /* The key range of the tracks that move nodes ([0, 0] when none does). */
 void pose_answer_range(const struct pose_answer *pa, double *from, double *to);

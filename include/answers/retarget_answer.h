@@ -50,6 +50,10 @@ int retarget_answer_export(const struct retarget_answer *a, struct exporter *ex,
  * out of memory; resource_free() it. */
 struct resource *retarget_answer_resource(const struct retarget_answer *a);
 
+/* The target's rig and the written tracks (for a pose of the answer). */
+const struct rig *retarget_answer_rig(const struct retarget_answer *a);
+const struct retarget_result *retarget_answer_result(const struct retarget_answer *a);
+
 /* What an asset of the answer is called: the clip's name (or NULL) and the target's id. */
 void retarget_answer_file_name(const struct retarget_answer *a, char *out, size_t size);
 

@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "answers/retarget_answer.h"
 #include "render/render.h"
 #include "render/render_float.h"
 
@@ -29,6 +30,7 @@ void pose_answer_free(void *state)
 	json_decref(pa->head);
 	free(pa->times.list);
 	buf_cleanup(&pa->pending);
+	retarget_answer_free(pa->retargeted);
 	free(pa);
 }
 
@@ -171,6 +173,66 @@ struct pose_answer *pose_answer_create(struct catalog *cat, int64_t id, int64_t 
 	return pa;
 fail:
 	catalog_entry_cleanup(&entry);
+	json_decref(listed);
+	free(tracked);
+	pose_answer_free(pa);
+	return NULL;
+}
+
+struct pose_answer *pose_answer_create_retargeted(struct retarget_answer *a, int64_t id,
+                                                  int64_t skeleton, enum sample_format format,
+                                                  struct error *err)
+{
+	struct pose_answer *pa = calloc(1, sizeof(*pa));
+	const struct retarget_result *r = retarget_answer_result(a);
+	unsigned char *tracked = NULL;
+	json_t *listed = json_array();
+	size_t untracked = 0;
+
+	if (!pa) {
+		retarget_answer_free(a);
+		json_decref(listed);
+		error_set(err, ERROR_INTERNAL, NULL, -1, "out of memory");
+		return NULL;
+	}
+	pa->retargeted = a;
+	pa->id = id;
+	pa->skeleton = skeleton;
+	pa->format = format;
+	buf_init(&pa->pending, (size_t)256 << 20);
+	pa->tracks = calloc(r->track_count + 1, sizeof(*pa->tracks));
+	if (rig_copy(retarget_answer_rig(a), &pa->rig) < 0 || !pa->tracks || !listed ||
+	    !(tracked = calloc(pa->rig.count + 1, 1)) || pose_init(&pa->pose, &pa->rig) < 0)
+		goto oom;
+	for (size_t i = 0; i < r->track_count; i++) {
+		const struct retarget_track *t = &r->tracks[i];
+		struct catalog_track *ct = &pa->tracks[pa->track_count++];
+		ct->resource_id = id;
+		ct->n = (unsigned)i;
+		ct->borrowed = 1; /* the retarget's keys */
+		ct->sampler = t->sampler;
+		tracked[t->node] = 1;
+		if (pose_add_track(&pa->pose, t->node, t->property, t->euler, &ct->sampler) < 0)
+			goto oom;
+		json_array_append_new(
+		    listed, json_pack("{s:I, s:I, s:s}", "n", (json_int_t)i, "node",
+		                      (json_int_t)pa->rig.nodes[t->node].source, "property",
+		                      t->property == NODE_ROTATION ? "rotation" : "translation"));
+	}
+	for (size_t n = 0; n < pa->rig.count; n++)
+		untracked += !tracked[n];
+	pa->head =
+	    json_pack("{s:I, s:I, s:o, s:o, s:o, s:I, s:I, s:I}", "id", (json_int_t)id, "skeleton",
+	              (json_int_t)skeleton, "retarget", retarget_answer_json(a, 0), "nodes",
+	              nodes_json(&pa->rig), "tracks", listed, "matched", (json_int_t)r->track_count,
+	              "unmatched", (json_int_t)0, "untracked_nodes", (json_int_t)untracked);
+	listed = NULL;
+	if (!pa->head)
+		goto oom;
+	free(tracked);
+	return pa;
+oom:
+	error_set(err, ERROR_INTERNAL, NULL, -1, "out of memory");
 	json_decref(listed);
 	free(tracked);
 	pose_answer_free(pa);

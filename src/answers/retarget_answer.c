@@ -153,6 +153,16 @@ fail:
 	return NULL;
 }
 
+const struct rig *retarget_answer_rig(const struct retarget_answer *a)
+{
+	return &a->to;
+}
+
+const struct retarget_result *retarget_answer_result(const struct retarget_answer *a)
+{
+	return &a->result;
+}
+
 void retarget_answer_file_name(const struct retarget_answer *a, char *out, size_t size)
 {
 	snprintf(out, size, "%s on %" PRId64, a->entry.name ? a->entry.name : "retargeted",
@@ -288,6 +298,8 @@ json_t *retarget_answer_json(const struct retarget_answer *a, int keys)
 	if (!o)
 		return NULL;
 	json_object_set_new(o, "ground", json_boolean(a->rq.opt.ground));
+	if (a->rq.unmeasured) /* not worked out: said as such, not as zeros */
+		json_object_set_new(o, "quality", json_null());
 	json_object_set_new(json_object_get(o, "root_motion"), "hip_ratio",
 	                    json_real(r->hip_ratio));
 	if (keys) {

@@ -9,6 +9,7 @@
 
 #include "answers/entry_json.h"
 #include "answers/pose_answer.h"
+#include "answers/retarget_answer.h"
 #include "http/http.h"
 #include "render/render.h"
 
@@ -39,6 +40,33 @@ int route_skeleton_arg(struct request *req, int64_t *skeleton, struct error *err
 	return route_entry_arg(req, "skeleton", skeleton, err);
 }
 
+/* retarget=1: the entry posed as retargeted onto skeleton= (the retarget's map=, mode=, root=,
+ * ground=, from=). NULL with err unset when not asked for. */
+static struct pose_answer *retargeted(struct request *req, struct catalog *cat, int64_t id,
+                                      int64_t skeleton, enum sample_format format,
+                                      struct error *err)
+{
+	const char *want = request_arg(req, "retarget");
+	struct retarget_request rq;
+	struct retarget_answer *a;
+
+	if (!want || strcmp(want, "0") == 0)
+		return NULL;
+	if (strcmp(want, "1") != 0) {
+		error_set(
+		    err, ERROR_BAD_PARAMETER, "retarget", -1,
+		    "retarget: '%.40s' is not 0 or 1 (1: posed as retargeted onto skeleton=ID)",
+		    want);
+		return NULL;
+	}
+	if (route_retarget_request(req, id, "skeleton", &rq, err) < 0)
+		return NULL;
+	rq.unmeasured = 1; /* a pose is asked for again and again as a clip plays */
+	if (!(a = retarget_answer_make(cat, &rq, err)))
+		return NULL;
+	return pose_answer_create_retargeted(a, id, skeleton, format, err);
+}
+
 void route_pose(struct request *req, struct response *resp)
 {
 	const char *format_text = request_arg(req, "format");
@@ -65,7 +93,9 @@ void route_pose(struct request *req, struct response *resp)
 		response_error(resp, &err);
 		return;
 	}
-	pa = pose_answer_create(cat, id, skeleton, format, &err);
+	pa = retargeted(req, cat, id, skeleton, format, &err);
+	if (!pa && !error_is_set(&err))
+		pa = pose_answer_create(cat, id, skeleton, format, &err);
 	if (!pa) {
 		response_error(resp, &err);
 		return;

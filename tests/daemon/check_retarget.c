@@ -250,7 +250,7 @@ static void frame_times(char *out, size_t size)
 
 /* The largest distance between a joint of entry b (world positions over scale) and the joint
  * of entry a of its name, at 60 frames of the take. */
-static double paths_apart(json_int_t a, json_int_t b, double scale)
+static double poses_apart(json_int_t a, json_int_t b, const char *b_query, double scale)
 {
 	char path[1200], times[1000];
 	json_t *pa, *pb, *na, *nb;
@@ -261,7 +261,8 @@ static double paths_apart(json_int_t a, json_int_t b, double scale)
 	frame_times(times, sizeof(times));
 	snprintf(path, sizeof(path), "/api/resources/%lld/pose?t=%s", (long long)a, times);
 	pa = http_get_json(&d, path, 200);
-	snprintf(path, sizeof(path), "/api/resources/%lld/pose?t=%s", (long long)b, times);
+	snprintf(path, sizeof(path), "/api/resources/%lld/pose?t=%s%s", (long long)b, times,
+	         b_query);
 	pb = http_get_json(&d, path, 200);
 	na = json_object_get(pa, "nodes");
 	nb = json_object_get(pb, "nodes");
@@ -295,6 +296,11 @@ static double paths_apart(json_int_t a, json_int_t b, double scale)
 	json_decref(pa);
 	json_decref(pb);
 	return worst;
+}
+
+static double paths_apart(json_int_t a, json_int_t b, double scale)
+{
+	return poses_apart(a, b, "", scale);
 }
 
 START_TEST(a_take_onto_its_own_rig_gives_its_keys_back)
@@ -399,6 +405,10 @@ static void onto_remade(double scale)
 	apart = paths_apart(cmu, again, scale);
 	ck_assert_msg(apart < 1e-4 * height, "scale %g: a joint %g off its path (height %g)", scale,
 	              apart, height);
+	/* posed live, as the page's view asks: the same paths */
+	snprintf(path, sizeof(path), "&skeleton=%lld&retarget=1", (long long)target);
+	apart = poses_apart(cmu, cmu, path, scale);
+	ck_assert_msg(apart < 1e-4 * height, "pose?retarget=1: a joint %g off its path", apart);
 }
 
 START_TEST(a_take_onto_an_a_pose_rig_of_other_axes_follows_its_paths)
