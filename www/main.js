@@ -45,7 +45,8 @@ async function start() {
   if (view.id) {
     const window = view.from !== null && view.to !== null ? [Number(view.from), Number(view.to)] : null;
     await openEntry(view.id, view.tracks ? view.tracks.split(',').map(Number) : null, window,
-      { skeleton: view.skeleton, t: view.t, speed: view.speed, cam: view.cam, grid: view.grid, compare: view.compare });
+      { skeleton: view.skeleton, t: view.t, speed: view.speed, cam: view.cam, grid: view.grid, compare: view.compare,
+        retarget: view.retarget, map: view.map });
   }
   publish('ready', true);
 }

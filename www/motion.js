@@ -8,6 +8,7 @@ import { $, text, make } from '/dom.js';
 import { openEntry, selectTracks } from '/entry.js';
 import { state, writeUrl, writeUrlSoon } from '/state.js';
 import { count } from '/words.js';
+import { offerRetarget, retargetQuery, showRetarget } from '/retarget.js';
 
 // The 3D view and its timeline, made once (their modules and three.js loaded the first time an
 // entry opens); {off: why} when they cannot be.
@@ -39,6 +40,7 @@ async function makeMotionView() {
         onSelectNode: markBone,
         onMeshNote: motionMessage,
         onChange: writeUrlSoon,
+        retarget: retargetQuery,
       });
       state.motion.timeline = new Timeline({
         view: () => state.motion.view,
@@ -78,7 +80,7 @@ export async function showMotion(entry, restore = {}) {
     options.push({ value: String(s.id), label: `${s.name || s.crc32} (${s.class}, entry ${s.id}): ${s.matched} of ${ranked.targets}`, skeleton: s });
   }
   // the catalogue's other skeletons, which have none of its targets: choosable, said so
-  for (const cls of ['Skel_Z', 'Skeleton']) {
+  for (const cls of ['Skel_Z', 'Skeleton', 'BVH']) {
     const page = await api(`/api/resources?class=${cls}&limit=20`).catch(() => ({ resources: [] }));
     for (const s of page.resources) {
       if (s.id === entry.id || options.some((o) => o.value === String(s.id))) continue;
@@ -98,6 +100,14 @@ export async function showMotion(entry, restore = {}) {
   // another skeleton keeps the time shown (the frame a user was looking at)
   select.onchange = () => {
     const view = state.motion.view;
+    state.motion.map = null; /* a map is of two rigs */
+    chooseSkeleton(entry, select.value, ranked, { t: view.entry ? view.time : state.time });
+  };
+  state.motion.retarget = restore.retarget === '1';
+  state.motion.map = restore.map ? Number(restore.map) : null;
+  $('#retarget').onchange = () => {
+    const view = state.motion.view;
+    state.motion.retarget = $('#retarget').checked;
     chooseSkeleton(entry, select.value, ranked, { t: view.entry ? view.time : state.time });
   };
   visible(true);
@@ -132,6 +142,7 @@ export async function chooseSkeleton(entry, value, ranked, restore) {
   const box = ['#view-box', '#timeline', '#timeline-keys', '#playback', '#joints-box', '#view-mode-box', '#frame-all'];
   view.pause();
   state.motion.skeleton = value === 'own' ? '' : value === 'none' ? 'none' : value;
+  offerRetarget(entry, value);
   if (value === 'none' || (value === 'own' && !entry.rig)) {
     for (const b of box) $(b).hidden = true;
     text(coverage, '');
@@ -166,13 +177,17 @@ export async function chooseSkeleton(entry, value, ranked, restore) {
         + (entry.family === 'burnout' ? ' (a Vehicle Animation\'s state animations move the parts their states name, and these name none the rig has)' : '')
         + ': it is drawn at rest.');
     }
+  } else if (answer.retarget) {
+    text(coverage, `retargeted: ${answer.retarget.map.count} bones paired, ${moved} of ${answer.nodes.length} nodes moved`);
   } else {
     const s = ranked.skeletons.find((k) => String(k.id) === value);
     const targets = ranked.targets;
     text(coverage, `${s ? s.matched : moved} of ${targets} ${entry.family === 'zouna' ? 'bones' : 'targets'} (${answer.nodes.length} nodes)`);
-    if (!moved) motionMessage(`This skeleton has none of the animation's ${entry.family === 'zouna' ? 'bones' : 'targets'}: it is drawn at rest.`);
+    if (!moved) motionMessage(`This skeleton has none of the animation's ${entry.family === 'zouna' ? 'bones' : 'targets'}: it is drawn at rest.`
+      + (entry.rig ? ' Tick "retargeted" to put its motion on this skeleton\'s bones.' : ''));
   }
   coverage.dataset.matched = String(moved);
+  await showRetarget(entry, value, () => chooseSkeleton(entry, value, ranked, { t: view.time }));
   renderBones();
   if (state.compare) await view.setGhost(state.compare.id);
   state.time = view.time;

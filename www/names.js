@@ -20,7 +20,8 @@ async function addNames(body) {
   if (state.entry) {
     const view = readUrl();
     await openEntry(state.entry.id, state.selected, state.window,
-      { skeleton: view.skeleton, t: view.t, speed: view.speed, cam: view.cam, grid: view.grid, compare: view.compare });
+      { skeleton: view.skeleton, t: view.t, speed: view.speed, cam: view.cam, grid: view.grid, compare: view.compare,
+        retarget: view.retarget, map: view.map });
   }
   return `${count(answer.added, 'name', 'names')} added${answer.known ? `, ${answer.known} known already` : ''}`;
 }

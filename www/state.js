@@ -32,7 +32,7 @@ export function readUrl() {
   return {
     id: p.get('id'), tracks: p.get('tracks'), from: p.get('from'), to: p.get('to'),
     skeleton: p.get('skeleton'), t: p.get('t'), speed: p.get('speed'), cam: p.get('cam'),
-    grid: p.get('grid'), compare: p.get('compare'),
+    grid: p.get('grid'), compare: p.get('compare'), retarget: p.get('retarget'), map: p.get('map'),
   };
 }
 
@@ -47,6 +47,10 @@ export function writeUrl() {
     if (state.compare) p.set('compare', state.compare.id);
     const motion = state.motion, view = motion && motion.view;
     if (view && motion.skeleton !== null && motion.skeleton !== undefined) p.set('skeleton', motion.skeleton || 'own');
+    if (view && motion.retarget && motion.skeleton && motion.skeleton !== 'none') {
+      p.set('retarget', '1');
+      if (motion.map) p.set('map', String(motion.map));
+    }
     if (view && view.entry && view.entry.id === state.entry.id) {
       p.set('t', String(view.time));
       if (view.speed !== 1) p.set('speed', String(view.speed));

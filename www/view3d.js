@@ -96,8 +96,7 @@ export class MotionView {
     this.ghost = null;
     this.skeletonId = options.skeleton ?? null;
     if (options.time !== undefined) this.time = options.time;
-    const query = this.skeletonId ? `&skeleton=${this.skeletonId}` : '';
-    const first = await this.hooks.api(`/api/resources/${entry.id}/pose?t=${this.time}${query}`);
+    const first = await this.hooks.api(`/api/resources/${entry.id}/pose?t=${this.time}${this.poseQuery()}`);
     if (generation !== this.generation) return;
     this.answer = first;
     this.buildRig(first);
@@ -108,6 +107,11 @@ export class MotionView {
     await this.refreshSweep();
     this.updatePlayback();
   }
+
+  // How the view's rig is posed: on a skeleton (retargeted onto it, when the page says so).
+  retargetQuery() { return this.skeletonId && this.hooks.retarget ? this.hooks.retarget() : ''; }
+
+  poseQuery() { return this.skeletonId ? `&skeleton=${this.skeletonId}${this.retargetQuery()}` : ''; }
 
   buildRig(answer) {
     this.skeleton.clear?.();
@@ -265,10 +269,10 @@ export class MotionView {
 
   // A float32 sweep of the chart's window: entry id posed on the rig of entry `rig` (null: its
   // own). {times, data, stride, lo, hi}, or null when it is not this rig's (or failed).
-  async fetchSweep(id, rig) {
+  async fetchSweep(id, rig, retargeted = false) {
     const [lo, hi] = this.hooks.window();
     const count = Math.max(2, Math.min(SWEEP_MAX, Math.floor(SAMPLE_BUDGET / this.nodes.length), Math.ceil(Math.max(hi - lo, 0) * 120) + 1));
-    const query = `from=${lo}&to=${hi}&count=${count}&format=f32${rig ? `&skeleton=${rig}` : ''}`;
+    const query = `from=${lo}&to=${hi}&count=${count}&format=f32${rig ? `&skeleton=${rig}` : ''}${retargeted ? this.retargetQuery() : ''}`;
     const response = await fetch(`/api/resources/${id}/pose?${query}`, { headers: this.hooks.auth() });
     if (!response.ok) return null;
     const data = new Float32Array(await response.arrayBuffer());
@@ -287,7 +291,7 @@ export class MotionView {
     const [lo, hi] = this.hooks.window(), had = this.sweep;
     if (had && had.generation === this.generation && had.lo === lo && had.hi === hi) return;
     const generation = this.generation, asked = ++this.sweeps;
-    const sweep = await during(() => this.fetchSweep(this.entry.id, this.skeletonId));
+    const sweep = await during(() => this.fetchSweep(this.entry.id, this.skeletonId, true));
     if (!sweep || generation !== this.generation || asked !== this.sweeps) return;
     sweep.generation = generation;
     this.sweep = sweep;
@@ -354,11 +358,10 @@ export class MotionView {
     if (!this.entry || !this.nodes.length) return;
     const generation = this.generation, asked = ++this.seeks;
     this.time = t;
-    const query = this.skeletonId ? `&skeleton=${this.skeletonId}` : '';
     const end = begin();
     let answer;
     try {
-      answer = await this.hooks.api(`/api/resources/${this.entry.id}/pose?t=${t}${query}`);
+      answer = await this.hooks.api(`/api/resources/${this.entry.id}/pose?t=${t}${this.poseQuery()}`);
     } catch (e) { end(); throw e; }
     // answers may come back out of order: only the last one asked for is shown (the view counts
     // the answers it has handled, shown or not, for a reader of the DOM)

@@ -230,10 +230,10 @@ void route_answer_native(struct response *resp, struct native_file *file, const 
 const char *route_request_lookup(void *ctx, const char *name);
 
 /* A retarget's parameters (routes_retarget.c): the target named by `onto` ("onto", or
- * "skeleton" for GET /api/export's retarget=1), from=, map=, mode=, root=, ground=. 0, or -1
- * with err naming the parameter. */
+ * "skeleton" for pose's and GET /api/export's retarget=1), the source rig by `from` (NULL where
+ * from= means a time), map=, mode=, root=, ground=. 0, or -1 with err naming the parameter. */
 struct retarget_request;
-int route_retarget_request(struct request *req, int64_t id, const char *onto,
+int route_retarget_request(struct request *req, int64_t id, const char *onto, const char *from,
                            struct retarget_request *rq, struct error *err);
 
 /* Gives a catalogue entry (or each of a list of them) its API address, "url", after its

@@ -237,7 +237,7 @@ static int retarget_source(struct request *req, struct exporter *ex, struct erro
 		          want);
 		return -1;
 	}
-	if (route_retarget_request(req, 0, "skeleton", &rq, err) < 0)
+	if (route_retarget_request(req, 0, "skeleton", "from", &rq, err) < 0)
 		return -1;
 	if (retarget_export_source(&rq, &source) < 0) {
 		error_set(err, ERROR_INTERNAL, NULL, -1, "out of memory");

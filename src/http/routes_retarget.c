@@ -38,7 +38,7 @@ static int choice(struct request *req, const char *field, const char *const *nam
 	return -1;
 }
 
-int route_retarget_request(struct request *req, int64_t id, const char *onto,
+int route_retarget_request(struct request *req, int64_t id, const char *onto, const char *from,
                            struct retarget_request *rq, struct error *err)
 {
 	static const char *const modes[] = {"rest", "world"};
@@ -49,7 +49,7 @@ int route_retarget_request(struct request *req, int64_t id, const char *onto,
 	memset(rq, 0, sizeof(*rq));
 	rq->id = id;
 	if (route_entry_arg(req, onto, &rq->onto, err) < 0 ||
-	    route_entry_arg(req, "from", &rq->from, err) < 0 ||
+	    (from && route_entry_arg(req, from, &rq->from, err) < 0) ||
 	    route_entry_arg(req, "map", &rq->map, err) < 0 ||
 	    choice(req, "mode", modes, 2,
 	           "rest (the rest poses matched, each key rewritten) or world (world rotations "
@@ -163,7 +163,7 @@ void route_retarget(struct request *req, struct response *resp)
 	if (!cat || route_id(req, resp, &id) < 0)
 		return;
 	nq.id = id;
-	if (route_retarget_request(req, id, "onto", &rq, &err) < 0 ||
+	if (route_retarget_request(req, id, "onto", "from", &rq, &err) < 0 ||
 	    (asset && route_export_options(req, &opt, &summary, &err) < 0) ||
 	    (native && native_request_parse(&nq, route_request_lookup, req, &err) < 0)) {
 		response_error(resp, &err);

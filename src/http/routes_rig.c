@@ -41,7 +41,8 @@ int route_skeleton_arg(struct request *req, int64_t *skeleton, struct error *err
 }
 
 /* retarget=1: the entry posed as retargeted onto skeleton= (the retarget's map=, mode=, root=,
- * ground=, from=). NULL with err unset when not asked for. */
+ * ground=; from= is a time here: the clip's own rig is the source). NULL with err unset when
+ * not asked for. */
 static struct pose_answer *retargeted(struct request *req, struct catalog *cat, int64_t id,
                                       int64_t skeleton, enum sample_format format,
                                       struct error *err)
@@ -59,7 +60,7 @@ static struct pose_answer *retargeted(struct request *req, struct catalog *cat, 
 		    want);
 		return NULL;
 	}
-	if (route_retarget_request(req, id, "skeleton", &rq, err) < 0)
+	if (route_retarget_request(req, id, "skeleton", NULL, &rq, err) < 0)
 		return NULL;
 	rq.unmeasured = 1; /* a pose is asked for again and again as a clip plays */
 	if (!(a = retarget_answer_make(cat, &rq, err)))

@@ -409,6 +409,13 @@ static void onto_remade(double scale)
 	snprintf(path, sizeof(path), "&skeleton=%lld&retarget=1", (long long)target);
 	apart = poses_apart(cmu, cmu, path, scale);
 	ck_assert_msg(apart < 1e-4 * height, "pose?retarget=1: a joint %g off its path", apart);
+	/* from= is a time there, as the view's sweeps ask */
+	snprintf(path, sizeof(path),
+	         "/api/resources/%lld/pose?from=0&to=1&count=3&format=f32&skeleton=%lld&retarget=1",
+	         (long long)cmu, (long long)target);
+	r = get(path, 200);
+	ck_assert_uint_eq(r.length, 3 * (1 + 38 * 26) * sizeof(float));
+	http_reply_cleanup(&r);
 }
 
 START_TEST(a_take_onto_an_a_pose_rig_of_other_axes_follows_its_paths)
