@@ -757,6 +757,8 @@ START_TEST(refusals_name_the_parameter)
 	refused(query, 400, "ground", "'2' is not 0 or 1");
 	snprintf(query, sizeof(query), "?onto=%lld&map=%lld", (long long)cmu, (long long)cmu);
 	refused(query, 400, "map", "not a BoneMap");
+	snprintf(query, sizeof(query), "?onto=%lld&format=native", (long long)cmu);
+	refused(query, 400, "template", "template: missing");
 	snprintf(query, sizeof(query), "?onto=%lld&format=fbx", (long long)cmu);
 	refused(query, 400, "format", "'fbx' is not glb or gltf");
 	/* a stored map is used as it is: the hips alone move */
