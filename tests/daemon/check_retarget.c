@@ -712,6 +712,24 @@ START_TEST(a_take_goes_into_the_games_bytes)
 		json_decref(got);
 	}
 	ck_assert_uint_eq(checked, 32); /* 31 joints' rotations and the hips' translation */
+	/* the Skel_Z's handles named (POST /api/names, as a modder names a game's bones): posed
+	 * live on it, every joint on the take's path, 0.05 times as large */
+	{
+		char names[4096] = "", *at = names;
+		double apart;
+		for (size_t k = 0; k < b.count; k++)
+			at +=
+			    snprintf(at, sizeof(names) - (size_t)(at - names), "%s\n", b.names[k]);
+		ck_assert_int_eq(
+		    http_request(&d, "POST", "/api/names", names, strlen(names), "text/plain", &r),
+		    0);
+		ck_assert_int_eq(r.status, 200);
+		http_reply_cleanup(&r);
+		snprintf(path, sizeof(path), "&skeleton=%lld&retarget=1", (long long)skel);
+		apart = poses_apart(cmu, cmu, path, 0.05);
+		ck_assert_msg(apart < 1e-4 * 25.65,
+		              "a joint %g off its path on the Skel_Z (its units)", apart);
+	}
 	printf("retarget: %zu keys of 32 tracks read back from the Animation_Z, the largest %.2f "
 	       "of a step off the retarget\n",
 	       keys, worst);

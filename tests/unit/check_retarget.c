@@ -450,6 +450,75 @@ START_TEST(a_joint_the_target_lacks_is_baked_with_the_bones_pointing_the_same_wa
 }
 END_TEST
 
+START_TEST(a_rig_facing_another_way_is_turned_to_the_sources_at_rest)
+{
+	static struct motion m;
+	double yawed[JOINTS][3];
+	struct rig from, to;
+	struct bonemap map;
+	struct retarget_result r;
+
+	seed = 61;
+	for (int i = 0; i < JOINTS; i++) { /* a quarter turn about the hips' upright: it faces x */
+		yawed[i][0] = t_pose[i][2];
+		yawed[i][1] = t_pose[i][1];
+		yawed[i][2] = -t_pose[i][0];
+	}
+	make_rig(&from, t_pose, 1);
+	make_rig(&to, yawed, 1);
+	make_motion(&m, &from, INTERP_LINEAR, 0);
+	run(&from, &m, &to, RETARGET_REST, RETARGET_ROOT_SCALE, &map, &r);
+	/* the hips' and the chest's children (legs, shoulders) turn it round: every joint on the
+	 * source's path */
+	ck_assert_msg(path_error(&from, &m, &to, &r, 1.0) < 1e-4 * retarget_rig_height(&from),
+	              "joints %g off the source's paths", path_error(&from, &m, &to, &r, 1.0));
+	retarget_result_cleanup(&r);
+	bonemap_cleanup(&map);
+	rig_cleanup(&from);
+	rig_cleanup(&to);
+}
+END_TEST
+
+START_TEST(cubic_hips_travel_from_their_own_rest_place)
+{
+	static struct motion m;
+	double legs[JOINTS][3];
+	struct rig from, to;
+	struct bonemap map;
+	struct retarget_result r;
+	struct pose ps, pt;
+	double worst = 0;
+
+	seed = 71;
+	memcpy(legs, t_pose, sizeof(legs));
+	for (int i = 13; i < JOINTS;
+	     i++) /* longer legs: the hips' rest is not k times the source's */
+		legs[i][1] = t_pose[0][1] - (t_pose[0][1] - t_pose[i][1]) * 1.3;
+	make_rig(&from, t_pose, 1);
+	make_rig(&to, legs, 1);
+	make_motion(&m, &from, INTERP_CUBIC_SPLINE, 0);
+	run(&from, &m, &to, RETARGET_REST, RETARGET_ROOT_SCALE, &map, &r);
+	pose_motion(&ps, &from, &m);
+	pose_result(&pt, &to, &r);
+	for (int k = 0; k <= 40; k++) { /* P' = P'(rest) + k (P - P(rest)), between keys too */
+		pose_at(&ps, (float)k / 40);
+		pose_at(&pt, (float)k / 40);
+		for (int c = 0; c < 3; c++)
+			worst = fmax(worst, fabs(pt.world[12 + c] -
+			                         (legs[0][c] + r.root_scale * (ps.world[12 + c] -
+			                                                       t_pose[0][c]))));
+	}
+	ck_assert_double_gt(fabs(r.root_scale - 1), 0.1);
+	ck_assert_msg(worst < 1e-5, "the hips %g off their travel", worst);
+	pose_cleanup(&ps);
+	pose_cleanup(&pt);
+	retarget_result_cleanup(&r);
+	bonemap_cleanup(&map);
+	rig_cleanup(&from);
+	rig_cleanup(&to);
+}
+END_TEST
+
 /* The lowest joint's height of a posed rig. */
 static double lowest_of(const struct pose *p, size_t count)
 {
@@ -637,6 +706,8 @@ int main(void)
 	tcase_add_test(tc, a_joint_the_target_lacks_is_baked_with_the_bones_pointing_the_same_way);
 	tcase_add_test(tc, a_three_bone_spine_onto_five_bends_along_it);
 	tcase_add_test(tc, ground_keeps_the_lowest_foot_where_the_sources_is);
+	tcase_add_test(tc, a_rig_facing_another_way_is_turned_to_the_sources_at_rest);
+	tcase_add_test(tc, cubic_hips_travel_from_their_own_rest_place);
 	suite_add_tcase(s, tc);
 	return testutil_run(s);
 }
