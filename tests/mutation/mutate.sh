@@ -10,10 +10,10 @@ build=$(pwd)
 list=${MUTANTS:-$src/tests/mutation/mutants.txt}
 # MUTATE_PROGRAMS: other programs, to try a few mutants against the suite meant to catch them
 programs=${MUTATE_PROGRAMS:-"unit/check_reader unit/check_hash unit/check_curve unit/check_render \
-unit/check_track_answer unit/check_rig unit/check_radient unit/check_zouna unit/check_skel unit/check_gltf unit/check_bvh unit/check_bonemap unit/check_sqlite_wal \
+unit/check_track_answer unit/check_rig unit/check_radient unit/check_zouna unit/check_skel unit/check_gltf unit/check_bvh unit/check_bonemap unit/check_retarget unit/check_sqlite_wal \
 unit/check_burnout unit/check_native unit/check_native_file unit/check_native_tangents unit/check_reduce unit/check_catalog unit/check_regressions \
 daemon/check_native daemon/check_upgrade \
-daemon/check_answers daemon/check_http daemon/check_crash daemon/check_export daemon/check_export_rig daemon/check_pose \
+daemon/check_answers daemon/check_http daemon/check_crash daemon/check_export daemon/check_export_rig daemon/check_pose daemon/check_retarget \
 daemon/check_compare daemon/check_hostile daemon/check_safety daemon/check_events \
 daemon/powercut/check_powercut"}
 export ANIMDEXD="$build/animdexd" ANIMDEX_SRCDIR="$src" CK_VERBOSITY=silent CK_DEFAULT_TIMEOUT=120
