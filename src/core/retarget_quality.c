@@ -9,7 +9,7 @@
 
 #include "core/pose.h"
 
-#define QUALITY_SAMPLES 1024 /* times compared, at most (evenly taken from the key times) */
+#define QUALITY_SAMPLES 256 /* times compared, at most (evenly taken from the key times) */
 
 /* The source's key times, at most QUALITY_SAMPLES of them, evenly taken. */
 static float *quality_times(const struct retarget_input *inputs, size_t count, size_t *n)
@@ -36,7 +36,45 @@ static int pose_inputs(struct pose *p, const struct rig *rig, const struct retar
 	return 0;
 }
 
-/* The answer's tracks as inputs on the target rig (for the way back). */
+/* The answer's tracks as the target is posed at times[0..n) (pose p of them): each a LINEAR
+ * track of n keys, for the way back to be worked out at those times alone. samplers[] (owned)
+ * and the inputs (NULL when out of memory) are the caller's. */
+static struct retarget_input *resampled(const struct retarget_result *r, struct pose *p,
+                                        const float *times, size_t n, struct sampler *samplers)
+{
+	struct retarget_input *in = calloc(r->track_count + 1, sizeof(*in));
+
+	for (size_t i = 0; in && i < r->track_count; i++) {
+		struct sampler *s = &samplers[i];
+		int rotation = r->tracks[i].property == NODE_ROTATION;
+		s->type = rotation ? VALUE_FLOAT4 : VALUE_FLOAT3;
+		s->array_size = 1;
+		s->interp = INTERP_LINEAR;
+		s->semantic = rotation ? SEMANTIC_NORMALIZED_QUATERNION : SEMANTIC_COMPONENT_WISE;
+		s->key_count = (uint32_t)n;
+		s->times = malloc(n * sizeof(float));
+		s->value_bytes = n * (rotation ? 4 : 3) * sizeof(float);
+		s->values = malloc(s->value_bytes);
+		if (!s->times || !s->values) {
+			free(in);
+			return NULL;
+		}
+		memcpy(s->times, times, n * sizeof(float));
+		in[i] = (struct retarget_input){r->tracks[i].node, r->tracks[i].property, 0, s};
+	}
+	for (size_t k = 0; in && k < n; k++) {
+		pose_at(p, times[k]);
+		for (size_t i = 0; i < r->track_count; i++) {
+			const float *trs = p->trs + (size_t)r->tracks[i].node * POSE_TRS;
+			int rotation = r->tracks[i].property == NODE_ROTATION;
+			memcpy((float *)samplers[i].values + k * (rotation ? 4 : 3),
+			       trs + (rotation ? 3 : 0), (rotation ? 4 : 3) * sizeof(float));
+		}
+	}
+	return in;
+}
+
+/* The answer's tracks as inputs on the target rig. */
 static struct retarget_input *result_inputs(const struct retarget_result *r)
 {
 	struct retarget_input *in = calloc(r->track_count + 1, sizeof(*in));
@@ -101,7 +139,8 @@ int retarget_measure(const struct rig *from, const struct retarget_input *inputs
 {
 	struct bonemap back = {NULL, 0, map->of_source, map->of_target};
 	struct retarget_result cycled;
-	struct retarget_input *there = result_inputs(result), *again = NULL;
+	struct retarget_input *there = result_inputs(result), *again = NULL, *at_times = NULL;
+	struct sampler *samplers = calloc(result->track_count + 1, sizeof(*samplers));
 	struct pose ps, pt, pc;
 	int32_t *feet_s = malloc((to->count + 1) * sizeof(int32_t));
 	int32_t *feet_t = malloc((to->count + 1) * sizeof(int32_t));
@@ -117,10 +156,12 @@ int retarget_measure(const struct rig *from, const struct retarget_input *inputs
 	memset(&ps, 0, sizeof(ps));
 	memset(&pt, 0, sizeof(pt));
 	memset(&pc, 0, sizeof(pc));
-	if (!there || !feet_s || !feet_t || !kind || !times ||
-	    retarget_run(to, there, result->track_count, from, &back, opt, &cycled, err) < 0 ||
-	    !(again = result_inputs(&cycled)) || pose_inputs(&ps, from, inputs, count) < 0 ||
+	/* the way back worked out at the times compared alone: the answer resampled there */
+	if (!there || !feet_s || !feet_t || !kind || !times || !samplers ||
 	    pose_inputs(&pt, to, there, result->track_count) < 0 ||
+	    !(at_times = resampled(result, &pt, times, n, samplers)) ||
+	    retarget_run(to, at_times, result->track_count, from, &back, opt, &cycled, err) < 0 ||
+	    !(again = result_inputs(&cycled)) || pose_inputs(&ps, from, inputs, count) < 0 ||
 	    pose_inputs(&pc, from, again, cycled.track_count) < 0)
 		goto done;
 	for (size_t b = 0; b < to->count; b++)
@@ -169,6 +210,12 @@ done:
 	pose_cleanup(&pt);
 	pose_cleanup(&pc);
 	retarget_result_cleanup(&cycled);
+	for (size_t i = 0; samplers && i < result->track_count; i++) {
+		free(samplers[i].times);
+		free(samplers[i].values);
+	}
+	free(samplers);
+	free(at_times);
 	free(there);
 	free(again);
 	free(times);
