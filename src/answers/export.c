@@ -53,10 +53,13 @@ struct exporter *exporter_create(const struct export_options *opt)
 		ex->opt.max_bytes = EXPORT_DEFAULT_MAX_BYTES;
 	if (!ex->opt.max_entries)
 		ex->opt.max_entries = EXPORT_DEFAULT_MAX_ENTRIES;
-	ex->doc = json_pack("{s:{s:s, s:s}, s:i, s:[{s:[]}], s:[], s:[], s:[], s:[], s:[], s:[]}",
-	                    "asset", "version", "2.0", "generator", "animdex " PACKAGE_VERSION,
-	                    "scene", 0, "scenes", "nodes", "nodes", "animations", "accessors",
-	                    "bufferViews", "meshes", "skins");
+	ex->doc = json_pack("{s:{s:s, s:s}, s:i, s:[{s:[]}], s:[], s:[], s:[], s:[]}", "asset",
+	                    "version", "2.0", "generator", "animdex " PACKAGE_VERSION, "scene", 0,
+	                    "scenes", "nodes", "nodes", "animations", "meshes", "skins");
+	buf_init(&ex->accessors, (size_t)1 << 31);
+	buf_init(&ex->views, (size_t)1 << 31);
+	buf_putc(&ex->accessors, '[');
+	buf_putc(&ex->views, '[');
 	ex->summary_extras = json_array();
 	ex->notes = json_array();
 	ex->entry_list = json_array();
@@ -92,6 +95,8 @@ void exporter_free(struct exporter *ex)
 		ex->entry_source.free(ex->entry_source.ctx);
 	export_rigs_free(ex);
 	buf_cleanup(&ex->bin);
+	buf_cleanup(&ex->accessors);
+	buf_cleanup(&ex->views);
 	free(ex->recipes);
 	for (size_t i = 0; i < ex->kept.count; i++)
 		free((char *)ex->kept.items[i].text);
@@ -139,12 +144,22 @@ int export_put_bin(struct exporter *ex, const void *data, size_t bytes, int pad)
 	return 0;
 }
 
+/* One item of the accessors' or views' text (item freed); its index, or -1. */
+static int append_item(struct buf *list, size_t *count, json_t *item)
+{
+	int failed =
+	    !item || (*count && buf_putc(list, ',') < 0) || render_json_append(list, item, 0) < 0;
+
+	json_decref(item);
+	return failed ? -1 : (int)(*count)++;
+}
+
 /* `bytes` of data (NULL: planned) as buffer 0's next bytes (on a multiple of 4) and a buffer
  * view over them, with ex->source's recipe to make them again; the view's index, or -1 past
  * max_bytes. */
 static int add_view(struct exporter *ex, const void *data, size_t bytes, int target)
 {
-	json_t *views = json_object_get(ex->doc, "bufferViews"), *view;
+	json_t *view;
 	uint64_t offset;
 
 	if (export_put_bin(ex, NULL, 0, 1) < 0)
@@ -165,24 +180,21 @@ static int add_view(struct exporter *ex, const void *data, size_t bytes, int tar
 	ex->recipes[ex->recipe_count++] = ex->source;
 	view = json_pack("{s:i, s:I, s:I}", "buffer", 0, "byteOffset", (json_int_t)offset,
 	                 "byteLength", (json_int_t)bytes);
-	if (target)
+	if (target && view)
 		json_object_set_new(view, "target", json_integer(target));
-	json_array_append_new(views, view);
-	return (int)json_array_size(views) - 1;
+	return append_item(&ex->views, &ex->view_count, view);
 }
 
 int export_add_raw_accessor(struct exporter *ex, const void *data, size_t bytes, size_t count,
                             int component_type)
 {
-	json_t *accessors = json_object_get(ex->doc, "accessors");
 	int view = add_view(ex, data, bytes, 0);
 
 	if (view < 0)
 		return -1;
-	json_array_append_new(accessors, json_pack("{s:i, s:i, s:I, s:s}", "bufferView", view,
-	                                           "componentType", component_type, "count",
-	                                           (json_int_t)count, "type", "SCALAR"));
-	return (int)json_array_size(accessors) - 1;
+	return append_item(&ex->accessors, &ex->accessor_count,
+	                   json_pack("{s:i, s:i, s:I, s:s}", "bufferView", view, "componentType",
+	                             component_type, "count", (json_int_t)count, "type", "SCALAR"));
 }
 
 /* A buffer view and a float accessor over `count` elements of `type`; -1 past max_bytes. */
@@ -190,7 +202,7 @@ int export_add_accessor(struct exporter *ex, const float *data, size_t count, co
                         size_t components, int bounds, int target)
 {
 	size_t bytes = count * components * sizeof(float);
-	json_t *accessors = json_object_get(ex->doc, "accessors"), *acc;
+	json_t *acc;
 	int view = add_view(ex, data, bytes, target);
 
 	if (view < 0)
@@ -212,8 +224,7 @@ int export_add_accessor(struct exporter *ex, const float *data, size_t count, co
 		json_object_set_new(acc, "min", min);
 		json_object_set_new(acc, "max", max);
 	}
-	json_array_append_new(accessors, acc);
-	return (int)json_array_size(accessors) - 1;
+	return append_item(&ex->accessors, &ex->accessor_count, acc);
 }
 
 struct export_node *export_node_add(struct exporter *ex, const char *key, const char *name,
@@ -775,6 +786,37 @@ static int export_track(struct exporter *ex, struct export_entry *read, size_t i
 	}
 }
 
+/* The animation anim (taken) into the asset as its text, a placeholder in the animations
+ * (its kept tracks, the splices from first_kept on, written into it): a bulk export's
+ * thousands of channels and samplers are text, not jansson values, from here on. */
+static int animation_as_text(struct exporter *ex, json_t *anim, size_t first_kept)
+{
+	struct render_splices own = {ex->kept.items + first_kept, ex->kept.count - first_kept,
+	                             ex->kept.count - first_kept};
+	struct render_splices *sp = &ex->kept;
+	json_t *placeholder = NULL;
+	size_t length;
+	char *text = anim ? render_json_spliced(anim, &own, &length) : NULL;
+
+	json_decref(anim);
+	for (size_t k = first_kept; k < sp->count; k++) /* in the animation's text now */
+		free((char *)sp->items[k].text);
+	sp->count = first_kept;
+	if (text && length && text[length - 1] == '\n') /* the text's end, not the value's */
+		text[--length] = '\0';
+	if (!text || (sp->count == sp->cap && export_grow_splices(sp) < 0) ||
+	    !(placeholder = json_string(""))) {
+		free(text);
+		json_decref(placeholder);
+		return -1;
+	}
+	sp->items[sp->count].value = placeholder;
+	sp->items[sp->count].text = text;
+	sp->items[sp->count].length = length;
+	sp->count++;
+	return json_array_append_new(json_object_get(ex->doc, "animations"), placeholder);
+}
+
 /* The entry's animation in the asset, or, when glTF animates nothing of it, a node that
  * carries the entry and its tracks. -1 with err set. */
 static int finish_entry(struct exporter *ex, const struct catalog_entry *entry,
@@ -799,7 +841,10 @@ static int finish_entry(struct exporter *ex, const struct catalog_entry *entry,
 	unique_animation_name(ex, name ? name : fallback, unique, sizeof(unique));
 	anim = json_pack("{s:s, s:O, s:O, s:{s:o}}", "name", unique, "channels", ea->channels,
 	                 "samplers", ea->samplers, "extras", "animdex", about);
-	json_array_append_new(json_object_get(ex->doc, "animations"), anim);
+	if (animation_as_text(ex, anim, first_kept) < 0) {
+		error_set(err, ERROR_INTERNAL, NULL, -1, "out of memory");
+		return -1;
+	}
 	ex->animations++;
 	return 0;
 }

@@ -136,6 +136,25 @@ static int gltf_parts(struct export_asset *a, char *text, size_t text_length)
 	return 0;
 }
 
+/* The accessors' or views' text (list, "[" and its items) closed and put in the document under
+ * key, as a splice; nothing when there are none. */
+static int list_as_text(struct exporter *ex, const char *key, struct buf *list, size_t count)
+{
+	json_t *placeholder;
+	struct render_splice *item;
+
+	if (!count)
+		return 0;
+	if (buf_putc(list, ']') < 0 || list->overflow ||
+	    (ex->kept.count == ex->kept.cap && export_grow_splices(&ex->kept) < 0) ||
+	    !(placeholder = json_string("")))
+		return -1;
+	item = &ex->kept.items[ex->kept.count++];
+	item->value = placeholder;
+	item->text = buf_steal(list, &item->length);
+	return json_object_set_new(ex->doc, key, placeholder);
+}
+
 struct export_asset *exporter_finish(struct exporter *ex, json_t **summary, struct error *err)
 {
 	struct export_asset *a = calloc(1, sizeof(*a));
@@ -162,8 +181,11 @@ struct export_asset *exporter_finish(struct exporter *ex, json_t **summary, stru
 		json_object_set_new(ex->doc, "buffers", json_pack("[o]", buffer));
 	}
 	export_drop_if_empty(ex->doc, "animations");
-	export_drop_if_empty(ex->doc, "accessors");
-	export_drop_if_empty(ex->doc, "bufferViews");
+	if (list_as_text(ex, "accessors", &ex->accessors, ex->accessor_count) < 0 ||
+	    list_as_text(ex, "bufferViews", &ex->views, ex->view_count) < 0) {
+		error_set(err, ERROR_INTERNAL, NULL, -1, "out of memory");
+		goto fail;
+	}
 	export_drop_if_empty(ex->doc, "meshes");
 	export_drop_if_empty(ex->doc, "skins");
 	export_drop_if_empty(ex->doc, "nodes");

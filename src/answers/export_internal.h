@@ -93,6 +93,10 @@ struct exporter {
 	size_t skeleton_rig; /* its place in rigs */
 	json_t *unrigged;    /* ids of entries exported without a rig (nodes at the root) */
 	struct export_source entry_source; /* where entries come from: not the catalogue's keys */
+	/* the asset's accessors and buffer views as JSON text, "[" and the items so far: a bulk
+	 * export has hundreds of thousands, which as jansson values cost ten times their text */
+	struct buf accessors, views;
+	size_t accessor_count, view_count;
 };
 
 /* One entry as an export needs it: its summary with its tracks, and every track's keys (its
