@@ -14,7 +14,10 @@
  *   "synonym"    the same once another convention's word is put for a bone (Thigh, UpperLeg
  *                and a sided Hip are UpLeg; Calf, Shin, Knee Leg; Ankle Foot; Elbow ForeArm;
  *                Wrist Hand; Clavicle and Collar Shoulder; Pelvis Hips), one bone a side;
- *   "structure"  the only bone left under parents already paired (roots: the only root left).
+ *   "structure"  the only bone left under parents already paired (roots: the only root left);
+ *   "shape"      by the rigs' shapes at rest (bonemap_shape.h): the hips, then the spine, the
+ *                neck, each arm and each leg, bone by bone by where each lies along its chain;
+ *                then "structure" again under the bones it paired.
  * Pure: no I/O; linear in the bones but for the folded names' lookups (sorted once).
  */
 #ifndef ANIMDEX_BONEMAP_H

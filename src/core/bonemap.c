@@ -4,11 +4,13 @@
 #include "core/bonemap.h"
 
 #include <ctype.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "base/hash.h"
+#include "bonemap_shape.h"
 
 /* Appends word [w, w + n) lower-cased, unless it is a side word or a prefix word. */
 static void fold_word(const char *w, size_t n, int first, char *side, char *out, size_t size,
@@ -346,6 +348,113 @@ static int has_handles(const struct rig *rig)
 	return 0;
 }
 
+static void pair_if_free(struct proposal *p, int32_t s, int32_t t)
+{
+	if (s >= 0 && t >= 0 && p->map->of_source[s] < 0 && p->map->of_target[t] < 0)
+		pair(p, (uint32_t)s, (uint32_t)t, "shape", 0.4);
+}
+
+/* The bones of chain k: each source bone onto the target bone nearest its place along the
+ * chain, the ends onto the ends (a shorter chain leaves the longer one's bones between). */
+static void pair_chain(struct proposal *p, const struct bonemap_chains *cf,
+                       const struct bonemap_chains *ct, int k)
+{
+	size_t n = cf->length[k], m = ct->length[k];
+
+	for (size_t i = 0; i < n && m > 0; i++) {
+		size_t best = 0;
+		for (size_t j = 1; j < m; j++)
+			if (fabs(ct->along[k][j] - cf->along[k][i]) <
+			    fabs(ct->along[k][best] - cf->along[k][i]))
+				best = j;
+		if (i == 0)
+			best = 0;
+		else if (i == n - 1)
+			best = m - 1;
+		pair_if_free(p, cf->bones[k][i], ct->bones[k][best]);
+	}
+}
+
+/* The cosine between the rest directions in which two bones reach from their parents (the
+ * averages of their subtrees, bonemap_shape_rest; nf, nt the rigs' counts). */
+static double direction_cosine(const double *pf, size_t nf, uint32_t s, const double *pt, size_t nt,
+                               uint32_t t, int32_t ps, int32_t pt_parent)
+{
+	double a[3], b[3], la = 0, lb = 0, d = 0;
+
+	for (int c = 0; c < 3; c++) {
+		a[c] = pf[(nf + s) * 3 + c] - pf[(size_t)ps * 3 + c];
+		b[c] = pt[(nt + t) * 3 + c] - pt[(size_t)pt_parent * 3 + c];
+		la += a[c] * a[c];
+		lb += b[c] * b[c];
+		d += a[c] * b[c];
+	}
+	return la > 0 && lb > 0 ? d / sqrt(la * lb) : -2;
+}
+
+/* Under each pair, children left unpaired in like numbers on both sides (a hand's fingers):
+ * each target child onto the source child whose rest direction from the parent is nearest,
+ * down the tree until nothing more pairs. */
+static void pair_children_by_direction(struct proposal *p, const struct rig *from,
+                                       const struct rig *to, const double *pf, const double *pt)
+{
+	int paired = 1;
+
+	for (int round = 0; paired && round < 64; round++) {
+		paired = 0;
+		for (size_t t = 0; t < to->count; t++) {
+			int32_t parent = to->nodes[t].parent, ps, best = -1;
+			double best_cos = 0.5; /* within 60 degrees */
+			if (p->map->of_target[t] >= 0 || parent < 0 ||
+			    (ps = p->map->of_target[parent]) < 0)
+				continue;
+			for (size_t s = 0; s < from->count; s++) {
+				double c;
+				if (from->nodes[s].parent != ps || p->map->of_source[s] >= 0)
+					continue;
+				c = direction_cosine(pf, from->count, (uint32_t)s, pt, to->count,
+				                     (uint32_t)t, ps, parent);
+				if (c > best_cos) {
+					best_cos = c;
+					best = (int32_t)s;
+				}
+			}
+			if (best >= 0) {
+				pair(p, (uint32_t)best, (uint32_t)t, "shape", 0.4);
+				paired = 1;
+			}
+		}
+	}
+}
+
+/* Bones no name pairs, by the rigs' shapes (bonemap_shape.h): the hips, then each chain, then
+ * the children under pairs by their directions. -1 when out of memory. */
+static int pair_by_shape(struct proposal *p, const struct rig *from, const struct rig *to)
+{
+	struct bonemap_chains cf, ct;
+	int rc = -1;
+
+	memset(&ct, 0, sizeof(ct));
+	if (bonemap_shape_chains(from, &cf) < 0)
+		return -1;
+	if (bonemap_shape_chains(to, &ct) == 0) {
+		double *pf = bonemap_shape_rest(from), *pt = bonemap_shape_rest(to);
+		if (cf.hips >= 0 && ct.hips >= 0) {
+			pair_if_free(p, cf.hips, ct.hips);
+			for (int k = 0; k < CHAIN_COUNT; k++)
+				pair_chain(p, &cf, &ct, k);
+		}
+		if (pf && pt)
+			pair_children_by_direction(p, from, to, pf, pt);
+		rc = pf && pt ? 0 : -1;
+		free(pf);
+		free(pt);
+	}
+	bonemap_shape_cleanup(&cf);
+	bonemap_shape_cleanup(&ct);
+	return rc;
+}
+
 int bonemap_propose(const struct rig *from, const struct rig *to, struct bonemap *out)
 {
 	static const struct {
@@ -384,7 +493,10 @@ int bonemap_propose(const struct rig *from, const struct rig *to, struct bonemap
 		if (failed)
 			goto done;
 	}
-	if (pair_by_structure(&p, from, to) < 0)
+	/* the structure, then the shapes for what it leaves, then the structure again under the
+	 * bones the shapes paired (fingers under hands) */
+	if (pair_by_structure(&p, from, to) < 0 || pair_by_shape(&p, from, to) < 0 ||
+	    pair_by_structure(&p, from, to) < 0)
 		goto done;
 	out->pairs = malloc((to->count + 1) * sizeof(*out->pairs));
 	if (!out->pairs)

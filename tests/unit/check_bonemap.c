@@ -3,8 +3,10 @@
  * order, ambiguous names left to a later rule, the bones left under paired parents paired by
  * structure, and every bone left unmapped on either side. */
 #include <check.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "core/bonemap.h"
 #include "formats/format.h"
@@ -287,6 +289,66 @@ START_TEST(bone_map_documents_are_entries)
 }
 END_TEST
 
+/* A copy of a rig without its names (a game's bones nobody has named), its legs a third
+ * longer. */
+static void nameless_copy(const struct rig *from, struct rig *out)
+{
+	rig_init(out);
+	out->nodes = calloc(from->count, sizeof(struct rig_node));
+	ck_assert_ptr_nonnull(out->nodes);
+	out->count = from->count;
+	for (size_t i = 0; i < from->count; i++) {
+		out->nodes[i] = from->nodes[i];
+		out->nodes[i].name = NULL;
+		out->nodes[i].handle_name = NULL;
+		out->nodes[i].has_handle = 0;
+		if (from->nodes[i].name && strstr(from->nodes[i].name, "Leg"))
+			for (int c = 0; c < 3; c++)
+				out->nodes[i].translation[c] *= 1.3f;
+	}
+}
+
+START_TEST(a_take_onto_a_skeleton_of_no_names_pairs_by_shape)
+{
+	const char *path = "/usr/share/assimp/models/BVH/01_01.bvh";
+	struct upload up = {0};
+	struct decode_result r;
+	struct bonemap map;
+	struct rig bare;
+	struct error err;
+	size_t length, shape = 0;
+	char *text;
+
+	if (access(path, R_OK) != 0) {
+		printf("SKIP: a_take_onto_a_skeleton_of_no_names_pairs_by_shape: needs Debian's "
+		       "assimp-testmodels (%s)\n",
+		       path);
+		return;
+	}
+	ck_assert_ptr_nonnull(text = testutil_read_file(path, &length));
+	up.data = (const uint8_t *)text;
+	up.length = length;
+	up.filename = "01_01.bvh";
+	error_init(&err);
+	decode_result_init(&r);
+	ck_assert_int_eq(format_decode(&up, &r, &err), 0);
+	nameless_copy(&r.resources[0]->rig, &bare);
+	ck_assert_int_eq(bonemap_propose(&r.resources[0]->rig, &bare, &map), 0);
+	for (size_t k = 0; k < map.pair_count; k++) {
+		const struct bonemap_pair *p = &map.pairs[k];
+		ck_assert_msg(p->from == p->to, "%s paired with node %u (%s)",
+		              r.resources[0]->rig.nodes[p->from].name, p->to, p->how);
+		shape += strcmp(p->how, "shape") == 0;
+	}
+	ck_assert_uint_eq(map.pair_count, 38); /* every joint, the fingers by their directions */
+	ck_assert_uint_ge(shape, 20);
+	bonemap_cleanup(&map);
+	rig_cleanup(&bare);
+	decode_result_cleanup(&r);
+	free(text);
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("bonemap");
@@ -298,6 +360,7 @@ int main(void)
 	tcase_add_test(tc, structure_pairs_chains_of_other_names);
 	tcase_add_test(tc, synonyms_pair_another_conventions_legs);
 	tcase_add_test(tc, bone_map_documents_are_entries);
+	tcase_add_test(tc, a_take_onto_a_skeleton_of_no_names_pairs_by_shape);
 	suite_add_tcase(s, tc);
 	return testutil_run(s);
 }
