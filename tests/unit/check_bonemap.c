@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include "core/bonemap.h"
+#include "../../src/core/bonemap_shape.h" /* the chains the shape rule pairs */
 #include "formats/format.h"
 #include "testutil.h"
 
@@ -341,6 +342,33 @@ START_TEST(a_take_onto_a_skeleton_of_no_names_pairs_by_shape)
 		shape += strcmp(p->how, "shape") == 0;
 	}
 	ck_assert_uint_eq(map.pair_count, 38); /* every joint, the fingers by their directions */
+	/* the chains themselves, by the take's names: the spine up to the chest, the arms to the
+	 * hands (+x is the take's left), the neck to the head's end, the legs to the toes' */
+	{
+		static const struct {
+			enum bonemap_chain chain;
+			const char *first, *last;
+		} want[] = {{CHAIN_SPINE, "LowerBack", "Spine1"},
+		            {CHAIN_NECK, "Neck", "EndSite_Head"},
+		            {CHAIN_ARM_PLUS, "LeftShoulder", "LeftHand"},
+		            {CHAIN_ARM_MINUS, "RightShoulder", "RightHand"},
+		            {CHAIN_LEG_PLUS, "LHipJoint", "EndSite_LeftToeBase"},
+		            {CHAIN_LEG_MINUS, "RHipJoint", "EndSite_RightToeBase"}};
+		const struct rig *rig = &r.resources[0]->rig;
+		struct bonemap_chains ch;
+		ck_assert_int_eq(bonemap_shape_chains(&bare, &ch), 0);
+		ck_assert_str_eq(rig->nodes[ch.hips].name, "Hips");
+		for (size_t k = 0; k < sizeof(want) / sizeof(want[0]); k++) {
+			size_t n = ch.length[want[k].chain];
+			ck_assert_uint_gt(n, 1);
+			ck_assert_str_eq(rig->nodes[ch.bones[want[k].chain][0]].name,
+			                 want[k].first);
+			ck_assert_str_eq(rig->nodes[ch.bones[want[k].chain][n - 1]].name,
+			                 want[k].last);
+			ck_assert_double_eq(ch.along[want[k].chain][n - 1], 1);
+		}
+		bonemap_shape_cleanup(&ch);
+	}
 	ck_assert_uint_ge(shape, 20);
 	bonemap_cleanup(&map);
 	rig_cleanup(&bare);
