@@ -34,7 +34,23 @@ export async function loadClasses() {
 export function exportQuery() {
   const p = new URLSearchParams();
   for (const [key, value] of Object.entries(state.filters)) if (value) p.set(key, value);
+  const skeleton = $('#export-skeleton').value;
+  if (skeleton) p.set('skeleton', skeleton);
   return `/api/export?${p}`;
+}
+
+// "Export these as one .glb" on a skeleton chosen for the batch (every entry on its tree), or on
+// none: the catalogue's skeletons, offered once some are there.
+export async function listExportSkeletons() {
+  const select = $('#export-skeleton');
+  const chosen = select.value;
+  const pages = await Promise.all(['Skel_Z', 'Skeleton'].map((c) => api(`/api/resources?class=${c}&limit=50`).catch(() => ({ resources: [] }))));
+  const skeletons = pages.flatMap((p) => p.resources);
+  select.replaceChildren(make('option', { value: '', text: 'their own rigs' }),
+    ...skeletons.map((s) => make('option', { value: String(s.id), text: `${s.name || s.crc32} (${s.class}, entry ${s.id})` })));
+  select.value = skeletons.some((s) => String(s.id) === chosen) ? chosen : '';
+  $('#export-skeleton-box').hidden = !skeletons.length;
+  select.onchange = () => { $('#export-link').href = exportQuery(); };
 }
 
 // The list's page: sorted by animdex (the whole catalogue, not the rows loaded), a cursor
@@ -57,6 +73,7 @@ export async function loadCatalogue(append = false) {
     state.total = page.total;
     // an entry the live stream announced while the list was read is in the list now
     dropListed();
+    await listExportSkeletons();
     $('#export-link').href = exportQuery();
     $('#export-link').hidden = !state.rows.length;
     error.hidden = true;

@@ -160,6 +160,7 @@ export function setUpEntry() {
   $('#raw-link').addEventListener('click', download);
   $('#csv-link').addEventListener('click', download);
   $('#gltf-link').addEventListener('click', download);
+  $('#gltf-bare-link').addEventListener('click', download);
   $('#export-link').addEventListener('click', download);
   $('#delete-entry').addEventListener('click', async () => {
     if (!state.entry || !confirm(`Delete entry ${state.entry.id}?`)) return;

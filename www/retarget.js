@@ -1,7 +1,8 @@
 // retarget.js: "On another skeleton": the open clip retargeted onto the skeleton the view shows
 // (GET .../retarget and pose?retarget=1): the bone map used, its pairs changed and saved as a
 // BoneMap entry of the catalogue (the view then uses it), what the retarget is worth, and
-// "Download as glTF" and "Download for the game" giving the retargeted clip.
+// "Download as glTF" and "Download for the game" giving the retargeted clip ("Download as glTF"
+// gives the entry on the skeleton the view shows in any case).
 // The panel publishes its state on #retarget-panel: data-done 'shown', 'saved' or 'refused'.
 
 import { api } from '/api.js';
@@ -38,9 +39,17 @@ const figure = (v) => (v === null || v === undefined ? 'none' : v < 1e-4 ? v.toE
 // The panel, once the view shows the clip (reshow: the view made again, after a map is saved).
 export async function showRetarget(entry, value, reshow) {
   const panel = $('#retarget-panel');
+  // "Download as glTF" gives what the view shows: the clip retargeted, or on the skeleton chosen
+  // (export?skeleton=, said so, the bare export beside it), or on its own rig
   const links = () => {
-    $('#gltf-link').href = retargeted() ? `/api/resources/${entry.id}/retarget?${ontoQuery()}&format=glb`
-      : `/api/resources/${entry.id}/export`;
+    const gltf = $('#gltf-link'), bare = $('#gltf-bare-link');
+    const onSkeleton = value !== 'own' && value !== 'none';
+    bare.href = `/api/resources/${entry.id}/export`;
+    bare.hidden = !onSkeleton;
+    gltf.href = retargeted() ? `/api/resources/${entry.id}/retarget?${ontoQuery()}&format=glb`
+      : onSkeleton ? `/api/resources/${entry.id}/export?skeleton=${value}` : bare.href;
+    text(gltf, retargeted() ? `Download as glTF (retargeted onto entry ${value})`
+      : onSkeleton ? `Download as glTF (on entry ${value}'s skeleton)` : 'Download as glTF');
   };
   panel.hidden = !retargeted();
   links();

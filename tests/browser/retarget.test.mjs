@@ -1,14 +1,16 @@
-// retarget.test.mjs: "On another skeleton" on the page, in Debian's Chromium
+// retarget.test.mjs: the page's other skeletons, in Debian's Chromium
 // (tests/scripts/retarget_page.sh), on a real animdexd: a BVH take (tests/data/bvh/
 // three_orders.bvh) and a glTF skeleton of the same joints under Mixamo's names, its bones
 // turned other ways. Chosen, the skeleton moves nothing until "retargeted" is ticked; then the
 // view plays the take retargeted (its "Joints at t" equal to GET .../pose?retarget=1), the bone
 // map is shown, a pair dropped and the map saved as a BoneMap entry the view then uses, and
-// "Download as glTF" and "Download for the game" give the retargeted clip.
-import { spawn } from 'node:child_process';
+// "Download as glTF" and "Download for the game" give the retargeted clip. And an Animation_Z
+// shown on its Skel_Z (tests/browser/rig_files) downloads as glTF on that skeleton's tree, which
+// uploaded again poses as the view did; the catalogue's batch export offers the skeleton too.
+import { execFileSync, spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { chromium } from 'playwright-core';
 import { entryShown, pageStill, planChecks } from './checks.mjs';
 
@@ -18,7 +20,7 @@ const shots = process.env.ANIMDEX_SCREENSHOTS || join(process.cwd(), 'tests', 'o
 const dir = mkdtempSync(join(tmpdir(), 'animdex-retarget-page-'));
 const chromiumArgs = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking',
   '--disable-component-update', '--disable-sync', '--no-first-run'];
-const planned = planChecks(9);
+const planned = planChecks(12);
 const check = (name, ok, detail = '') => planned.check(`retarget page ${name}`, ok, detail);
 
 function startDaemon() {
@@ -81,6 +83,49 @@ async function jointsMatchRetarget(page, base, take, skeleton, map) {
     for (let c = 0; c < 3; c++) worst = Math.max(worst, Math.abs(w[12 + c] - row.world[c]));
   }
   return { ok: worst <= 1e-5, why: `largest difference ${worst} over ${table.rows.length} joints at t=${table.time}` };
+}
+
+// An Animation_Z shown on its Skel_Z: "Download as glTF" is the export on that skeleton (said
+// so, the bare export beside it); uploaded again, its own rig poses as the view posed it.
+async function onItsSkeleton(browser, base) {
+  execFileSync(join(dirname(bin), 'tests', 'browser', 'rig_files'), [dir]);
+  const hero = await upload(base, 'hero.Skel_Z', readFileSync(join(dir, 'hero.Skel_Z')));
+  const run = await upload(base, 'run.Animation_Z', readFileSync(join(dir, 'run.Animation_Z')));
+  const page = await browser.newPage({ viewport: { width: 1280, height: 1000 } });
+  const errors = [];
+  page.on('pageerror', (e) => errors.push(String(e)));
+  await page.goto(`${base}/?id=${run}`);
+  await page.waitForSelector('body[data-ready="true"]');
+  await entryShown(page, run);
+  const chosen = await page.locator('#skeleton-choice').inputValue();
+  const href = await page.locator('#gltf-link').getAttribute('href');
+  const label = await page.locator('#gltf-link').innerText();
+  check('"Download as glTF" exports onto the skeleton shown, and says so', chosen === String(hero)
+    && href === `/api/resources/${run}/export?skeleton=${hero}` && label.includes(`entry ${hero}`)
+    && !(await page.locator('#gltf-bare-link').isHidden()), `${chosen}: ${href} "${label}"`);
+  const asset = Buffer.from(await (await fetch(`${base}${href}`)).arrayBuffer());
+  const again = await upload(base, 'run-on-hero.glb', asset);
+  const t = 0.5;
+  const shown = await (await fetch(`${base}/api/resources/${run}/pose?t=${t}&skeleton=${hero}`)).json();
+  const back = await (await fetch(`${base}/api/resources/${again}/pose?t=${t}`)).json();
+  let worst = 0, matched = 0;
+  shown.nodes.forEach((node, i) => {
+    const j = back.nodes.findIndex((n) => n.name === node.name);
+    if (j < 0) return;
+    matched++;
+    for (let c = 12; c < 15; c++) worst = Math.max(worst, Math.abs(shown.poses[0].world[i][c] - back.poses[0].world[j][c]));
+  });
+  // the asset holds the whole tree; uploaded again, its rig is the nodes its tracks move
+  const doc = JSON.parse(asset.subarray(20, 20 + asset.readUInt32LE(12)).toString());
+  check('uploaded again, the download poses on the skeleton\'s tree as the view did', doc.nodes.length >= shown.nodes.length
+    && matched === back.nodes.length && matched >= 2 && worst < 1e-5,
+    `${doc.nodes.length} nodes in the asset, ${matched} of ${back.nodes.length} posed again, largest difference ${worst}`);
+  const batch = await page.evaluate(() => [...document.querySelectorAll('#export-skeleton option')].map((o) => o.value));
+  await page.selectOption('#export-skeleton', String(hero));
+  const batchHref = await page.locator('#export-link').getAttribute('href');
+  check('the batch export offers the skeleton', batch.includes(String(hero)) && batchHref.includes(`skeleton=${hero}`)
+    && errors.length === 0, `${batch}; ${batchHref}; ${errors.slice(0, 2).join(' | ')}`);
+  await page.close();
 }
 
 async function main() {
@@ -146,6 +191,7 @@ async function main() {
       && /\/retarget\?onto=\d+&map=\d+&format=native&as=Animation_Z/.test(native || ''), native);
     check('the page made no error', errors.length === 0, errors.slice(0, 3).join(' | '));
     await page.close();
+    await onItsSkeleton(browser, base);
   } finally {
     await browser.close();
     child.kill('SIGTERM');
