@@ -36,9 +36,12 @@ void retarget_answer_free(struct retarget_answer *a);
  * {"source", "matched", "written", "rewritten", "baked", "ignored": [{"n", "reason"}]},
  * "keys": {"rewritten", "baked"}, "root_motion": {"hips": {"from", "to"}, "scale", "heights"},
  * "quality": {"identity", "cycle", "effectors", "foot_skate", "samples", "unmapped"},
- * "notes": [...]}. keys: with every written track's keys ("retargeted": [{"node", "name",
- * "property", "interpolation", "baked", "times", "values"}]). */
-json_t *retarget_answer_json(const struct retarget_answer *a, int keys);
+ * "notes": [...]}. */
+json_t *retarget_answer_json(const struct retarget_answer *a);
+/* The report with every written track's keys, as JSON text ("retargeted": [{"node", "name",
+ * "property", "interpolation", "baked", "times", "values"}], the floats as float32 reads them
+ * back): their floats are written as text, never held as JSON values. NULL when out of memory. */
+char *retarget_answer_text(const struct retarget_answer *a, size_t *length);
 
 /* The retargeted clip as one animation of ex (which must have no skeleton=), on the target
  * rig's node tree. 0, or -1 with err set. */

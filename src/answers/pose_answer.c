@@ -223,7 +223,7 @@ struct pose_answer *pose_answer_create_retargeted(struct retarget_answer *a, int
 		untracked += !tracked[n];
 	pa->head =
 	    json_pack("{s:I, s:I, s:o, s:o, s:o, s:I, s:I, s:I}", "id", (json_int_t)id, "skeleton",
-	              (json_int_t)skeleton, "retarget", retarget_answer_json(a, 0), "nodes",
+	              (json_int_t)skeleton, "retarget", retarget_answer_json(a), "nodes",
 	              nodes_json(&pa->rig), "tracks", listed, "matched", (json_int_t)r->track_count,
 	              "unmatched", (json_int_t)0, "untracked_nodes", (json_int_t)untracked);
 	listed = NULL;

@@ -12,6 +12,7 @@
 #include "export_internal.h"
 #include "core/pose.h"
 #include "render/render.h"
+#include "render/render_float.h"
 
 struct retarget_answer {
 	struct retarget_request rq;
@@ -193,35 +194,68 @@ static json_t *figure(double v)
 	return v < 0 ? json_null() : json_real(v);
 }
 
-static json_t *floats(const float *v, size_t n)
+/* Keys' floats as JSON text: key k's `width` floats from `at` + k * stride, each key an array
+ * (width > 1) or a number; "[...]" into a splice. */
+static int floats_text(struct render_splices *sp, json_t **placeholder, const float *v, size_t keys,
+                       size_t stride, size_t at, size_t width)
 {
-	return rig_floats_json(v, n);
+	struct buf b;
+	char text[32];
+
+	buf_init(&b, (size_t)1 << 31);
+	buf_putc(&b, '[');
+	for (size_t k = 0; k < keys; k++) {
+		if (k)
+			buf_putc(&b, ',');
+		if (width > 1)
+			buf_putc(&b, '[');
+		for (size_t c = 0; c < width; c++) {
+			if (c)
+				buf_putc(&b, ',');
+			buf_append(&b, text, render_float(v[k * stride + at + c], 0, text));
+		}
+		if (width > 1)
+			buf_putc(&b, ']');
+	}
+	buf_putc(&b, ']');
+	if (b.overflow || (sp->count == sp->cap && export_grow_splices(sp) < 0) ||
+	    !(*placeholder = json_string(""))) {
+		buf_cleanup(&b);
+		return -1;
+	}
+	sp->items[sp->count].value = *placeholder;
+	sp->items[sp->count].text = buf_steal(&b, &sp->items[sp->count].length);
+	sp->count++;
+	return 0;
 }
 
-/* One written track with its keys. */
-static json_t *track_keys(const struct retarget_answer *a, const struct retarget_track *t)
+/* One written track with its keys (their floats as text, in sp). */
+static json_t *track_keys(const struct retarget_answer *a, const struct retarget_track *t,
+                          struct render_splices *sp)
 {
 	const struct sampler *s = &t->sampler;
 	size_t width = value_type_components(s->type),
 	       per = s->interp == INTERP_CUBIC_SPLINE ? 3 : 1;
-	json_t *values = json_array(), *in = json_array(), *out = json_array(), *o;
-	const float *v = s->values;
+	json_t *times = NULL, *values = NULL, *in = NULL, *out = NULL, *o;
 	char label[300];
 
 	rig_node_label(&a->to.nodes[t->node], label, sizeof(label));
-	for (uint32_t k = 0; k < s->key_count; k++) {
-		const float *key = v + (size_t)k * per * width;
-		json_array_append_new(values, floats(key + (per == 3 ? width : 0), width));
-		if (per == 3) {
-			json_array_append_new(in, floats(key, width));
-			json_array_append_new(out, floats(key + 2 * width, width));
-		}
+	if (floats_text(sp, &times, s->times, s->key_count, 1, 0, 1) < 0 ||
+	    floats_text(sp, &values, s->values, s->key_count, per * width, per == 3 ? width : 0,
+	                width) < 0 ||
+	    (per == 3 &&
+	     (floats_text(sp, &in, s->values, s->key_count, per * width, 0, width) < 0 ||
+	      floats_text(sp, &out, s->values, s->key_count, per * width, 2 * width, width) < 0))) {
+		json_decref(times);
+		json_decref(values);
+		json_decref(in);
+		return NULL;
 	}
 	o = json_pack("{s:I, s:s, s:s, s:s, s:b, s:o, s:o}", "node",
 	              (json_int_t)a->to.nodes[t->node].source, "name", label, "property",
 	              t->property == NODE_ROTATION ? "rotation" : "translation", "interpolation",
-	              interpolation_name(s->interp), "baked", t->baked, "times",
-	              floats(s->times, s->key_count), "values", values);
+	              interpolation_name(s->interp), "baked", t->baked, "times", times, "values",
+	              values);
 	if (t->euler)
 		json_object_set_new(
 		    o, "euler",
@@ -231,9 +265,6 @@ static json_t *track_keys(const struct retarget_answer *a, const struct retarget
 	if (per == 3) {
 		json_object_set_new(o, "in_tangents", in);
 		json_object_set_new(o, "out_tangents", out);
-	} else {
-		json_decref(in);
-		json_decref(out);
 	}
 	return o;
 }
@@ -264,7 +295,36 @@ static json_t *notes_json(const struct retarget_answer *a)
 	return notes;
 }
 
-json_t *retarget_answer_json(const struct retarget_answer *a, int keys)
+static json_t *report_json(const struct retarget_answer *a);
+
+json_t *retarget_answer_json(const struct retarget_answer *a)
+{
+	return report_json(a);
+}
+
+char *retarget_answer_text(const struct retarget_answer *a, size_t *length)
+{
+	struct render_splices sp = {NULL, 0, 0};
+	json_t *o = report_json(a), *list = json_array();
+	char *text = NULL;
+
+	for (size_t i = 0; o && list && i < a->result.track_count; i++) {
+		json_t *t = track_keys(a, &a->result.tracks[i], &sp);
+		if (!t || json_array_append_new(list, t) < 0)
+			goto done;
+	}
+	if (o && list && json_object_set(o, "retargeted", list) == 0)
+		text = render_json_spliced(o, &sp, length);
+done:
+	json_decref(o);
+	json_decref(list);
+	for (size_t i = 0; i < sp.count; i++)
+		free((char *)sp.items[i].text);
+	free(sp.items);
+	return text;
+}
+
+static json_t *report_json(const struct retarget_answer *a)
 {
 	const struct retarget_result *r = &a->result;
 	const struct retarget_quality *q = &a->quality;
@@ -302,12 +362,6 @@ json_t *retarget_answer_json(const struct retarget_answer *a, int keys)
 		json_object_set_new(o, "quality", json_null());
 	json_object_set_new(json_object_get(o, "root_motion"), "hip_ratio",
 	                    json_real(r->hip_ratio));
-	if (keys) {
-		json_t *list = json_array();
-		for (size_t i = 0; i < r->track_count; i++)
-			json_array_append_new(list, track_keys(a, &r->tracks[i]));
-		json_object_set_new(o, "retargeted", list);
-	}
 	return o;
 }
 

@@ -18,7 +18,7 @@
 #include "answers/retarget_answer.h"
 #include "http/http.h"
 
-#define JSON_BYTES_PER_KEY_FLOAT 24 /* a float written as JSON text, about */
+#define JSON_BYTES_PER_KEY_FLOAT 12 /* a float written as JSON text, at most about */
 
 /* Which of `names` a parameter names (the first by default); -1 with err saying the rule. */
 static int choice(struct request *req, const char *field, const char *const *names, int count,
@@ -79,22 +79,32 @@ static void answer_json(struct request *req, struct response *resp, struct retar
                         int summary)
 {
 	struct error err;
-	json_t *o;
+	size_t length;
+	char *text;
 
 	error_init(&err);
-	if (request_reserve(
-	        req, retarget_answer_memory(a) * (summary ? 1 : JSON_BYTES_PER_KEY_FLOAT / 4),
-	        "this retarget", &err) < 0) {
+	if (summary) {
+		json_t *o = retarget_answer_json(a);
+		if (!o) {
+			error_set(&err, ERROR_INTERNAL, NULL, -1, "out of memory");
+			response_error(resp, &err);
+			return;
+		}
+		response_json(resp, 200, o);
+		return;
+	}
+	/* the keys' text, about 11 bytes a float, made at once */
+	if (request_reserve(req, retarget_answer_memory(a) * JSON_BYTES_PER_KEY_FLOAT / 4,
+	                    "this retarget", &err) < 0) {
 		response_error(resp, &err);
 		return;
 	}
-	o = retarget_answer_json(a, !summary);
-	if (!o) {
+	if (!(text = retarget_answer_text(a, &length))) {
 		error_set(&err, ERROR_INTERNAL, NULL, -1, "out of memory");
 		response_error(resp, &err);
 		return;
 	}
-	response_json(resp, 200, o);
+	response_take(resp, 200, "application/json", text, length);
 }
 
 static void answer_asset(struct request *req, struct response *resp, struct retarget_answer *a,
@@ -138,7 +148,7 @@ static void answer_native(struct request *req, struct response *resp, struct cat
 	    native_answer_make_of(cat, nq, src, &file, &name, &err) < 0) {
 		response_error(resp, &err);
 	} else {
-		json_object_set_new(file.report, "retarget", retarget_answer_json(a, 0));
+		json_object_set_new(file.report, "retarget", retarget_answer_json(a));
 		route_answer_native(resp, &file, name, summary);
 		native_file_cleanup(&file);
 	}
