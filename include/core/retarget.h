@@ -25,7 +25,13 @@
  * travel along the ground (x and z; y is up, as in glTF and BVH) taken out (in_place). Other
  * bones keep their own rest translations (the target's bone lengths), moved only where their
  * source's translation keys move from its rest: T' = T'(rest) + k L (T - T(rest)), where the
- * parents correspond. Scale is not moved.
+ * parents correspond. Scale is not moved. ground=1 then raises or lowers the hips at each source
+ * key time so that the target's lowest mapped joint is k times as high as the source's.
+ *
+ * A chain mapped onto one of another length (the map pairing its ends, the bones between left
+ * unpaired on both sides: a 3-bone spine onto a 5-bone one) bends along it: each target bone
+ * between turns as the source chain does where its bone's middle falls along the chain, by
+ * length (a slerp between the two source bones about it), baked at the source's key times.
  */
 #ifndef ANIMDEX_RETARGET_H
 #define ANIMDEX_RETARGET_H
