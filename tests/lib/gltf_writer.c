@@ -151,7 +151,8 @@ uint8_t *gltf_writer_glb(struct gltf_writer *w, size_t *length)
 	memset(out + 20 + json_len, ' ', json_pad - json_len);
 	put_u32(out + 20 + json_pad, (uint32_t)bin_pad);
 	memcpy(out + 24 + json_pad, "BIN\0", 4);
-	memcpy(out + 28 + json_pad, w->bin, w->bin_len);
+	if (w->bin_len) /* a node tree alone has no buffer */
+		memcpy(out + 28 + json_pad, w->bin, w->bin_len);
 	free(json);
 	*length = total;
 	return out;
