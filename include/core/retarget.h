@@ -99,8 +99,10 @@ int retarget_run(const struct rig *from, const struct retarget_input *inputs, si
 void retarget_result_cleanup(struct retarget_result *r);
 
 /* Every key time of the inputs, each once, in increasing order (time 0 alone when they have
- * none), malloc'd, *n of them; NULL when out of memory. */
-float *retarget_key_times(const struct retarget_input *inputs, size_t count, size_t *n);
+ * none), at most `most` of them, evenly taken (*capped then set, when given); malloc'd, *n of
+ * them; NULL when out of memory. */
+float *retarget_key_times(const struct retarget_input *inputs, size_t count, size_t most, size_t *n,
+                          int *capped);
 
 /* Every joint's extent up (max y - min y of the world positions at rest), or, for a flat rig,
  * its largest extent along any axis; 0 for one joint. */

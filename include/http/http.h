@@ -233,6 +233,8 @@ const char *route_request_lookup(void *ctx, const char *name);
  * "skeleton" for pose's and GET /api/export's retarget=1), the source rig by `from` (NULL where
  * from= means a time), map=, mode=, root=, ground=. 0, or -1 with err naming the parameter. */
 struct retarget_request;
+/* retarget=0|1 (what: what 1 means, for the refusal): 0, 1, or -1 with err naming it. */
+int route_retarget_wanted(struct request *req, const char *what, struct error *err);
 int route_retarget_request(struct request *req, int64_t id, const char *onto, const char *from,
                            struct retarget_request *rq, struct error *err);
 

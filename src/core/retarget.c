@@ -199,6 +199,15 @@ static void bone_map(const struct plan *pl, uint32_t b, double lin[9])
 	}
 }
 
+/* The refusal of a hips' translation the root's scale took past float32, at time t: -1. */
+static int hips_beyond_float32(const struct plan *pl, float t, struct error *err)
+{
+	error_set(err, ERROR_VALUE_OUT_OF_RANGE, "root", -1,
+	          "the hips' translation at %g s, scaled by %g, is beyond float32", (double)t,
+	          pl->k);
+	return -1;
+}
+
 /* Target bone b's translation keys: its source's, each T' = lin T + off, off such that the
  * source's rest gives the target's. */
 static int rewrite_translation(const struct plan *pl, uint32_t b, const struct retarget_input *in,
@@ -238,14 +247,9 @@ static int rewrite_translation(const struct plan *pl, uint32_t b, const struct r
 			double x = lin[r * 3] * v[0] + lin[r * 3 + 1] * v[1] +
 			           lin[r * 3 + 2] * v[2] + (tangent ? 0 : off[r]);
 			if (to_float(x, &out[k * 3 + r]) < 0) {
-				error_set(
-				    err, ERROR_VALUE_OUT_OF_RANGE, "root", -1,
-				    "the hips' translation at %g s, scaled by %g, is beyond "
-				    "float32",
-				    (double)
-				        s->times[k / (s->interp == INTERP_CUBIC_SPLINE ? 3 : 1)],
-				    pl->k);
-				return -1;
+				return hips_beyond_float32(
+				    pl, s->times[k / (s->interp == INTERP_CUBIC_SPLINE ? 3 : 1)],
+				    err);
 			}
 		}
 	}
@@ -384,10 +388,7 @@ static int bake(const struct plan *pl, const struct retarget_input *inputs, size
 				    to_float(local[0], out + i * 3) < 0 ||
 				    to_float(local[1], out + i * 3 + 1) < 0 ||
 				    to_float(local[2], out + i * 3 + 2) < 0) {
-					error_set(err, ERROR_VALUE_OUT_OF_RANGE, "root", -1,
-					          "the hips' translation at %g s, scaled by %g, is "
-					          "beyond float32",
-					          (double)pl->times[i], pl->k);
+					hips_beyond_float32(pl, pl->times[i], err);
 					goto done;
 				}
 			}

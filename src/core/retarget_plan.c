@@ -363,7 +363,8 @@ static size_t merge_times(const float *a, size_t n, const float *b, size_t m, fl
 	return k;
 }
 
-float *retarget_key_times(const struct retarget_input *inputs, size_t count, size_t *n)
+float *retarget_key_times(const struct retarget_input *inputs, size_t count, size_t most, size_t *n,
+                          int *capped)
 {
 	size_t total = 1, have = 0;
 	float *all, *next;
@@ -390,30 +391,25 @@ float *retarget_key_times(const struct retarget_input *inputs, size_t count, siz
 	free(next);
 	if (have == 0)
 		all[have++] = 0;
+	if (have > most && most > 1) {
+		double step = (double)(have - 1) / (double)(most - 1);
+		for (size_t i = 0; i < most; i++)
+			all[i] = all[(size_t)llround((double)i * step)];
+		have = most;
+		if (capped)
+			*capped = 1;
+	}
 	*n = have;
 	return all;
 }
 
-/* Every key time of the source (retarget_key_times), at most RETARGET_MAX_SAMPLES of them,
- * evenly taken. */
+/* Every key time of the source, at most RETARGET_MAX_SAMPLES of them. */
 static int source_times(struct plan *pl, const struct retarget_input *inputs, size_t count,
                         struct retarget_result *r)
 {
-	size_t total;
-	float *all = retarget_key_times(inputs, count, &total);
-
-	if (!all)
-		return -1;
-	if (total > RETARGET_MAX_SAMPLES) {
-		double step = (double)(total - 1) / (RETARGET_MAX_SAMPLES - 1);
-		for (size_t i = 0; i < RETARGET_MAX_SAMPLES; i++)
-			all[i] = all[(size_t)llround(i * step)];
-		total = RETARGET_MAX_SAMPLES;
-		r->samples_capped = 1;
-	}
-	pl->times = all;
-	pl->time_count = total;
-	return 0;
+	pl->times = retarget_key_times(inputs, count, RETARGET_MAX_SAMPLES, &pl->time_count,
+	                               &r->samples_capped);
+	return pl->times ? 0 : -1;
 }
 
 /* The hips (of the topmost mapped target bones, the one of most children) and k. */

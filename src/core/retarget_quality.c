@@ -11,20 +11,6 @@
 
 #define QUALITY_SAMPLES 256 /* times compared, at most (evenly taken from the key times) */
 
-/* The source's key times, at most QUALITY_SAMPLES of them, evenly taken. */
-static float *quality_times(const struct retarget_input *inputs, size_t count, size_t *n)
-{
-	float *all = retarget_key_times(inputs, count, n);
-
-	if (all && *n > QUALITY_SAMPLES) {
-		double step = (double)(*n - 1) / (QUALITY_SAMPLES - 1);
-		for (size_t i = 0; i < QUALITY_SAMPLES; i++)
-			all[i] = all[(size_t)llround(i * step)];
-		*n = QUALITY_SAMPLES;
-	}
-	return all;
-}
-
 static int pose_inputs(struct pose *p, const struct rig *rig, const struct retarget_input *in,
                        size_t count)
 {
@@ -146,7 +132,7 @@ int retarget_measure(const struct rig *from, const struct retarget_input *inputs
 	int32_t *feet_t = malloc((to->count + 1) * sizeof(int32_t));
 	unsigned char *kind = malloc(to->count + 1);
 	size_t n = 0, feet = 0;
-	float *times = quality_times(inputs, count, &n);
+	float *times = retarget_key_times(inputs, count, QUALITY_SAMPLES, &n, NULL);
 	double ratio = result->height_from > 0 ? result->height_to / result->height_from : 1;
 	struct skate sk_s = {-1, 0, 0, 0}, sk_t = {-1, 0, 0, 0};
 	int rc = -1;

@@ -224,19 +224,13 @@ static int parse_ids(const char *text, int64_t **ids, size_t *count, size_t max,
  * ground=, from= as the retarget route takes them). */
 static int retarget_source(struct request *req, struct exporter *ex, struct error *err)
 {
-	const char *want = request_arg(req, "retarget");
 	struct retarget_request rq;
 	struct export_source source;
+	int wanted =
+	    route_retarget_wanted(req, "every entry put on skeleton=ID through a bone map", err);
 
-	if (!want || strcmp(want, "0") == 0)
-		return 0;
-	if (strcmp(want, "1") != 0) {
-		error_set(err, ERROR_BAD_PARAMETER, "retarget", -1,
-		          "retarget: '%.40s' is not 0 or 1 (1: every entry put on skeleton=ID "
-		          "through a bone map)",
-		          want);
-		return -1;
-	}
+	if (wanted <= 0)
+		return wanted;
 	if (route_retarget_request(req, 0, "skeleton", "from", &rq, err) < 0)
 		return -1;
 	if (retarget_export_source(&rq, &source) < 0) {

@@ -38,6 +38,19 @@ static int choice(struct request *req, const char *field, const char *const *nam
 	return -1;
 }
 
+int route_retarget_wanted(struct request *req, const char *what, struct error *err)
+{
+	const char *want = request_arg(req, "retarget");
+
+	if (!want || strcmp(want, "0") == 0)
+		return 0;
+	if (strcmp(want, "1") == 0)
+		return 1;
+	error_set(err, ERROR_BAD_PARAMETER, "retarget", -1,
+	          "retarget: '%.40s' is not 0 or 1 (1: %s)", want, what);
+	return -1;
+}
+
 int route_retarget_request(struct request *req, int64_t id, const char *onto, const char *from,
                            struct retarget_request *rq, struct error *err)
 {

@@ -47,20 +47,11 @@ static struct pose_answer *retargeted(struct request *req, struct catalog *cat, 
                                       int64_t skeleton, enum sample_format format,
                                       struct error *err)
 {
-	const char *want = request_arg(req, "retarget");
 	struct retarget_request rq;
 	struct retarget_answer *a;
 
-	if (!want || strcmp(want, "0") == 0)
-		return NULL;
-	if (strcmp(want, "1") != 0) {
-		error_set(
-		    err, ERROR_BAD_PARAMETER, "retarget", -1,
-		    "retarget: '%.40s' is not 0 or 1 (1: posed as retargeted onto skeleton=ID)",
-		    want);
-		return NULL;
-	}
-	if (route_retarget_request(req, id, "skeleton", NULL, &rq, err) < 0)
+	if (route_retarget_wanted(req, "posed as retargeted onto skeleton=ID", err) <= 0 ||
+	    route_retarget_request(req, id, "skeleton", NULL, &rq, err) < 0)
 		return NULL;
 	rq.unmeasured = 1; /* a pose is asked for again and again as a clip plays */
 	if (!(a = retarget_answer_make(cat, &rq, err)))
