@@ -162,10 +162,12 @@ enum catalog_sort {
 extern const char *const catalog_sort_names[CATALOG_SORTS];
 
 struct catalog_query {
-	const char *class_name; /* exact class, or NULL */
-	const char *family;     /* exact family, or NULL */
-	const char *name;       /* exact name (case-insensitive), or NULL */
-	const char *q;          /* substring of name, class, filename or note, or NULL */
+	const char *class_name;  /* exact class, or NULL */
+	const char *family;      /* exact family, or NULL */
+	const char *name;        /* exact name (case-insensitive), or NULL */
+	const char *q;           /* substring of name, class, filename or note, or NULL */
+	const char *filename;    /* exact file name, or NULL */
+	const char *uploaded_by; /* exact uploader (a token's name), or NULL */
 	int has_crc32;
 	uint32_t crc32;
 	enum catalog_sort sort;
@@ -174,9 +176,14 @@ struct catalog_query {
 	unsigned limit;     /* rows per page, >= 1 */
 };
 
-/* {"resources": [...], "total": n (every entry the filters select), "next_cursor": "..."} (no
- * cursor on the last page); a cursor that is not one of this order's is an
- * ERROR_BAD_PARAMETER naming "cursor". */
+/* {"resources": [...], "total": n, "total_exact": true|false, "next_cursor": "..."} (no cursor
+ * on the last page); a cursor that is not one of this order's is an ERROR_BAD_PARAMETER naming
+ * "cursor". Every page is read through an index, at any depth. The total is exact where it is
+ * kept (no filter, or class and family alone) or cheap to count (up to CATALOG_TOTAL_EXACT
+ * entries found by an index, CATALOG_SEARCH_EXACT candidates of a search); past that it is a
+ * count of entries that match, fewer than all, and total_exact is false. */
+#define CATALOG_TOTAL_EXACT  10000
+#define CATALOG_SEARCH_EXACT 500
 json_t *catalog_list(struct catalog *cat, const struct catalog_query *q, struct error *err);
 /* The ids of every entry the query's filters select (its cursor and limit are ignored),
  * newest first; more than `max` is a 413 naming the limit. *ids is malloc'd. */

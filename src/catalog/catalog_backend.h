@@ -60,6 +60,8 @@ enum statement {
 	ST_HANDLE_REFS,
 	ST_HANDLE_NAMES,
 	ST_CLASSES,
+	ST_COUNT_KEPT, /* ?1 class or NULL, ?2 family or NULL: the entries counted, kept by triggers
+	                */
 	ST_STATS,
 	ST_ADD_NAME, /* RETURNING a row when the name is new */
 	ST_NAME_BY_ASOBO32,
@@ -125,15 +127,27 @@ enum statement {
 
 /* The list query's filters, one bit each; one prepared statement per combination. */
 enum list_filter {
-	FILTER_CLASS = 1,   /* ?1 */
-	FILTER_FAMILY = 2,  /* ?2 */
-	FILTER_NAME = 4,    /* ?3, case-insensitive (ASCII letters), exact */
-	FILTER_Q = 8,       /* ?4, a LIKE pattern with \ escapes, case-insensitive (ASCII) */
-	FILTER_CRC32 = 16,  /* ?5 */
-	FILTER_CURSOR = 32, /* ?6: the last row's id, ?8 its order's key (the rows after it) */
-	FILTER_COMBINATIONS = 64
-	/* ?7: the row limit */
+	FILTER_CLASS = 1,      /* ?1 */
+	FILTER_FAMILY = 2,     /* ?2 */
+	FILTER_NAME = 4,       /* ?3, case-insensitive (ASCII letters), exact */
+	FILTER_Q = 8,          /* ?4, a LIKE pattern with \ escapes, case-insensitive (ASCII) */
+	FILTER_CRC32 = 16,     /* ?5 */
+	FILTER_CURSOR = 32,    /* ?6: the last row's id, ?8 its order's key (the rows after it) */
+	FILTER_FILENAME = 64,  /* ?10, exact */
+	FILTER_UPLOADER = 128, /* ?11, exact */
+	/* with FILTER_Q: the rows are found through the search index, by ?9 (db_ops.search_key);
+	 * in id order they come in the index's order, in another they are sorted */
+	FILTER_TEXT_INDEX = 256,
+	/* in an order other than id: class and family are not looked up by their index, but
+	 * checked along the order's (they select so many entries that a page comes sooner) */
+	FILTER_WALK_ORDER = 512,
+	FILTER_COMBINATIONS = 1024
+	/* ?7: the row limit; ?12 a count's limit */
 };
+/* The shortest q the search index finds: its trigrams. A shorter one is looked for along the
+ * list's order, row by row. */
+#define CATALOG_SEARCH_MIN 3
+
 /* A list statement for each filter combination, order and direction. */
 #define LIST_VARIANTS (FILTER_COMBINATIONS * CATALOG_SORTS * 2)
 #define LIST_VARIANT(filters, sort, ascending) \
@@ -186,6 +200,9 @@ struct db_stmt {
 struct db_ops {
 	const char *name; /* "sqlite" or "postgresql" */
 	int remote;       /* every answer waited for costs a round trip to a server */
+	/* the search index gives its candidates in id order, a page at a time (SQLite's FTS5);
+	 * else it finds all of them before the first (a GIN index's bitmap) */
+	int search_in_id_order;
 	void (*close)(struct db *db);
 	/* The statement, reset and without bindings; NULL with err set. */
 	struct db_stmt *(*prepare)(struct db *db, enum statement st, struct error *err);
@@ -193,8 +210,16 @@ struct db_ops {
 	 * SUMMARY_COLUMNS, then the order's key; ?7 rows at most. */
 	struct db_stmt *(*prepare_list)(struct db *db, unsigned filters, enum catalog_sort sort,
 	                                int ascending, struct error *err);
-	/* count(*) of the entries the filters select (FILTER_CURSOR is ignored). */
+	/* How many entries the filters select, counting ?12 rows at most (FILTER_CURSOR is
+	 * ignored), as two columns. Without FILTER_TEXT_INDEX both are that count; with it, the
+	 * first is how many of the search index's candidates were read (at most ?12) and the
+	 * second how many of those the filters select (FILTER_TEXT_INDEX alone: both are the
+	 * candidates, none read). */
 	struct db_stmt *(*prepare_count)(struct db *db, unsigned filters, struct error *err);
+	/* What the search index is asked (?9) for the substring q (whose LIKE pattern, ?4, is
+	 * `pattern`), malloc'd (NULL when out of memory); only for a q of at least
+	 * CATALOG_SEARCH_MIN characters. */
+	char *(*search_key)(const char *q, const char *pattern);
 	void (*bind_int64)(struct db_stmt *s, int i, int64_t v);
 	void (*bind_double)(struct db_stmt *s, int i, double v);
 	void (*bind_text)(struct db_stmt *s, int i, const char *text, size_t length);

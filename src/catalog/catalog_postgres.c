@@ -156,8 +156,8 @@ static struct db_stmt *pg_prepare(struct db *base, enum statement st, struct err
 	return pg_prepare_sql(db, &db->stmt[st], name, catalog_sql(postgres_sql, st), err);
 }
 
-/* The list's filters (not its cursor) as SQL conditions; every one of $1 to $5 appears, so that
- * each statement takes them all. */
+/* The list's filters (not its cursor) as SQL conditions, each after " AND "; every one of $1
+ * to $5 and $9 to $11 appears, so that each statement takes them all. */
 static void pg_list_filters(struct buf *sql, unsigned bits)
 {
 	buf_puts(sql, bits & FILTER_CLASS ? " AND r.class = $1::text" : " AND $1::text IS NULL");
@@ -172,6 +172,15 @@ static void pg_list_filters(struct buf *sql, unsigned bits)
 	                  : " AND $4::text IS NULL");
 	buf_puts(sql,
 	         bits & FILTER_CRC32 ? " AND r.crc32 = $5::bigint" : " AND $5::bigint IS NULL");
+	/* the search index's expression (schema/postgresql/005_large_catalogues.sql) */
+	buf_puts(sql, bits & FILTER_TEXT_INDEX
+	                  ? " AND animdex_search_text(r.name, r.class, r.filename, r.note) LIKE "
+	                    "lower($9::text COLLATE \"C\")"
+	                  : " AND $9::text IS NULL");
+	buf_puts(sql,
+	         bits & FILTER_FILENAME ? " AND r.filename = $10::text" : " AND $10::text IS NULL");
+	buf_puts(sql, bits & FILTER_UPLOADER ? " AND r.uploaded_by = $11::text"
+	                                     : " AND $11::text IS NULL");
 }
 
 /* A list or count statement named `name`, prepared once into *slot (allocated on first use). */
@@ -236,9 +245,29 @@ static struct db_stmt *pg_prepare_count(struct db *base, unsigned bits, struct e
 	if (*slot && (*slot)->sql)
 		return pg_prepare_sql(db, *slot, name, NULL, err);
 	buf_init(&sql, 4096);
-	buf_puts(&sql, "SELECT count(*) FROM resources r WHERE true");
-	pg_list_filters(&sql, filters);
+	if ((filters & FILTER_TEXT_INDEX) && filters != FILTER_TEXT_INDEX) {
+		/* the candidates, then the filters on each */
+		buf_puts(&sql, "SELECT count(*), count(*) FILTER (WHERE true");
+		pg_list_filters(&sql, filters);
+		buf_puts(&sql,
+		         ") FROM (SELECT * FROM resources r WHERE animdex_search_text(r.name, "
+		         "r.class, r.filename, r.note) LIKE lower($9::text COLLATE \"C\") "
+		         "LIMIT $12::bigint) r");
+	} else {
+		buf_puts(&sql,
+		         "SELECT count(*), count(*) FROM (SELECT 1 FROM resources r WHERE true");
+		pg_list_filters(&sql, filters);
+		buf_puts(&sql, " LIMIT $12::bigint) c");
+	}
+	buf_puts(&sql, " WHERE $6::bigint IS NULL AND $7::bigint IS NULL AND $8::text IS NULL");
 	return pg_prepare_variant(db, slot, name, &sql, err);
+}
+
+/* The search index's query for q: q's LIKE pattern, which pg_trgm's index answers. */
+static char *pg_search_key(const char *q, const char *pattern)
+{
+	(void)q;
+	return strdup(pattern);
 }
 
 static void pg_bind_number(struct db_stmt *base, int i, const char *fmt, ...)
@@ -770,7 +799,9 @@ static const struct db_ops pg_ops = {
     .close = pg_close,
     .prepare = pg_prepare,
     .prepare_list = pg_prepare_list,
+    .search_in_id_order = 0,
     .prepare_count = pg_prepare_count,
+    .search_key = pg_search_key,
     .bind_int64 = pg_bind_int64,
     .bind_double = pg_bind_double,
     .bind_text = pg_bind_text,

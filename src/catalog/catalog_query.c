@@ -60,6 +60,15 @@ json_t *catalog_find_by_sha256(struct catalog *cat, const char *sha256, struct e
 
 /* List with filters and keyset paging. */
 
+/* A search in another order than id sorts this many of the search index's candidates at most;
+ * past it, the matches are so many that walking the order finds a page sooner. */
+#define CATALOG_SEARCH_SORTED 2000
+
+/* A class or family of more entries than this is checked along another order's index, not
+ * looked up by its own and sorted: about the square root of a page of 50 times a million
+ * entries, where the two cost the same. */
+#define CATALOG_WALK_FROM 7000
+
 /* "%q%" with LIKE's wildcards escaped. */
 static char *like_pattern(const char *q)
 {
@@ -152,51 +161,88 @@ static char *list_cursor_text(const struct catalog_query *q, struct db_stmt *s)
 	return buf_steal(&b, NULL);
 }
 
-/* Binds q's filters to a list or count statement; *pattern (the LIKE pattern of q->q, or
- * NULL) is the caller's to free after the statement has run. -1 when out of memory. */
-static int bind_filters(struct db_stmt *s, const struct catalog_query *q, char **pattern,
-                        struct error *err)
+/* A search q of CATALOG_SEARCH_MIN characters or more: the search index finds it. */
+static int searchable(const char *q)
 {
-	*pattern = NULL;
+	size_t chars = 0;
+
+	for (; q && *q; q++)
+		chars += ((unsigned char)*q & 0xC0) != 0x80;
+	return chars >= CATALOG_SEARCH_MIN;
+}
+
+/* What a list or count statement is bound with besides its filters: the LIKE pattern and the
+ * search index's key of q (either NULL), the caller's to free after the statement has run. */
+struct list_terms {
+	char *pattern, *key;
+};
+
+static void list_terms_free(struct list_terms *t)
+{
+	free(t->pattern);
+	free(t->key);
+	t->pattern = t->key = NULL;
+}
+
+static int list_terms_make(struct catalog *cat, const struct catalog_query *q, struct list_terms *t,
+                           struct error *err)
+{
+	t->pattern = t->key = NULL;
+	if (!q->q)
+		return 0;
+	t->pattern = like_pattern(q->q);
+	if (t->pattern && searchable(q->q))
+		t->key = cat->db->ops->search_key(q->q, t->pattern);
+	if (!t->pattern || (searchable(q->q) && !t->key)) {
+		list_terms_free(t);
+		error_set(err, ERROR_INTERNAL, NULL, -1, "out of memory");
+		return -1;
+	}
+	return 0;
+}
+
+/* Binds q's filters to a list or count statement. */
+static void bind_filters(struct db_stmt *s, const struct catalog_query *q,
+                         const struct list_terms *t)
+{
 	if (q->class_name)
 		db_bind_text(s, 1, q->class_name);
 	if (q->family)
 		db_bind_text(s, 2, q->family);
 	if (q->name)
 		db_bind_text(s, 3, q->name);
-	if (q->q) {
-		*pattern = like_pattern(q->q);
-		if (!*pattern) {
-			db_reset(s);
-			error_set(err, ERROR_INTERNAL, NULL, -1, "out of memory");
-			return -1;
-		}
-		db_bind_text(s, 4, *pattern);
-	}
+	if (t->pattern)
+		db_bind_text(s, 4, t->pattern);
 	if (q->has_crc32)
 		db_bind_int64(s, 5, q->crc32);
-	return 0;
+	if (t->key)
+		db_bind_text(s, 9, t->key);
+	if (q->filename)
+		db_bind_text(s, 10, q->filename);
+	if (q->uploaded_by)
+		db_bind_text(s, 11, q->uploaded_by);
 }
 
-static unsigned filter_bits(const struct catalog_query *q, const struct list_cursor *c)
+static unsigned filter_bits(const struct catalog_query *q)
 {
 	return (q->class_name ? FILTER_CLASS : 0) | (q->family ? FILTER_FAMILY : 0) |
 	       (q->name ? FILTER_NAME : 0) | (q->q ? FILTER_Q : 0) |
-	       (q->has_crc32 ? FILTER_CRC32 : 0) | (c ? FILTER_CURSOR : 0);
+	       (q->has_crc32 ? FILTER_CRC32 : 0) | (q->filename ? FILTER_FILENAME : 0) |
+	       (q->uploaded_by ? FILTER_UPLOADER : 0);
 }
 
-/* The list statement for q after cursor c (NULL: the first page), bound; *pattern as
- * bind_filters says. */
+/* The list statement for q after cursor c (NULL: the first page), its filters `bits` (with
+ * FILTER_TEXT_INDEX or not), bound. */
 static struct db_stmt *list_statement(struct catalog *cat, const struct catalog_query *q,
-                                      const struct list_cursor *c, char **pattern,
-                                      struct error *err)
+                                      unsigned bits, const struct list_cursor *c,
+                                      const struct list_terms *t, struct error *err)
 {
-	struct db_stmt *s =
-	    cat->db->ops->prepare_list(cat->db, filter_bits(q, c), q->sort, q->ascending, err);
+	struct db_stmt *s = cat->db->ops->prepare_list(cat->db, bits | (c ? FILTER_CURSOR : 0),
+	                                               q->sort, q->ascending, err);
 
-	*pattern = NULL;
-	if (!s || bind_filters(s, q, pattern, err) < 0)
+	if (!s)
 		return NULL;
+	bind_filters(s, q, t);
 	db_bind_null(s, 8);
 	if (c) {
 		db_bind_int64(s, 6, c->id);
@@ -212,39 +258,131 @@ static struct db_stmt *list_statement(struct catalog *cat, const struct catalog_
 	return s;
 }
 
-/* How many entries q's filters select, into *total. */
-static int count_matching(struct catalog *cat, const struct catalog_query *q, int64_t *total,
-                          struct error *err)
+/* A count of the entries `bits` select, `most` rows at most: into *read the rows (or the
+ * search index's candidates) read, into *matching those the filters select. */
+static int count_some(struct catalog *cat, const struct catalog_query *q, unsigned bits,
+                      const struct list_terms *t, int64_t most, int64_t *read, int64_t *matching,
+                      struct error *err)
 {
-	struct db_stmt *s = cat->db->ops->prepare_count(cat->db, filter_bits(q, NULL), err);
-	char *pattern;
+	struct db_stmt *s = cat->db->ops->prepare_count(cat->db, bits, err);
 	int rc;
 
-	if (!s || bind_filters(s, q, &pattern, err) < 0)
+	if (!s)
 		return -1;
+	bind_filters(s, q, t);
+	db_bind_int64(s, 12, most);
 	rc = db_step(s, "counting entries", err);
-	*total = rc == 1 ? db_column_int64(s, 0) : 0;
+	*read = rc == 1 ? db_column_int64(s, 0) : 0;
+	*matching = rc == 1 ? db_column_int64(s, 1) : 0;
 	db_reset(s);
-	free(pattern);
 	return rc == 1 ? 0 : -1;
+}
+
+/* The entries of q's class and family (either may be absent), from the counts the catalogue
+ * keeps. */
+static int count_kept(struct catalog *cat, const struct catalog_query *q, int64_t *n,
+                      struct error *err)
+{
+	struct db_stmt *s = db_prepare(cat->db, ST_COUNT_KEPT, err);
+	int rc;
+
+	if (!s)
+		return -1;
+	if (q->class_name)
+		db_bind_text(s, 1, q->class_name);
+	if (q->family)
+		db_bind_text(s, 2, q->family);
+	rc = db_step(s, "counting entries", err);
+	*n = rc == 1 ? db_column_int64(s, 0) : 0;
+	db_reset(s);
+	return rc == 1 ? 0 : -1;
+}
+
+/* How a list is read and counted: its filters' bits (with FILTER_TEXT_INDEX where the search
+ * index finds its rows, FILTER_WALK_ORDER where the order's index is walked past the class's),
+ * and its total. */
+struct list_plan {
+	unsigned bits;
+	int64_t total;
+	int exact;
+};
+
+/* The total from the counts the catalogue keeps, or counted on an index as far as it is
+ * cheap; whether the search index finds the rows (in id order always: its own order; in
+ * another, when its candidates are few enough to sort, else the order is walked); and
+ * whether a class or family with many entries is checked along the order's index rather than
+ * its entries sorted. */
+static int list_plan_make(struct catalog *cat, const struct catalog_query *q,
+                          const struct list_terms *t, struct list_plan *plan, struct error *err)
+{
+	const unsigned kept = FILTER_CLASS | FILTER_FAMILY;
+	const unsigned selective = FILTER_NAME | FILTER_CRC32 | FILTER_FILENAME | FILTER_UPLOADER;
+	unsigned bits = filter_bits(q);
+	int64_t read, matching, entries;
+
+	plan->bits = bits;
+	plan->exact = 1;
+	if ((bits & ~kept) == 0) {
+		if (count_kept(cat, q, &plan->total, err) < 0)
+			return -1;
+	} else if (!t->key) {
+		int64_t most = q->q ? CATALOG_SEARCH_EXACT : CATALOG_TOTAL_EXACT;
+		if (count_some(cat, q, bits, t, most + 1, &read, &matching, err) < 0)
+			return -1;
+		plan->exact = matching <= most;
+		plan->total = plan->exact ? matching : most;
+	} else {
+		if (count_some(cat, q, bits | FILTER_TEXT_INDEX, t, CATALOG_SEARCH_EXACT + 1, &read,
+		               &matching, err) < 0)
+			return -1;
+		plan->exact = read <= CATALOG_SEARCH_EXACT;
+		plan->total = matching;
+		if (plan->exact ||
+		    (q->sort == CATALOG_SORT_ID && cat->db->ops->search_in_id_order)) {
+			plan->bits |= FILTER_TEXT_INDEX;
+			return 0;
+		}
+		/* many: sorted if they are not too many (the candidates alone, none read from the
+		 * entries), else the order walked */
+		if (count_some(cat, q, FILTER_TEXT_INDEX, t, CATALOG_SEARCH_SORTED + 1, &read,
+		               &matching, err) < 0)
+			return -1;
+		if (read <= CATALOG_SEARCH_SORTED) {
+			plan->bits |= FILTER_TEXT_INDEX;
+			return 0;
+		}
+	}
+	if (q->sort == CATALOG_SORT_ID || !(bits & kept) || (bits & selective))
+		return 0;
+	if ((bits & ~kept) == 0)
+		entries = plan->total;
+	else if (count_kept(cat, q, &entries, err) < 0)
+		return -1;
+	if (entries > CATALOG_WALK_FROM)
+		plan->bits |= FILTER_WALK_ORDER;
+	return 0;
 }
 
 json_t *catalog_list(struct catalog *cat, const struct catalog_query *q, struct error *err)
 {
 	struct list_cursor cursor;
+	struct list_terms terms;
+	struct list_plan plan;
 	struct db_stmt *s;
-	char *pattern, *next = NULL;
+	char *next = NULL;
 	json_t *list, *out;
-	int64_t total;
 	unsigned rows = 0;
 	int rc;
 
-	if ((q->cursor && parse_cursor(q, &cursor, err) < 0) ||
-	    count_matching(cat, q, &total, err) < 0)
+	if (q->cursor && parse_cursor(q, &cursor, err) < 0)
 		return NULL;
-	s = list_statement(cat, q, q->cursor ? &cursor : NULL, &pattern, err);
-	if (!s)
+	if (list_terms_make(cat, q, &terms, err) < 0)
 		return NULL;
+	if (list_plan_make(cat, q, &terms, &plan, err) < 0 ||
+	    !(s = list_statement(cat, q, plan.bits, q->cursor ? &cursor : NULL, &terms, err))) {
+		list_terms_free(&terms);
+		return NULL;
+	}
 	list = json_array();
 	while ((rc = db_step(s, "reading entries", err)) == 1) {
 		/* a row past the page: there is a next one, after the page's last */
@@ -259,7 +397,7 @@ json_t *catalog_list(struct catalog *cat, const struct catalog_query *q, struct 
 		next = NULL;
 	}
 	db_reset(s);
-	free(pattern);
+	list_terms_free(&terms);
 	if (rc < 0 || (rc == 1 && !next)) {
 		if (rc == 1)
 			error_set(err, ERROR_INTERNAL, NULL, -1, "out of memory");
@@ -267,7 +405,8 @@ json_t *catalog_list(struct catalog *cat, const struct catalog_query *q, struct 
 		json_decref(list);
 		return NULL;
 	}
-	out = json_pack("{s:o, s:I}", "resources", list, "total", (json_int_t)total);
+	out = json_pack("{s:o, s:I, s:b}", "resources", list, "total", (json_int_t)plan.total,
+	                "total_exact", plan.exact);
 	if (next)
 		json_object_set_new(out, "next_cursor", json_string(next));
 	free(next);
@@ -279,6 +418,8 @@ int catalog_select_matching(struct catalog *cat, const struct catalog_query *giv
 {
 	struct catalog_query q = *given;
 	struct list_cursor after = {0};
+	struct list_terms terms;
+	unsigned bits = filter_bits(given);
 	size_t cap = 0;
 
 	*ids = NULL;
@@ -286,10 +427,13 @@ int catalog_select_matching(struct catalog *cat, const struct catalog_query *giv
 	q.sort = CATALOG_SORT_ID;
 	q.ascending = 0;
 	q.limit = 500;
+	if (list_terms_make(cat, &q, &terms, err) < 0)
+		return -1;
+	if (terms.key) /* every match: the search index's candidates */
+		bits |= FILTER_TEXT_INDEX;
 	for (;;) { /* a page at a time, newest first, reading only the ids */
-		char *pattern;
 		struct db_stmt *s =
-		    list_statement(cat, &q, after.id ? &after : NULL, &pattern, err);
+		    list_statement(cat, &q, bits, after.id ? &after : NULL, &terms, err);
 		size_t rows = 0;
 		int rc;
 		if (!s)
@@ -318,14 +462,16 @@ int catalog_select_matching(struct catalog *cat, const struct catalog_query *giv
 			rows++;
 		}
 		db_reset(s);
-		free(pattern);
 		if (rc < 0)
 			goto fail;
-		if (rc == 0 || rows < q.limit) /* the last page */
+		if (rc == 0 || rows < q.limit) { /* the last page */
+			list_terms_free(&terms);
 			return 0;
+		}
 		after.id = (*ids)[*count - 1];
 	}
 fail:
+	list_terms_free(&terms);
 	free(*ids);
 	*ids = NULL;
 	*count = 0;

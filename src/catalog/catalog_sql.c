@@ -11,6 +11,9 @@
 
 #include "catalog_backend.h"
 
+/* An upload's size, by its SHA-256 (the parameter named). */
+#define SIZE_OF(sha256) "(SELECT size FROM blobs WHERE sha256 = " sha256 ")"
+
 static const char *const shared_sql[ST_COUNT] = {
     [ST_COMMIT] = "COMMIT",
     [ST_ROLLBACK] = "ROLLBACK",
@@ -26,9 +29,10 @@ static const char *const shared_sql[ST_COUNT] = {
     [ST_READ_BLOB] = "SELECT bytes FROM blob_chunks WHERE sha256 = ?1 AND n = ?2",
     [ST_BLOB_ENTRY_COUNT] = "SELECT entry_count FROM blobs WHERE sha256 = ?1",
     [ST_SET_BLOB_ENTRY_COUNT] = "UPDATE blobs SET entry_count = ?2 WHERE sha256 = ?1",
+    /* an entry's size is its upload's, copied so that the list sorts by it on an index */
     [ST_INSERT_RESOURCE] = "INSERT INTO resources (" RESOURCE_COLUMNS
-                           ") VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, "
-                           "?14, ?15, ?16) RETURNING id",
+                           ", size) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, "
+                           "?13, ?14, ?15, ?16, " SIZE_OF("?1") ") RETURNING id",
     [ST_INSERT_TRACK] = "INSERT INTO tracks (" TRACK_COLUMNS
                         ") VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, "
                         "?15, ?16, ?17, ?18, ?19, ?20, ?21)",
@@ -68,8 +72,12 @@ static const char *const shared_sql[ST_COUNT] = {
                        "f.key NULLS FIRST LIMIT 1000",
     [ST_HANDLE_NAMES] = "SELECT name, asobo32 = ?1, crc32 = ?1 FROM names "
                         "WHERE asobo32 = ?1 OR crc32 = ?1 ORDER BY name LIMIT 1000",
-    [ST_CLASSES] = "SELECT class, family, count(*) FROM resources GROUP BY class, family "
-                   "ORDER BY class, family",
+    /* the counts the triggers keep (schema/011_large_catalogues.sql): never a count(*) */
+    [ST_CLASSES] = "SELECT class, family, CAST(sum(entries) AS bigint) FROM entry_counts "
+                   "GROUP BY class, family HAVING sum(entries) > 0 ORDER BY class, family",
+    [ST_COUNT_KEPT] = "SELECT CAST(coalesce(sum(entries), 0) AS bigint) FROM entry_counts "
+                      "WHERE (CAST(?1 AS text) IS NULL OR class = ?1) AND (CAST(?2 AS text) IS "
+                      "NULL OR family = ?2)",
     [ST_ADD_NAME] = "INSERT INTO names (name, asobo32, crc32) VALUES (?1, ?2, ?3) "
                     "ON CONFLICT DO NOTHING RETURNING 1",
     [ST_NAME_BY_ASOBO32] = "SELECT name FROM names WHERE asobo32 = ?1 ORDER BY name LIMIT 1",
@@ -92,9 +100,10 @@ static const char *const shared_sql[ST_COUNT] = {
     [ST_UPDATE_DECODED] = "UPDATE resources SET duration = ?2, track_count = ?3, structure = ?4, "
                           "assumed = ?5, decoder_version = ?6, crc32 = ?7, crc32_source = ?8 "
                           "WHERE id = ?1",
-    [ST_STATS] = "SELECT (SELECT count(*) FROM resources), (SELECT count(*) FROM tracks), "
-                 "(SELECT count(*) FROM blobs), (SELECT CAST(coalesce(sum(size), 0) AS bigint) "
-                 "FROM blobs)",
+    [ST_STATS] = "SELECT (SELECT CAST(coalesce(sum(entries), 0) AS bigint) FROM entry_counts), "
+                 "(SELECT CAST(coalesce(sum(tracks), 0) AS bigint) FROM entry_counts), "
+                 "(SELECT CAST(coalesce(sum(blobs), 0) AS bigint) FROM blob_counts), "
+                 "(SELECT CAST(coalesce(sum(bytes), 0) AS bigint) FROM blob_counts)",
     [ST_SELECT_IDS] = "SELECT id FROM resources WHERE (CAST(?1 AS text) IS NULL OR family = ?1) "
                       "AND (CAST(?2 AS text) IS NULL OR class = ?2) AND (CAST(?3 AS bigint) = "
                       "0 OR id = ?3) ORDER BY id",
@@ -111,11 +120,11 @@ static const char *const shared_sql[ST_COUNT] = {
     [ST_COPY_BLOB_CHECK] = "SELECT size FROM blobs WHERE sha256 = ?1",
     [ST_COPY_RESOURCE_GET] = "SELECT id, " RESOURCE_COLUMNS " FROM resources WHERE id = ?1",
     [ST_COPY_RESOURCE_PUT] = "INSERT INTO resources (id, " RESOURCE_COLUMNS
-                             ") VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, "
-                             "?14, ?15, ?16, ?17)",
+                             ", size) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, "
+                             "?13, ?14, ?15, ?16, ?17, " SIZE_OF("?2") ")",
     [ST_COPY_RESOURCE_PUT_NEW] = "INSERT INTO resources (" RESOURCE_COLUMNS
-                                 ") VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, "
-                                 "?13, ?14, ?15, ?16) RETURNING id",
+                                 ", size) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, "
+                                 "?12, ?13, ?14, ?15, ?16, " SIZE_OF("?1") ") RETURNING id",
     [ST_COPY_RESOURCE_ID_FREE] = "SELECT 1 WHERE NOT EXISTS (SELECT 1 FROM resources WHERE "
                                  "id = ?1)",
     [ST_COPY_RESOURCE_OF_PART] = "SELECT id FROM resources WHERE blob_sha256 = ?1 AND "
@@ -186,15 +195,15 @@ const char *const catalog_sort_names[CATALOG_SORTS] = {
 
 const struct sort_sql catalog_sort_sql[CATALOG_SORTS] = {
     [CATALOG_SORT_ID] = {"r.id", "r.id", SORT_INT, "bigint"},
-    [CATALOG_SORT_CLASS] = {"r.class", "(r.class COLLATE \"C\")", SORT_TEXT, "text"},
+    [CATALOG_SORT_CLASS] = {"r.class", "r.class", SORT_TEXT, "text"},
     [CATALOG_SORT_NAME] = {"lower(coalesce(r.name, ''))",
                            "lower(coalesce(r.name, '') COLLATE \"C\")", SORT_TEXT, "text"},
-    [CATALOG_SORT_FAMILY] = {"r.family", "(r.family COLLATE \"C\")", SORT_TEXT, "text"},
+    [CATALOG_SORT_FAMILY] = {"r.family", "r.family", SORT_TEXT, "text"},
     [CATALOG_SORT_CRC32] = {"r.crc32", "r.crc32", SORT_INT, "bigint"},
     [CATALOG_SORT_TRACK_COUNT] = {"r.track_count", "r.track_count", SORT_INT, "bigint"},
     [CATALOG_SORT_DURATION] = {"coalesce(r.duration, -1.0)", "coalesce(r.duration, -1.0)",
                                SORT_REAL, "double precision"},
-    [CATALOG_SORT_SIZE] = {"b.size", "b.size", SORT_INT, "bigint"},
+    [CATALOG_SORT_SIZE] = {"r.size", "r.size", SORT_INT, "bigint"},
     [CATALOG_SORT_UPLOADED_AT] = {"r.uploaded_at", "r.uploaded_at", SORT_INT, "bigint"},
 };
 

@@ -229,13 +229,16 @@ static struct db_stmt *sqlite_prepare(struct db *base, enum statement st, struct
 	return sqlite_prepare_sql(db, &db->stmt[st], catalog_sql(sqlite_sql, st), err);
 }
 
-/* The list's filters (not its cursor) as SQL conditions. */
+/* The list's filters (not its cursor) as SQL conditions, each after " AND ". */
 static void sqlite_list_filters(struct buf *sql, unsigned bits)
 {
+	/* unary +: not by the class's or family's index (FILTER_WALK_ORDER) */
+	const char *walk = bits & FILTER_WALK_ORDER ? "+" : "";
+
 	if (bits & FILTER_CLASS)
-		buf_puts(sql, " AND r.class = ?1");
+		buf_printf(sql, " AND %sr.class = ?1", walk);
 	if (bits & FILTER_FAMILY)
-		buf_puts(sql, " AND r.family = ?2");
+		buf_printf(sql, " AND %sr.family = ?2", walk);
 	if (bits & FILTER_NAME)
 		buf_puts(sql, " AND r.name = ?3 COLLATE NOCASE");
 	if (bits & FILTER_Q) /* SQLite's LIKE ignores the case of ASCII letters */
@@ -243,6 +246,10 @@ static void sqlite_list_filters(struct buf *sql, unsigned bits)
 		              " OR r.filename LIKE ?4 ESCAPE '\\' OR r.note LIKE ?4 ESCAPE '\\')");
 	if (bits & FILTER_CRC32)
 		buf_puts(sql, " AND r.crc32 = ?5");
+	if (bits & FILTER_FILENAME)
+		buf_puts(sql, " AND r.filename = ?10");
+	if (bits & FILTER_UPLOADER)
+		buf_puts(sql, " AND r.uploaded_by = ?11");
 }
 
 /* A list or count statement, prepared once into *slot (allocated on first use). */
@@ -261,43 +268,107 @@ static struct db_stmt *sqlite_prepare_variant(struct sqlite_db *db, struct sqlit
 	return s;
 }
 
+/* SELECT the SUMMARY_COLUMNS and `key` of the rows `bits` select, then `more`. With
+ * FILTER_TEXT_INDEX the rows come from the search index's candidates (CROSS JOIN keeps it the
+ * outer loop). */
+static void sqlite_list_rows(struct buf *sql, unsigned bits, const char *key, const char *more)
+{
+	buf_printf(sql, "SELECT " SUMMARY_COLUMNS ", %s", key);
+	if (bits & FILTER_TEXT_INDEX)
+		buf_puts(
+		    sql,
+		    " FROM resources_text CROSS JOIN resources r ON r.id = resources_text.rowid "
+		    "JOIN blobs b ON b.sha256 = r.blob_sha256 WHERE resources_text MATCH ?9");
+	else
+		buf_puts(sql, SUMMARY_FROM "WHERE 1");
+	sqlite_list_filters(sql, bits);
+	buf_puts(sql, more);
+}
+
+/* In id order, the rows after the cursor are a range of the id (or, from the search index, of
+ * its rowid: its own order). In another, they are the rest of the cursor key's ties, then the
+ * keys past it, each a range of the order's index (SQLite seeks no index by a row value such
+ * as (key, id) > (?8, ?6): it would walk every row before the cursor), the two sorted
+ * together. */
 static struct db_stmt *sqlite_prepare_list(struct db *base, unsigned bits, enum catalog_sort sort,
                                            int ascending, struct error *err)
 {
 	struct sqlite_db *db = (struct sqlite_db *)base;
 	struct sqlite_stmt **slot = &db->list_stmt[LIST_VARIANT(bits, sort, ascending)];
 	const char *key = catalog_sort_sql[sort].sqlite, *dir = ascending ? "ASC" : "DESC";
-	struct buf sql;
+	const char *past = ascending ? ">" : "<";
+	const char *id = bits & FILTER_TEXT_INDEX ? "resources_text.rowid" : "r.id";
+	struct buf sql, tail;
 
 	if (*slot && (*slot)->stmt)
 		return sqlite_ready(*slot);
-	buf_init(&sql, 4096);
-	buf_printf(&sql, "SELECT " SUMMARY_COLUMNS ", %s" SUMMARY_FROM "WHERE 1", key);
-	sqlite_list_filters(&sql, bits);
-	if ((bits & FILTER_CURSOR) && sort == CATALOG_SORT_ID)
-		buf_printf(&sql, " AND r.id %s ?6", ascending ? ">" : "<");
-	else if (bits & FILTER_CURSOR)
-		buf_printf(&sql, " AND (%s, r.id) %s (?8, ?6)", key, ascending ? ">" : "<");
-	if (sort == CATALOG_SORT_ID)
-		buf_printf(&sql, " ORDER BY r.id %s LIMIT ?7", dir);
-	else
-		buf_printf(&sql, " ORDER BY %s %s, r.id %s LIMIT ?7", key, dir, dir);
+	buf_init(&sql, 8192);
+	buf_init(&tail, 1024);
+	if (sort == CATALOG_SORT_ID) {
+		if (bits & FILTER_CURSOR)
+			buf_printf(&tail, " AND %s %s ?6", id, past);
+		buf_printf(&tail, " ORDER BY %s %s LIMIT ?7", id, dir);
+		sqlite_list_rows(&sql, bits, key, tail.data ? tail.data : "");
+	} else if (!(bits & FILTER_CURSOR)) {
+		buf_printf(&tail, " ORDER BY %s %s, r.id %s LIMIT ?7", key, dir, dir);
+		sqlite_list_rows(&sql, bits, key, tail.data ? tail.data : "");
+	} else {
+		buf_printf(&tail, " AND %s = ?8 AND r.id %s ?6 ORDER BY r.id %s LIMIT ?7", key,
+		           past, dir);
+		buf_puts(&sql, "SELECT * FROM (");
+		sqlite_list_rows(&sql, bits, key, tail.data ? tail.data : "");
+		buf_cleanup(&tail);
+		buf_init(&tail, 1024);
+		buf_printf(&tail, " AND %s %s ?8 ORDER BY %s %s, r.id %s LIMIT ?7", key, past, key,
+		           dir, dir);
+		buf_puts(&sql, ") UNION ALL SELECT * FROM (");
+		sqlite_list_rows(&sql, bits, key, tail.data ? tail.data : "");
+		buf_printf(&sql, ") ORDER BY 17 %s, 1 %s LIMIT ?7", dir, dir);
+	}
+	buf_cleanup(&tail);
 	return sqlite_prepare_variant(db, slot, &sql, err);
 }
 
 static struct db_stmt *sqlite_prepare_count(struct db *base, unsigned bits, struct error *err)
 {
 	struct sqlite_db *db = (struct sqlite_db *)base;
-	struct sqlite_stmt **slot =
-	    &db->count_stmt[bits & (FILTER_COMBINATIONS - 1) & ~FILTER_CURSOR];
+	unsigned filters = bits & (FILTER_COMBINATIONS - 1) & ~(unsigned)FILTER_CURSOR;
+	struct sqlite_stmt **slot = &db->count_stmt[filters];
 	struct buf sql;
 
 	if (*slot && (*slot)->stmt)
 		return sqlite_ready(*slot);
 	buf_init(&sql, 4096);
-	buf_puts(&sql, "SELECT count(*) FROM resources r WHERE 1");
-	sqlite_list_filters(&sql, bits);
+	if (filters == FILTER_TEXT_INDEX) { /* the candidates alone */
+		buf_puts(&sql, "SELECT count(*), count(*) FROM (SELECT rowid FROM resources_text "
+		               "WHERE resources_text MATCH ?9 LIMIT ?12)");
+	} else if (filters & FILTER_TEXT_INDEX) {
+		buf_puts(&sql, "SELECT count(*), coalesce(sum(1");
+		sqlite_list_filters(&sql, filters);
+		buf_puts(&sql, "), 0) FROM (SELECT rowid AS id FROM resources_text WHERE "
+		               "resources_text MATCH ?9 LIMIT ?12) c CROSS JOIN resources r ON "
+		               "r.id = c.id");
+	} else {
+		buf_puts(&sql, "SELECT count(*), count(*) FROM (SELECT 1 FROM resources r WHERE 1");
+		sqlite_list_filters(&sql, filters);
+		buf_puts(&sql, " LIMIT ?12)");
+	}
 	return sqlite_prepare_variant(db, slot, &sql, err);
+}
+
+/* The search index's query for q: q as one FTS5 string (its double quotes doubled), which the
+ * trigram tokenizer matches as a substring. */
+static char *sqlite_search_key(const char *q, const char *pattern)
+{
+	struct buf b;
+
+	(void)pattern;
+	buf_init(&b, SIZE_MAX);
+	buf_puts(&b, "\"");
+	for (; *q; q++)
+		buf_puts(&b, *q == '"' ? "\"\"" : (char[]){*q, '\0'});
+	buf_puts(&b, "\"");
+	return buf_steal(&b, NULL);
 }
 
 static void sqlite_bind_int64(struct db_stmt *s, int i, int64_t v)
@@ -539,7 +610,9 @@ static const struct db_ops sqlite_ops = {
     .close = sqlite_close,
     .prepare = sqlite_prepare,
     .prepare_list = sqlite_prepare_list,
+    .search_in_id_order = 1,
     .prepare_count = sqlite_prepare_count,
+    .search_key = sqlite_search_key,
     .bind_int64 = sqlite_bind_int64,
     .bind_double = sqlite_bind_double,
     .bind_text = sqlite_bind_text,

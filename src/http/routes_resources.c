@@ -366,6 +366,8 @@ void route_list(struct request *req, struct response *resp)
 	q.family = request_arg(req, "family");
 	q.name = request_arg(req, "name");
 	q.q = request_arg(req, "q");
+	q.filename = request_arg(req, "filename");
+	q.uploaded_by = request_arg(req, "uploaded_by");
 	q.limit = LIST_DEFAULT_LIMIT;
 	if (q.class_name && !*q.class_name)
 		q.class_name = NULL;
@@ -375,6 +377,10 @@ void route_list(struct request *req, struct response *resp)
 		q.name = NULL;
 	if (q.q && !*q.q)
 		q.q = NULL;
+	if (q.filename && !*q.filename)
+		q.filename = NULL;
+	if (q.uploaded_by && !*q.uploaded_by)
+		q.uploaded_by = NULL;
 	if (limit) {
 		if (parse_positive(limit, LIST_MAX_LIMIT, &v) < 0) {
 			error_set(&err, ERROR_BAD_PARAMETER, "limit", -1,
