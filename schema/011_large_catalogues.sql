@@ -5,9 +5,12 @@
 -- entry's id), so every one of them breaks ties by id as the list does. An entry's size is
 -- its upload's, copied in when the entry is made (a sort on the blob's column could not use
 -- an index). The expressions are the list's own (catalog_sql.c, catalog_sort_sql), so that
--- the planner matches them.
+-- the planner matches them. Each "-- step:" line begins a step that animdexd tells on the
+-- terminal as it upgrades a catalogue (catalog_migrate.c).
+-- step: each entry's size, copied from its upload
 ALTER TABLE resources ADD COLUMN size INTEGER NOT NULL DEFAULT 0;
 UPDATE resources SET size = (SELECT b.size FROM blobs b WHERE b.sha256 = resources.blob_sha256);
+-- step: an index for each sort and filter
 CREATE INDEX resources_by_size ON resources (size);
 CREATE INDEX resources_by_track_count ON resources (track_count);
 CREATE INDEX resources_by_duration ON resources (coalesce(duration, -1.0));
@@ -17,6 +20,7 @@ CREATE INDEX resources_by_uploader ON resources (uploaded_by);
 
 -- The counts the list's totals, /api/classes and /api/health give, kept by triggers in the
 -- transaction that changes the entries, so that they are never a count(*) of the catalogue.
+-- step: the counts, by class and family
 CREATE TABLE entry_counts (
     class   TEXT NOT NULL,
     family  TEXT NOT NULL,
@@ -65,6 +69,7 @@ END;
 -- matches are LIKE's exactly (FTS5 folds every letter's case, LIKE only ASCII's). Contentless:
 -- the text stays in resources alone, and a row leaves the index by the 'delete' command with
 -- the values it went in with, which the triggers have.
+-- step: the search index (every entry's name, class, file name and note)
 CREATE VIRTUAL TABLE resources_text USING fts5 (
     name, class, filename, note, content = '', tokenize = 'trigram'
 );

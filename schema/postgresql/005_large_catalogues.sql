@@ -2,8 +2,10 @@
 -- schema/011_large_catalogues.sql says: the sort keys indexed with the id that breaks ties,
 -- an entry's size copied from its upload, counts kept by triggers, and the search by a pg_trgm
 -- index (PostgreSQL's contrib, in Debian's postgresql package).
+-- step: each entry's size, copied from its upload
 ALTER TABLE resources ADD COLUMN size bigint NOT NULL DEFAULT 0;
 UPDATE resources r SET size = b.size FROM blobs b WHERE b.sha256 = r.blob_sha256;
+-- step: an index for each sort and filter
 CREATE INDEX resources_by_size ON resources (size, id);
 CREATE INDEX resources_by_track_count ON resources (track_count, id);
 CREATE INDEX resources_by_duration ON resources ((coalesce(duration, -1.0)), id);
@@ -12,6 +14,7 @@ CREATE INDEX resources_by_uploaded_at ON resources (uploaded_at, id);
 CREATE INDEX resources_by_filename ON resources (filename, id);
 CREATE INDEX resources_by_uploader ON resources (uploaded_by, id);
 
+-- step: the counts, by class and family
 -- The counts, kept by triggers in the transaction that changes the entries. Each session adds
 -- to a row of its own (its process id modulo 16), so that daemons and imports writing at once
 -- do not queue on one row's lock; a count is the sum of its slots.
@@ -69,6 +72,7 @@ $$;
 CREATE TRIGGER blobs_counted AFTER INSERT OR DELETE ON blobs
     FOR EACH ROW EXECUTE FUNCTION animdex_count_blobs();
 
+-- step: the search index (every entry's name, class, file name and note)
 -- The search (q=): the four fields it looks in, case-folded as the list folds them (ASCII
 -- letters, under COLLATE "C") and joined by a character no query holds, in a pg_trgm GIN
 -- index. It finds the candidates; the list keeps its LIKE on each field, so that the matches

@@ -340,4 +340,10 @@ static inline void db_reset(struct db_stmt *s)
 	s->ops->reset(s);
 }
 
+/* Runs migration m a step at a time through run (0, or -1 when it failed), each step told on
+ * stderr when `tell` (an existing catalogue being upgraded): catalog_migrate.c. */
+struct schema_migration;
+int catalog_migrate_steps(const struct schema_migration *m, int tell,
+                          int (*run)(void *ctx, const char *sql), void *ctx);
+
 #endif

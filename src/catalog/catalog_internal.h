@@ -14,6 +14,7 @@
  *   catalog_copy.c     copying a whole catalogue to another
  *   catalog_events.c   what each transaction created, deleted or redecoded, in commit order
  *   catalog_files.c    which files on disk belong to a catalogue
+ *   catalog_migrate.c  a schema migration, step by step, told on the terminal
  *   catalog_sql.c      the SQL both databases run; catalog_sqlite.c and catalog_postgres.c
  *                      answer catalog_backend.h with it
  */

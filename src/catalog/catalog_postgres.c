@@ -215,7 +215,12 @@ static struct db_stmt *pg_prepare_list(struct db *base, unsigned bits, enum cata
 		return pg_prepare_sql(db, *slot, name, NULL, err);
 	/* $6 to $8 appear in every statement too: the cursor's id, the limit, the cursor's key */
 	buf_init(&sql, 4096);
-	buf_printf(&sql, "SELECT " SUMMARY_COLUMNS ", %s" SUMMARY_FROM "WHERE true", key->postgres);
+	/* the page of entries first, then their uploads: a join around the ordered scan lets a
+	 * poor estimate of the cursor's rows (ties of one class: "none past it") choose a hash
+	 * join of every row after the cursor, then a sort */
+	buf_printf(&sql,
+	           "SELECT " SUMMARY_COLUMNS ", %s FROM (SELECT * FROM resources r WHERE true",
+	           key->postgres);
 	pg_list_filters(&sql, bits);
 	if ((bits & FILTER_CURSOR) && sort == CATALOG_SORT_ID)
 		buf_printf(&sql, " AND r.id %s $6::bigint AND $8::text IS NULL",
@@ -225,11 +230,15 @@ static struct db_stmt *pg_prepare_list(struct db *base, unsigned bits, enum cata
 		           ascending ? ">" : "<", key->postgres_type);
 	else
 		buf_puts(&sql, " AND $6::bigint IS NULL AND $8::text IS NULL");
-	if (sort == CATALOG_SORT_ID)
-		buf_printf(&sql, " ORDER BY r.id %s LIMIT $7::bigint", dir);
-	else
-		buf_printf(&sql, " ORDER BY %s %s, r.id %s LIMIT $7::bigint", key->postgres, dir,
-		           dir);
+	for (int outer = 0; outer < 2; outer++) {
+		if (sort == CATALOG_SORT_ID)
+			buf_printf(&sql, " ORDER BY r.id %s", dir);
+		else
+			buf_printf(&sql, " ORDER BY %s %s, r.id %s", key->postgres, dir, dir);
+		if (!outer)
+			buf_puts(&sql,
+			         " LIMIT $7::bigint) r JOIN blobs b ON b.sha256 = r.blob_sha256");
+	}
 	return pg_prepare_variant(db, slot, name, &sql, err);
 }
 

@@ -183,6 +183,20 @@ int pg_command(struct pg_db *db, const char *sql, const char *what, struct error
 	return ok ? 0 : -1;
 }
 
+/* A step of a migration (catalog_migrate.c). */
+struct pg_step {
+	struct pg_db *db;
+	const char *what;
+	struct error *err;
+};
+
+static int pg_run_step(void *ctx, const char *sql)
+{
+	struct pg_step *step = ctx;
+
+	return pg_command(step->db, sql, step->what, step->err);
+}
+
 /* Applies the migrations of schema/postgresql/ not yet applied, in one transaction under the
  * migration lock: daemons starting together on an empty database migrate it once. */
 int pg_migrate(struct pg_db *db, struct error *err)
@@ -219,7 +233,9 @@ int pg_migrate(struct pg_db *db, struct error *err)
 		snprintf(record, sizeof(record),
 		         "INSERT INTO animdex_schema (version, file) VALUES (%u, '%s')", m->version,
 		         m->file);
-		if (pg_command(db, m->sql, what, err) < 0 || pg_command(db, record, what, err) < 0)
+		struct pg_step step = {db, what, err};
+		if (catalog_migrate_steps(m, version > 0, pg_run_step, &step) < 0 ||
+		    pg_command(db, record, what, err) < 0)
 			goto fail;
 	}
 	return pg_command(db, "COMMIT", "committing the migration", err);

@@ -716,6 +716,19 @@ static int sqlite_move_bytes_to_chunks(struct sqlite_db *db, char **msg)
 	return sqlite3_exec(db->conn, "ALTER TABLE blobs DROP COLUMN bytes", NULL, NULL, msg);
 }
 
+/* A step of a migration (catalog_migrate.c), its error message kept for the caller. */
+struct sqlite_step {
+	struct sqlite_db *db;
+	char *msg;
+};
+
+static int sqlite_run_step(void *ctx, const char *sql)
+{
+	struct sqlite_step *step = ctx;
+
+	return sqlite3_exec(step->db->conn, sql, NULL, NULL, &step->msg) == SQLITE_OK ? 0 : -1;
+}
+
 static int sqlite_migrate(struct sqlite_db *db, struct error *err)
 {
 	int version = sqlite_schema_version(&db->base);
@@ -738,7 +751,10 @@ static int sqlite_migrate(struct sqlite_db *db, struct error *err)
 		if (m->version <= (unsigned)version)
 			continue;
 		snprintf(pragma, sizeof(pragma), "PRAGMA user_version = %u", m->version);
-		if (sqlite3_exec(db->conn, m->sql, NULL, NULL, &msg) != SQLITE_OK ||
+		struct sqlite_step step = {db, NULL};
+		int failed = catalog_migrate_steps(m, version > 0, sqlite_run_step, &step) < 0;
+		msg = step.msg;
+		if (failed ||
 		    (m->version == 9 && sqlite_move_bytes_to_chunks(db, &msg) != SQLITE_OK) ||
 		    sqlite3_exec(db->conn, pragma, NULL, NULL, &msg) != SQLITE_OK) {
 			error_set(err, ERROR_INTERNAL, NULL, -1, "catalogue: migration %s: %s",
