@@ -71,6 +71,7 @@ export async function loadCatalogue(append = false) {
     state.rows = append ? state.rows.concat(page.resources) : page.resources;
     state.cursor = page.next_cursor || null;
     state.total = page.total;
+    state.totalExact = page.total_exact !== false;
     // an entry the live stream announced while the list was read is in the list now
     dropListed();
     await listExportSkeletons();
@@ -118,8 +119,10 @@ export function renderCatalogue() {
   }
   $('#more').hidden = !state.cursor;
   const total = Math.max(state.total ?? state.rows.length, state.rows.length);
-  text($('#count'), state.rows.length === total ? `${count(total, 'entry', 'entries')}`
-    : `${state.rows.length} of ${total.toLocaleString('en')} shown`);
+  // a large search's total is a count of the matches found so far: "at least"
+  const atLeast = state.totalExact === false && state.cursor;
+  text($('#count'), state.rows.length === total && !atLeast ? `${count(total, 'entry', 'entries')}`
+    : `${state.rows.length} of ${atLeast ? 'at least ' : ''}${total.toLocaleString('en')} shown`);
 }
 
 export function setUpCatalogue() {

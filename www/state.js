@@ -8,6 +8,7 @@ export const state = {
   rows: [],
   cursor: null,
   total: null, // entries the filters select, of which rows are loaded
+  totalExact: true, // false: total is a lower bound (a large search)
   entry: null,
   selected: [],
   window: null, // [from, to]
