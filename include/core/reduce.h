@@ -21,6 +21,7 @@
 #define ANIMDEX_REDUCE_H
 
 #include "core/model.h"
+#include "core/object_error.h"
 
 enum reduce_fit { REDUCE_LINEAR, REDUCE_HERMITE };
 
@@ -38,5 +39,34 @@ int reduce_applies(const struct sampler *dense);
  * 0, or -1 when out of memory. */
 int reduce_sampler(const struct sampler *dense, double tolerance, enum reduce_fit fit,
                    struct sampler *out, struct reduce_result *result);
+
+/* The same by a greedy walk (from each key kept, the furthest end a doubling search finds):
+ * much faster, a few keys more; for searches that reduce a track again and again. */
+int reduce_sampler_quickly(const struct sampler *dense, double tolerance, enum reduce_fit fit,
+                           struct sampler *out, struct reduce_result *result);
+
+/* The object-space reduction (reduce_object.c): the tracks of one rig reduced together. */
+struct reduce_object_options {
+	double threshold;    /* rig units (> 0): the largest object-space error allowed */
+	double vv;           /* rig units (> 0): the virtual vertices' distance */
+	double duration;     /* seconds: the clip's, for the sampled times */
+	enum reduce_fit fit; /* as reduce_sampler takes it */
+};
+
+struct reduce_object_result {
+	uint64_t keys_before, keys_after;
+	struct object_error_report error; /* of the keys kept, against the original */
+	double scale;                     /* the factor k found (0: every key kept) */
+	unsigned rounds;                  /* reductions tried */
+};
+
+/* Reduces `tracks` (count of them, on `rig`, which must pass rig_check) together, so that the
+ * largest object-space error (object_error.h) of the result stays at or under
+ * opt->threshold: out[i] (count of them; arrays malloc'd, the caller's) are tracks[i].keys
+ * reduced, or copied where reduce_applies says no. When no reduction stays under the
+ * threshold, every key is kept (result->scale 0). 0, or -1 when out of memory. */
+int reduce_object(const struct rig *rig, const struct object_track *tracks, size_t count,
+                  const struct reduce_object_options *opt, struct sampler *out,
+                  struct reduce_object_result *result);
 
 #endif

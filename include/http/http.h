@@ -213,13 +213,15 @@ int route_entry_arg(struct request *req, const char *name, int64_t *id, struct e
 int route_skeleton_arg(struct request *req, int64_t *skeleton, struct error *err);
 
 /* An export's options from format=, bake= and summary= (routes_export.c), and an exporter's
- * asset as the answer (or, summary, what it would hold), named after `name`. */
+ * asset as the answer (or, summary, what it would hold), named after `name`; `reduction`, when
+ * not NULL, is the reduce= reports, given in the summary as "reduction" and, for one entry, in
+ * an X-Animdex-Reduce header. */
 struct export_options;
 struct exporter;
 int route_export_options(struct request *req, struct export_options *opt, int *summary,
                          struct error *err);
 void route_answer_export(struct request *req, struct response *resp, struct exporter *ex,
-                         const char *name, int glb, int summary);
+                         const char *name, int glb, int summary, json_t *reduction);
 
 /* A native file as the answer (routes_native.c): the file (its bytes taken) or, summary, its
  * report; the report's figures in X-Animdex-Native either way. route_request_lookup is

@@ -10,6 +10,12 @@
 #include "core/curve.h"
 
 #define MAX_COMPONENTS 4
+#define SEARCH_PAST    16 /* ends tried past SEARCH_TIMES the doubling search's (reduce_segments) */
+#define SEARCH_TIMES   4
+#define HOPELESS       8  /* a segment past this many tolerances ends the search from its key */
+#define DP_BUDGET      64 /* dense keys the dynamic programme may measure, a key of the track */
+#define DP_FLOOR       (1u << 20) /* or for a short track, this many */
+#define DP_ALWAYS      1024       /* keys of a track the programme is always tried on */
 
 struct reducer {
 	const struct sampler *dense;
@@ -18,6 +24,7 @@ struct reducer {
 	uint32_t n; /* components */
 	int quaternion, hermite;
 	double tolerance;
+	uint64_t measured, budget; /* dense keys measured, and how many the programme may */
 };
 
 int reduce_applies(const struct sampler *dense)
@@ -117,8 +124,10 @@ static void segment(const struct reducer *r, uint32_t a, uint32_t b, const float
 }
 
 /* The largest distance between a segment and the dense track over the dense keys it spans,
- * at each key and at the quarters between each two. */
-static double segment_error(struct reducer *r, const struct sampler *seg, uint32_t a, uint32_t b)
+ * at each key and at the quarters between each two; or, as soon as one is past `bound`, that
+ * one. */
+static double segment_error(struct reducer *r, const struct sampler *seg, uint32_t a, uint32_t b,
+                            double bound)
 {
 	const float *t = r->dense->times;
 	struct curve c;
@@ -128,8 +137,9 @@ static double segment_error(struct reducer *r, const struct sampler *seg, uint32
 
 	curve_from_sampler(&c, seg);
 	curve_cursor_init(&cur);
-	for (uint32_t i = a; i < b; i++) {
+	for (uint32_t i = a; i < b && !(worst > bound); i++) {
 		double d;
+		r->measured++;
 		if (i > a) {
 			curve_sample_f32(&c, &cur, t[i], got);
 			d = distance(r, got, dense_value(r, i));
@@ -163,7 +173,7 @@ static int segment_fits(struct reducer *r, uint32_t a, uint32_t b)
 	}
 	segment(r, a, b, out_a, in_b, &seg, times, values);
 	curve_cursor_init(&r->cursor);
-	return segment_error(r, &seg, a, b) <= r->tolerance;
+	return segment_error(r, &seg, a, b, r->tolerance) <= r->tolerance;
 }
 
 /* The furthest dense key a segment from a may end at: doubling while it fits, then halving
@@ -197,6 +207,79 @@ static uint32_t furthest_end(struct reducer *r, uint32_t a)
 	return a + fit;
 }
 
+/* The error of the segment a..b (fitted tangents), stopping once past bound. */
+static double segment_error_of(struct reducer *r, uint32_t a, uint32_t b, double bound)
+{
+	float out_a[MAX_COMPONENTS] = {0}, in_b[MAX_COMPONENTS] = {0};
+	float times[2], values[6 * MAX_COMPONENTS];
+	struct sampler seg;
+
+	if (r->hermite) {
+		slope(r, a, 1, out_a);
+		slope(r, b, 0, in_b);
+	}
+	segment(r, a, b, out_a, in_b, &seg, times, values);
+	curve_cursor_init(&r->cursor);
+	return segment_error(r, &seg, a, b, bound);
+}
+
+/* The keys of a LINEAR or CUBIC_SPLINE track, the fewest whose segments all fit: a dynamic
+ * programme (fewest[b]: the fewest keys from the first to b, b reached from the a whose
+ * segment a..b fits with the fewest before it). A segment's error does not always grow with
+ * its length (a curve may come back to the chord), so from each key every end is tried up to
+ * SEARCH_TIMES the furthest the doubling search finds and SEARCH_PAST more, or until a
+ * segment strays HOPELESS times the tolerance. One dense interval always fits (as a chord
+ * when its fitted curve strays). */
+static uint32_t reduce_segments(struct reducer *r, uint32_t *kept, unsigned char *chord)
+{
+	uint32_t keys = r->dense->key_count, last = keys - 1, count = 0;
+	uint32_t *fewest = malloc((size_t)keys * sizeof(*fewest));
+	uint32_t *from = malloc((size_t)keys * sizeof(*from));
+
+	if (!fewest || !from) {
+		free(fewest);
+		free(from);
+		return 0;
+	}
+	for (uint32_t k = 0; k < keys; k++)
+		fewest[k] = UINT32_MAX;
+	fewest[0] = 1;
+	for (uint32_t a = 0; a < last; a++) {
+		uint32_t reach, end;
+		if (r->measured > r->budget) { /* past its budget: the greedy walk stands */
+			free(fewest);
+			free(from);
+			return 0;
+		}
+		reach = furthest_end(r, a);
+		uint64_t window = SEARCH_TIMES * (uint64_t)(reach - a) + SEARCH_PAST;
+		end = a + window < last ? (uint32_t)(a + window) : last;
+		if (fewest[a] + 1 < fewest[a + 1])
+			fewest[a + 1] = fewest[a] + 1, from[a + 1] = a;
+		if (fewest[a] + 1 < fewest[reach]) /* the doubling search's: it fits */
+			fewest[reach] = fewest[a] + 1, from[reach] = a;
+		for (uint32_t b = a + 2; b <= end; b++) {
+			double e;
+			if (b == reach || fewest[a] + 1 >= fewest[b])
+				continue;
+			e = segment_error_of(r, a, b, HOPELESS * r->tolerance);
+			if (e <= r->tolerance)
+				fewest[b] = fewest[a] + 1, from[b] = a;
+			else if (e > HOPELESS * r->tolerance && b > reach)
+				break;
+		}
+	}
+	count = fewest[last];
+	for (uint32_t k = last, i = count; i-- > 0; k = i ? from[k] : 0)
+		kept[i] = k;
+	for (uint32_t i = 1; r->hermite && i < count; i++)
+		if (kept[i] == kept[i - 1] + 1 && !segment_fits(r, kept[i - 1], kept[i]))
+			chord[kept[i]] = 1;
+	free(fewest);
+	free(from);
+	return count;
+}
+
 /* A STEP track: a key where the value moves beyond the tolerance from the last kept one, and
  * the last key. */
 static uint32_t reduce_steps(struct reducer *r, uint32_t *kept, double *worst)
@@ -218,8 +301,64 @@ static uint32_t reduce_steps(struct reducer *r, uint32_t *kept, double *worst)
 	return count;
 }
 
+static int reduce_with(const struct sampler *dense, double tolerance, enum reduce_fit fit,
+                       int exact, struct sampler *out, struct reduce_result *result);
+
 int reduce_sampler(const struct sampler *dense, double tolerance, enum reduce_fit fit,
                    struct sampler *out, struct reduce_result *result)
+{
+	return reduce_with(dense, tolerance, fit, 1, out, result);
+}
+
+int reduce_sampler_quickly(const struct sampler *dense, double tolerance, enum reduce_fit fit,
+                           struct sampler *out, struct reduce_result *result)
+{
+	return reduce_with(dense, tolerance, fit, 0, out, result);
+}
+
+/* The greedy walk: from each key kept, the furthest end the doubling search finds. */
+static uint32_t reduce_greedily(struct reducer *r, uint32_t *kept, unsigned char *chord)
+{
+	uint32_t count = 0;
+
+	kept[count++] = 0;
+	for (uint32_t a = 0; a + 1 < r->dense->key_count;) {
+		uint32_t b = furthest_end(r, a);
+		if (b == a + 1 && r->hermite && !segment_fits(r, a, b))
+			chord[b] = 1;
+		kept[count++] = b;
+		a = b;
+	}
+	return count;
+}
+
+/* The dynamic programme's keys in place of the greedy walk's `count` when they are fewer and
+ * it finished within its budget (DP_FLOOR dense keys measured for a track of up to DP_ALWAYS
+ * keys, DP_BUDGET a key for a longer one: a long track with long segments would cost it the
+ * square of its length). A longer track is tried only where the walk's segments are short
+ * (under 2 SEARCH_TIMES keys on average). */
+static uint32_t reduce_better(struct reducer *r, uint32_t *kept, unsigned char *chord,
+                              uint32_t count)
+{
+	uint32_t keys = r->dense->key_count, fewer;
+	uint32_t *dp_kept = malloc((size_t)keys * sizeof(*dp_kept));
+	unsigned char *dp_chord = calloc((size_t)keys, 1);
+
+	r->measured = 0;
+	r->budget = keys <= DP_ALWAYS ? DP_FLOOR : DP_BUDGET * (uint64_t)keys;
+	if (dp_kept && dp_chord && (fewer = reduce_segments(r, dp_kept, dp_chord)) > 0 &&
+	    fewer < count) {
+		memcpy(kept, dp_kept, (size_t)fewer * sizeof(*kept));
+		memcpy(chord, dp_chord, (size_t)keys);
+		count = fewer;
+	}
+	free(dp_kept);
+	free(dp_chord);
+	return count;
+}
+
+static int reduce_with(const struct sampler *dense, double tolerance, enum reduce_fit fit,
+                       int exact, struct sampler *out, struct reduce_result *result)
 {
 	struct reducer r = {0};
 	uint32_t count = 0, n = (uint32_t)sampler_components(dense), keys = dense->key_count;
@@ -245,13 +384,13 @@ int reduce_sampler(const struct sampler *dense, double tolerance, enum reduce_fi
 	if (dense->interp == INTERP_STEP) {
 		count = reduce_steps(&r, kept, &worst);
 	} else {
-		kept[count++] = 0;
-		for (uint32_t a = 0; a + 1 < keys;) {
-			uint32_t b = furthest_end(&r, a);
-			if (b == a + 1 && r.hermite && !segment_fits(&r, a, b))
-				chord[b] = 1;
-			kept[count++] = b;
-			a = b;
+		count = keys <= 1 ? (kept[0] = 0, 1) : reduce_greedily(&r, kept, chord);
+		if (exact && count > 2 && (keys <= DP_ALWAYS || count * SEARCH_TIMES * 2 > keys))
+			count = reduce_better(&r, kept, chord, count);
+		if (count == 0) {
+			free(kept);
+			free(chord);
+			return -1;
 		}
 	}
 	stride = r.hermite ? 3 * (size_t)n : n;
@@ -301,7 +440,7 @@ int reduce_sampler(const struct sampler *dense, double tolerance, enum reduce_fi
 		segment(&r, kept[i], kept[i + 1], values + i * stride + 2 * n,
 		        values + (i + 1) * stride, &seg, times, seg_values);
 		curve_cursor_init(&r.cursor);
-		d = segment_error(&r, &seg, kept[i], kept[i + 1]);
+		d = segment_error(&r, &seg, kept[i], kept[i + 1], INFINITY);
 		if (!(d <= worst))
 			worst = d;
 	}

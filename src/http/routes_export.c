@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "answers/export.h"
+#include "answers/reduce_answer.h"
 #include "answers/retarget_answer.h"
 #include "base/hash.h"
 #include "http/http.h"
@@ -86,7 +87,7 @@ static int plan_only(const struct request *req, int summary)
 }
 
 void route_answer_export(struct request *req, struct response *resp, struct exporter *ex,
-                         const char *name, int glb, int summary)
+                         const char *name, int glb, int summary, json_t *reduction)
 {
 	struct error err;
 	json_t *about = NULL;
@@ -102,6 +103,13 @@ void route_answer_export(struct request *req, struct response *resp, struct expo
 	}
 	snprintf(header, sizeof(header), "%zu",
 	         json_array_size(json_object_get(about, "in_extras")));
+	if (reduction) { /* every entry was read once by now: each has its report */
+		char line[320];
+		reduce_report_line(json_array_get(reduction, 0), line, sizeof(line));
+		json_object_set(about, "reduction", reduction);
+		if (json_array_size(reduction) == 1)
+			response_header(resp, "X-Animdex-Reduce", line);
+	}
 	if (summary) {
 		export_asset_free(asset);
 		response_json(resp, 200, about);
@@ -134,6 +142,43 @@ void route_answer_export(struct request *req, struct response *resp, struct expo
 	response_header(resp, "X-Animdex-Extras", header);
 }
 
+static const char *request_arg_of(void *req, const char *name)
+{
+	return request_arg(req, name);
+}
+
+/* reduce=, error=, vv=: every entry read through a reduction; *reports its reports (a new
+ * array, the caller's), or NULL when reduce= is not given. */
+static int reduce_source(struct request *req, struct exporter *ex, int64_t skeleton,
+                         double bake_rate, json_t **reports, struct error *err)
+{
+	struct reduce_request rq;
+	struct export_source source;
+
+	*reports = NULL;
+	if (reduce_request_parse(&rq, request_arg_of, req, err) < 0)
+		return -1;
+	if (!rq.wanted)
+		return 0;
+	if (request_arg(req, "retarget") && strcmp(request_arg(req, "retarget"), "0") != 0) {
+		error_set(err, ERROR_BAD_PARAMETER, "reduce", -1,
+		          "reduce: a retargeted export (retarget=1) is not reduced yet; export "
+		          "without reduce=, or reduce the retargeted entry once it is uploaded");
+		return -1;
+	}
+	rq.skeleton = skeleton;
+	rq.bake_rate = bake_rate;
+	*reports = json_array();
+	if (!*reports || reduce_export_source(&rq, *reports, &source) < 0) {
+		json_decref(*reports);
+		*reports = NULL;
+		error_set(err, ERROR_INTERNAL, NULL, -1, "out of memory");
+		return -1;
+	}
+	exporter_set_source(ex, &source);
+	return 0;
+}
+
 void route_export_one(struct request *req, struct response *resp)
 {
 	struct catalog *cat = route_catalog(req, resp);
@@ -143,6 +188,7 @@ void route_export_one(struct request *req, struct response *resp)
 	int64_t id, skeleton = 0;
 	int summary;
 	char *name;
+	json_t *reports = NULL;
 
 	error_init(&err);
 	if (!cat || route_id(req, resp, &id) < 0)
@@ -160,14 +206,16 @@ void route_export_one(struct request *req, struct response *resp)
 	ex = exporter_create(&opt);
 	if (!ex || route_skeleton_arg(req, &skeleton, &err) < 0 ||
 	    (skeleton && exporter_set_skeleton(ex, cat, skeleton, &err) < 0) ||
+	    reduce_source(req, ex, skeleton, opt.bake_rate, &reports, &err) < 0 ||
 	    exporter_add(ex, cat, id, &err) < 0) {
 		if (!ex)
 			error_set(&err, ERROR_INTERNAL, NULL, -1, "out of memory");
 		response_error(resp, &err);
 	} else {
-		route_answer_export(req, resp, ex, name, opt.glb, summary);
+		route_answer_export(req, resp, ex, name, opt.glb, summary, reports);
 	}
 	exporter_free(ex);
+	json_decref(reports);
 	free(name);
 }
 
@@ -252,6 +300,7 @@ void route_export_many(struct request *req, struct response *resp)
 	size_t count = 0;
 	int64_t skeleton = 0;
 	int summary;
+	json_t *reports = NULL;
 
 	error_init(&err);
 	if (!cat)
@@ -290,17 +339,21 @@ void route_export_many(struct request *req, struct response *resp)
 	}
 	if (route_skeleton_arg(req, &skeleton, &err) < 0 ||
 	    (skeleton && exporter_set_skeleton(ex, cat, skeleton, &err) < 0) ||
-	    retarget_source(req, ex, &err) < 0)
+	    retarget_source(req, ex, &err) < 0 ||
+	    reduce_source(req, ex, skeleton, opt.bake_rate, &reports, &err) < 0)
 		goto fail;
 	for (size_t i = 0; i < count; i++)
 		if (exporter_add(ex, cat, ids[i], &err) < 0)
 			goto fail;
-	route_answer_export(req, resp, ex, count == 1 ? NULL : "animdex-export", opt.glb, summary);
+	route_answer_export(req, resp, ex, count == 1 ? NULL : "animdex-export", opt.glb, summary,
+	                    reports);
 	exporter_free(ex);
+	json_decref(reports);
 	free(ids);
 	return;
 fail:
 	exporter_free(ex);
+	json_decref(reports);
 	free(ids);
 	response_error(resp, &err);
 }

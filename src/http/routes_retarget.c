@@ -137,7 +137,7 @@ static void answer_asset(struct request *req, struct response *resp, struct reta
 			error_set(&err, ERROR_INTERNAL, NULL, -1, "out of memory");
 		response_error(resp, &err);
 	} else {
-		route_answer_export(req, resp, ex, name, opt->glb, 0);
+		route_answer_export(req, resp, ex, name, opt->glb, 0, NULL);
 	}
 	exporter_free(ex);
 }
