@@ -33,6 +33,19 @@ echo "sampling core..." >&2
 "$dir/bench_curve" >"$dir/curve.tsv"
 while IFS=$'\t' read -r name value unit; do row "$name" "$value" "$unit"; done <"$dir/curve.tsv"
 
+echo "reduction by object-space error on Debian's CMU clips..." >&2
+# shellcheck disable=SC2086
+gcc $cc_flags -o "$dir/bench_reduce" "$top/tests/bench/bench_reduce.c" "$build/libanimdex.a" \
+	$(pkg-config --libs jansson) -lz -lm || exit 1
+cmu=/usr/share/assimp/models/BVH
+if [ -f "$cmu/01_01.bvh" ]; then
+	REDUCE_AT=0.01,0.05 "$dir/bench_reduce" "$cmu/01_01.bvh" "$cmu/01_03.bvh" "$cmu/Boxing_Toes.bvh" \
+		>"$dir/reduce.tsv" || exit 1
+	while IFS=$'\t' read -r name value unit; do row "$name" "$value" "$unit"; done <"$dir/reduce.tsv"
+else
+	row "reduction on CMU clips" "-" "skipped: $cmu/01_01.bvh is missing (apt-get install assimp-testmodels)"
+fi
+
 echo "three.js, the same sweeps..." >&2
 if [ ! -d "$top/tests/bench/node_modules/three" ]; then
 	(cd "$top/tests/bench" && npm ci --no-audit --no-fund --loglevel=error) >&2
