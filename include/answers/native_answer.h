@@ -6,6 +6,7 @@
 
 #include <stdint.h>
 
+#include "answers/reduce_answer.h"
 #include "base/error.h"
 #include "catalog/catalog.h"
 #include "formats/native.h"
@@ -23,12 +24,18 @@ struct native_request {
 	const char *as_class;
 	/* layout=fuel|rat|walle: a Zouna Animation_Z's link-header form; NULL: the template's */
 	const char *zouna_layout;
+	/* skeleton=ID: the rig the entry is judged on in object space (its own when 0) */
+	int64_t skeleton;
+	/* reduce=, error=, vv=: reduce=object (object.object) reduces across the rig before the
+	 * keys are written; reduce=TOLERANCE is opt.reduce */
+	struct reduce_request object;
 	struct native_options opt;
 };
 
 /* Reads the request's parameters through arg(ctx, name) (NULL when absent): template, byte_order
- * (little, big), bff (0, 16), name, promote (0, 1), reduce (a tolerance above 0), layout (32,
- * 64), bundle (an entry id, or 0), as (Animation_Z, without template). 0, or -1 with
+ * (little, big), bff (0, 16), name, promote (0, 1), reduce (a tolerance above 0, or object
+ * with error= and vv=), skeleton (an entry id), layout (32, 64), bundle (an entry id, or 0),
+ * as (Animation_Z, without template). 0, or -1 with
  * err naming the parameter, its value and the rule. */
 int native_request_parse(struct native_request *rq, const char *(*arg)(void *ctx, const char *name),
                          void *ctx, struct error *err);

@@ -13,6 +13,7 @@
 
 #include "answers/export.h"
 #include "base/error.h"
+#include "core/object_error.h"
 
 /* A length as error= and vv= take it: a number above 0 with "cm" or "mm" (on a rig scaled to
  * a person's height: object_error.h) or nothing (the rig's own units). */
@@ -44,6 +45,13 @@ int reduce_request_parse(struct reduce_request *rq, const char *(*arg)(void *ctx
 int reduce_export_source(const struct reduce_request *rq, json_t *reports,
                          struct export_source *out);
 
+/* A measured error as the reports give it: {"rig": {"height", "height_from", "units_per_cm",
+ * "person_cm"}, "threshold", "vv", "error": {"largest", "p99", "share_under_threshold",
+ * "samples", "times"}}, lengths in rig units and cm. */
+json_t *reduce_error_json(const struct rig *rig, const struct object_scale *scale,
+                          const struct object_error_report *e, double threshold, double vv);
+/* A length in the rig's units. */
+double reduce_length_units(const struct reduce_length *l, const struct object_scale *scale);
 /* One line for a header, from a report: "88064 -> 70033 keys; largest error 0.0093 cm". */
 void reduce_report_line(const json_t *report, char *out, size_t size);
 

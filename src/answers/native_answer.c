@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "answers/export.h"
+#include "answers/native_error.h"
 #include "base/hash.h"
 #include "formats/reader.h"
 
@@ -120,7 +121,7 @@ static int parse_header(struct native_request *rq, native_arg arg, void *ctx, st
 static int parse_encoding(struct native_request *rq, native_arg arg, void *ctx, struct error *err)
 {
 	const char *promote = arg(ctx, "promote"), *layout = arg(ctx, "layout");
-	const char *reduce = arg(ctx, "reduce");
+	const char *skeleton = arg(ctx, "skeleton");
 
 	if (promote) {
 		if (strcmp(promote, "0") != 0 && strcmp(promote, "1") != 0) {
@@ -149,20 +150,14 @@ static int parse_encoding(struct native_request *rq, native_arg arg, void *ctx, 
 		}
 		rq->opt.layout = atoi(layout);
 	}
-	if (reduce) {
-		char *end = NULL;
-		double v = strspn(reduce, "0123456789.eE+-") == strlen(reduce) && *reduce
-		               ? strtod(reduce, &end)
-		               : NAN;
-		if (!end || *end || !(v > 0 && v <= NATIVE_MAX_TOLERANCE)) {
-			error_set(
-			    err, ERROR_BAD_PARAMETER, "reduce", -1,
-			    "reduce: '%.64s' is not a tolerance (a number above 0 and at most "
-			    "%g, in the track's own units: radians of angle for a rotation)",
-			    reduce, NATIVE_MAX_TOLERANCE);
-			return -1;
-		}
-		rq->opt.reduce = v;
+	if (reduce_request_parse(&rq->object, arg, ctx, err) < 0)
+		return -1;
+	rq->opt.reduce = rq->object.wanted && !rq->object.object ? rq->object.tolerance : 0;
+	if (skeleton && parse_id(skeleton, &rq->skeleton) < 0) {
+		error_set(err, ERROR_BAD_PARAMETER, "skeleton", -1,
+		          "skeleton: '%.64s' is not an entry id (a positive whole number)",
+		          skeleton);
+		return -1;
 	}
 	return 0;
 }
@@ -180,6 +175,7 @@ int native_request_parse(struct native_request *rq, const char *(*arg)(void *ctx
 	rq->opt.promote = 0;
 	rq->opt.reduce = 0;
 	rq->opt.layout = 0;
+	rq->skeleton = 0;
 	if (parse_sources(rq, arg, ctx, err) < 0 || parse_header(rq, arg, ctx, err) < 0 ||
 	    parse_encoding(rq, arg, ctx, err) < 0)
 		return -1;
@@ -459,7 +455,8 @@ int native_answer_make(struct catalog *cat, const struct native_request *rq,
 	const struct catalog_stored *t, *b = NULL;
 	struct native_options opt;
 	struct decode_result decoded;
-	const struct resource *src;
+	const struct resource *src, *use;
+	struct native_error ne = {0};
 	struct upload up, bundle_up;
 	uint8_t *resource = NULL;
 	uint32_t replaced = 0, template_resource = 0;
@@ -474,6 +471,7 @@ int native_answer_make(struct catalog *cat, const struct native_request *rq,
 	memset(out, 0, sizeof(*out));
 	*file_name = NULL;
 	decode_result_init(&decoded);
+	rig_init(&ne.skeleton);
 	if (catalog_get_stored(cat, rq->id, &entry, err) < 0)
 		goto done;
 	/* a Burnout resource uploaded on its own is already the game's bytes: bundle=ID puts them
@@ -486,7 +484,12 @@ int native_answer_make(struct catalog *cat, const struct native_request *rq,
 		goto done;
 	if (rq->as_class) {
 		src = catalog_stored_decode(&entry, &decoded, err);
-		rc = src ? made_new(src, rq, out, file_name, err) : -1;
+		struct upload as = {.family = "zouna", .class_name = "Animation_Z"};
+		rc = src && native_error_prepare(cat, rq, src, &ne, &use, err) == 0 &&
+		             made_new(use, rq, out, file_name, err) == 0 &&
+		             native_error_report(rq, &ne, src, &as, out, err) == 0
+		         ? 0
+		         : -1;
 		goto done;
 	}
 	t = template_id == rq->id ? &entry : &tmpl;
@@ -509,7 +512,7 @@ int native_answer_make(struct catalog *cat, const struct native_request *rq,
 			goto done;
 	}
 	src = catalog_stored_decode(&entry, &decoded, err);
-	if (!src)
+	if (!src || native_error_prepare(cat, rq, src, &ne, &use, err) < 0)
 		goto done;
 	/* the resource IDs of the bundle's entry and the template's, each decoded once at most */
 	if (b && (bundle_target(b, bundle_id, t, err) < 0 ||
@@ -528,7 +531,7 @@ int native_answer_make(struct catalog *cat, const struct native_request *rq,
 		up.class_name = t->class_name;
 		if (t->from_bundle && bundle_template(template_resource, &up, &resource, err) < 0)
 			goto done;
-		if (native_burnout(&up, src, &opt, out, err) < 0)
+		if (native_burnout(&up, use, &opt, out, err) < 0)
 			goto done;
 		if (b) {
 			catalog_stored_upload(b, &bundle_up, bundle_layout, sizeof(bundle_layout));
@@ -538,10 +541,11 @@ int native_answer_make(struct catalog *cat, const struct native_request *rq,
 			                    json_integer(bundle_id));
 		}
 	} else if (strcmp(t->class_name, "Skel_Z") == 0) {
-		if (native_zouna_skeleton(&up, src, &opt, out, err) < 0)
+		if (native_zouna_skeleton(&up, use, &opt, out, err) < 0)
 			goto done;
 	} else if (strcmp(up.family, "radient") == 0) {
-		if (native_radient(&up, src, &opt, out, err) < 0)
+		if (native_radient(&up, use, &opt, out, err) < 0 ||
+		    native_error_report(rq, &ne, src, &up, out, err) < 0)
 			goto done;
 	} else if (opt.layout) {
 		error_set(
@@ -549,7 +553,8 @@ int native_answer_make(struct catalog *cat, const struct native_request *rq,
 		    "layout: 32 and 64 are a Burnout Vehicle Animation's; a Zouna Animation_Z "
 		    "takes fuel, rat or walle (its link header's form)");
 		goto done;
-	} else if (zouna_file(&up, rq, src, &opt, out, err) < 0) {
+	} else if (zouna_file(&up, rq, use, &opt, out, err) < 0 ||
+	           native_error_report(rq, &ne, src, &up, out, err) < 0) {
 		goto done;
 	}
 	*file_name = b ? bundle_file_name(b) : file_name_of(src, rq, out->extension);
@@ -557,6 +562,7 @@ int native_answer_make(struct catalog *cat, const struct native_request *rq,
 done:
 	if (rc < 0) /* a file made and then refused (a bundle rebuilt wrong) is not kept */
 		native_file_cleanup(out);
+	native_error_cleanup(&ne);
 	decode_result_cleanup(&decoded);
 	catalog_stored_cleanup(&entry);
 	if (template_id != rq->id)
@@ -572,14 +578,24 @@ int native_answer_make_of(struct catalog *cat, const struct native_request *rq,
 {
 	struct catalog_stored tmpl = {0};
 	struct native_options opt = rq->opt;
+	struct native_error ne = {0};
+	const struct resource *use = src;
 	struct upload up;
 	char layout[8];
 	int rc = -1;
 
 	memset(out, 0, sizeof(*out));
 	*file_name = NULL;
-	if (rq->as_class)
-		return made_new(src, rq, out, file_name, err);
+	rig_init(&ne.skeleton);
+	if (rq->as_class) {
+		struct upload as = {.family = "zouna", .class_name = "Animation_Z"};
+		rc = native_error_prepare(cat, rq, src, &ne, &use, err) == 0 &&
+		             made_new(use, rq, out, file_name, err) == 0 &&
+		             native_error_report(rq, &ne, src, &as, out, err) == 0
+		         ? 0
+		         : -1;
+		goto done;
+	}
 	if (rq->bundle_id > 0 || !rq->template_id) {
 		error_set(err, ERROR_BAD_PARAMETER, rq->template_id ? "bundle" : "template", -1,
 		          rq->template_id
@@ -608,15 +624,19 @@ int native_answer_make_of(struct catalog *cat, const struct native_request *rq,
 	}
 	catalog_stored_upload(&tmpl, &up, layout, sizeof(layout));
 	opt.exported = NULL; /* a made clip came back from no export */
+	if (native_error_prepare(cat, rq, src, &ne, &use, err) < 0)
+		goto done;
 	if (strcmp(up.family, "radient") == 0) {
-		if (native_radient(&up, src, &opt, out, err) < 0)
+		if (native_radient(&up, use, &opt, out, err) < 0 ||
+		    native_error_report(rq, &ne, src, &up, out, err) < 0)
 			goto done;
 	} else if (opt.layout) {
 		error_set(err, ERROR_BAD_PARAMETER, "layout", -1,
 		          "layout: 32 and 64 are a Burnout Vehicle Animation's; a Zouna "
 		          "Animation_Z takes fuel, rat or walle (its link header's form)");
 		goto done;
-	} else if (zouna_file(&up, rq, src, &opt, out, err) < 0) {
+	} else if (zouna_file(&up, rq, use, &opt, out, err) < 0 ||
+	           native_error_report(rq, &ne, src, &up, out, err) < 0) {
 		goto done;
 	}
 	*file_name = file_name_of(src, rq, out->extension);
@@ -624,6 +644,7 @@ int native_answer_make_of(struct catalog *cat, const struct native_request *rq,
 done:
 	if (rc < 0)
 		native_file_cleanup(out);
+	native_error_cleanup(&ne);
 	catalog_stored_cleanup(&tmpl);
 	return rc;
 }

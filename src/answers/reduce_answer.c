@@ -124,7 +124,7 @@ static json_t *report_json(int64_t id, const struct reduce_request *rq, uint64_t
 	                      "reduce", rq->object ? "object" : "tolerance", "keys", "before",
 	                      (json_int_t)before, "after", (json_int_t)after, "tracks", "reduced",
 	                      (json_int_t)reduced, "kept", (json_int_t)kept);
-	char label[160];
+	json_t *extra;
 
 	if (!rq->object)
 		json_object_set_new(r, "tolerance", json_real(rq->tolerance));
@@ -137,6 +137,18 @@ static json_t *report_json(int64_t id, const struct reduce_request *rq, uint64_t
 		                              "error is not measured"));
 		return r;
 	}
+	extra = reduce_error_json(rig, scale, e, threshold, vv);
+	json_object_update(r, extra);
+	json_decref(extra);
+	return r;
+}
+
+json_t *reduce_error_json(const struct rig *rig, const struct object_scale *scale,
+                          const struct object_error_report *e, double threshold, double vv)
+{
+	char label[160];
+	json_t *r = json_object();
+
 	rig_node_label(&rig->nodes[e->largest_node], label, sizeof(label));
 	json_object_set_new(r, "rig",
 	                    json_pack("{s:f, s:s, s:f, s:f}", "height", scale->height,
@@ -154,6 +166,11 @@ static json_t *report_json(int64_t id, const struct reduce_request *rq, uint64_t
 	              "p99", length_json(e->p99, scale), "share_under_threshold", e->share_under,
 	              "samples", (json_int_t)e->samples, "times", (json_int_t)e->times));
 	return r;
+}
+
+double reduce_length_units(const struct reduce_length *l, const struct object_scale *scale)
+{
+	return rig_units(l, scale);
 }
 
 /* The last key time of the entry's tracks: the clip's extent the errors are sampled over. */

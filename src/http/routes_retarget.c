@@ -192,6 +192,8 @@ void route_retarget(struct request *req, struct response *resp)
 		response_error(resp, &err);
 		return;
 	}
+	if (native && !nq.skeleton) /* judged in object space on the rig it was put on */
+		nq.skeleton = rq.onto;
 	if (!asset) {
 		const char *s = request_arg(req, "summary");
 		summary = s && strcmp(s, "0") != 0 && strcmp(s, "") != 0;

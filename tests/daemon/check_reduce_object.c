@@ -1,11 +1,19 @@
-/* check_export_reduce.c: export?reduce=object against the real daemon. A BVH take made here
+/* check_reduce_object.c: reduce=object against the real daemon, on export and on native.
+ *
+ * Export: a BVH take made here
  * (a T-pose first frame, then smooth turns with a little noise, as motion capture is) and, when
  * Debian's assimp-testmodels is installed, the CMU clip 01_03, exported at several largest
  * object-space errors: the report's figures hold together, fewer keys than the take has, and the
  * reduced .glb, uploaded back, posed by the daemon at every frame and between frames, stays
  * within the threshold of the unreduced export at every bone's three virtual vertices (measured
  * here, from the world matrices `pose` answers); bad reduce=, error= and vv= are 400s naming
- * the parameter, an entry with no rig a 422. */
+ * the parameter, an entry with no rig a 422.
+ *
+ * Native: an Animation_Z of dense rotation keys on a Skel_Z written here. Its native report
+ * gives the object-space error on skeleton= (0 where every key is kept byte for byte; null, with
+ * a note, on no rig); reduce=object&skeleton= writes fewer keys, and the file, uploaded back and
+ * posed on the skeleton, stays within the threshold plus one quantisation step of the class
+ * (1/2000 a quaternion component) through the chain of bones it turns. */
 #define _GNU_SOURCE
 #include <check.h>
 #include <math.h>
@@ -13,7 +21,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/hash.h"
 #include "testutil.h"
+#include "zouna_writer.h"
 
 #define FRAMES     361
 #define FRAME_TIME (1.0 / 120)
@@ -26,7 +36,7 @@ static void start(void)
 	char db[512];
 
 	dir = testutil_temp_dir();
-	snprintf(db, sizeof(db), "%s/export_reduce.db", dir);
+	snprintf(db, sizeof(db), "%s/reduce_object.db", dir);
 	if (daemon_start(&d, db, "--max-samples 10000000") < 0)
 		exit(1);
 }
@@ -141,9 +151,19 @@ static double number(const json_t *v)
 	return json_number_value(v);
 }
 
+static float *world_matrices_on(json_int_t id, json_int_t skeleton, const double *times,
+                                size_t count, json_t *names);
+
 /* The world matrices of entry id at `count` times: [time][node][16], nodes in the order of
  * `names` (asserting every one is found); the caller frees. */
 static float *world_matrices(json_int_t id, const double *times, size_t count, json_t *names)
+{
+	return world_matrices_on(id, 0, times, count, names);
+}
+
+/* The same posed on skeleton's rig (0: the entry's own). */
+static float *world_matrices_on(json_int_t id, json_int_t skeleton, const double *times,
+                                size_t count, json_t *names)
 {
 	size_t nodes = json_array_size(names), at = 0;
 	float *out = calloc(count * nodes * 16, sizeof(float));
@@ -154,6 +174,10 @@ static float *world_matrices(json_int_t id, const double *times, size_t count, j
 		size_t len = (size_t)snprintf(path, sizeof(path),
 		                              "/api/resources/%lld/pose?t=", (long long)id);
 		size_t batch = 0, n;
+		if (skeleton)
+			len = (size_t)snprintf(path, sizeof(path),
+			                       "/api/resources/%lld/pose?skeleton=%lld&t=",
+			                       (long long)id, (long long)skeleton);
 		json_t *doc, *index = json_object(), *node;
 		for (; at + batch < count && batch < 100; batch++)
 			len += (size_t)snprintf(path + len, sizeof(path) - len,
@@ -385,16 +409,168 @@ START_TEST(bad_reductions_are_refused)
 }
 END_TEST
 
+/* A chain of four bones 0.75 apart (2.25 units tall: a unit is 80 cm) and an Animation_Z
+ * turning two of them every 1/120 s for a second, smoothly. *skeleton and *animation get the
+ * entries. */
+#define NATIVE_KEYS 121
+static void upload_native_pair(json_int_t *skeleton, json_int_t *animation)
+{
+	static const char *const names[4] = {"ROOT", "Bip01 Pelvis", "Bip01 Spine", "Bip01 Head"};
+	static struct zkey rot[2 * NATIVE_KEYS];
+	struct zbone bones[4];
+	struct zskeleton s = {.layout = ZSKEL_RAT, .bones = bones, .bone_count = 4};
+	struct znode nodes[2] = {
+	    {hash_asobo32(names[1], strlen(names[1])),
+	     0,
+	     0,
+	     {0, 0},
+	     {0, NATIVE_KEYS},
+	     {0, 0},
+	     {0, 0},
+	     {0, 0}},
+	    {hash_asobo32(names[2], strlen(names[2])),
+	     1,
+	     0,
+	     {0, 0},
+	     {NATIVE_KEYS, NATIVE_KEYS},
+	     {0, 0},
+	     {0, 0},
+	     {0, 0}},
+	};
+	struct zanimation a = {0};
+	struct zbuf b;
+
+	memset(bones, 0, sizeof(bones));
+	for (int i = 0; i < 4; i++) {
+		bones[i].name_crc = hash_asobo32(names[i], strlen(names[i]));
+		bones[i].parent = i - 1;
+		bones[i].rotation[3] = 1;
+		bones[i].scale[0] = bones[i].scale[1] = bones[i].scale[2] = 1;
+		bones[i].translation[1] = 0.75f;
+	}
+	s.name_crc = hash_asobo32("chain", 5);
+	zbuf_init(&b, 0);
+	zouna_write_skeleton(&b, &s, 16, 0);
+	*skeleton = upload_bytes("chain.Skel_Z", b.data, b.len);
+	zbuf_free(&b);
+	for (int k = 0; k < 2 * NATIVE_KEYS; k++) { /* about z, then about x */
+		int bone = k / NATIVE_KEYS, i = k % NATIVE_KEYS;
+		double t = i / 120.0, angle = 0.4 * sin(2 * M_PI * t + bone);
+		rot[k].time = (float)t;
+		rot[k].v[bone ? 0 : 2] = (float)sin(angle / 2);
+		rot[k].v[3] = (float)cos(angle / 2);
+	}
+	a.max_time = 1.0f;
+	a.keys[0] = rot, a.counts[0] = 2 * NATIVE_KEYS;
+	a.nodes = nodes, a.node_count = 2;
+	a.name_crc = hash_asobo32("chain_sway", 10);
+	zbuf_init(&b, 0);
+	zouna_write_animation(&b, &a, 0, 0);
+	*animation = upload_bytes("chain_sway.Animation_Z", b.data, b.len);
+	zbuf_free(&b);
+}
+
+static json_t *error_of(const json_t *report)
+{
+	return json_object_get(json_object_get(report, "object_error"), "error");
+}
+
+START_TEST(native_reports_and_reduces_in_object_space)
+{
+	json_int_t skeleton, animation, again;
+	char path[256];
+	json_t *doc, *names = json_array(), *node;
+	double cm = 0.5, threshold_units, vv_units, step_units, worst, *times;
+	size_t count = 2 * NATIVE_KEYS - 1, nodes, n, length;
+	float *want, *got;
+	char *file;
+
+	upload_native_pair(&skeleton, &animation);
+	/* nothing changed: every key kept byte for byte, no error at all */
+	snprintf(path, sizeof(path), "/api/resources/%lld/native?summary=1&skeleton=%lld",
+	         (long long)animation, (long long)skeleton);
+	doc = http_get_json(&d, path, 200);
+	ck_assert_msg(error_of(doc), "no object_error in %s", path);
+	ck_assert_double_eq(
+	    number(json_object_get(json_object_get(error_of(doc), "largest"), "rig_units")), 0);
+	ck_assert_double_eq_tol(
+	    number(json_object_get(json_object_get(json_object_get(doc, "object_error"), "rig"),
+	                           "height")),
+	    2.25, 1e-4);
+	json_decref(doc);
+	/* on no rig: null, and said */
+	snprintf(path, sizeof(path), "/api/resources/%lld/native?summary=1", (long long)animation);
+	doc = http_get_json(&d, path, 200);
+	ck_assert(json_is_null(json_object_get(doc, "object_error")));
+	json_decref(doc);
+	snprintf(path, sizeof(path), "/api/resources/%lld/native?summary=1&reduce=object",
+	         (long long)animation);
+	expect_error(path, 422, "reduce");
+	snprintf(path, sizeof(path), "/api/resources/%lld/native?summary=1&skeleton=x",
+	         (long long)animation);
+	expect_error(path, 400, "skeleton");
+
+	/* reduce=object at 0.5 cm */
+	snprintf(path, sizeof(path),
+	         "/api/resources/%lld/native?summary=1&reduce=object&error=%gcm&skeleton=%lld",
+	         (long long)animation, cm, (long long)skeleton);
+	doc = http_get_json(&d, path, 200);
+	ck_assert_msg(json_integer_value(json_object_get(
+	                  json_object_get(json_object_get(doc, "reduction"), "keys"), "after")) <
+	                  2 * NATIVE_KEYS,
+	              "reduce=object kept every key");
+	threshold_units = number(json_object_get(
+	    json_object_get(json_object_get(doc, "object_error"), "threshold"), "rig_units"));
+	vv_units = number(json_object_get(
+	    json_object_get(json_object_get(doc, "object_error"), "vv"), "rig_units"));
+	json_decref(doc);
+	snprintf(path, sizeof(path),
+	         "/api/resources/%lld/native?reduce=object&error=%gcm&skeleton=%lld",
+	         (long long)animation, cm, (long long)skeleton);
+	file = get(path, 200, &length);
+	again = upload_bytes("chain_sway_reduced.Animation_Z", file, length);
+	free(file);
+	ck_assert_int_ne(again, animation);
+
+	snprintf(path, sizeof(path), "/api/resources/%lld/pose?skeleton=%lld&t=0",
+	         (long long)animation, (long long)skeleton);
+	doc = http_get_json(&d, path, 200);
+	json_array_foreach(json_object_get(doc, "nodes"), n, node)
+	    json_array_append(names, json_object_get(node, "name"));
+	json_decref(doc);
+	nodes = json_array_size(names);
+	times = malloc(count * sizeof(*times));
+	for (size_t k = 0; k < count; k++)
+		times[k] = (double)k / 240;
+	want = world_matrices_on(animation, skeleton, times, count, names);
+	got = world_matrices_on(again, skeleton, times, count, names);
+	worst = largest_vertex_error(want, got, count * nodes, vv_units);
+	/* one rounding of a quaternion's components (1/4000 each, 4 of them) turns a bone by up
+	 * to 2 * 0.0005 rad; the pelvis reaches 1.5 + vv, the spine 0.75 + vv */
+	step_units = 0.001 * ((1.5 + vv_units) + (0.75 + vv_units));
+	printf("chain_sway at %g cm: largest error measured again %.5f rig units (threshold %.5f, "
+	       "one step %.5f)\n",
+	       cm, worst, threshold_units, step_units);
+	ck_assert_msg(worst <= threshold_units + step_units, "a vertex %g off, over %g + %g", worst,
+	              threshold_units, step_units);
+	free(want);
+	free(got);
+	free(times);
+	json_decref(names);
+}
+END_TEST
+
 int main(void)
 {
-	Suite *s = suite_create("export_reduce");
-	TCase *tc = tcase_create("export_reduce");
+	Suite *s = suite_create("reduce_object");
+	TCase *tc = tcase_create("reduce_object");
 
 	tcase_add_unchecked_fixture(tc, start, stop);
 	tcase_set_timeout(tc, 600);
 	tcase_add_test(tc, a_take_reduced_stays_within_the_threshold);
 	tcase_add_test(tc, a_cmu_clip_reduced_stays_within_the_threshold);
 	tcase_add_test(tc, bad_reductions_are_refused);
+	tcase_add_test(tc, native_reports_and_reduces_in_object_space);
 	suite_add_tcase(s, tc);
 	return testutil_run(s);
 }
