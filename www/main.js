@@ -11,6 +11,7 @@ import { $ } from '/dom.js';
 import { openEntry, setUpEntry } from '/entry.js';
 import { followEvents, setUpLive } from '/live.js';
 import { setUpNames } from '/names.js';
+import { wireReduce } from '/reduce.js';
 import { readUrl } from '/state.js';
 import { publish } from '/status.js';
 import { setUpUpload } from '/upload.js';
@@ -40,6 +41,7 @@ async function start() {
   setUpCompare();
   setUpBones();
   setUpLive();
+  wireReduce();
   followEvents(); // first, so that nothing falls between the list and the stream
   await Promise.all([loadHealth(), loadClasses(), loadCatalogue()]);
   if (view.id) {

@@ -3,6 +3,7 @@
 import { api } from '/api.js';
 import { $, text, make } from '/dom.js';
 import { state } from '/state.js';
+import { errorWords, reduceQuery } from '/reduce.js';
 import { count, bytes } from '/words.js';
 
 // "Download for the game": the entry as the game's own bytes (GET .../native), laid out like a
@@ -29,17 +30,28 @@ export function nativeTemplates(entry) {
   return found;
 }
 
+// The skeleton the view shows an entry without a rig of its own on: what its error is measured on.
+const skeletonShown = (entry) => {
+  const chosen = $('#skeleton-choice') && $('#skeleton-choice').value;
+  return !entry.rig && /^\d+$/.test(chosen || '') ? `&skeleton=${chosen}` : '';
+};
+
+let asked = 0; // the newest report asked for writes; an older answer is dropped
+
 export async function showNativeReport() {
   const entry = state.entry;
   const select = $('#native-template');
   const report = $('#native-report');
-  const query = `template=${select.value}`;
+  if (!entry || !select.value || $('#native-box').hidden) return;
+  const reduce = reduceQuery();
+  const query = `template=${select.value}${reduce ? `&${reduce}` : ''}${skeletonShown(entry)}`;
+  const mine = ++asked;
   $('#native-link').href = `/api/resources/${entry.id}/native?${query}`;
   report.removeAttribute('data-done');
   text(report, 'checking…');
   try {
     const answer = await api(`/api/resources/${entry.id}/native?${query}&summary=1`);
-    if (state.entry !== entry) return;
+    if (state.entry !== entry || mine !== asked) return;
     const kept = answer.tracks.filter((t) => t.kept).length;
     const largest = Math.max(0, ...answer.tracks.map((t) => t.largest_difference || 0));
     text(report, `${answer.file_name}, ${bytes(answer.length)}: ${count(kept, 'track', 'tracks')} kept byte for byte, `
@@ -47,10 +59,12 @@ export async function showNativeReport() {
       + (answer.kept_from_template.length ? `, ${count(answer.kept_from_template.length, 'track', 'tracks')} taken from the game file` : '')
       + (largest ? `; largest difference ${largest.toPrecision(3)}` : '')
       + (answer.bundle ? `; the whole bundle rebuilt around resource ${answer.bundle.resource_id}`
-        + (answer.bundle.moved ? ` (the blocks after it moved ${bytes(Math.abs(answer.bundle.moved))})` : ', nothing else moved') : ''));
+        + (answer.bundle.moved ? ` (the blocks after it moved ${bytes(Math.abs(answer.bundle.moved))})` : ', nothing else moved') : '')
+      + (answer.reduction ? `; ${answer.reduction.keys.before.toLocaleString('en')} keys → ${answer.reduction.keys.after.toLocaleString('en')}` : '')
+      + (answer.object_error ? `; ${errorWords(answer.object_error)}` : ''));
     report.dataset.done = 'ok';
   } catch (e) {
-    if (state.entry !== entry) return;
+    if (state.entry !== entry || mine !== asked) return;
     text(report, `cannot be written for the game: ${e.message}`);
     report.dataset.done = 'refused';
   }

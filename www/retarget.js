@@ -7,7 +7,8 @@
 
 import { api } from '/api.js';
 import { $, text, make } from '/dom.js';
-import { renderNative } from '/native.js';
+import { renderNative, showNativeReport } from '/native.js';
+import { onReduceChange, reduceQuery, showReduceReport } from '/reduce.js';
 import { state } from '/state.js';
 import { during } from '/status.js';
 
@@ -22,6 +23,8 @@ export function retargetQuery() {
 }
 
 let shownRetargeted = false; // the links and the game's box are the retarget's
+let relink = null; // the open entry's links, made again when "Fewer keys" changes
+onReduceChange(() => relink && relink());
 
 const ontoQuery = () => `onto=${state.motion.skeleton}${state.motion.map ? `&map=${state.motion.map}` : ''}`;
 
@@ -46,10 +49,18 @@ export async function showRetarget(entry, value, reshow) {
     const onSkeleton = value !== 'own' && value !== 'none';
     bare.href = `/api/resources/${entry.id}/export`;
     bare.hidden = !onSkeleton;
+    const reduce = reduceQuery();
+    const exported = onSkeleton ? `/api/resources/${entry.id}/export?skeleton=${value}` : bare.href;
     gltf.href = retargeted() ? `/api/resources/${entry.id}/retarget?${ontoQuery()}&format=glb`
-      : onSkeleton ? `/api/resources/${entry.id}/export?skeleton=${value}` : bare.href;
+      : reduce ? `${exported}${onSkeleton ? '&' : '?'}${reduce}` : exported;
     text(gltf, retargeted() ? `Download as glTF (retargeted onto entry ${value})`
       : onSkeleton ? `Download as glTF (on entry ${value}'s skeleton)` : 'Download as glTF');
+    showReduceReport(retargeted() ? null : gltf.getAttribute('href'));
+  };
+  relink = () => {
+    if (state.entry !== entry) return;
+    links();
+    if (!retargeted()) showNativeReport();
   };
   panel.hidden = !retargeted();
   links();

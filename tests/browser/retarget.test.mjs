@@ -20,7 +20,7 @@ const shots = process.env.ANIMDEX_SCREENSHOTS || join(process.cwd(), 'tests', 'o
 const dir = mkdtempSync(join(tmpdir(), 'animdex-retarget-page-'));
 const chromiumArgs = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking',
   '--disable-component-update', '--disable-sync', '--no-first-run'];
-const planned = planChecks(12);
+const planned = planChecks(14);
 const check = (name, ok, detail = '') => planned.check(`retarget page ${name}`, ok, detail);
 
 function startDaemon() {
@@ -103,6 +103,34 @@ async function onItsSkeleton(browser, base) {
   check('"Download as glTF" exports onto the skeleton shown, and says so', chosen === String(hero)
     && href === `/api/resources/${run}/export?skeleton=${hero}` && label.includes(`entry ${hero}`)
     && !(await page.locator('#gltf-bare-link').isHidden()), `${chosen}: ${href} "${label}"`);
+  // "Fewer keys": both downloads reduced by object-space error, the reports in words
+  // (ticked from the keyboard: the report lines above it grow and shrink as they are fetched
+  // again, moving the box under a pointer)
+  await page.fill('#reduce-error', '0.05');
+  await page.focus('#reduce-on');
+  await page.keyboard.press('Space');
+  await page.waitForFunction(() => document.querySelector('#reduce-on').checked);
+  await page.waitForFunction(() => ['ok', 'refused'].includes(document.querySelector('#reduce-report').dataset.done)
+    && /0\.05cm/.test(document.querySelector('#gltf-link').getAttribute('href')));
+  await page.waitForFunction(() => document.querySelector('#native-report').dataset.done
+    && /reduce=object/.test(document.querySelector('#native-link').getAttribute('href')));
+  const reducedHref = await page.locator('#gltf-link').getAttribute('href');
+  const reduceWords = await page.locator('#reduce-report').innerText();
+  const nativeHref = await page.locator('#native-link').getAttribute('href');
+  const nativeWords = await page.locator('#native-report').innerText();
+  const summary = await (await fetch(`${base}${reducedHref}&summary=1`)).json();
+  const r = summary.reduction && summary.reduction[0];
+  check('"Fewer keys" reduces "Download as glTF" on the skeleton shown, and says what it cost',
+    reducedHref === `/api/resources/${run}/export?skeleton=${hero}&reduce=object&error=0.05cm`
+      && r && reduceWords.includes(`→ ${r.keys.after.toLocaleString('en')}`) && /largest error where the player sees it/.test(reduceWords)
+      && r.error.largest.cm <= 0.05, `${reducedHref}: ${reduceWords}`);
+  check('and "Download for the game", measured on the skeleton shown',
+    nativeHref.includes('&reduce=object&error=0.05cm') && nativeHref.includes(`&skeleton=${hero}`)
+      && /keys → /.test(nativeWords) && /largest error where the player sees it/.test(nativeWords), `${nativeHref}: ${nativeWords}`);
+  await page.focus('#reduce-on');
+  await page.keyboard.press('Space');
+  await page.waitForFunction(() => document.querySelector('#reduce-report').dataset.done === 'off'
+    && !/reduce=/.test(document.querySelector('#gltf-link').getAttribute('href')));
   const asset = Buffer.from(await (await fetch(`${base}${href}`)).arrayBuffer());
   const again = await upload(base, 'run-on-hero.glb', asset);
   const t = 0.5;
