@@ -9,13 +9,19 @@
  * - the object-space reduction at the same threshold, and the milliseconds it took (the median
  *   of REPS runs);
  * each with its keys before and after, the ratio, the largest error, its 99th percentile and
- * the share of samples under the threshold. Prints "name<TAB>value<TAB>unit" rows. */
+ * the share of samples under the threshold. Prints "name<TAB>value<TAB>unit" rows.
+ *
+ * --against ORIGINAL OTHER (two glTF files of one clip, the other made from the original by
+ * another tool, gltfpack in make bench): the other's keys and its object-space error against
+ * the original, node by node of the same name. */
 #include <math.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
 
+#include "core/pose.h"
 #include "core/reduce.h"
 #include "formats/format.h"
 
@@ -206,8 +212,102 @@ static int load(const char *path, struct clip_under_test *c, struct decode_resul
 	return 0;
 }
 
+/* A clip posed on its own rig. */
+static int posed(const struct clip_under_test *c, struct pose *p)
+{
+	if (pose_init(p, &c->res->rig) < 0)
+		return -1;
+	for (size_t i = 0; i < c->count; i++)
+		if (pose_add_track(p, c->tracks[i].node, c->tracks[i].property, c->tracks[i].euler,
+		                   c->tracks[i].keys) < 0)
+			return -1;
+	return 0;
+}
+
+static int compare_doubles(const void *x, const void *y)
+{
+	return compare(x, y);
+}
+
+/* The other file's keys and its object-space error against the original's: each posed on its
+ * own rig (another tool may fold nodes into their parents, or move a constant track into a
+ * node's rest pose), every node of the original's with a node of the same name in the other's
+ * measured with three virtual vertices, at the original's sampled times. */
+static int against(const char *original, const char *other)
+{
+	struct clip_under_test a = {0}, b = {0};
+	struct decode_result da, db;
+	struct pose pa, pb;
+	const char *slash = strrchr(other, '/');
+	size_t na, *same, pairs = 0, samples = 0, under = 0;
+	double vv, threshold, largest = 0, *errors;
+
+	if (load(original, &a, &da) < 0 || load(other, &b, &db) < 0 || posed(&a, &pa) < 0 ||
+	    posed(&b, &pb) < 0)
+		return 1;
+	na = a.res->rig.count;
+	same = calloc(na + 1, sizeof(*same));
+	for (size_t i = 0; i < na; i++) {
+		const char *name = a.res->rig.nodes[i].name;
+		same[i] = SIZE_MAX;
+		for (size_t n = 0; name && n < b.res->rig.count && same[i] == SIZE_MAX; n++)
+			if (b.res->rig.nodes[n].name && strcmp(b.res->rig.nodes[n].name, name) == 0)
+				same[i] = n;
+		pairs += same[i] != SIZE_MAX;
+	}
+	vv = OBJECT_ERROR_DEFAULT_VV * a.scale.units_per_cm;
+	threshold = 0.01 * a.scale.units_per_cm;
+	errors = malloc((a.times_count * pairs + 1) * sizeof(*errors));
+	for (size_t t = 0; t < a.times_count; t++) {
+		pose_at(&pa, a.times[t]);
+		pose_at(&pb, a.times[t]);
+		for (size_t i = 0; i < na; i++) {
+			const double *x = pa.world + i * 16, *y;
+			double worst = 0;
+			if (same[i] == SIZE_MAX)
+				continue;
+			y = pb.world + same[i] * 16;
+			for (int axis = 0; axis < 3; axis++) {
+				double d2 = 0;
+				for (int r = 0; r < 3; r++) {
+					double d = (x[12 + r] + vv * x[axis * 4 + r]) -
+					           (y[12 + r] + vv * y[axis * 4 + r]);
+					d2 += d * d;
+				}
+				worst = sqrt(d2) > worst ? sqrt(d2) : worst;
+			}
+			errors[samples++] = worst;
+			under += worst <= threshold;
+			largest = worst > largest ? worst : largest;
+		}
+	}
+	qsort(errors, samples, sizeof(*errors), compare_doubles);
+	printf("%s: keys\t%llu\tof %llu (%.2fx fewer)\n", slash ? slash + 1 : other,
+	       (unsigned long long)keys_of(&b), (unsigned long long)keys_of(&a),
+	       (double)keys_of(&a) / (double)(keys_of(&b) ? keys_of(&b) : 1));
+	printf("%s: largest error\t%.4f\tcm (p99 %.4f cm, %.2f %% under 0.01 cm; %zu of %zu nodes "
+	       "found by name)\n",
+	       slash ? slash + 1 : other, largest / a.scale.units_per_cm,
+	       samples ? errors[(size_t)ceil(0.99 * (double)samples) - 1] / a.scale.units_per_cm
+	               : 0,
+	       samples ? 100.0 * (double)under / (double)samples : 0, pairs, na);
+	free(errors);
+	free(same);
+	pose_cleanup(&pa);
+	pose_cleanup(&pb);
+	free(a.tracks);
+	free(a.times);
+	free(b.tracks);
+	free(b.times);
+	decode_result_cleanup(&db);
+	decode_result_cleanup(&da);
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
+	if (argc == 4 && strcmp(argv[1], "--against") == 0)
+		return against(argv[2], argv[3]);
 	for (int i = 1; i < argc; i++) {
 		struct clip_under_test c = {0};
 		struct decode_result dr;

@@ -33,17 +33,33 @@ echo "sampling core..." >&2
 "$dir/bench_curve" >"$dir/curve.tsv"
 while IFS=$'\t' read -r name value unit; do row "$name" "$value" "$unit"; done <"$dir/curve.tsv"
 
-echo "reduction by object-space error on Debian's CMU clips..." >&2
+echo "reduction by object-space error on Debian's CMU clips, gltfpack beside it..." >&2
 # shellcheck disable=SC2086
 gcc $cc_flags -o "$dir/bench_reduce" "$top/tests/bench/bench_reduce.c" "$build/libanimdex.a" \
 	$(pkg-config --libs jansson) -lz -lm || exit 1
 cmu=/usr/share/assimp/models/BVH
-if [ -f "$cmu/01_01.bvh" ]; then
-	REDUCE_AT=0.01,0.05 "$dir/bench_reduce" "$cmu/01_01.bvh" "$cmu/01_03.bvh" "$cmu/Boxing_Toes.bvh" \
-		>"$dir/reduce.tsv" || exit 1
+if [ -f "$cmu/01_01.bvh" ] && command -v assimp >/dev/null; then
+	if [ ! -d "$top/tests/bench/node_modules/gltfpack" ]; then
+		(cd "$top/tests/bench" && npm ci --no-audit --no-fund --loglevel=error) >&2
+	fi
+	clips=""
+	for clip in 01_01 01_03 Boxing_Toes; do # glTF as Debian's assimp converts them
+		assimp export "$cmu/$clip.bvh" "$dir/$clip.glb" -fglb2 >/dev/null || exit 1
+		clips="$clips $dir/$clip.glb"
+	done
+	# shellcheck disable=SC2086
+	REDUCE_AT=0.01,0.05 "$dir/bench_reduce" $clips >"$dir/reduce.tsv" || exit 1
+	for clip in 01_01 01_03 Boxing_Toes; do # gltfpack 0.18 with its defaults
+		if node "$top/tests/bench/node_modules/gltfpack/cli.js" -i "$dir/$clip.glb" \
+			-o "$dir/$clip.gltfpack.glb" >/dev/null; then
+			"$dir/bench_reduce" --against "$dir/$clip.glb" "$dir/$clip.gltfpack.glb" >>"$dir/reduce.tsv"
+		else
+			printf '%s\t-\t%s\n' "$clip.gltfpack.glb" "gltfpack could not run (npm ci in tests/bench)" >>"$dir/reduce.tsv"
+		fi
+	done
 	while IFS=$'\t' read -r name value unit; do row "$name" "$value" "$unit"; done <"$dir/reduce.tsv"
 else
-	row "reduction on CMU clips" "-" "skipped: $cmu/01_01.bvh is missing (apt-get install assimp-testmodels)"
+	row "reduction on CMU clips" "-" "skipped: $cmu/01_01.bvh or assimp is missing (apt-get install assimp-utils assimp-testmodels)"
 fi
 
 echo "three.js, the same sweeps..." >&2
