@@ -14,7 +14,7 @@
 #define SEARCH_TIMES   4
 #define HOPELESS       8  /* a segment past this many tolerances ends the search from its key */
 #define DP_BUDGET      64 /* dense keys the dynamic programme may measure, a key of the track */
-#define DP_FLOOR       (1u << 20) /* or for a short track, this many */
+#define DP_FLOOR       (1u << 17) /* or for a short track, this many */
 #define DP_ALWAYS      1024       /* keys of a track the programme is always tried on */
 
 struct reducer {
