@@ -160,8 +160,8 @@ static double segment_error(struct reducer *r, const struct sampler *seg, uint32
 	return worst;
 }
 
-/* Whether the segment a..b, with fitted tangents, stays within the tolerance. */
-static int segment_fits(struct reducer *r, uint32_t a, uint32_t b)
+/* The error of the segment a..b (fitted tangents), stopping once past bound. */
+static double segment_error_of(struct reducer *r, uint32_t a, uint32_t b, double bound)
 {
 	float out_a[MAX_COMPONENTS] = {0}, in_b[MAX_COMPONENTS] = {0};
 	float times[2], values[6 * MAX_COMPONENTS];
@@ -173,7 +173,13 @@ static int segment_fits(struct reducer *r, uint32_t a, uint32_t b)
 	}
 	segment(r, a, b, out_a, in_b, &seg, times, values);
 	curve_cursor_init(&r->cursor);
-	return segment_error(r, &seg, a, b, r->tolerance) <= r->tolerance;
+	return segment_error(r, &seg, a, b, bound);
+}
+
+/* Whether the segment a..b, with fitted tangents, stays within the tolerance. */
+static int segment_fits(struct reducer *r, uint32_t a, uint32_t b)
+{
+	return segment_error_of(r, a, b, r->tolerance) <= r->tolerance;
 }
 
 /* The furthest dense key a segment from a may end at: doubling while it fits, then halving
@@ -205,22 +211,6 @@ static uint32_t furthest_end(struct reducer *r, uint32_t a)
 			miss = mid;
 	}
 	return a + fit;
-}
-
-/* The error of the segment a..b (fitted tangents), stopping once past bound. */
-static double segment_error_of(struct reducer *r, uint32_t a, uint32_t b, double bound)
-{
-	float out_a[MAX_COMPONENTS] = {0}, in_b[MAX_COMPONENTS] = {0};
-	float times[2], values[6 * MAX_COMPONENTS];
-	struct sampler seg;
-
-	if (r->hermite) {
-		slope(r, a, 1, out_a);
-		slope(r, b, 0, in_b);
-	}
-	segment(r, a, b, out_a, in_b, &seg, times, values);
-	curve_cursor_init(&r->cursor);
-	return segment_error(r, &seg, a, b, bound);
 }
 
 /* The keys of a LINEAR or CUBIC_SPLINE track, the fewest whose segments all fit: a dynamic
