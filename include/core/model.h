@@ -206,6 +206,9 @@ size_t sampler_components(const struct sampler *s);
 /* Whether two samplers hold the same keys: type, array size, interpolation, semantic, times
  * and values, bit for bit. */
 int sampler_equal(const struct sampler *a, const struct sampler *b);
+/* *out becomes a copy of *in with arrays of its own (malloc'd). 0, or -1 when out of memory
+ * (out's arrays then freed and NULL). */
+int sampler_copy(struct sampler *out, const struct sampler *in);
 
 void clip_init(struct clip *clip);
 void clip_cleanup(struct clip *clip);

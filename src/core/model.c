@@ -156,6 +156,23 @@ size_t sampler_components(const struct sampler *s)
 	return (size_t)value_type_components(s->type) * s->array_size;
 }
 
+int sampler_copy(struct sampler *out, const struct sampler *in)
+{
+	*out = *in;
+	out->times = malloc((size_t)in->key_count * sizeof(float) + 1);
+	out->values = malloc(in->value_bytes + 1);
+	if (!out->times || !out->values) {
+		free(out->times);
+		free(out->values);
+		out->times = NULL;
+		out->values = NULL;
+		return -1;
+	}
+	memcpy(out->times, in->times, (size_t)in->key_count * sizeof(float));
+	memcpy(out->values, in->values, in->value_bytes);
+	return 0;
+}
+
 int sampler_equal(const struct sampler *a, const struct sampler *b)
 {
 	return a->type == b->type && a->array_size == b->array_size && a->interp == b->interp &&

@@ -121,18 +121,6 @@ static void attempt_free(struct attempt *a, size_t count)
 	a->out = NULL;
 }
 
-static int copy_sampler(const struct sampler *in, struct sampler *out)
-{
-	*out = *in;
-	out->times = malloc((size_t)in->key_count * sizeof(float) + 1);
-	out->values = malloc(in->value_bytes + 1);
-	if (!out->times || !out->values)
-		return -1;
-	memcpy(out->times, in->times, (size_t)in->key_count * sizeof(float));
-	memcpy(out->values, in->values, in->value_bytes);
-	return 0;
-}
-
 /* Every track reduced at k times its base tolerance, and measured. */
 static int try_scale(struct object_error_reference *ref, const struct object_track *tracks,
                      size_t count, const double *base, double k,
@@ -152,7 +140,7 @@ static int try_scale(struct object_error_reference *ref, const struct object_tra
 		double tolerance = k * base[i];
 		int failed = reduce_applies(s) && isfinite(tolerance) && tolerance > 0
 		                 ? reduce_sampler_quickly(s, tolerance, opt->fit, &a->out[i], &r)
-		                 : copy_sampler(s, &a->out[i]);
+		                 : sampler_copy(&a->out[i], s);
 		if (failed) {
 			free(changed);
 			return -1;

@@ -95,18 +95,6 @@ static int sampler_make(struct sampler *s, enum value_type type, enum interpolat
 	return 0;
 }
 
-static int sampler_copy(struct sampler *out, const struct sampler *in)
-{
-	*out = *in;
-	out->times = malloc((size_t)in->key_count * sizeof(float) + 1);
-	out->values = malloc(in->value_bytes + 1);
-	if (!out->times || !out->values)
-		return -1;
-	memcpy(out->times, in->times, (size_t)in->key_count * sizeof(float));
-	memcpy(out->values, in->values, in->value_bytes);
-	return 0;
-}
-
 /* Target bone b's rotation keys: its source's, each rewritten as L q M. */
 static int rewrite_rotation(const struct plan *pl, uint32_t b, const struct retarget_input *in,
                             struct retarget_track *t, int *copied)
