@@ -165,8 +165,15 @@ static const char *const shared_sql[ST_COUNT] = {
                     "LIMIT 100",
     [ST_INSERT_EVENT] = "INSERT INTO events (at, kind, resource_id, class, family, crc32, "
                         "decoder_version) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)",
-    [ST_TRIM_EVENTS] = "DELETE FROM events WHERE id <= (SELECT max(id) FROM events) - ?1 AND "
-                       "at < ?2",
+    /* the old events are those before the oldest one still in its grace period, found from
+     * the oldest end: every row kept from the last trim is young, so this reads only the rows
+     * that aged since, and the delete one range of ids (a test of `at` on every row kept
+     * cost each commit a scan of a busy half minute's events, 20,000 rows at 1,500 uploads a
+     * second) */
+    [ST_TRIM_EVENTS] = "DELETE FROM events WHERE id < (SELECT CASE WHEN k.by_count < k.by_age "
+                       "THEN k.by_count ELSE k.by_age END FROM (SELECT max(o.id) - ?1 + 1 AS "
+                       "by_count, coalesce((SELECT y.id FROM events y WHERE y.at >= ?2 ORDER "
+                       "BY y.id LIMIT 1), max(o.id) + 1) AS by_age FROM events o) k)",
     /* the entry as the list gives it, when it is still there */
     [ST_EVENTS_AFTER] = "SELECT " SUMMARY_COLUMNS ", e.id, e.at, e.kind, e.resource_id, e.class, "
                         "e.family, e.crc32, e.decoder_version FROM events e LEFT JOIN resources "
