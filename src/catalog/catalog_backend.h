@@ -122,6 +122,10 @@ enum statement {
 	                    * then the event's id, at, kind, resource_id, class, family, crc32,
 	                    * decoder_version */
 	ST_EVENTS_NEWEST,  /* the newest and the oldest event's id, 0 when none */
+	/* SQLite's alone: the entries noted since the last commit put in the search index, and
+	 * the notes cleared (schema/012_search_index_by_transaction.sql) */
+	ST_TEXT_INDEX_PENDING,
+	ST_TEXT_CLEAR_PENDING,
 	ST_COUNT
 };
 

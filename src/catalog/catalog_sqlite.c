@@ -43,6 +43,10 @@ static const char *const sqlite_sql[ST_COUNT] = {
                          "resource_id = ?1 ORDER BY rowid",
     /* AUTOINCREMENT already continues after the largest id inserted */
     [ST_COPY_FINISH] = "SELECT 1",
+    [ST_TEXT_INDEX_PENDING] = "INSERT INTO resources_text (rowid, name, class, filename, note) "
+                              "SELECT r.id, r.name, r.class, r.filename, r.note FROM "
+                              "resources_text_pending p JOIN resources r ON r.id = p.id",
+    [ST_TEXT_CLEAR_PENDING] = "DELETE FROM resources_text_pending",
 };
 
 struct sqlite_stmt {
@@ -398,10 +402,35 @@ static void sqlite_bind_null(struct db_stmt *s, int i)
 	sqlite3_bind_null(((struct sqlite_stmt *)s)->stmt, i);
 }
 
+/* Before a COMMIT that wrote: the entries it made or renamed into the search index, with one
+ * statement (one segment of the index for the whole transaction). */
+static int sqlite_index_pending(struct sqlite_db *db, struct error *err)
+{
+	static const enum statement steps[] = {ST_TEXT_INDEX_PENDING, ST_TEXT_CLEAR_PENDING};
+
+	if (sqlite3_txn_state(db->conn, "main") != SQLITE_TXN_WRITE)
+		return 0;
+	for (size_t i = 0; i < sizeof(steps) / sizeof(steps[0]); i++) {
+		struct db_stmt *s = sqlite_prepare(&db->base, steps[i], err);
+		int rc = s ? sqlite3_step(((struct sqlite_stmt *)s)->stmt) : SQLITE_ERROR;
+		if (s && rc != SQLITE_DONE)
+			sqlite_fail(db, err, "indexing the new entries for search");
+		if (s)
+			sqlite3_reset(((struct sqlite_stmt *)s)->stmt);
+		if (rc != SQLITE_DONE)
+			return -1;
+	}
+	return 0;
+}
+
 static int sqlite_step(struct db_stmt *base, const char *what, struct error *err)
 {
 	struct sqlite_stmt *s = (struct sqlite_stmt *)base;
-	int rc = sqlite3_step(s->stmt);
+	int rc;
+
+	if (s == &s->db->stmt[ST_COMMIT] && sqlite_index_pending(s->db, err) < 0)
+		return -1;
+	rc = sqlite3_step(s->stmt);
 
 	if (rc == SQLITE_ROW)
 		return 1;

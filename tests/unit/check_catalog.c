@@ -501,6 +501,100 @@ static int64_t count_named(struct catalog *cat, const char *name)
 	return n;
 }
 
+/* The names a search for q lists, joined by spaces, in id order. */
+static void search_names(struct catalog *cat, const char *q_text, char *out, size_t size)
+{
+	struct catalog_query q = {0};
+	struct error err;
+	json_t *page, *e;
+	size_t i, used = 0;
+
+	error_init(&err);
+	q.q = q_text;
+	q.limit = 50;
+	q.ascending = 1;
+	page = catalog_list(cat, &q, &err);
+	ck_assert_msg(page != NULL, "%s", err.message);
+	out[0] = '\0';
+	json_array_foreach(json_object_get(page, "resources"), i, e)
+	{
+		used += (size_t)snprintf(out + used, size - used, "%s%s", used ? " " : "",
+		                         json_string_value(json_object_get(e, "name")));
+		ck_assert_uint_lt(used, size);
+	}
+	json_decref(page);
+}
+
+/* The search index follows every write, committed with it: entries made, made and removed in
+ * one transaction, removed after their commit, rolled back; on SQLite (which indexes a
+ * transaction's entries at its commit, schema/012) nothing is left waiting and FTS5's own
+ * check of the index passes. */
+START_TEST(the_search_index_follows_every_write)
+{
+	struct error err;
+	struct catalog *cat;
+	char names[256];
+	int64_t kept, dropped, later;
+
+	error_init(&err);
+	cat = catalog_open(db_path, &err);
+	ck_assert_msg(cat != NULL, "%s", err.message);
+	ck_assert_int_eq(catalog_begin(cat, &err), 0);
+	kept = put_clip(cat, "tango one", 1);
+	dropped = put_clip(cat, "tango two", 2);
+	put_clip(cat, "uniform", 3);
+	ck_assert_int_eq(catalog_commit(cat, &err), 0);
+	ck_assert_int_eq(catalog_delete(cat, dropped, &err), 0);
+	search_names(cat, "ango", names, sizeof(names));
+	ck_assert_str_eq(names, "tango one");
+	search_names(cat, "nifor", names, sizeof(names));
+	ck_assert_str_eq(names, "uniform");
+	/* a committed entry leaves the index; one rolled back never enters it */
+	ck_assert_int_eq(catalog_delete(cat, kept, &err), 0);
+	later = put_clip(cat, "tango three", 4);
+	ck_assert_int_eq(catalog_begin(cat, &err), 0);
+	put_clip(cat, "tango four", 5);
+	catalog_rollback(cat);
+	search_names(cat, "ango", names, sizeof(names));
+	ck_assert_str_eq(names, "tango three");
+	ck_assert_int_gt(later, kept);
+	if (testutil_backend != TESTUTIL_POSTGRES) {
+		sqlite3 *db;
+		sqlite3_stmt *st;
+		ck_assert_int_eq(sqlite3_open(db_path, &db), SQLITE_OK);
+		ck_assert_int_eq(sqlite3_prepare_v2(db,
+		                                    "SELECT count(*) FROM resources_text_pending",
+		                                    -1, &st, NULL),
+		                 SQLITE_OK);
+		ck_assert_int_eq(sqlite3_step(st), SQLITE_ROW);
+		ck_assert_int_eq(sqlite3_column_int64(st, 0), 0);
+		sqlite3_finalize(st);
+		/* an entry made and removed before its transaction's commit only leaves its note:
+		 * a 'delete' of an entry never indexed would damage the index */
+		ck_assert_msg(
+		    sqlite3_exec(db,
+		                 "BEGIN; INSERT INTO resources (blob_sha256, part, family, "
+		                 "class, name, crc32, crc32_source, uploaded_at, track_count, "
+		                 "structure) SELECT blob_sha256, 99, family, class, 'tango "
+		                 "five', crc32, crc32_source, uploaded_at, track_count, "
+		                 "structure FROM resources WHERE name = 'uniform'; DELETE FROM "
+		                 "resources WHERE part = 99; COMMIT",
+		                 NULL, NULL, NULL) == SQLITE_OK,
+		    "%s", sqlite3_errmsg(db));
+		ck_assert_msg(
+		    sqlite3_exec(db,
+		                 "INSERT INTO resources_text (resources_text, rank) VALUES "
+		                 "('integrity-check', 0)",
+		                 NULL, NULL, NULL) == SQLITE_OK,
+		    "%s", sqlite3_errmsg(db));
+		sqlite3_close(db);
+		search_names(cat, "ango", names, sizeof(names));
+		ck_assert_str_eq(names, "tango three");
+	}
+	catalog_close(cat);
+}
+END_TEST
+
 START_TEST(grouped_writes_keep_each_job_apart)
 {
 	struct catalog_pool *pool = catalog_pool_create(db_path, 0);
@@ -951,6 +1045,7 @@ static void add_tests(TCase *tc)
 	tcase_add_test(tc, filters_names_and_handles_behave_alike);
 	tcase_add_test(tc, rigs_are_stored_bit_for_bit_and_copied);
 	tcase_add_test(tc, lists_sort_by_a_field_and_page_in_its_order);
+	tcase_add_test(tc, the_search_index_follows_every_write);
 	tcase_set_timeout(tc, 30);
 }
 
