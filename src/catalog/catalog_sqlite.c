@@ -505,9 +505,16 @@ static int sqlite_schema_version(struct db *base)
 	return version;
 }
 
+/* From its first bulk transaction on (an import's), a connection keeps up to 64 MiB of pages
+ * in its cache rather than SQLite's default 2 MiB, across its transactions: an import writes
+ * into every index of the catalogue at once, and pages read again from the file for each entry
+ * made the last tenth of an import of 200,000 entries a third slower than its first. */
 static void sqlite_bulk(struct db *base, int on)
 {
-	(void)base, (void)on;
+	struct sqlite_db *db = (struct sqlite_db *)base;
+
+	if (on) /* only a speed: a failure is no harm */
+		sqlite3_exec(db->conn, "PRAGMA cache_size = -65536", NULL, NULL, NULL);
 }
 
 static json_t *sqlite_describe(struct db *base)
