@@ -6,7 +6,7 @@ import { $, text, make } from '/dom.js';
 import { openEntry } from '/entry.js';
 import { live, showWaiting, dropListed, followEvents } from '/live.js';
 import { state, writeUrl } from '/state.js';
-import { count, bytes, KIND_OF_FAMILY, kindOf, utc } from '/words.js';
+import { count, bytes, KIND_OF_FAMILY, kindOf, seconds, utc } from '/words.js';
 
 export async function loadHealth() {
   try {
@@ -99,7 +99,7 @@ export function renderCatalogue() {
     const tr = make('tr', { tabindex: '0', 'data-id': String(r.id), ...(live.fresh.has(r.id) ? { class: 'new' } : {}) }, [
       make('td', { text: kindOf(r), title: r.class }), handle, make('td', { text: r.name || '' }), make('td', { text: r.family }),
       make('td', { text: String(r.track_count) }),
-      make('td', { text: r.duration === null ? '' : `${r.duration} s` }), make('td', { text: bytes(r.size) }),
+      make('td', r.duration === null ? {} : { text: seconds(r.duration), title: `${r.duration} s` }), make('td', { text: bytes(r.size) }),
       make('td', { text: `${utc(r.uploaded_at)}${r.uploaded_by ? ` by ${r.uploaded_by}` : ''}`, title: r.uploaded_at }),
       make('td', { class: sameFile ? 'file same-file' : 'file', text: sameFile ? '〃 same file' : (r.filename || ''), title: r.filename || '' }),
     ]);

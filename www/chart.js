@@ -6,7 +6,7 @@ import { api } from '/api.js';
 import { $, text, make, clearedCanvas } from '/dom.js';
 import { state, writeUrl } from '/state.js';
 import { begin, publish } from '/status.js';
-import { readable } from '/words.js';
+import { readable, valueText } from '/words.js';
 
 export function trackRange() {
   const tracks = state.selected.map((n) => state.entry.tracks[n]);
@@ -141,7 +141,8 @@ export async function drawChartNow() {
   const entry = state.entry;
   if (!entry) return;
   const [lo, hi] = state.window || trackRange();
-  $('#from').value = lo; $('#to').value = hi;
+  // the window's ends as a person writes them (a zoom halves 0 to 1.667 s at 0.4167), exact on hover
+  for (const [input, v] of [[$('#from'), lo], [$('#to'), hi]]) { input.value = readable(v); input.title = `${v} s`; }
   const selected = state.selected.map((n) => entry.tracks[n]).filter(Boolean);
   const csv = selected.find((t) => t.kind !== 'events');
   const csvLink = $('#csv-link');
@@ -289,7 +290,7 @@ export async function readoutAt(t) {
   const chart = state.chart, entry = state.entry;
   if (!chart || !entry) return;
   const asked = ++state.readoutToken;
-  const lines = [];
+  const lines = [], exact = [];
   const values = {};
   let shown = t;
   for (const n of state.selected) {
@@ -298,7 +299,8 @@ export async function readoutAt(t) {
     const answer = await api(`/api/resources/${entry.id}/tracks/${n}/sample?t=${t}`);
     shown = answer.times[0];
     values[n] = answer.values[0];
-    let line = `${boneOf(track)} ${channelOf(track)} (track ${n}): ${JSON.stringify(answer.values[0])}`;
+    let line = `${boneOf(track)} ${channelOf(track)} (track ${n}): ${valueText(answer.values[0])}`;
+    exact.push(`track ${n}: ${JSON.stringify(answer.values[0])}`);
     if (isRotation(track)) line += ` = ${eulerDegrees(answer.values[0]).map(readable).join('°, ')}° (X, Y, Z)`;
     // comparing: the other version's value there, and the difference
     const pair = state.compare && state.compare.byTrack.get(n);
@@ -306,7 +308,8 @@ export async function readoutAt(t) {
       const there = await api(`/api/resources/${state.compare.id}/tracks/${pair.b}/sample?t=${shown}`).catch(() => null);
       const a = [answer.values[0]].flat(), b = there ? [there.values[0]].flat() : [];
       if (there && a.length === b.length) {
-        line += `; entry ${state.compare.id}: ${JSON.stringify(there.values[0])}, difference ${JSON.stringify(a.map((v, i) => Number(v) - Number(b[i])))}`;
+        line += `; entry ${state.compare.id}: ${valueText(there.values[0])}, difference ${valueText(a.map((v, i) => Number(v) - Number(b[i])))}`;
+        exact.push(`entry ${state.compare.id}, track ${pair.b}: ${JSON.stringify(there.values[0])}`);
       }
     }
     lines.push(line);
@@ -315,7 +318,7 @@ export async function readoutAt(t) {
   const element = $('#readout');
   element.dataset.t = String(shown);
   element.dataset.values = JSON.stringify(values);
-  element.title = `t = ${shown} s`; // the exact time on hover; the text as a person writes it
+  element.title = [`t = ${shown} s`, ...exact].join('\n'); // the exact values on hover; the text as a person writes them
   text(element, `t = ${readable(shown)} s\n${lines.join('\n')}`);
 }
 

@@ -5,7 +5,7 @@ import { api } from '/api.js';
 import { drawChart } from '/chart.js';
 import { $, text, make } from '/dom.js';
 import { state, writeUrl } from '/state.js';
-import { count } from '/words.js';
+import { count, readable, seconds } from '/words.js';
 
 // The largest difference of a pair as text, and as a number to sort by.
 export const largestOf = (pair) => (pair.largest ? Math.max(...pair.largest) : NaN);
@@ -15,8 +15,16 @@ export const differenceText = (pair) => {
   if (pair.reason) return pair.reason;
   if (pair.identical) return '0 (identical keys)';
   const i = pair.largest.indexOf(Math.max(...pair.largest));
-  return `${pair.largest[i].toPrecision(4)}${pair.compared_as.startsWith('angle') ? ' rad' : ''} at ${pair.at[i].toPrecision(4)} s`;
+  // an angle in degrees, as the rotations are shown; what rounds to 0 is said to be below it
+  const angle = pair.compared_as.startsWith('angle');
+  const v = angle ? (pair.largest[i] * 180) / Math.PI : pair.largest[i];
+  const shown = v > 0 && readable(v) === '0' ? '< 0.0001' : readable(v);
+  return `${shown}${angle ? '°' : ''} at ${seconds(pair.at[i])}`;
 };
+
+// The difference exactly, on hover.
+export const differenceExact = (pair) => (pair && pair.largest
+  ? pair.largest.map((v, i) => `${v}${pair.compared_as.startsWith('angle') ? ' rad' : ''} at ${pair.at[i]} s`).join('; ') : '');
 
 export async function startCompare(id) {
   const entry = state.entry;
@@ -52,6 +60,7 @@ export function renderCompare() {
     cell.hidden = !on;
     const pair = on ? state.compare.byTrack.get(n) : null;
     text(cell, on ? differenceText(pair) : '');
+    cell.title = on ? differenceExact(pair) : '';
     row.dataset.difference = on && pair && pair.largest ? String(largestOf(pair)) : '';
   }
 }

@@ -12,7 +12,7 @@ import { adoptFrameRate, motionView, showMotion } from '/motion.js';
 import { renderNative } from '/native.js';
 import { state, writeUrl } from '/state.js';
 import { begin, publish } from '/status.js';
-import { count, bytes, handleText, kindOf, utc } from '/words.js';
+import { count, bytes, handleText, kindOf, readable, seconds, utc } from '/words.js';
 
 // Entry `id` opened: `selected` the tracks to chart (else its first), `window` the chart's [from,
 // to] (else the whole track), `restore` what a link or a reload keeps (skeleton, t, speed, cam,
@@ -62,7 +62,7 @@ async function showEntry(id, selected, window, restore) {
   text($('#entry-title'), `${kindOf(entry)} ${entry.name || entry.crc32}`);
   const summary = [
     ['Handle', `${handleText(entry)} (from ${entry.crc32_source})`], ['Family', entry.family],
-    ['File', `${entry.filename || ''} (${bytes(entry.size)})`], ['Duration', entry.duration === null ? '' : `${entry.duration} s`],
+    ['File', `${entry.filename || ''} (${bytes(entry.size)})`], ['Duration', entry.duration === null ? '' : seconds(entry.duration)],
     ['Uploaded', `${utc(entry.uploaded_at)}${entry.uploaded_by ? ` by ${entry.uploaded_by}` : ''}`], ['Note', entry.note || ''],
     ['SHA-256', entry.sha256],
   ];
@@ -127,7 +127,7 @@ export function trackRow(t) {
           + (t.before_first_key === "last key's value" ? '; last key\'s value before the first key' : '')
           + (t.w_between_keys ? '; w = 1 between keys' : ''),
       }),
-      make('td', { text: String(t.key_count) }), make('td', { text: `${t.time_range[0]} – ${t.time_range[1]} s` })]);
+      make('td', { text: String(t.key_count) }), make('td', { text: `${readable(t.time_range[0], 3)} – ${seconds(t.time_range[1])}`, title: `${t.time_range[0]} – ${t.time_range[1]} s` })]);
 }
 
 // Versions (the other entries of this handle and class) and comparing with another entry.

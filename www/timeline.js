@@ -8,6 +8,7 @@
 // onLoop([lo, hi] | null).
 
 import { clearedCanvas } from '/dom.js';
+import { seconds } from '/words.js';
 
 const css = (name, fallback) => getComputedStyle(document.documentElement).getPropertyValue(name).trim() || fallback;
 
@@ -18,9 +19,6 @@ function rulerStep(span, width, px) {
   }
   return span;
 }
-
-// A number of seconds as a person writes it: 1.5 s, 12 s, 0.25 s.
-const seconds = (t) => `${Number(t.toFixed(3))} s`;
 
 export class Timeline {
   constructor(hooks) {

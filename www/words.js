@@ -17,5 +17,16 @@ export const kindOf = (entry) => KIND_OF_FAMILY[entry.family] || entry.class;
 // A time the API gives (ISO 8601, UTC) as a person reads it: "2026-12-04 17:33:37 UTC".
 export const utc = (at) => `${String(at).replace('T', ' ').slice(0, 19)} UTC`;
 
-// A number as a person writes it (at most 4 decimals); the exact one is on hover.
-export const readable = (v) => (typeof v === 'number' ? String(Number(v.toFixed(4))) : String(v));
+// A number as a person writes it: at most `decimals` decimals, never an exponent for a small
+// one (7.672157e-9 reads 0) nor a "-0"; the exact one goes on hover.
+export const readable = (v, decimals = 4) => {
+  if (typeof v !== 'number' || !Number.isFinite(v)) return String(v);
+  const rounded = Number(v.toFixed(decimals));
+  return String(rounded === 0 ? 0 : rounded);
+};
+
+// A time or a duration as a person writes it: 1.667 s, 12 s, 0.25 s (to the millisecond).
+export const seconds = (t) => `${readable(t, 3)} s`;
+
+// A value of a track (a number, or a vector's numbers) as a person writes it: [0.2021, 0.9333, 0].
+export const valueText = (v) => (Array.isArray(v) ? `[${v.map((x) => valueText(x)).join(', ')}]` : readable(v));

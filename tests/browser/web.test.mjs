@@ -12,7 +12,7 @@ const bin = process.env.ANIMDEXD;
 const srcdir = process.env.ANIMDEX_SRCDIR || '.';
 const shots = process.env.ANIMDEX_SCREENSHOTS || join(process.cwd(), 'tests', 'output');
 const dir = mkdtempSync(join(tmpdir(), 'animdex-web-'));
-const { check, skip, failures } = planChecks(54);
+const { check, skip, failures } = planChecks(58);
 
 // Waits until the page has stopped moving: the element's box and the page's scroll the same in
 // two animation frames running, the element within the window (an entry opened is scrolled into
@@ -240,10 +240,69 @@ async function main() {
     const difference = await page.locator('#tracks tbody tr .compare-column').first().innerText();
     const dashed = await page.evaluate(() => Chart.getChart('chart').data.datasets.filter((d) => d.compared && d.borderDash).length);
     check('another version is listed, and comparing shows both curves and the largest difference',
-      version === 'browser-walk-2.json' && difference === '1.000 at 1.000 s' && dashed === 3 && page.url().includes('compare='),
+      version === 'browser-walk-2.json' && difference === '1 at 1 s' && dashed === 3 && page.url().includes('compare='),
       `${version} / ${difference} / ${dashed} dashed / ${page.url()}`);
     await page.screenshot({ path: join(shots, 'compare-1280x800.png'), fullPage: true });
     await page.click('#compare-clear');
+
+    // numbers as a person writes them: a clip of 1.6666666 s, keyed at 0.4166666666666667 s
+    // with a value of 7.672157e-9 there, and a version of it turned 10 degrees more at its end
+    const thirds = (turn) => ({
+      name: 'browser thirds', duration: 1.6666666,
+      targets: [{ schema: 'E4ADD320-EECA-439F-A6C3-1D8A25AEFBC3', object: 0, name: 'hips' }],
+      samplers: [
+        { value: { type: 'FLOAT3' }, interpolation: 'LINEAR', times: [0, 0.4166666666666667, 1.6666666],
+          values: [1, 2, 3, 7.672157e-9, 0.1234567, -2e-12, 4, 5, 6] },
+        { value: { type: 'FLOAT4' }, interpolation: 'LINEAR', semantic: 'NORMALIZED_QUATERNION', times: [0, 1.6666666],
+          values: [0, 0, 0, 1, 0, Math.sin(turn / 2), 0, Math.cos(turn / 2)] }],
+      channels: [{ target: 0, property: 1, sampler: 0 }, { target: 0, property: 2, sampler: 1 }],
+    });
+    const thirdsFiles = [join(dir, 'thirds.json'), join(dir, 'thirds-turned.json')];
+    writeFileSync(thirdsFiles[0], JSON.stringify(thirds(Math.PI / 6)));
+    writeFileSync(thirdsFiles[1], JSON.stringify(thirds(Math.PI / 6 + Math.PI / 18)));
+    const [thirdsId, turnedId] = thirdsFiles.map((f) => curlUpload(base, f));
+    await page.goto(`${base}/?q=browser+thirds`);
+    await page.waitForSelector('body[data-ready="true"]');
+    await page.waitForFunction(() => document.querySelectorAll('#catalogue tbody tr').length === 2, null, { timeout: 10000 });
+    const durationCell = await page.locator(`#catalogue tbody tr[data-id="${thirdsId}"] td`).nth(5)
+      .evaluate((td) => ({ text: td.textContent, title: td.title }));
+    check('the list writes a duration as a person does, the exact one on hover',
+      durationCell.text === '1.667 s' && durationCell.title === '1.6666666 s', JSON.stringify(durationCell));
+    await page.goto(`${base}/?id=${thirdsId}&compare=${turnedId}`);
+    await page.waitForSelector('body[data-ready="true"]');
+    await entryShown(page, String(thirdsId));
+    await page.waitForFunction(() => !document.querySelector('#tracks .compare-column').hidden
+      && document.querySelectorAll('#tracks tbody tr .compare-column').length === 2, null, { timeout: 10000 });
+    const written = await page.evaluate(() => ({
+      duration: [...document.querySelectorAll('#entry-summary dt')].find((dt) => dt.textContent === 'Duration').nextElementSibling.textContent,
+      ranges: [...document.querySelectorAll('#tracks tbody tr[data-n]')].map((tr) => tr.cells[6].textContent),
+      differences: [...document.querySelectorAll('#tracks tbody tr[data-n] .compare-column')].map((td) => td.textContent),
+      exactDifference: document.querySelector('#tracks tbody tr[data-n="1"] .compare-column').title,
+    }));
+    check('the entry writes its duration, key ranges and a rotation\'s difference in degrees as a person does',
+      written.duration === '1.667 s' && written.ranges.every((r) => r === '0 – 1.667 s')
+        && written.differences[0] === '0 (identical keys)' && /^(9\.99\d*|10(\.0\d*)?)° at 1\.667 s$/.test(written.differences[1])
+        && / rad at 1\.666666/.test(written.exactDifference),
+      JSON.stringify(written));
+    // the readout at the key: no exponent, the exact values on hover
+    await page.evaluate(async () => {
+      const chart = await import('/chart.js');
+      await chart.readoutAt(0.4166666666666667);
+    });
+    await page.waitForFunction(() => document.querySelector('#readout').dataset.t !== undefined
+      && Math.abs(Number(document.querySelector('#readout').dataset.t) - 0.4166666666666667) < 1e-6, null, { timeout: 10000 });
+    const readoutText = await page.evaluate(() => ({ text: document.querySelector('#readout').textContent, title: document.querySelector('#readout').title }));
+    check('the readout writes values as a person does (0, never 7.672157e-9), the exact ones on hover',
+      /^t = 0\.4167 s\n/.test(readoutText.text) && readoutText.text.includes('[0, 0.1235, 0]') && !/\de-?\d/.test(readoutText.text)
+        && readoutText.title.includes('7.672157e-9'), JSON.stringify(readoutText));
+    // a zoom halves the window: its ends as a person writes them
+    await page.click('#compare-clear');
+    await page.click('#zoom-in');
+    await page.waitForFunction(() => document.querySelector('#chart').dataset.pending === '0' && document.querySelector('#from').value !== '0');
+    const ends = await page.evaluate(() => [document.querySelector('#from'), document.querySelector('#to')].map((i) => ({ value: i.value, title: i.title })));
+    check('From and To after a zoom are written with at most 4 decimals, exact on hover',
+      ends.every((e) => /^-?\d+(\.\d{1,4})?$/.test(e.value) && / s$/.test(e.title)) && ends[0].value === '0.4167' && ends[1].value === '1.25',
+      JSON.stringify(ends));
 
                 // an event track: a Zouna message keyframer, its messages listed under the chart
     const events = join(dir, 'footsteps.KeyframerMessage_Z');
