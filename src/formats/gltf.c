@@ -819,6 +819,10 @@ static enum format_match gltf_match(const struct upload *up, char *why, size_t w
 	}
 	if (up->length >= 4 && memcmp(up->data, "glTF", 4) == 0)
 		return MATCH_MAGIC;
+	/* a file named .gltf is read as glTF even when its JSON is broken or has no "asset": what
+	 * is wrong with it is told in glTF's words, not as another JSON format's */
+	if (format_has_extension(up->filename, "gltf"))
+		return MATCH_CONTENT;
 	/* a JSON document with an "asset" object: only parse when the word is there */
 	if (contains(up->data, up->length, "\"asset\"")) {
 		doc = json_loadb((const char *)up->data, up->length, 0, NULL);
@@ -827,7 +831,7 @@ static enum format_match gltf_match(const struct upload *up, char *why, size_t w
 		if (is_gltf)
 			return MATCH_CONTENT;
 	}
-	if (format_has_extension(up->filename, "gltf") || format_has_extension(up->filename, "glb"))
+	if (format_has_extension(up->filename, "glb"))
 		return MATCH_EXTENSION;
 	snprintf(why, why_size, "not a .glb (\"glTF\" magic) nor JSON with an \"asset\" object");
 	return MATCH_NONE;

@@ -677,6 +677,34 @@ static void negative_offset(json_t *doc)
 	                    json_integer(-4));
 }
 
+/* A file named .gltf is a glTF file, however broken: its errors are glTF's, never those of
+ * another JSON format (a Radient clip's "duration"). */
+START_TEST(a_broken_gltf_is_called_a_gltf_file)
+{
+	static const struct {
+		const char *text, *message;
+	} cases[] = {
+	    {"{\"asset\": {\"version\": \"2.0\"}, \"animations\": [",
+	     "the glTF JSON is not valid: "},
+	    {"{\"animations\": []}", "asset"},
+	    {"  {}", "asset"},
+	};
+	struct decode_result r;
+	struct error err;
+
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		ck_assert_int_eq(decode_bytes(cases[i].text, strlen(cases[i].text), "Walk.GLTF",
+		                              NULL, 0, &r, &err),
+		                 -1);
+		ck_assert_msg(strstr(err.message, cases[i].message) != NULL &&
+		                  strstr(err.message, "duration") == NULL &&
+		                  strstr(err.message, "clip document") == NULL,
+		              "case %zu: %s", i, err.message);
+		decode_result_cleanup(&r);
+	}
+}
+END_TEST
+
 START_TEST(hostile_files_get_clear_errors)
 {
 	static const struct {
@@ -959,6 +987,7 @@ static Suite *gltf_suite(void)
 	tcase_add_test(own, equal_times_are_refused);
 	tcase_add_test(own, cubic_morph_weights_keep_the_a_v_b_layout);
 	tcase_add_test(own, sparse_accessors_replace_their_elements);
+	tcase_add_test(own, a_broken_gltf_is_called_a_gltf_file);
 	tcase_add_test(own, hostile_files_get_clear_errors);
 	tcase_add_test(own, every_truncated_glb_is_a_clear_error);
 	tcase_add_test(own, many_channels_are_checked_in_linear_time);
