@@ -29,7 +29,7 @@ export async function download(event) {
   const disposition = response.headers.get('Content-Disposition') || '';
   const match = /filename="([^"]+)"/.exec(disposition);
   const url = URL.createObjectURL(await response.blob());
-  const save = make('a', { href: url, download: match ? match[1] : 'samples.csv' });
+  const save = make('a', { href: url, download: match ? match[1] : (link.getAttribute('download') || 'download') });
   document.body.append(save);
   save.click();
   save.remove();

@@ -6,7 +6,7 @@ import { api } from '/api.js';
 import { $, text, make, clearedCanvas } from '/dom.js';
 import { state, writeUrl } from '/state.js';
 import { begin, publish } from '/status.js';
-import { readable, valueText } from '/words.js';
+import { fileName, readable, valueText } from '/words.js';
 
 export function trackRange() {
   const tracks = state.selected.map((n) => state.entry.tracks[n]);
@@ -147,7 +147,10 @@ export async function drawChartNow() {
   const csv = selected.find((t) => t.kind !== 'events');
   const csvLink = $('#csv-link');
   csvLink.hidden = !csv;
-  if (csv) csvLink.href = `/api/resources/${entry.id}/tracks/${csv.n}/sample?from=${lo}&to=${hi}&count=1001&format=csv`;
+  if (csv) {
+    csvLink.href = `/api/resources/${entry.id}/tracks/${csv.n}/sample?from=${lo}&to=${hi}&count=1001&format=csv`;
+    csvLink.download = fileName(`${entry.name || entry.crc32} - ${csv.name}`, 'csv');
+  }
   const datasets = [];
   const events = [];
   let colour = 0;

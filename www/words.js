@@ -25,6 +25,9 @@ export const readable = (v, decimals = 4) => {
   return String(rounded === 0 ? 0 : rounded);
 };
 
+// A file's name made of an entry's words: the characters no file system takes replaced by '_'.
+export const fileName = (words, extension) => `${String(words).replace(/[\\/:*?"<>|\u0000-\u001f]/g, '_').trim() || 'entry'}.${extension}`;
+
 // A time or a duration as a person writes it: 1.667 s, 12 s, 0.25 s (to the millisecond).
 export const seconds = (t) => `${readable(t, 3)} s`;
 

@@ -12,7 +12,7 @@ const bin = process.env.ANIMDEXD;
 const srcdir = process.env.ANIMDEX_SRCDIR || '.';
 const shots = process.env.ANIMDEX_SCREENSHOTS || join(process.cwd(), 'tests', 'output');
 const dir = mkdtempSync(join(tmpdir(), 'animdex-web-'));
-const { check, skip, failures } = planChecks(58);
+const { check, skip, failures } = planChecks(59);
 
 // Waits until the page has stopped moving: the element's box and the page's scroll the same in
 // two animation frames running, the element within the window (an entry opened is scrolled into
@@ -211,6 +211,11 @@ async function main() {
     check('the entry downloads as a .glb, and the filtered list exports as one',
       glb.ok && magic === 'glTF' && /filename=".*\.glb"/.test(glb.headers.get('content-disposition') || '') &&
       exportHref === '/api/export?q=browser+walk', `${glb.status} ${magic} ${exportHref}`);
+    // the samples as CSV download under the entry's and the track's names
+    const [csvDownload] = await Promise.all([page.waitForEvent('download', { timeout: 10000 }), page.click('#csv-link')]);
+    const csvLines = readFileSync(await csvDownload.path(), 'utf8').trim().split('\n');
+    check('the CSV download is named after the entry and its track', csvDownload.suggestedFilename() === 'browser walk - hips translation.csv'
+      && csvLines.length > 2, `${csvDownload.suggestedFilename()}, ${csvLines.length} lines`);
 
     // narrowing the window asks for denser samples of it
     await page.fill('#from', '0.5');
