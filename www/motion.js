@@ -155,6 +155,10 @@ export async function chooseSkeleton(entry, value, ranked, restore) {
     return;
   }
   for (const b of box) $(b).hidden = false;
+  // an entry with nothing that moves over time (a rig at rest, a track of one key) is shown at
+  // rest, with no timeline or Play
+  const still = !(entry.tracks || []).some((t) => t.time_range && t.time_range[1] > t.time_range[0]);
+  for (const b of ['#timeline', '#timeline-keys', '#playback']) $(b).hidden = still;
   motionMessage('');
   if (restore.speed) { view.speed = Number(restore.speed) || 1; $('#speed').value = String(view.speed); }
   try {

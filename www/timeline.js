@@ -175,7 +175,8 @@ export class Timeline {
   key(event) {
     const view = this.hooks.view();
     if (!view || !view.entry || event.ctrlKey || event.metaKey || event.altKey
-      || /^(INPUT|SELECT|TEXTAREA|BUTTON)$/.test(event.target.tagName) || document.querySelector('#entry').hidden) return;
+      || /^(INPUT|SELECT|TEXTAREA|BUTTON)$/.test(event.target.tagName) || document.querySelector('#entry').hidden
+      || document.querySelector('#playback').hidden) return;
     const [lo, hi] = this.loop || this.hooks.window();
     const act = {
       Home: () => view.seek(lo),

@@ -459,7 +459,7 @@ export class MotionView {
     $('#view-mode').addEventListener('change', () => { this.modeChosen = true; this.applyMode(); });
     $('#joints-box').addEventListener('toggle', () => this.fillJoints());
     document.addEventListener('keydown', (event) => {
-      if (!this.entry || $('#entry').hidden || /^(INPUT|SELECT|TEXTAREA|BUTTON)$/.test(event.target.tagName)) return;
+      if (!this.entry || $('#entry').hidden || $('#playback').hidden || /^(INPUT|SELECT|TEXTAREA|BUTTON)$/.test(event.target.tagName)) return;
       if (event.key === ' ') { event.preventDefault(); if (this.playing) this.pause(); else this.play(); }
       else if (event.key === 'ArrowRight') { event.preventDefault(); this.step(1); }
       else if (event.key === 'ArrowLeft') { event.preventDefault(); this.step(-1); }

@@ -21,7 +21,7 @@ const shots = process.env.ANIMDEX_SCREENSHOTS || join(process.cwd(), 'tests', 'o
 const dir = mkdtempSync(join(tmpdir(), 'animdex-view-'));
 const chromiumArgs = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking',
   '--disable-component-update', '--disable-sync', '--no-first-run'];
-const planned = planChecks(78);
+const planned = planChecks(79);
 const check = (name, ok, detail = '') => planned.check(`view ${name}`, ok, detail);
 
 function startDaemon() {
@@ -493,6 +493,17 @@ async function main() {
       }));
       check('a skeleton entry shows its bone tree instead of an empty chart', skeleton.bones === 4 && skeleton.chart,
         JSON.stringify(skeleton));
+      // and nothing to play: the rig at rest, no timeline, no Play, Space plays nothing
+      await s.page.locator('#view').click();
+      await s.page.keyboard.press('Space');
+      const still = await s.page.evaluate(() => ({
+        view: !document.querySelector('#view-box').hidden,
+        timeline: document.querySelector('#timeline').hidden,
+        playback: document.querySelector('#playback').hidden,
+        playing: document.querySelector('#play').getAttribute('aria-pressed'),
+      }));
+      check('an entry with nothing to play is shown at rest with no timeline or Play', still.view && still.timeline && still.playback
+        && still.playing === 'false', JSON.stringify(still));
       await s.page.close();
     }
 
