@@ -92,7 +92,8 @@ export function renderCatalogue() {
   const { key, dir } = state.sort;
   $('#catalogue tbody').replaceChildren(...state.rows.map((r, i) => {
     const handle = make('td', { class: 'handle', text: r.crc32 });
-    // the clips of one file (a glTF's animations, a bundle's resources) read as one group
+    // the clips of one file (a glTF's animations, a bundle's resources) read as one group, marked
+    // with an arrow every font has (the ditto mark, U+3003, is a CJK font's alone)
     const previous = state.rows[i - 1];
     const sameFile = previous && previous.filename && previous.filename === r.filename && previous.sha256 === r.sha256;
     if (r.crc32_name) handle.append(' ', make('small', { text: r.crc32_name }));
@@ -101,7 +102,7 @@ export function renderCatalogue() {
       make('td', { text: String(r.track_count) }),
       make('td', r.duration === null ? {} : { text: seconds(r.duration), title: `${r.duration} s` }), make('td', { text: bytes(r.size) }),
       make('td', { text: `${utc(r.uploaded_at)}${r.uploaded_by ? ` by ${r.uploaded_by}` : ''}`, title: r.uploaded_at }),
-      make('td', { class: sameFile ? 'file same-file' : 'file', text: sameFile ? '〃 same file' : (r.filename || ''), title: r.filename || '' }),
+      make('td', { class: sameFile ? 'file same-file' : 'file', text: sameFile ? '↑ same file' : (r.filename || ''), title: r.filename || '' }),
     ]);
     tr.addEventListener('click', () => openEntry(r.id));
     tr.addEventListener('keydown', (event) => { if (event.key === 'Enter' || event.key === ' ') { event.preventDefault(); openEntry(r.id); } });

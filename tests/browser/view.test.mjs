@@ -21,7 +21,7 @@ const shots = process.env.ANIMDEX_SCREENSHOTS || join(process.cwd(), 'tests', 'o
 const dir = mkdtempSync(join(tmpdir(), 'animdex-view-'));
 const chromiumArgs = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking',
   '--disable-component-update', '--disable-sync', '--no-first-run'];
-const planned = planChecks(79);
+const planned = planChecks(80);
 const check = (name, ok, detail = '') => planned.check(`view ${name}`, ok, detail);
 
 function startDaemon() {
@@ -790,8 +790,26 @@ async function main() {
       await p.waitForSelector('body[data-ready="true"]');
       const files = await p.evaluate(() => [...document.querySelectorAll('#catalogue tbody tr')]
         .map((r) => r.querySelector('td.file').textContent).filter((f) => f === 'tree.glb' || /same file/.test(f)));
-      check('the catalogue shows each entry\'s file, the clips of one file grouped', files.includes('tree.glb')
-        && files.some((f) => /same file/.test(f)), files.join(' | '));
+      // the mark is one every font has: Windows' WGL4 set's up arrow, not a CJK ditto mark
+      check('the catalogue shows each entry\'s file, the clips of one file grouped, marked in any font', files.includes('tree.glb')
+        && files.some((f) => /same file/.test(f)) && files.every((f) => f === 'tree.glb' || f === '\u2191 same file'), files.join(' | '));
+      // the joint's tooltip reads in both colour schemes: WCAG's contrast of 4.5 or more
+      const contrasts = [];
+      for (const colorScheme of ['light', 'dark']) {
+        await p.emulateMedia({ colorScheme });
+        contrasts.push(await p.evaluate(() => {
+          const style = getComputedStyle(document.querySelector('#view-tip'));
+          const luminance = (css) => {
+            const [r, g, b] = css.match(/\d+(\.\d+)?/g).slice(0, 3).map((v) => Number(v) / 255)
+              .map((c) => (c <= 0.03928 ? c / 12.92 : ((c + 0.055) / 1.055) ** 2.4));
+            return 0.2126 * r + 0.7152 * g + 0.0722 * b;
+          };
+          const [a, b] = [luminance(style.color), luminance(style.backgroundColor)].sort((x, y) => y - x);
+          return (a + 0.05) / (b + 0.05);
+        }));
+      }
+      check('the joint\'s tooltip reads in the light and the dark scheme', contrasts.every((c) => c >= 4.5),
+        contrasts.map((c) => c.toFixed(2)).join(', '));
       await p.close();
     }
 
