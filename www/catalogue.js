@@ -12,7 +12,12 @@ export async function loadHealth() {
   try {
     const h = await api('/api/health');
     text($('#health'), `${count(h.counts.resources, 'entry', 'entries')}, ${count(h.counts.tracks, 'track', 'tracks')}, ${bytes(h.counts.bytes)} · animdex ${h.version}`);
-  } catch (e) { text($('#health'), e.message); }
+    // the Token box only where the catalogue needs one (or one was given)
+    $('#token-box').hidden = !(h.token_needed && (h.token_needed.writes || h.token_needed.reads)) && !$('#token').value;
+  } catch (e) {
+    text($('#health'), e.message);
+    $('#token-box').hidden = false; // a private catalogue's health needs the token itself
+  }
 }
 
 export async function loadClasses() {

@@ -123,6 +123,16 @@ void route_health(struct request *req, struct response *resp)
 	} else {
 		json_object_set_new(out, "writes", json_string("accepted"));
 	}
+	/* whether a token is needed (authorise.c): for writes once any token exists, for reads
+	 * too with --private; the page offers its Token box only then */
+	{
+		char name[72];
+		enum token_check tokens = catalog_token_check(cat, NULL, name, sizeof(name));
+		int needed = tokens != TOKEN_NONE_EXIST;
+		json_object_set_new(out, "token_needed",
+		                    json_pack("{s:b, s:b}", "writes", needed, "reads",
+		                              needed && req->config && req->config->private_reads));
+	}
 	/* the server-wide budgets, as they stand: what uploads being received and answers being
 	 * sent hold, against --upload-memory and --answer-memory */
 	if (req->uploading && req->answering)

@@ -12,7 +12,7 @@ const bin = process.env.ANIMDEXD;
 const srcdir = process.env.ANIMDEX_SRCDIR || '.';
 const shots = process.env.ANIMDEX_SCREENSHOTS || join(process.cwd(), 'tests', 'output');
 const dir = mkdtempSync(join(tmpdir(), 'animdex-web-'));
-const { check, skip, failures } = planChecks(59);
+const { check, skip, failures } = planChecks(60);
 
 // Waits until the page has stopped moving: the element's box and the page's scroll the same in
 // two animation frames running, the element within the window (an entry opened is scrolled into
@@ -603,6 +603,24 @@ async function main() {
       check(`the page is ${scheme} when the system asks for ${scheme}`, scheme === 'dark' ? dark : light, JSON.stringify(colours));
       await themed.close();
     }
+
+    // the Token box only where the catalogue needs one: hidden on an open catalogue, offered once
+    // a token exists (writes need one then)
+    const tokenBox = async () => {
+      const p = await browser.newPage({ viewport: { width: 1280, height: 800 } });
+      await p.goto(base);
+      await p.waitForSelector('body[data-ready="true"]');
+      await p.waitForFunction(() => /animdex/.test(document.querySelector('#health').textContent), null, { timeout: 10000 });
+      const hidden = await p.locator('#token-box').isHidden();
+      await p.close();
+      return hidden;
+    };
+    const openHidden = await tokenBox();
+    execFileSync(bin, ['token', 'add', 'web-test', '--db', join(dir, 'web.db')], { stdio: ['ignore', 'pipe', 'ignore'] });
+    const needed = (await (await fetch(`${base}/api/health`)).json()).token_needed;
+    const tokenedHidden = await tokenBox();
+    check('the Token box is offered only where the catalogue needs a token', openHidden && !tokenedHidden
+      && needed.writes === true && needed.reads === false, `open: hidden ${openHidden}; with a token: hidden ${tokenedHidden}, ${JSON.stringify(needed)}`);
 
     // a narrow window: no sideways scrolling of the page itself
     await page.setViewportSize({ width: 390, height: 800 });
