@@ -304,7 +304,7 @@ export async function readoutAt(t) {
     values[n] = answer.values[0];
     let line = `${boneOf(track)} ${channelOf(track)} (track ${n}): ${valueText(answer.values[0])}`;
     exact.push(`track ${n}: ${JSON.stringify(answer.values[0])}`);
-    if (isRotation(track)) line += ` = ${eulerDegrees(answer.values[0]).map(readable).join('°, ')}° (X, Y, Z)`;
+    if (isRotation(track)) line += ` = ${eulerDegrees(answer.values[0]).map((d) => readable(d)).join('°, ')}° (X, Y, Z)`;
     // comparing: the other version's value there, and the difference
     const pair = state.compare && state.compare.byTrack.get(n);
     if (pair && !pair.reason) {
