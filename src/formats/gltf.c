@@ -730,6 +730,7 @@ static void gltf_cleanup(struct gltf *g)
 	for (size_t i = 0; g->buffers && i < g->buffer_count; i++)
 		free(g->buffers[i].owned);
 	free(g->buffers);
+	free(g->parent);
 	json_decref(g->doc);
 }
 

@@ -41,6 +41,7 @@ struct gltf {
 	struct gltf_buffer *buffers;
 	size_t buffer_count;
 	struct error *err;
+	int32_t *parent; /* every node's parent (-1 a root), read once for all the animations */
 };
 
 struct accessor {

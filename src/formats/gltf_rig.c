@@ -35,13 +35,14 @@ static int node_parents(struct gltf *g, const json_t *nodes, int32_t *parent)
 		for (size_t k = 0; k < json_array_size(children); k++) {
 			const json_t *c = json_array_get(children, k);
 			json_int_t child = json_is_integer(c) ? json_integer_value(c) : -1;
-			snprintf(ptr, sizeof(ptr), "/nodes/%zu/children/%zu", i, k);
 			if (child < 0 || (size_t)child >= count) {
+				snprintf(ptr, sizeof(ptr), "/nodes/%zu/children/%zu", i, k);
 				gltf_fail(g, "UNRESOLVED_REFERENCE", ptr,
 				          "node %lld does not exist", (long long)child);
 				goto done;
 			}
 			if (parent[child] != -1) {
+				snprintf(ptr, sizeof(ptr), "/nodes/%zu/children/%zu", i, k);
 				gltf_fail(g, "NODE_PARENT_OVERRIDE", ptr,
 				          "node %lld is already a child of node %d",
 				          (long long)child, (int)parent[child]);
@@ -218,10 +219,11 @@ static int skin_joints(struct gltf *g, const int32_t *parent, const unsigned cha
 		for (size_t k = 0; k < json_array_size(joints); k++) {
 			const json_t *v = json_array_get(joints, k);
 			json_int_t j = json_is_integer(v) ? json_integer_value(v) : -1;
-			snprintf(ptr, sizeof(ptr), "/skins/%zu/joints/%zu", si, k);
-			if (j < 0 || (size_t)j >= count)
+			if (j < 0 || (size_t)j >= count) {
+				snprintf(ptr, sizeof(ptr), "/skins/%zu/joints/%zu", si, k);
 				return gltf_fail(g, "UNRESOLVED_REFERENCE", ptr,
 				                 "node %lld does not exist", (long long)j);
+			}
 			if (animated[j])
 				skin_used[si] = 1;
 		}
@@ -247,11 +249,13 @@ static int make_rig(struct gltf *g, const json_t *nodes, const int32_t *parent,
 		return -1;
 	}
 	for (size_t i = 0; i < count; i++) {
-		const json_t *node = json_array_get(nodes, i);
-		const char *name = json_string_value(json_object_get(node, "name"));
+		const json_t *node;
+		const char *name;
 		struct rig_node *rn;
 		if (!kept[i])
-			continue;
+			continue; /* (before reading the node: a file may hold thousands of rigs) */
+		node = json_array_get(nodes, i);
+		name = json_string_value(json_object_get(node, "name"));
 		rn = &rig->nodes[rig->count++];
 		rn->source = (uint32_t)i;
 		rn->parent = parent[i] >= 0 ? rig_index[parent[i]] : -1;
@@ -271,18 +275,23 @@ int gltf_rig(struct gltf *g, struct resource *res, int whole)
 	const json_t *nodes = json_object_get(g->doc, "nodes");
 	const json_t *skins = json_object_get(g->doc, "skins");
 	size_t count = json_array_size(nodes);
-	int32_t *parent = calloc(count + 1, sizeof(*parent));
 	int32_t *rig_index = calloc(count + 1, sizeof(*rig_index));
 	unsigned char *animated = calloc(count + 1, 1), *kept = calloc(count + 1, 1);
 	unsigned char *skin_used = calloc(json_array_size(skins) + 1, 1);
+	const int32_t *parent;
 	int rc = -1;
 
+	if (!g->parent && (g->parent = calloc(count + 1, sizeof(*g->parent))) &&
+	    node_parents(g, nodes, g->parent) < 0) {
+		free(g->parent); /* (the file is refused: no animation reads it again) */
+		g->parent = NULL;
+		goto done;
+	}
+	parent = g->parent;
 	if (!parent || !rig_index || !animated || !kept || !skin_used) {
 		error_set(g->err, ERROR_INTERNAL, NULL, -1, "out of memory");
 		goto done;
 	}
-	if (node_parents(g, nodes, parent) < 0)
-		goto done;
 	for (size_t t = 0; t < res->clip.target_count; t++) {
 		uint64_t n = res->clip.targets[t].object;
 		const char *schema = res->clip.targets[t].schema;
@@ -305,7 +314,6 @@ int gltf_rig(struct gltf *g, struct resource *res, int whole)
 			goto done;
 	rc = rig_check(&res->rig, g->err);
 done:
-	free(parent);
 	free(rig_index);
 	free(animated);
 	free(kept);
