@@ -181,9 +181,8 @@ static const char *const shared_sql[ST_COUNT] = {
                         "b.sha256 = r.blob_sha256 WHERE e.id > ?1 ORDER BY e.id LIMIT ?2",
     [ST_EVENTS_NEWEST] = "SELECT coalesce(max(id), 0), coalesce(min(id), 0) FROM events",
     [ST_RIGS_BY_HANDLE] = "SELECT resource_id FROM rig_nodes WHERE handle = ?1",
-    /* lower(name): the index's expression, then the exact name */
-    [ST_RIGS_BY_NAME] = "SELECT resource_id FROM rig_nodes WHERE lower(name) = "
-                        "lower(CAST(?1 AS text)) AND name = ?1",
+    /* the exact name (schema/013_rig_lookups.sql: the index holds the entry too) */
+    [ST_RIGS_BY_NAME] = "SELECT resource_id FROM rig_nodes WHERE name = ?1",
     [ST_RIGS_BY_SOURCE] = "SELECT resource_id FROM rig_nodes WHERE name IS NULL AND "
                           "handle IS NULL AND source = ?1",
 };

@@ -4,12 +4,16 @@
 # runs it; `make bench-scale` a million) made by tests/scale/generate.py and imported (the rate
 # over the first and the last tenth of the files), then for each kind of request 32 connections
 # for BENCH_SECONDS (default 5) drawing requests from a fixed seed: p99 and p50, with the
-# daemon's peak memory. Prints a table. Needs the built tree, wrk and curl.
+# daemon's peak memory. Among the entries, SCALE_RIGS rigs (default 10,000) made by
+# tests/scale/rigs.py, for "which skeletons fit" and bone maps among them, each measured by one
+# connection (the answer's own time) and by 32. Prints a table. Needs the built tree, wrk and
+# curl.
 set -u
 src=${ANIMDEX_SRCDIR:-.}
 bin=${ANIMDEX_BUILDDIR:-.}/animdexd
 entries=${SCALE_ENTRIES:-100000}
 seconds=${BENCH_SECONDS:-5}
+rigs=${SCALE_RIGS:-10000}
 dir=$(mktemp -d /tmp/animdex-bench-scale-XXXXXX)
 daemon=
 pgdir=
@@ -25,6 +29,8 @@ row() { printf '%-62s %12s  %s\n' "$1" "$2" "$3"; }
 files=$(((entries + 999) / 1000))
 mkdir "$dir/files"
 python3 "$src/tests/scale/generate.py" "$dir/files" "$files" 1000 || exit 1
+mkdir "$dir/rigs"
+python3 "$src/tests/scale/rigs.py" "$dir/rigs" "$rigs" || exit 1
 tenth=$(((files + 9) / 10))
 mkdir "$dir/first" "$dir/rest" "$dir/last"
 ls "$dir/files" | head -n "$tenth" | while read -r f; do ln "$dir/files/$f" "$dir/first/$f"; done
@@ -38,6 +44,7 @@ import_all() { # db label
 	last=$("$bin" import --db "$1" "$dir/last" 2>&1 | tail -n 1 | rate)
 	row "$2: import, first tenth" "$first" "entries/s"
 	row "$2: import, last tenth" "$last" "entries/s"
+	row "$2: import, $rigs rigs in files of 1,000" "$("$bin" import --db "$1" "$dir/rigs" 2>&1 | tail -n 1 | rate)" "entries/s"
 }
 start() {
 	"$bin" --listen 127.0.0.1:0 --db "$1" --quiet >"$dir/out" 2>"$dir/err" &
@@ -52,7 +59,7 @@ start() {
 }
 # the requests of each kind, from a fixed seed: cursors read from the daemon itself
 paths() {
-	python3 - "$base" "$dir" <<'PY'
+	python3 - "$base" "$dir" "$rigs" <<'PY'
 import json, random, sys, urllib.parse, urllib.request
 base, out = sys.argv[1], sys.argv[2]
 rng = random.Random(5)
@@ -82,18 +89,35 @@ for _ in range(300):
     subs.append("/api/resources?q=" + urllib.parse.quote(n[at:at + k]))
 kinds["search, 3-10 characters of names"] = subs
 kinds["search with no match"] = ["/api/resources?q=" + "".join(rng.choice("qzxj") for _ in range(6)) + "Q%d" % i for i in range(300)]
+rigs = []
+for k in range(1000):
+    page = get("/api/resources?filename=rigs_%03d.gltf&limit=500" % k)["resources"]
+    if not page: break
+    rigs += [e["id"] for e in page]
+if rigs:
+    rigs_in = "among %d rigs" % int(sys.argv[3])
+    kinds["rigs: skeletons ranking " + rigs_in] = ["/api/resources/%d/skeletons" % rng.choice(rigs) for _ in range(300)]
+    kinds["rigs: bonemap between two " + rigs_in] = ["/api/bonemap?from=%d&to=%d" % (rng.choice(rigs), rng.choice(rigs)) for _ in range(300)]
 for i, (kind, ps) in enumerate(kinds.items()):
     open("%s/paths.%02d" % (out, i), "w").write("\n".join(ps) + "\n")
     open("%s/kind.%02d" % (out, i), "w").write(kind)
 PY
 }
 measure() { # label
-	local kind line
+	local kind line target
 	paths || return 1
 	for p in "$dir"/paths.*; do
 		kind=$(cat "$dir/kind.${p##*.}")
+		if [ "${kind#rigs: }" != "$kind" ]; then # one connection, then 32
+			line=$(wrk -t 1 -c 1 -d "${seconds}s" --timeout 10s -s "$src/tests/bench/scale.lua" "$base" "$p" 2>&1 | grep '^scale:')
+			row "$1: ${kind#rigs: }, one connection" "$(echo "$line" | sed -n 's/.*p99 \([0-9.]*\) ms.*/\1/p')" "ms p99 (target <= 50); ${line#scale: }"
+			kind="${kind#rigs: }, 32 connections"
+			target="the issue's 50 is for one answer"
+		else
+			target="target <= 20"
+		fi
 		line=$(wrk -t 2 -c 32 -d "${seconds}s" --timeout 10s -s "$src/tests/bench/scale.lua" "$base" "$p" 2>&1 | grep '^scale:')
-		row "$1: $kind" "$(echo "$line" | sed -n 's/.*p99 \([0-9.]*\) ms.*/\1/p')" "ms p99 (target <= 20); ${line#scale: }"
+		row "$1: $kind" "$(echo "$line" | sed -n 's/.*p99 \([0-9.]*\) ms.*/\1/p')" "ms p99 ($target); ${line#scale: }"
 	done
 	row "$1: daemon's peak memory" "$(awk '/VmHWM/ {printf "%.0f", $2 / 1024}' "/proc/$daemon/status")" "MiB (target <= 128)"
 	kill "$daemon"

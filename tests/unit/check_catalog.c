@@ -809,15 +809,20 @@ START_TEST(rigs_are_stored_bit_for_bit_and_copied)
 }
 END_TEST
 
-/* SQLite's plans for those lookups (the catalogue's own statements, catalog_sql.c): each uses
- * its index, no table scan. */
+/* SQLite's plans for those lookups (the catalogue's own statements, catalog_sql.c): each
+ * searches its index and reads nothing else (no scan of the index, no read of the table: a
+ * name common to 10,000 rigs is 10,000 rows of one index). */
 START_TEST(rig_lookups_use_their_indexes)
 {
 	static const char *const no_dialect[ST_COUNT] = {NULL};
 	static const enum statement queries[] = {ST_RIGS_BY_HANDLE, ST_RIGS_BY_NAME,
 	                                         ST_RIGS_BY_SOURCE};
-	static const char *const indexes[] = {"rig_nodes_by_handle", "rig_nodes_by_name",
-	                                      "rig_nodes_unnamed"};
+	static const char *const indexes[] = {"SEARCH rig_nodes USING COVERING INDEX "
+	                                      "rig_nodes_by_handle ",
+	                                      "SEARCH rig_nodes USING COVERING INDEX "
+	                                      "rig_nodes_by_name ",
+	                                      "SEARCH rig_nodes USING COVERING INDEX "
+	                                      "rig_nodes_unnamed "};
 	struct error err;
 	struct catalog *cat = catalog_open(db_path, &err);
 	sqlite3 *db;
