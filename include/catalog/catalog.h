@@ -117,6 +117,11 @@ int catalog_begin_bulk(struct catalog *cat, struct error *err);
 int catalog_begin_read(struct catalog *cat, struct error *err);
 int catalog_commit(struct catalog *cat, struct error *err);
 void catalog_rollback(struct catalog *cat);
+/* After many entries were made, outside a transaction: the database's statistics brought up
+ * to date so that its plans are those of a catalogue of this size at once (PostgreSQL's
+ * VACUUM (ANALYZE); SQLite's plans need none). 1 when done, 0 when the backend has nothing to
+ * do, -1 with err set. */
+int catalog_refresh_statistics(struct catalog *cat, struct error *err);
 
 /* The entries already stored for these bytes: a JSON array of summaries, empty when new. */
 json_t *catalog_find_by_sha256(struct catalog *cat, const char *sha256, struct error *err);

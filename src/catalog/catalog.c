@@ -147,6 +147,13 @@ int catalog_commit(struct catalog *cat, struct error *err)
 	return 0;
 }
 
+int catalog_refresh_statistics(struct catalog *cat, struct error *err)
+{
+	if (!cat->db->ops->refresh_statistics)
+		return 0;
+	return cat->db->ops->refresh_statistics(cat->db, err) < 0 ? -1 : 1;
+}
+
 void catalog_rollback(struct catalog *cat)
 {
 	catalog_events_forget(cat);

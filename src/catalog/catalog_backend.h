@@ -251,6 +251,11 @@ struct db_ops {
 	/* 0 when a write transaction may begin; -1 with err set when it may not (opened for
 	 * reading only: ERROR_READ_ONLY; a file no longer at its path: ERROR_UNAVAILABLE). */
 	int (*writable)(struct db *db, struct error *err);
+	/* After a bulk import, outside a transaction: the planner's statistics and what the
+	 * database knows of which pages are all visible brought up to date (PostgreSQL: VACUUM
+	 * (ANALYZE), without which its plans guess, and an index-only scan reads the table too).
+	 * NULL: nothing to do. */
+	int (*refresh_statistics)(struct db *db, struct error *err);
 	/* n bytes of a row's blob column into out, read straight from the database's pages (no
 	 * copy of the whole value held by the database): 0, or -1 with err set. NULL: the column
 	 * is read with its statement. Used for ST_LOAD_TRACK, whose dialect then gives the arrays'

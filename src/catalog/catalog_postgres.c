@@ -579,6 +579,17 @@ static void pg_bulk(struct db *base, int on)
 	((struct pg_db *)base)->bulk = on;
 }
 
+/* The tables an import writes, vacuumed and analysed (their statistics, and the visibility
+ * map that lets an index-only scan skip the table); autovacuum would come to it later. */
+static int pg_refresh_statistics(struct db *base, struct error *err)
+{
+	return pg_command(
+	    (struct pg_db *)base,
+	    "VACUUM (ANALYZE) resources, tracks, refs, rig_nodes, blobs, blob_chunks, "
+	    "names, events, entry_counts, blob_counts",
+	    "bringing the statistics up to date", err);
+}
+
 static int pg_step(struct db_stmt *base, const char *what, struct error *err)
 {
 	struct pg_stmt *s = (struct pg_stmt *)base;
@@ -829,6 +840,7 @@ static const struct db_ops pg_ops = {
     .schema_version = pg_schema_version,
     .describe = pg_describe,
     .writable = pg_writable,
+    .refresh_statistics = pg_refresh_statistics,
 };
 
 struct db *db_postgres_open(const char *conninfo, int read_only, struct error *err)
