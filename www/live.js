@@ -41,7 +41,7 @@ export function listWants(entry) {
 }
 
 // Is the top of the catalogue out of sight?
-export const scrolledAway = () => $('#catalogue').getBoundingClientRect().top < 0;
+export const scrolledAway = () => $('#catalogue-window').scrollTop > 0 || $('#catalogue').getBoundingClientRect().top < 0;
 
 export function showWaiting() {
   const notice = $('#new-notice');

@@ -1,7 +1,7 @@
 // words.js: how the page writes things: counts, sizes, numbers as a person writes them, a
 // handle with its name, and what an entry is in the words of the one who uploaded it.
 
-export const count = (n, one, many) => `${n} ${n === 1 ? one : many}`;
+export const count = (n, one, many) => `${typeof n === 'number' ? n.toLocaleString('en') : n} ${n === 1 ? one : many}`;
 
 export const bytes = (n) => n < 1024 ? `${n} B` : n < 1048576 ? `${(n / 1024).toFixed(1)} KiB` : `${(n / 1048576).toFixed(1)} MiB`;
 

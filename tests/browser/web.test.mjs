@@ -472,22 +472,24 @@ async function main() {
     await watcher.click('#clear-filters');
     await watcher.waitForFunction(() => !new URLSearchParams(location.search).get('q'));
     await watcher.evaluate(() => window.scrollTo(0, 0));
-    const rowsNow = await watcher.locator('#catalogue tbody tr').count();
+    const rowsNow = Number(await watcher.locator('#catalogue').getAttribute('data-rows'));
     const folder = join(dir, 'folder');
     mkdirSync(folder);
     for (let i = 0; i < 300; i++) writeFileSync(join(folder, `clip${i}.json`), JSON.stringify({ ...walk, name: `folder clip ${i}` }));
     execFileSync(bin, ['import', '--quiet', '--db', join(dir, 'web.db'), folder]);
-    const joined = await watcher.waitForFunction((n) => document.querySelectorAll('#catalogue tbody tr.new').length >= n, 300,
+    // (the list draws the rows in sight: the 300 are among its rows, those in sight marked new)
+    const joined = await watcher.waitForFunction((n) => Number(document.querySelector('#catalogue').dataset.rows) >= n
+      && document.querySelector('#catalogue tbody tr[data-id]')?.classList.contains('new'), rowsNow + 300,
       { timeout: 3000 }).then(() => true, () => false);
     check('an import of 300 files beside the daemon joins the list within 3 s', joined,
-      `${(await watcher.locator('#catalogue tbody tr').count()) - rowsNow} rows more`);
+      `${Number(await watcher.locator('#catalogue').getAttribute('data-rows')) - rowsNow} rows more`);
     check('no console errors on the live page', watcherErrors.length === 0, watcherErrors.join(' | '));
     await watcher.close();
 
-    // sorting sorts the whole catalogue on the server, not the 50 rows loaded: by name, A first
-    // on the first click (the oldest of 55, beyond the first page by upload), Z after "More";
-    // the count says how many of how many are shown
-    for (let i = 0; i < 55; i++) {
+    // sorting sorts the whole catalogue on the server, not the 100 rows of the first page: by
+    // name, A first on the first click (the oldest of 105, beyond the first page by upload), the
+    // next page read as the list's end comes near, in the same order; the count says how many
+    for (let i = 0; i < 105; i++) {
       const doc = JSON.stringify({ ...walk, name: `sorted ${String(i).padStart(2, '0')}` });
       await fetch(`${base}/api/resources?filename=sorted${i}.json`, { method: 'POST', body: doc });
     }
@@ -499,17 +501,18 @@ async function main() {
       null, { timeout: 10000 }).catch(() => {});
     const firstByName = await sorter.locator('#catalogue tbody tr td:nth-child(3)').first().innerText();
     const countText = await sorter.locator('#count').innerText();
-    check('sorting by name sorts the whole catalogue, A first', firstByName === 'sorted 00' && countText === '50 of 55 shown',
-      `${firstByName}; ${countText}`);
-    await sorter.click('#more');
-    await sorter.waitForFunction(() => document.querySelectorAll('#catalogue tbody tr').length === 55, null, { timeout: 10000 }).catch(() => {});
+    // (the list reads its next page itself when its end is near: in a window of 800 px, at once)
+    await sorter.waitForSelector('#catalogue[data-complete="true"][data-loading="false"]', { timeout: 10000 }).catch(() => {});
+    check('sorting by name sorts the whole catalogue, A first', firstByName === 'sorted 00'
+      && countText.startsWith('105 entries'), `${firstByName}; ${countText}`);
     const names = await sorter.locator('#catalogue tbody tr td:nth-child(3)').allInnerTexts();
-    check('the next page keeps the order', names.length === 55 && names.every((n, i) => n === `sorted ${String(i).padStart(2, '0')}`),
-      names.slice(45).join(', '));
+    const byName = Array.from({ length: 105 }, (_, i) => `sorted ${String(i).padStart(2, '0')}`).sort(); // "sorted 10", "sorted 100"...
+    check('the next page keeps the order', names.length === 105 && names.every((n, i) => n === byName[i])
+      && (await sorter.locator('#count').innerText()) === '105 entries', names.slice(95).join(', '));
     await sorter.click('#catalogue th button[data-sort="name"]');
-    await sorter.waitForFunction(() => document.querySelector('#catalogue tbody tr td:nth-child(3)')?.textContent === 'sorted 54',
+    await sorter.waitForFunction(() => document.querySelector('#catalogue tbody tr td:nth-child(3)')?.textContent === 'sorted 99',
       null, { timeout: 10000 }).catch(() => {});
-    check('a second click sorts the other way', (await sorter.locator('#catalogue tbody tr td:nth-child(3)').first().innerText()) === 'sorted 54'
+    check('a second click sorts the other way', (await sorter.locator('#catalogue tbody tr td:nth-child(3)').first().innerText()) === 'sorted 99'
       && new URL(sorter.url()).searchParams.get('dir') === 'descending', sorter.url());
     const kindCell = sorter.locator('#catalogue tbody tr td:nth-child(1)').first();
     check('a Radient upload shows its kind, its class on hover', (await kindCell.innerText()) === 'Radient clip'
