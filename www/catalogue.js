@@ -185,8 +185,12 @@ function drawWindow(all) {
     $('#catalogue tbody').replaceChildren(rows[0]);
     rowHeight = rows[0].getBoundingClientRect().height;
   }
+  // the row a keyboard user is on keeps the focus when the rows are drawn again
+  const focused = document.activeElement && document.activeElement.closest('#catalogue tbody tr[data-id]');
   $('#catalogue tbody').replaceChildren(...(first ? [spacer(first)] : []), ...rows,
     ...(last < state.rows.length ? [spacer(state.rows.length - last)] : []));
+  const again = focused && rows.find((r) => r.dataset.id === focused.dataset.id);
+  if (again) again.focus({ preventScroll: true });
   drawn = { first, last, rows: state.rows };
   table.dataset.first = String(first);
   table.dataset.last = String(last);

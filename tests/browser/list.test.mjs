@@ -16,7 +16,7 @@ const entries = Number(process.env.LIST_ENTRIES || 100000);
 const dir = mkdtempSync(join(tmpdir(), 'animdex-list-'));
 const chromiumArgs = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking',
   '--disable-component-update', '--disable-sync', '--no-first-run'];
-const planned = planChecks(10);
+const planned = planChecks(11);
 const check = (name, ok, detail = '') => planned.check(`list ${name}`, ok, detail);
 const MAX_ROWS = 400; // "a few hundred rows" in the page at most
 
@@ -107,6 +107,25 @@ async function main() {
     check('shows the total at once', countText.startsWith(`${expected.length.toLocaleString('en')} entries`), countText);
     const first = await page.locator('#catalogue tbody tr[data-id]').count();
     check('draws only the rows in sight at first', first > 0 && first <= MAX_ROWS, `${first} rows`);
+
+    // a row a keyboard user is on keeps the focus when the rows are drawn again around it
+    const kept = await page.evaluate(async () => {
+      const box = document.querySelector('#catalogue-window'), table = document.querySelector('#catalogue');
+      const rows = table.querySelectorAll('tbody tr[data-id]');
+      const row = rows[rows.length - 10];
+      row.focus({ preventScroll: true });
+      const before = table.dataset.first;
+      box.scrollTop += row.getBoundingClientRect().top - box.getBoundingClientRect().top - 100;
+      await new Promise((resolve) => {
+        const look = () => { if (table.dataset.drawnAt === String(box.scrollTop)) { table.removeEventListener('listchange', look); resolve(); } };
+        table.addEventListener('listchange', look);
+        look();
+      });
+      const on = document.activeElement;
+      return { redrawn: table.dataset.first !== before, same: on.dataset.id === row.dataset.id && on !== row && on.isConnected };
+    });
+    check('a focused row keeps the focus when the rows are drawn again', kept.redrawn && kept.same, JSON.stringify(kept));
+    await page.evaluate(() => { document.querySelector('#catalogue-window').scrollTop = 0; });
 
     const { seen, most, steps, error } = await scrollToTheEnd(page);
     const inOrder = !error && seen.length === expected.length && expected.every((id, i) => seen[i] === id);
