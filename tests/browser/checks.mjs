@@ -45,3 +45,17 @@ export function pageStill(page, timeout = 20000) {
   return page.waitForFunction(() => document.body.dataset.pending === '0'
     && document.body.dataset.ready === 'true', null, { timeout });
 }
+
+// Runs a test's main() to its end, then `cleanup`, and exits: non-zero when a check failed, the
+// plan was not kept, or main() died part way (said as a failure of its own, with the stack).
+export async function runToTheEnd(name, main, planned, cleanup) {
+  let died = false;
+  try {
+    await main();
+  } catch (e) {
+    console.log(`FAIL: ${name}: the browser test could not run to its end (${e.stack})`);
+    died = true;
+  }
+  cleanup();
+  process.exit(planned.failures() || died ? 1 : 0);
+}

@@ -8,7 +8,7 @@ import { mkdtempSync, mkdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { chromium } from 'playwright-core';
-import { planChecks } from './checks.mjs';
+import { planChecks, runToTheEnd } from './checks.mjs';
 
 const bin = process.env.ANIMDEXD;
 const srcdir = process.env.ANIMDEX_SRCDIR || '.';
@@ -190,12 +190,4 @@ async function main() {
   }
 }
 
-let died = false;
-try {
-  await main();
-} catch (e) {
-  console.log(`FAIL: list: the browser test could not run to its end (${e.stack})`);
-  died = true;
-}
-rmSync(dir, { recursive: true, force: true });
-process.exit(planned.failures() || died ? 1 : 0);
+await runToTheEnd('list', main, planned, () => rmSync(dir, { recursive: true, force: true }));

@@ -12,7 +12,7 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { chromium } from 'playwright-core';
-import { entryShown, pageStill, planChecks } from './checks.mjs';
+import { entryShown, pageStill, planChecks, runToTheEnd } from './checks.mjs';
 
 const bin = process.env.ANIMDEXD;
 const srcdir = process.env.ANIMDEX_SRCDIR || '.';
@@ -226,12 +226,4 @@ async function main() {
   }
 }
 
-let died = false;
-try {
-  await main();
-} catch (e) {
-  console.log(`FAIL: retarget page: the browser test could not run to its end (${e.stack})`);
-  died = true;
-}
-rmSync(dir, { recursive: true, force: true });
-process.exit(planned.failures() || died ? 1 : 0);
+await runToTheEnd('retarget page', main, planned, () => rmSync(dir, { recursive: true, force: true }));
