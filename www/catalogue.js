@@ -177,7 +177,7 @@ function drawWindow(all) {
   const near = AROUND / 4;
   const covered = drawn.first <= Math.max(0, sightFirst - near) && drawn.last >= Math.min(state.rows.length, sightLast + near);
   if (!all && drawn.rows === state.rows && covered) {
-    table.dispatchEvent(new Event('listchange'));
+    publishList();
     return;
   }
   const rows = state.rows.slice(first, last).map((r, k) => entryRow(r, first + k));

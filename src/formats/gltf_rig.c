@@ -72,6 +72,24 @@ done:
 	return rc;
 }
 
+/* Every node's parent, read and checked once for all of the file's animations (g->parent);
+ * NULL with the error set. */
+static const int32_t *node_tree(struct gltf *g, const json_t *nodes)
+{
+	if (g->parent)
+		return g->parent;
+	g->parent = calloc(json_array_size(nodes) + 1, sizeof(*g->parent));
+	if (!g->parent) {
+		error_set(g->err, ERROR_INTERNAL, NULL, -1, "out of memory");
+		return NULL;
+	}
+	if (node_parents(g, nodes, g->parent) < 0) {
+		free(g->parent); /* (the file is refused: no animation reads it again) */
+		g->parent = NULL;
+	}
+	return g->parent;
+}
+
 /* Marks node n and its ancestors as nodes of the rig. */
 static void keep_with_ancestors(const int32_t *parent, unsigned char *kept, int32_t n)
 {
@@ -278,17 +296,12 @@ int gltf_rig(struct gltf *g, struct resource *res, int whole)
 	int32_t *rig_index = calloc(count + 1, sizeof(*rig_index));
 	unsigned char *animated = calloc(count + 1, 1), *kept = calloc(count + 1, 1);
 	unsigned char *skin_used = calloc(json_array_size(skins) + 1, 1);
-	const int32_t *parent;
+	const int32_t *parent = node_tree(g, nodes);
 	int rc = -1;
 
-	if (!g->parent && (g->parent = calloc(count + 1, sizeof(*g->parent))) &&
-	    node_parents(g, nodes, g->parent) < 0) {
-		free(g->parent); /* (the file is refused: no animation reads it again) */
-		g->parent = NULL;
+	if (!parent)
 		goto done;
-	}
-	parent = g->parent;
-	if (!parent || !rig_index || !animated || !kept || !skin_used) {
+	if (!rig_index || !animated || !kept || !skin_used) {
 		error_set(g->err, ERROR_INTERNAL, NULL, -1, "out of memory");
 		goto done;
 	}

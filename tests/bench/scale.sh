@@ -103,21 +103,22 @@ for i, (kind, ps) in enumerate(kinds.items()):
     open("%s/kind.%02d" % (out, i), "w").write(kind)
 PY
 }
+measured() { # row target threads connections paths: wrk's p99 and its line, as a row
+	local line
+	line=$(wrk -t "$3" -c "$4" -d "${seconds}s" --timeout 10s -s "$src/tests/bench/scale.lua" "$base" "$5" 2>&1 | grep '^scale:')
+	row "$1" "$(echo "$line" | sed -n 's/.*p99 \([0-9.]*\) ms.*/\1/p')" "ms p99 ($2); ${line#scale: }"
+}
 measure() { # label
-	local kind line target
+	local kind
 	paths || return 1
 	for p in "$dir"/paths.*; do
 		kind=$(cat "$dir/kind.${p##*.}")
 		if [ "${kind#rigs: }" != "$kind" ]; then # one connection, then 32
-			line=$(wrk -t 1 -c 1 -d "${seconds}s" --timeout 10s -s "$src/tests/bench/scale.lua" "$base" "$p" 2>&1 | grep '^scale:')
-			row "$1: ${kind#rigs: }, one connection" "$(echo "$line" | sed -n 's/.*p99 \([0-9.]*\) ms.*/\1/p')" "ms p99 (target <= 50); ${line#scale: }"
-			kind="${kind#rigs: }, 32 connections"
-			target="the issue's 50 is for one answer"
+			measured "$1: ${kind#rigs: }, one connection" "target <= 50" 1 1 "$p"
+			measured "$1: ${kind#rigs: }, 32 connections" "the issue's 50 is for one answer" 2 32 "$p"
 		else
-			target="target <= 20"
+			measured "$1: $kind" "target <= 20" 2 32 "$p"
 		fi
-		line=$(wrk -t 2 -c 32 -d "${seconds}s" --timeout 10s -s "$src/tests/bench/scale.lua" "$base" "$p" 2>&1 | grep '^scale:')
-		row "$1: $kind" "$(echo "$line" | sed -n 's/.*p99 \([0-9.]*\) ms.*/\1/p')" "ms p99 ($target); ${line#scale: }"
 	done
 	row "$1: daemon's peak memory" "$(awk '/VmHWM/ {printf "%.0f", $2 / 1024}' "/proc/$daemon/status")" "MiB (target <= 128)"
 	kill "$daemon"
