@@ -188,22 +188,37 @@ int64_t catalog_blob_entry_count(struct catalog *cat, const char *sha256, struct
 }
 
 /* Is a part of these bytes already among the stored entries? */
-static int has_part(const json_t *entries, size_t part)
+/* Which of the decoded parts the stored entries already are: one flag a part (a file of many
+ * clips is looked through once, not once a part); NULL when out of memory. */
+static char *parts_stored(const json_t *entries, size_t part_count)
+{
+	char *had = calloc(part_count + 1, 1);
+	size_t i;
+	json_t *e;
+
+	if (!had)
+		return NULL;
+	json_array_foreach(entries, i, e)
+	{
+		json_int_t part = json_integer_value(json_object_get(e, "part"));
+		if (part >= 0 && (size_t)part < part_count)
+			had[part] = 1;
+	}
+	return had;
+}
+
+/* Marks each entry of an answer "created" or "existing", by its part. */
+static void mark_status(json_t *entries, const char *had, size_t part_count)
 {
 	size_t i;
 	json_t *e;
 
-	json_array_foreach(entries, i, e) if ((size_t)json_integer_value(
-	                                          json_object_get(e, "part")) == part) return 1;
-	return 0;
-}
-
-static int contains_id(const int64_t *ids, size_t count, int64_t id)
-{
-	for (size_t i = 0; i < count; i++)
-		if (ids[i] == id)
-			return 1;
-	return 0;
+	json_array_foreach(entries, i, e)
+	{
+		json_int_t part = json_integer_value(json_object_get(e, "part"));
+		int existing = part < 0 || (size_t)part >= part_count || had[part];
+		json_object_set_new(e, "status", json_string(existing ? "existing" : "created"));
+	}
 }
 
 /* Stores the bytes, or records how many entries they give when they are already stored. */
@@ -240,11 +255,11 @@ json_t *catalog_put(struct catalog *cat, const struct catalog_upload *up,
 	int64_t when = catalog_now_ms(), *created_ids = NULL;
 	size_t created_count = 0;
 	struct db_stmt *s;
-	json_t *stored = NULL, *e;
+	json_t *stored = NULL;
+	char *had = NULL; /* which parts were stored before this upload */
 	int own = !cat->db->ops->in_transaction(cat->db);
 	int isolated = !own && !cat->bulk;
 	int rc;
-	size_t i;
 
 	*counts = (struct catalog_put_counts){0, 0};
 	/* alone, a transaction; inside a longer one, a savepoint, so that a failed upload leaves
@@ -274,14 +289,15 @@ json_t *catalog_put(struct catalog *cat, const struct catalog_upload *up,
 	    put_blob(cat, up, decoded->count, when, json_array_size(stored) > 0, err) < 0)
 		goto fail;
 	created_ids = calloc(decoded->count + 1, sizeof(*created_ids));
-	if (!created_ids) {
+	had = parts_stored(stored, decoded->count);
+	if (!created_ids || !had) {
 		error_set(err, ERROR_INTERNAL, NULL, -1, "out of memory");
 		goto fail;
 	}
 	for (size_t p = 0; p < decoded->count; p++) {
 		const struct resource *res = decoded->resources[p];
 		int64_t id = 0;
-		if (has_part(stored, p))
+		if (had[p])
 			continue;
 		const struct stored_texts *texts = decoded->texts ? &decoded->texts[p] : NULL;
 		if (insert_resource(cat, up, res, texts, (unsigned)p, when, &id, err) < 0 ||
@@ -306,7 +322,7 @@ json_t *catalog_put(struct catalog *cat, const struct catalog_upload *up,
 	} else if (cat->bulk) {
 		/* not read back: what a bulk writer needs is which entries were made */
 		for (size_t p = 0, n = 0; p < decoded->count; p++)
-			if (!has_part(stored, p))
+			if (!had[p])
 				json_array_append_new(stored,
 				                      json_pack("{s:I, s:I}", "id",
 				                                (json_int_t)created_ids[n++],
@@ -318,18 +334,13 @@ json_t *catalog_put(struct catalog *cat, const struct catalog_upload *up,
 		                            "committing the upload", err) < 0)
 			goto fail;
 	}
-	json_array_foreach(stored, i, e)
-	{
-		int64_t id = (int64_t)json_integer_value(json_object_get(e, "id"));
-		json_object_set_new(e, "status",
-		                    json_string(contains_id(created_ids, created_count, id)
-		                                    ? "created"
-		                                    : "existing"));
-	}
+	mark_status(stored, had, decoded->count);
 	free(created_ids);
+	free(had);
 	return stored;
 fail:
 	free(created_ids);
+	free(had);
 	json_decref(stored);
 	if (own) {
 		catalog_rollback(cat);

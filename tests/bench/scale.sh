@@ -46,6 +46,20 @@ import_all() { # db label
 	row "$2: import, last tenth" "$last" "entries/s"
 	row "$2: import, $rigs rigs in files of 1,000" "$("$bin" import --db "$1" "$dir/rigs" 2>&1 | tail -n 1 | rate)" "entries/s"
 }
+# one file of 10,000 clips beside ten of 1,000: the same entries, so the same rate when a file's
+# clips are stored in linear time (a file's parts were once looked through once a part)
+file_sizes() {
+	local one ten
+	mkdir "$dir/one" "$dir/ten"
+	python3 "$src/tests/scale/generate.py" "$dir/one" 1 10000 || return
+	python3 "$src/tests/scale/generate.py" "$dir/ten" 10 1000 || return
+	one=$("$bin" import --db "$dir/one.db" --max-entries 10000 "$dir/one" 2>&1 | tail -n 1 | rate)
+	ten=$("$bin" import --db "$dir/ten.db" "$dir/ten" 2>&1 | tail -n 1 | rate)
+	row "SQLite: import, one file of 10,000 clips" "$one" "entries/s"
+	row "SQLite: import, ten files of 1,000 clips" "$ten" "entries/s"
+	row "  one file / ten files" "$(awk -v a="$one" -v b="$ten" 'BEGIN {printf "%.2f", a / b}')" "x (linear in a file's clips: about 1)"
+	rm -rf "$dir/one" "$dir/ten" "$dir/one.db"* "$dir/ten.db"*
+}
 start() {
 	"$bin" --listen 127.0.0.1:0 --db "$1" --quiet >"$dir/out" 2>"$dir/err" &
 	daemon=$!
@@ -127,6 +141,7 @@ measure() { # label
 }
 echo "animdex at $entries entries, $seconds s a measure, 32 connections"
 import_all "$dir/s.db" "SQLite"
+file_sizes
 start "$dir/s.db" && measure "SQLite"
 if [ -z "$pgbin" ]; then
 	row "PostgreSQL" "-" "could not run (Debian's postgresql is needed)"
