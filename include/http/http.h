@@ -175,6 +175,7 @@ void route_raw(struct request *req, struct response *resp);
 void route_export_one(struct request *req, struct response *resp);
 void route_export_many(struct request *req, struct response *resp);
 void route_native(struct request *req, struct response *resp);
+void route_edits(struct request *req, struct response *resp);
 void route_delete(struct request *req, struct response *resp);
 void route_keys(struct request *req, struct response *resp);
 void route_sample(struct request *req, struct response *resp);

@@ -580,12 +580,13 @@ static json_t *version_row(struct db_stmt *s)
 	char when[32];
 
 	render_time_ms(db_column_int64(s, 3), when);
-	return json_pack(
-	    "{s:I, s:o, s:o, s:s, s:o, s:I, s:I, s:I}", "id", (json_int_t)db_column_int64(s, 0),
-	    "name", catalog_json_text(s, 1), "uploaded_by", catalog_json_text(s, 2), "uploaded_at",
-	    when, "filename", catalog_json_text(s, 4), "decoder_version",
-	    (json_int_t)db_column_int64(s, 5), "size", (json_int_t)db_column_int64(s, 6),
-	    "track_count", (json_int_t)db_column_int64(s, 7));
+	return json_pack("{s:I, s:o, s:o, s:s, s:o, s:I, s:I, s:I, s:o}", "id",
+	                 (json_int_t)db_column_int64(s, 0), "name", catalog_json_text(s, 1),
+	                 "uploaded_by", catalog_json_text(s, 2), "uploaded_at", when, "filename",
+	                 catalog_json_text(s, 4), "decoder_version",
+	                 (json_int_t)db_column_int64(s, 5), "size",
+	                 (json_int_t)db_column_int64(s, 6), "track_count",
+	                 (json_int_t)db_column_int64(s, 7), "note", catalog_json_text(s, 8));
 }
 
 /* entry with its "versions": the other entries of its handle and class (the same resource

@@ -160,7 +160,7 @@ static const char *const shared_sql[ST_COUNT] = {
                         "WHERE n.resource_id = ?1), (SELECT b.size FROM blobs b WHERE b.sha256 = "
                         "r.blob_sha256) FROM resources r WHERE r.id = ?1",
     [ST_VERSIONS] = "SELECT r.id, r.name, r.uploaded_by, r.uploaded_at, r.filename, "
-                    "r.decoder_version, b.size, r.track_count" SUMMARY_FROM
+                    "r.decoder_version, b.size, r.track_count, r.note" SUMMARY_FROM
                     "WHERE r.crc32 = ?1 AND r.class = ?2 AND r.id <> ?3 ORDER BY r.id DESC "
                     "LIMIT 100",
     [ST_INSERT_EVENT] = "INSERT INTO events (at, kind, resource_id, class, family, crc32, "

@@ -15,6 +15,7 @@ static const struct route routes[] = {
     {"GET", "/api/resources/{}/tracks/{}/sample", route_sample, 0},
     {"GET", "/api/resources/{}/tracks/{}/keys", route_keys, 0},
     {"POST", "/api/resources", route_upload, 1},
+    {"POST", "/api/resources/{}/edits", route_edits, 1},
     {"GET", "/api/resources", route_list, 0},
     {"GET", "/api/resources/{}", route_get, 0},
     {"DELETE", "/api/resources/{}", route_delete, 0},
