@@ -2,33 +2,23 @@
  * (POST /api/resources/{id}/edits).
  *
  * The body is {"edits": [...], "note": "..."} (core/key_edits.h says what an edit is). The
- * entry is decoded again from its stored upload, the edits applied to its tracks, and the
- * result written as the game's own file with the entry as its template (answers/native_answer.h):
- * unchanged slices keep their bytes, the edited keys are written in the template's classes to
- * the nearest step. That file is stored as an upload would be (uploaded by the caller, named
- * as the game names it, with a note saying which entry it came from and what changed), so it
- * is an entry of the same class and handle: a version of the one edited. 201 with the new
- * entry, what the edits did per track and the writer's report; 200 when the edited file is
- * one the catalogue has already; 422 naming the edit, the track and the key for a bad edit,
- * with nothing stored. */
+ * edited entry is made into a file (answers/edit_answer.h: the game's own, or a .glb for a
+ * glTF entry), which is stored as an upload would be (uploaded by the caller, under the
+ * file's name, keeping the entry's handle, with a note saying which entry it came from and
+ * what changed), so it is an entry of the same class and handle: a version of the one edited.
+ * 201 with the new entry, what the edits did per track and the writer's report; 200 when the
+ * edited file is one the catalogue has already; 422 naming the edit, the track and the key
+ * for a bad edit, with nothing stored. */
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "answers/native_answer.h"
+#include "answers/edit_answer.h"
 #include "catalog/ingest.h"
-#include "core/key_edits.h"
 #include "http/http.h"
 
 #define NOTE_MAX 2000 /* characters of a note given with the edits */
-
-static const char *no_arguments(void *ctx, const char *name)
-{
-	(void)ctx;
-	(void)name;
-	return NULL;
-}
 
 /* The request's body: {"edits": [...], "note": "..."}; NULL with err set (400). */
 static json_t *read_body(const struct request *req, const char **note, struct error *err)
@@ -118,49 +108,6 @@ static char *describe(int64_t id, const json_t *summary, const char *note)
 	return text;
 }
 
-/* Which tracks' keys are events (not edited as keys); NULL when none. */
-static unsigned char *event_tracks(const struct resource *res)
-{
-	unsigned char *events;
-
-	if (!res->extras)
-		return NULL;
-	events = calloc(res->clip.channel_count + 1, 1);
-	for (size_t n = 0; events && n < res->clip.channel_count; n++)
-		events[n] = res->extras[n].events != 0;
-	return events;
-}
-
-/* Whether the entry's edits can be saved as the game's file (before anything is decoded). */
-static int editable(const struct catalog_stored *st, struct error *err)
-{
-	if ((strcmp(st->family, "zouna") != 0 && strcmp(st->family, "radient") != 0) ||
-	    strcmp(st->class_name, "Skel_Z") == 0) {
-		error_set(
-		    err, ERROR_INVALID, "id", -1,
-		    "id: entry %" PRId64 " is a %s %s; edited keys are saved as the game's own "
-		    "file, for Zouna animations and keyframers and Radient clips (a %s is not "
-		    "edited here yet: export it, edit it in Blender and upload it)",
-		    st->id, st->family, st->class_name, st->class_name);
-		return -1;
-	}
-	return 0;
-}
-
-/* The edited entry written as the game's file, on the entry itself as template. */
-static int write_back(struct catalog *cat, const struct catalog_stored *st,
-                      const struct resource *res, struct native_file *file, char **file_name,
-                      struct error *err)
-{
-	struct native_request rq;
-
-	if (native_request_parse(&rq, no_arguments, NULL, err) < 0)
-		return -1;
-	rq.id = st->id;
-	rq.template_id = st->id;
-	return native_answer_make_of(cat, &rq, res, file, file_name, err);
-}
-
 /* Stores the file as an upload, in a transaction of its own: its entries, or NULL. */
 static json_t *store(struct request *req, struct ingest *in, const char *note,
                      struct ingest_counts *counts, struct error *err)
@@ -187,39 +134,30 @@ static json_t *store(struct request *req, struct ingest *in, const char *note,
 void route_edits(struct request *req, struct response *resp)
 {
 	struct catalog *cat = route_catalog(req, resp);
-	struct catalog_stored st = {0};
-	struct decode_result decoded;
-	struct native_file file = {0};
+	struct edit_file file = {0};
 	struct ingest in;
 	struct ingest_counts counts = {0, 0, 0};
-	struct resource *res;
 	struct error err;
-	json_t *body = NULL, *summary = NULL, *entries = NULL;
-	unsigned char *events = NULL;
+	json_t *body = NULL, *entries = NULL;
 	const char *note = NULL;
-	char *file_name = NULL, *text = NULL;
+	char *text = NULL;
 	int64_t id;
 
 	error_init(&err);
 	ingest_init(&in);
-	decode_result_init(&decoded);
 	if (!cat || route_id(req, resp, &id) < 0)
 		return;
-	if (!(body = read_body(req, &note, &err)) || catalog_get_stored(cat, id, &st, &err) < 0 ||
-	    editable(&st, &err) < 0 || !(res = catalog_stored_decode(&st, &decoded, &err)))
+	if (!(body = read_body(req, &note, &err)) ||
+	    edit_answer_make(cat, id, json_object_get(body, "edits"), &file, &err) < 0)
 		goto fail;
-	events = event_tracks(res);
-	if (key_edits_apply(&res->clip, events, json_object_get(body, "edits"), &summary, &err) <
-	        0 ||
-	    write_back(cat, &st, res, &file, &file_name, &err) < 0)
-		goto fail;
-	if (!(text = describe(id, summary, note))) {
+	if (!(text = describe(id, file.edits, note))) {
 		error_set(&err, ERROR_INTERNAL, NULL, -1, "out of memory");
 		goto fail;
 	}
 	in.up.data = file.bytes;
 	in.up.length = file.length;
-	in.up.filename = file_name;
+	in.up.filename = file.file_name;
+	in.up.crc32 = file.crc32[0] ? file.crc32 : NULL;
 	in.up.max_inflate = req->config->max_upload;
 	in.up.max_entries = req->config->max_entries;
 	switch (ingest_prepare(&in, cat, &err)) {
@@ -233,20 +171,15 @@ void route_edits(struct request *req, struct response *resp)
 	route_link_entries(entries);
 	response_json(resp, counts.created > 0 ? 201 : 200,
 	              json_pack("{s:O, s:I, s:O, s:s, s:O?}", "resources", entries, "from",
-	                        (json_int_t)id, "edits", summary, "note", text, "native",
+	                        (json_int_t)id, "edits", file.edits, "note", text, "report",
 	                        file.report));
 	goto done;
 fail:
 	response_error(resp, &err);
 done:
 	json_decref(entries);
-	json_decref(summary);
 	json_decref(body);
-	free(events);
 	free(text);
-	free(file_name);
-	native_file_cleanup(&file);
+	edit_file_cleanup(&file);
 	ingest_cleanup(&in);
-	decode_result_cleanup(&decoded);
-	catalog_stored_cleanup(&st);
 }

@@ -1,7 +1,8 @@
 /* check_edits.c: POST /api/resources/{id}/edits against a real daemon on loopback and a real
  * SQLite catalogue: a key given a new value is saved as a new version of the entry, of the
  * same class and handle, whose file is byte for byte the game's file with that key (every
- * other slice kept); keys inserted and deleted land where they were asked; an edit that gives
+ * other slice kept); a glTF entry's is a .glb with the edit and every other track as it was;
+ * keys inserted and deleted land where they were asked; an edit that gives
  * the entry's own bytes again stores nothing new; and every bad edit is refused by its path
  * with nothing stored. */
 #include <check.h>
@@ -10,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "gltf_writer.h"
 #include "testutil.h"
 #include "zouna_writer.h"
 
@@ -211,6 +213,66 @@ START_TEST(keys_inserted_and_deleted_land_where_asked)
 }
 END_TEST
 
+/* A glTF entry's new version is a .glb of it with the key edited: same class and handle, its
+ * other tracks identical, the rotation given in degrees as the page shows it. */
+START_TEST(a_gltf_entry_is_saved_as_a_glb_with_the_edit)
+{
+	static const float times[] = {0, 0.5f, 1};
+	static const float moves[] = {0, 0, 0, 1, 1, 1, 2, 2, 2};
+	static const float turns[] = {0, 0, 0, 1, 0, 0, 0, 1, 0, 0, 0, 1};
+	struct gltf_writer w;
+	size_t length;
+	uint8_t *file;
+	json_t *out, *entry, *keys, *compare, *pair;
+	char path[200];
+	json_int_t first, made;
+	size_t i;
+
+	gltf_writer_init(&w);
+	int root = gltf_writer_node(&w, "hips", 0);
+	int input = gltf_writer_accessor(&w, 5126, "SCALAR", 3, times, sizeof(times), 0, 1);
+	int move = gltf_writer_accessor(&w, 5126, "VEC3", 3, moves, sizeof(moves), 0, 0);
+	int turn = gltf_writer_accessor(&w, 5126, "VEC4", 3, turns, sizeof(turns), 0, 0);
+	gltf_writer_channel(&w, 0, root, "translation", "LINEAR", input, move);
+	gltf_writer_channel(&w, 0, root, "rotation", "LINEAR", input, turn);
+	json_object_set_new(json_array_get(json_object_get(w.doc, "animations"), 0), "name",
+	                    json_string("sway"));
+	file = gltf_writer_glb(&w, &length);
+	first = http_upload_one(&d, "sway.glb", file, length);
+	free(file);
+	gltf_writer_cleanup(&w);
+
+	out = post_edits(first,
+	                 "{\"edits\": [{\"track\": 1, \"key\": 1, \"degrees\": [0, 90, 0]}]}", 201);
+	entry = json_array_get(json_object_get(out, "resources"), 0);
+	made = json_integer_value(json_object_get(entry, "id"));
+	ck_assert_str_eq(json_string_value(json_object_get(entry, "family")), "gltf");
+	ck_assert_str_eq(json_string_value(json_object_get(entry, "filename")), "sway.glb");
+	snprintf(path, sizeof(path), "/api/resources/%lld", (long long)first);
+	json_t *got = http_get_json(&d, path, 200);
+	ck_assert_str_eq(json_string_value(json_object_get(entry, "crc32")),
+	                 json_string_value(json_object_get(got, "crc32")));
+	ck_assert_str_eq(json_string_value(json_object_get(entry, "class")),
+	                 json_string_value(json_object_get(got, "class")));
+	json_decref(got);
+	snprintf(path, sizeof(path), "/api/resources/%lld/tracks/1/keys", (long long)made);
+	keys = http_get_json(&d, path, 200);
+	json_t *q = json_array_get(json_object_get(keys, "values"), 1);
+	ck_assert_float_eq_tol(json_number_value(json_array_get(q, 1)), sqrt(0.5), 1e-6);
+	ck_assert_float_eq_tol(json_number_value(json_array_get(q, 3)), sqrt(0.5), 1e-6);
+	json_decref(keys);
+	snprintf(path, sizeof(path), "/api/compare?a=%lld&b=%lld", (long long)first,
+	         (long long)made);
+	compare = http_get_json(&d, path, 200);
+	ck_assert_uint_eq(json_array_size(json_object_get(compare, "pairs")), 2);
+	json_array_foreach(json_object_get(compare, "pairs"), i, pair)
+	    ck_assert_int_eq(json_is_true(json_object_get(pair, "identical")),
+	                     json_integer_value(json_object_get(pair, "a")) == 0);
+	json_decref(compare);
+	json_decref(out);
+}
+END_TEST
+
 START_TEST(bad_edits_are_refused_by_path_and_store_nothing)
 {
 	static const struct {
@@ -280,6 +342,7 @@ int main(void)
 	tcase_set_timeout(tc, 120);
 	tcase_add_test(tc, an_edited_key_is_saved_as_the_games_file_with_that_key);
 	tcase_add_test(tc, keys_inserted_and_deleted_land_where_asked);
+	tcase_add_test(tc, a_gltf_entry_is_saved_as_a_glb_with_the_edit);
 	tcase_add_test(tc, bad_edits_are_refused_by_path_and_store_nothing);
 	suite_add_tcase(s, tc);
 	return testutil_run(s);
