@@ -9,6 +9,7 @@ import { startCompare, renderCompare } from '/compare.js';
 import { $, text, make } from '/dom.js';
 import { live } from '/live.js';
 import { adoptFrameRate, motionView, showMotion } from '/motion.js';
+import { renderKeyEditor } from '/keys.js';
 import { renderNative } from '/native.js';
 import { state, writeUrl } from '/state.js';
 import { begin, publish } from '/status.js';
@@ -84,6 +85,7 @@ async function showEntry(id, selected, window, restore) {
   if (restore.compare) await startCompare(Number(restore.compare)); else renderCompare();
   writeUrl();
   await drawChart();
+  await renderKeyEditor(entry);
   await showMotion(entry, restore);
   adoptFrameRate();
   const viewBox = $('#view-box');
@@ -142,7 +144,7 @@ export function renderVersions(entry) {
     compare.addEventListener('click', () => startCompare(v.id).then(drawChart));
     return make('tr', {}, [make('td', {}, [link]), make('td', { text: utc(v.uploaded_at) }),
       make('td', { text: v.uploaded_by || '' }), make('td', { text: v.filename || '' }),
-      make('td', { text: String(v.decoder_version) }), make('td', {}, [compare])]);
+      make('td', { text: String(v.decoder_version) }), make('td', { text: v.note || '' }), make('td', {}, [compare])]);
   }));
 }
 

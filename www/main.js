@@ -6,6 +6,7 @@ import { token } from '/api.js';
 import { setUpBones } from '/bones.js';
 import { loadHealth, loadClasses, loadCatalogue, setUpCatalogue } from '/catalogue.js';
 import { setUpChart } from '/chart.js';
+import { setUpKeyEditor } from '/keys.js';
 import { setUpCompare } from '/compare.js';
 import { $ } from '/dom.js';
 import { openEntry, setUpEntry } from '/entry.js';
@@ -38,6 +39,7 @@ async function start() {
   setUpCatalogue();
   setUpEntry();
   setUpChart();
+  setUpKeyEditor();
   setUpCompare();
   setUpBones();
   setUpLive();

@@ -1,0 +1,148 @@
+// edit.test.mjs: the page's key editor in Debian's Chromium (tests/scripts/edit_page.sh), on a
+// real animdexd: an Animation_Z (tests/browser/rig_files' run.Animation_Z, on its hero.Skel_Z)
+// opened, a key given a
+// new value, one deleted, one inserted at the view's time, each taken back and done again with
+// Undo and Redo, and undone to nothing with nothing saved; a value that is not one refused where
+// it was typed; then "Save as a new version": a new entry of the same class and handle whose
+// edited track has the asked keys (the new value within one quantisation step), every other
+// track identical, the note of what changed in the versions list.
+import { execFileSync, spawn } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
+import { chromium } from 'playwright-core';
+import { entryShown, pageStill, planChecks, runToTheEnd } from './checks.mjs';
+
+const bin = process.env.ANIMDEXD;
+const srcdir = process.env.ANIMDEX_SRCDIR || '.';
+const dir = mkdtempSync(join(tmpdir(), 'animdex-edit-page-'));
+const chromiumArgs = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking',
+  '--disable-component-update', '--disable-sync', '--no-first-run'];
+const planned = planChecks(8);
+const check = (name, ok, detail = '') => planned.check(`edit page ${name}`, ok, detail);
+
+function startDaemon() {
+  return new Promise((resolve, reject) => {
+    const child = spawn(bin, ['--listen', '127.0.0.1:0', '--db', join(dir, 'page.db'), '--www', join(srcdir, 'www'), '--quiet'],
+      { stdio: ['ignore', 'pipe', 'inherit'] });
+    child.stdout.once('data', (data) => {
+      const m = /http:\/\/127\.0\.0\.1:(\d+)/.exec(String(data));
+      if (m) resolve({ child, base: `http://127.0.0.1:${m[1]}` }); else reject(new Error(`no port in: ${data}`));
+    });
+    child.once('exit', (code) => reject(new Error(`animdexd exited with ${code}`)));
+  });
+}
+
+async function upload(base, name, bytes) {
+  const form = new FormData();
+  form.append('file', new Blob([bytes]), name);
+  const answer = await (await fetch(`${base}/api/resources`, { method: 'POST', body: form })).json();
+  if (!answer.resources) throw new Error(`${name}: ${JSON.stringify(answer)}`);
+  return answer.resources[0].id;
+}
+
+const json = async (base, path) => (await fetch(`${base}${path}`)).json();
+const editsPending = (page, n) => page.waitForFunction((want) => document.querySelector('#key-editor').dataset.edits === String(want), n);
+
+async function main() {
+  const { child, base } = await startDaemon();
+  execFileSync(join(dirname(bin), 'tests', 'browser', 'rig_files'), [dir]);
+  // its skeleton first, so that the view shows the take and has a time (the insert's)
+  await upload(base, 'hero.Skel_Z', readFileSync(join(dir, 'hero.Skel_Z')));
+  const run = await upload(base, 'run.Animation_Z', readFileSync(join(dir, 'run.Animation_Z')));
+  const entry = await json(base, `/api/resources/${run}`);
+  // a track of three keys or more that is not a rotation: its values typed as they are stored
+  let track = null, keys = null;
+  for (const t of entry.tracks) {
+    if (t.kind === 'events' || t.key_count < 3 || t.semantic === 'NORMALIZED_QUATERNION') continue;
+    track = t;
+    keys = await json(base, `/api/resources/${run}/tracks/${t.n}/keys`);
+    break;
+  }
+  if (!track) throw new Error('run.Animation_Z has no track of three keys to edit');
+  const last = keys.times.length - 1;
+  const insertAt = (keys.times[0] + keys.times[1]) / 2;
+  const browser = await chromium.launch({ executablePath: '/usr/bin/chromium', args: chromiumArgs });
+  try {
+    const page = await browser.newPage({ viewport: { width: 1280, height: 1000 } });
+    const errors = [];
+    page.on('pageerror', (e) => errors.push(String(e)));
+    page.on('console', (m) => { if (m.type() === 'error') errors.push(m.text()); });
+    await page.goto(`${base}/?id=${run}&t=${insertAt}`);
+    await page.waitForSelector('body[data-ready="true"]');
+    await entryShown(page, run);
+    await page.evaluate(() => { document.querySelector('#key-editor').open = true; });
+    await page.selectOption('#edit-track', String(track.n));
+    await page.waitForFunction((count) => document.querySelectorAll('#edit-keys tbody tr[data-key]').length === count, keys.times.length);
+    check('the editor shows the track\'s keys, one row each', await page.locator('#edit-keys tbody tr[data-key]').count() === keys.times.length
+      && await page.locator('#edit-save').isDisabled());
+
+    // key 1 given a new value (its first component a quarter more), the last key deleted, a key
+    // inserted at the view's time
+    const wanted = keys.values[1].map((v, i) => (i === 0 ? v + 0.25 : v));
+    await page.fill('#edit-keys input.key-value[data-key="1"]', wanted.join(', '));
+    await page.press('#edit-keys input.key-value[data-key="1"]', 'Enter');
+    await page.locator('#edit-keys input.key-value[data-key="1"]').blur();
+    await editsPending(page, 1);
+    await page.click(`#edit-keys button[data-delete="${last}"]`);
+    await editsPending(page, 2);
+    await page.click('#edit-insert');
+    await editsPending(page, 3);
+    const rows = await page.locator('#edit-keys tbody tr').count();
+    check('a key changed, one deleted and one inserted are shown as they will be', rows === keys.times.length
+      && await page.locator('#edit-keys tbody tr.inserted').count() === 1
+      && await page.locator(`#edit-keys tbody tr[data-key="${last}"]`).count() === 0, `${rows} rows`);
+
+    // a value that is not one: refused where it was typed, nothing changed
+    await page.fill('#edit-keys input.key-value[data-key="0"]', 'walk');
+    await page.locator('#edit-keys input.key-value[data-key="0"]').blur();
+    await page.waitForFunction(() => /key 0/.test(document.querySelector('#key-editor').dataset.error || ''));
+    check('a value that is not a number is refused, the edits unchanged',
+      await page.locator('#key-editor').getAttribute('data-edits') === '3'
+        && /Key 0: give a time and/.test(await page.locator('#edit-result').innerText()));
+
+    // undone to nothing: nothing to save, nothing saved; done again
+    for (const n of [2, 1, 0]) { await page.click('#edit-undo'); await editsPending(page, n); }
+    const none = await page.locator('#edit-save').isDisabled() && await page.locator('#edit-undo').isDisabled();
+    const stored = (await json(base, '/api/health')).counts.resources;
+    for (const n of [1, 2, 3]) { await page.click('#edit-redo'); await editsPending(page, n); }
+    check('undo takes every edit back (nothing to save, nothing stored), redo does them again',
+      none && stored === 2 && await page.locator('#edit-redo').isDisabled() && !(await page.locator('#edit-save').isDisabled()), `${none}, ${stored} entries`);
+
+    // saved: a new version, opened
+    await page.fill('#edit-note', 'a longer stride');
+    await page.click('#edit-save');
+    await page.waitForFunction(() => document.querySelector('#key-editor').dataset.saving === 'false'
+      && document.querySelector('#key-editor').dataset.saved);
+    const made = Number(await page.locator('#key-editor').getAttribute('data-saved'));
+    await entryShown(page, made);
+    const version = await json(base, `/api/resources/${made}`);
+    check('"Save as a new version" makes an entry of the same class and handle, and opens it',
+      made !== run && version.class === entry.class && version.crc32 === entry.crc32
+        && /^edited from entry \d+: track \d+ \(1 key changed, 1 deleted, 1 inserted\); a longer stride$/.test(version.note || ''),
+      `${made}: ${version.class} ${version.crc32} "${version.note}"`);
+    const after = await json(base, `/api/resources/${made}/tracks/${track.n}/keys`);
+    const step = 1 / 1024; // a translation key's step in an Animation_Z is finer than this
+    const near = (a, b) => Math.abs(a - b) <= step;
+    const inserted = after.times.findIndex((t) => near(t, insertAt) || (t > keys.times[0] && t < keys.times[1]));
+    const moved = after.times.findIndex((t) => t === keys.times[1]);
+    check('its track has the keys asked: the new value within a step, the last gone, one inserted',
+      after.times.length === keys.times.length && inserted === 1 && moved === 2
+        && after.values[moved].every((v, i) => near(v, wanted[i]))
+        && after.times[after.times.length - 1] === keys.times[last - 1],
+      `${JSON.stringify(after.times)} ${JSON.stringify(after.values[moved])}`);
+    const compare = await json(base, `/api/compare?a=${run}&b=${made}`);
+    const differing = compare.pairs.filter((p) => !p.identical).map((p) => p.a);
+    check('every other track is identical', differing.length === 1 && differing[0] === track.n
+      && !compare.only_in_a.length && !compare.only_in_b.length, JSON.stringify(differing));
+    await pageStill(page);
+    const versions = await page.locator('#versions tbody').innerText();
+    check('the versions list shows the first entry; the page made no error', versions.includes(String(run)) && !errors.length,
+      `${versions} ${errors.join('; ')}`);
+  } finally {
+    await browser.close();
+    child.kill();
+  }
+}
+
+await runToTheEnd('edit page', main, planned, () => rmSync(dir, { recursive: true, force: true }));
