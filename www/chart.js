@@ -199,7 +199,7 @@ export async function drawChartNow() {
         datasets.push({ label: `${label} (entry ${state.compare.id})`, curve, yAxisID: axis, data: other.times.map((x, i) => ({ x, y: toNumber(other.values[i][c]) })),
           showLine: true, pointRadius: 0, borderWidth: 1.5, borderDash: [6, 4], borderColor: color, backgroundColor: color, tension: 0, compared: true });
       }
-      const keyPoints = apart(keys.times.map((x, i) => ({ x, y: toNumber(keys.values[i][c]) })), lo, hi, width);
+      const keyPoints = apart(keys.times.map((x, i) => ({ x, y: toNumber(keys.values[i][c]), track: t.n, key: i })), lo, hi, width);
       datasets.push({ label: `${label} keys`, curve, yAxisID: axis, data: keyPoints, showLine: false, pointRadius: 3.5, pointStyle: 'rectRot',
         borderColor: color, backgroundColor: '#fff' });
     });
@@ -371,7 +371,12 @@ export function setUpChart() {
     return !!area && y >= area.top && y <= area.bottom;
   };
   $('#chart').addEventListener('pointerdown', (event) => {
-    if (!overCurves(event)) return;
+    // a key's marker pressed (one on the area's edge half outside it): that key chosen (the key
+    // editor shows it), and the time moved there
+    const hit = state.chart && state.chart.getElementsAtEventForMode(event, 'nearest', { intersect: true }, false)
+      .map((e) => state.chart.data.datasets[e.datasetIndex].data[e.index]).find((p) => p && p.key !== undefined);
+    if (hit) $('#chart').dispatchEvent(new CustomEvent('keychosen', { detail: { track: hit.track, key: hit.key } }));
+    else if (!overCurves(event)) return;
     scrubbing = true;
     clearTimeout(pending);
     $('#chart').setPointerCapture?.(event.pointerId);

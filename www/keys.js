@@ -3,7 +3,8 @@
 // the chart shows), a key inserted at the view's time, a key deleted, undo and redo; "Save as a
 // new version" stores the edited entry and opens it. The editor publishes its state on
 // #key-editor for a reader of the DOM: data-track (the track shown), data-edits (the edits
-// pending), data-saving, data-saved (the entry made last) and data-error.
+// pending), data-chosen (the key last chosen on the chart, "track:key"), data-saving, data-saved
+// (the entry made last) and data-error. A key's marker pressed on the chart chooses that key.
 
 import { api } from '/api.js';
 import { eulerDegrees, isRotation } from '/chart.js';
@@ -168,7 +169,30 @@ async function save() {
   }
 }
 
+// A key chosen on the chart (its marker pressed): the editor opened on it, its value field
+// focused.
+async function chooseKey({ track, key }) {
+  const box = $('#key-editor');
+  if (box.hidden) return;
+  box.open = true;
+  if (editor.track !== track) {
+    $('#edit-track').value = String(track);
+    await showTrack(track);
+  }
+  for (const r of document.querySelectorAll('#edit-keys tr.chosen')) r.classList.remove('chosen');
+  const row = document.querySelector(`#edit-keys tr[data-key="${key}"]`);
+  if (!row) return; // deleted in the edits
+  row.classList.add('chosen');
+  row.scrollIntoView({ block: 'nearest' });
+  // focused once the press that chose it is over (its default action takes the focus away)
+  setTimeout(() => {
+    row.querySelector('input.key-value').focus({ preventScroll: true });
+    publish('chosen', `${track}:${key}`);
+  }, 0);
+}
+
 export function setUpKeyEditor() {
+  $('#chart').addEventListener('keychosen', (event) => chooseKey(event.detail));
   $('#edit-track').addEventListener('change', () => showTrack(Number($('#edit-track').value)));
   $('#edit-insert').addEventListener('click', () => {
     if (state.time === null) {

@@ -1,8 +1,8 @@
 // edit.test.mjs: the page's key editor in Debian's Chromium (tests/scripts/edit_page.sh), on a
 // real animdexd: an Animation_Z (tests/browser/rig_files' run.Animation_Z, on its hero.Skel_Z)
-// opened, a key given a
-// new value, one deleted, one inserted at the view's time, each taken back and done again with
-// Undo and Redo, and undone to nothing with nothing saved; a value that is not one refused where
+// opened, a key chosen by its marker on the chart, a key given a new value, one deleted, one
+// inserted at the view's time, each taken back and done again with Undo and Redo, and undone to
+// nothing with nothing saved; a value that is not one refused where
 // it was typed; then "Save as a new version": a new entry of the same class and handle whose
 // edited track has the asked keys (the new value within one quantisation step), every other
 // track identical, the note of what changed in the versions list.
@@ -18,7 +18,7 @@ const srcdir = process.env.ANIMDEX_SRCDIR || '.';
 const dir = mkdtempSync(join(tmpdir(), 'animdex-edit-page-'));
 const chromiumArgs = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking',
   '--disable-component-update', '--disable-sync', '--no-first-run'];
-const planned = planChecks(8);
+const planned = planChecks(9);
 const check = (name, ok, detail = '') => planned.check(`edit page ${name}`, ok, detail);
 
 function startDaemon() {
@@ -76,6 +76,43 @@ async function main() {
     await page.waitForFunction((count) => document.querySelectorAll('#edit-keys tbody tr[data-key]').length === count, keys.times.length);
     check('the editor shows the track\'s keys, one row each', await page.locator('#edit-keys tbody tr[data-key]').count() === keys.times.length
       && await page.locator('#edit-save').isDisabled());
+
+    // the track charted alone, key 2's marker pressed: that key chosen in the editor
+    const charted = async (box, on) => {
+      const draws = Number(await page.evaluate(() => document.body.dataset.chartDraws || 0));
+      await page.setChecked(box, on);
+      await page.waitForFunction((before) => Number(document.body.dataset.chartDraws) > before
+        && document.body.dataset.pending === '0', draws);
+    };
+    if (track.n !== 0) {
+      await charted(`input[aria-label="chart track ${track.n}"]`, true);
+      await charted('input[aria-label="chart track 0"]', false);
+    }
+    const marker = await page.evaluate((n) => {
+      const chart = Chart.getChart(document.querySelector('#chart'));
+      for (const [d, set] of chart.data.datasets.entries()) {
+        const j = set.data.findIndex((p) => p.track === n && p.key === 2);
+        if (j >= 0 && !set.hidden) { const e = chart.getDatasetMeta(d).data[j]; return { x: e.x, y: e.y }; }
+      }
+      return null;
+    }, track.n);
+    await page.locator('#chart').scrollIntoViewIfNeeded();
+    const box = await page.locator('#chart').boundingBox(); // in the viewport, where the mouse presses
+    if (marker) await page.mouse.click(box.x + marker.x, box.y + marker.y);
+    const chosen = marker && await page.waitForFunction((n) => document.querySelector('#key-editor').dataset.chosen === `${n}:2`,
+      track.n, { timeout: 10000 }).then(() => true, () => false);
+    check('a key\'s marker pressed on the chart chooses it in the editor', chosen
+      && await page.locator('#edit-keys tr.chosen').getAttribute('data-key') === '2'
+      && await page.evaluate(() => document.activeElement.matches('input.key-value[data-key="2"]')), JSON.stringify(marker));
+
+    // the view's time back where the insert goes (the press on key 2 moved it there): pressed
+    // on the chart away from the keys
+    const at = await page.evaluate((t) => {
+      const chart = Chart.getChart(document.querySelector('#chart'));
+      return { x: chart.scales.x.getPixelForValue(t), y: (chart.chartArea.top + chart.chartArea.bottom) / 2 };
+    }, insertAt);
+    await page.mouse.click(box.x + at.x, box.y + at.y);
+    await page.waitForFunction((t) => Math.abs(Number(document.querySelector('#chart-cursor').dataset.time) - t) < 0.02, insertAt);
 
     // key 1 given a new value (its first component a quarter more), the last key deleted, a key
     // inserted at the view's time
