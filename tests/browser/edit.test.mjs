@@ -6,46 +6,24 @@
 // it was typed; then "Save as a new version": a new entry of the same class and handle whose
 // edited track has the asked keys (the new value within one quantisation step), every other
 // track identical, the note of what changed in the versions list.
-import { execFileSync, spawn } from 'node:child_process';
+import { execFileSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { chromium } from 'playwright-core';
 import { entryShown, pageStill, planChecks, runToTheEnd } from './checks.mjs';
+import { chromiumArgs, startDaemon, upload } from './daemon.mjs';
 
 const bin = process.env.ANIMDEXD;
-const srcdir = process.env.ANIMDEX_SRCDIR || '.';
 const dir = mkdtempSync(join(tmpdir(), 'animdex-edit-page-'));
-const chromiumArgs = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking',
-  '--disable-component-update', '--disable-sync', '--no-first-run'];
 const planned = planChecks(9);
 const check = (name, ok, detail = '') => planned.check(`edit page ${name}`, ok, detail);
-
-function startDaemon() {
-  return new Promise((resolve, reject) => {
-    const child = spawn(bin, ['--listen', '127.0.0.1:0', '--db', join(dir, 'page.db'), '--www', join(srcdir, 'www'), '--quiet'],
-      { stdio: ['ignore', 'pipe', 'inherit'] });
-    child.stdout.once('data', (data) => {
-      const m = /http:\/\/127\.0\.0\.1:(\d+)/.exec(String(data));
-      if (m) resolve({ child, base: `http://127.0.0.1:${m[1]}` }); else reject(new Error(`no port in: ${data}`));
-    });
-    child.once('exit', (code) => reject(new Error(`animdexd exited with ${code}`)));
-  });
-}
-
-async function upload(base, name, bytes) {
-  const form = new FormData();
-  form.append('file', new Blob([bytes]), name);
-  const answer = await (await fetch(`${base}/api/resources`, { method: 'POST', body: form })).json();
-  if (!answer.resources) throw new Error(`${name}: ${JSON.stringify(answer)}`);
-  return answer.resources[0].id;
-}
 
 const json = async (base, path) => (await fetch(`${base}${path}`)).json();
 const editsPending = (page, n) => page.waitForFunction((want) => document.querySelector('#key-editor').dataset.edits === String(want), n);
 
 async function main() {
-  const { child, base } = await startDaemon();
+  const { child, base } = await startDaemon(join(dir, 'page.db'));
   execFileSync(join(dirname(bin), 'tests', 'browser', 'rig_files'), [dir]);
   // its skeleton first, so that the view shows the take and has a time (the insert's)
   await upload(base, 'hero.Skel_Z', readFileSync(join(dir, 'hero.Skel_Z')));

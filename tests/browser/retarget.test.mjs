@@ -7,41 +7,20 @@
 // "Download as glTF" and "Download for the game" give the retargeted clip. And an Animation_Z
 // shown on its Skel_Z (tests/browser/rig_files) downloads as glTF on that skeleton's tree, which
 // uploaded again poses as the view did; the catalogue's batch export offers the skeleton too.
-import { execFileSync, spawn } from 'node:child_process';
+import { execFileSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { chromium } from 'playwright-core';
 import { entryShown, pageStill, planChecks, runToTheEnd } from './checks.mjs';
+import { chromiumArgs, startDaemon, upload } from './daemon.mjs';
 
 const bin = process.env.ANIMDEXD;
 const srcdir = process.env.ANIMDEX_SRCDIR || '.';
 const shots = process.env.ANIMDEX_SCREENSHOTS || join(process.cwd(), 'tests', 'output');
 const dir = mkdtempSync(join(tmpdir(), 'animdex-retarget-page-'));
-const chromiumArgs = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking',
-  '--disable-component-update', '--disable-sync', '--no-first-run'];
 const planned = planChecks(14);
 const check = (name, ok, detail = '') => planned.check(`retarget page ${name}`, ok, detail);
-
-function startDaemon() {
-  return new Promise((resolve, reject) => {
-    const child = spawn(bin, ['--listen', '127.0.0.1:0', '--db', join(dir, 'page.db'), '--www', join(srcdir, 'www'), '--quiet'],
-      { stdio: ['ignore', 'pipe', 'inherit'] });
-    child.stdout.once('data', (data) => {
-      const m = /http:\/\/127\.0\.0\.1:(\d+)/.exec(String(data));
-      if (m) resolve({ child, base: `http://127.0.0.1:${m[1]}` }); else reject(new Error(`no port in: ${data}`));
-    });
-    child.once('exit', (code) => reject(new Error(`animdexd exited with ${code}`)));
-  });
-}
-
-async function upload(base, name, bytes) {
-  const form = new FormData();
-  form.append('file', new Blob([bytes]), name);
-  const answer = await (await fetch(`${base}/api/resources`, { method: 'POST', body: form })).json();
-  if (!answer.resources) throw new Error(`${name}: ${JSON.stringify(answer)}`);
-  return answer.resources[0].id;
-}
 
 // A rig's joints as a glTF node tree (a .glb of its JSON chunk alone), under Mixamo's names,
 // each bone turned a quarter turn about z from the take's (its local axes other, its joints where
@@ -157,7 +136,7 @@ async function onItsSkeleton(browser, base) {
 }
 
 async function main() {
-  const { child, base } = await startDaemon();
+  const { child, base } = await startDaemon(join(dir, 'page.db'));
   const take = await upload(base, 'three_orders.bvh', readFileSync(join(srcdir, 'tests', 'data', 'bvh', 'three_orders.bvh')));
   const rig = (await (await fetch(`${base}/api/resources/${take}`)).json()).rig;
   const skeleton = await upload(base, 'mixamo.glb', mixamoSkeleton(rig));
