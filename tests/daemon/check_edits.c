@@ -1,10 +1,10 @@
-/* check_edits.c: POST /api/resources/{id}/edits against a real daemon on loopback and a real
- * SQLite catalogue: a key given a new value is saved as a new version of the entry, of the
- * same class and handle, whose file is byte for byte the game's file with that key (every
- * other slice kept); a glTF entry's is a .glb with the edit and every other track as it was;
- * keys inserted and deleted land where they were asked; an edit that gives
- * the entry's own bytes again stores nothing new; and every bad edit is refused by its path
- * with nothing stored. */
+/* check_edits.c: POST /api/resources/{id}/edits against a real daemon on loopback, on a real
+ * SQLite catalogue and on a real PostgreSQL cluster: a key given a new value is saved as a new
+ * version of the entry, of the same class and handle, whose file is byte for byte the game's
+ * file with that key (every other slice kept); a glTF entry's is a .glb with the edit and
+ * every other track as it was; keys inserted and deleted land where they were asked; an edit
+ * that gives the entry's own bytes again stores nothing new; and every bad edit is refused by
+ * its path with nothing stored. */
 #include <check.h>
 #include <math.h>
 #include <stdio.h>
@@ -21,8 +21,20 @@ static char *dir, db[600];
 static void start(void)
 {
 	dir = testutil_temp_dir();
-	snprintf(db, sizeof(db), "%s/animdex.db", dir);
+	ck_assert_ptr_nonnull(testutil_catalog(dir, "edits.db", db, sizeof(db)));
 	ck_assert_int_eq(daemon_start(&d, db, NULL), 0);
+}
+
+static void start_sqlite(void)
+{
+	testutil_backend = TESTUTIL_SQLITE;
+	start();
+}
+
+static void start_postgres(void)
+{
+	testutil_backend = TESTUTIL_POSTGRES;
+	start();
 }
 
 static void stop(void)
@@ -333,17 +345,30 @@ START_TEST(bad_edits_are_refused_by_path_and_store_nothing)
 }
 END_TEST
 
-int main(void)
+static void add_tests(Suite *s, int pg)
 {
-	Suite *s = suite_create("edits");
-	TCase *tc = tcase_create("daemon");
+	TCase *tc = tcase_create(pg ? "daemon-postgresql" : "daemon");
 
-	tcase_add_checked_fixture(tc, start, stop);
+	tcase_add_checked_fixture(tc, pg ? start_postgres : start_sqlite, stop);
 	tcase_set_timeout(tc, 120);
 	tcase_add_test(tc, an_edited_key_is_saved_as_the_games_file_with_that_key);
 	tcase_add_test(tc, keys_inserted_and_deleted_land_where_asked);
 	tcase_add_test(tc, a_gltf_entry_is_saved_as_a_glb_with_the_edit);
 	tcase_add_test(tc, bad_edits_are_refused_by_path_and_store_nothing);
 	suite_add_tcase(s, tc);
+}
+
+int main(void)
+{
+	Suite *s = suite_create("edits");
+
+	/* one cluster for the whole suite, started here so that every test's process shares it */
+	if (testutil_postgres_wanted() && !testutil_postgres())
+		fprintf(stderr, "check_edits: the PostgreSQL tests will fail: no cluster\n");
+	add_tests(s, 0);
+	if (testutil_postgres_wanted())
+		add_tests(s, 1);
+	else
+		suite_add_tcase(s, testutil_postgres_skipped());
 	return testutil_run(s);
 }
