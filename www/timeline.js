@@ -8,6 +8,7 @@
 // onLoop([lo, hi] | null).
 
 import { clearedCanvas } from '/dom.js';
+import { keptByFocus } from '/shortcuts.js';
 import { seconds } from '/words.js';
 
 const css = (name, fallback) => getComputedStyle(document.documentElement).getPropertyValue(name).trim() || fallback;
@@ -175,15 +176,15 @@ export class Timeline {
   key(event) {
     const view = this.hooks.view();
     if (!view || !view.entry || event.ctrlKey || event.metaKey || event.altKey
-      || /^(INPUT|SELECT|TEXTAREA|BUTTON)$/.test(event.target.tagName) || document.querySelector('#entry').hidden
+      || keptByFocus(event) || document.querySelector('#entry').hidden
       || document.querySelector('#playback').hidden) return;
     const [lo, hi] = this.loop || this.hooks.window();
     const act = {
       Home: () => view.seek(lo),
       End: () => view.seek(hi),
-      j: () => view.play(-1),
+      j: () => view.shuttle(-1),
       k: () => view.pause(),
-      l: () => view.play(1),
+      l: () => view.shuttle(1),
       ',': () => view.step(-1),
       '.': () => view.step(1),
       f: () => view.frameSelection(),

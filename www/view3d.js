@@ -6,6 +6,7 @@
 import * as THREE from '/vendor/three/build/three.module.js';
 import { OrbitControls } from '/vendor/three/examples/jsm/controls/OrbitControls.js';
 import { GLTFLoader } from '/vendor/three/examples/jsm/loaders/GLTFLoader.js';
+import { keptByFocus } from '/shortcuts.js';
 import { begin, during, publish } from '/status.js';
 import { NODE_FLOATS, nearest, playback, shortest } from '/view_frames.js';
 import { framing, skyCube, webglAvailable } from '/view_camera.js';
@@ -459,7 +460,7 @@ export class MotionView {
     $('#view-mode').addEventListener('change', () => { this.modeChosen = true; this.applyMode(); });
     $('#joints-box').addEventListener('toggle', () => this.fillJoints());
     document.addEventListener('keydown', (event) => {
-      if (!this.entry || $('#entry').hidden || $('#playback').hidden || /^(INPUT|SELECT|TEXTAREA|BUTTON)$/.test(event.target.tagName)) return;
+      if (!this.entry || $('#entry').hidden || $('#playback').hidden || keptByFocus(event)) return;
       if (event.key === ' ') { event.preventDefault(); if (this.playing) this.pause(); else this.play(); }
       else if (event.key === 'ArrowRight') { event.preventDefault(); this.step(1); }
       else if (event.key === 'ArrowLeft') { event.preventDefault(); this.step(-1); }

@@ -52,8 +52,9 @@ export const playback = {
   // Plays forward (direction 1) or back (-1), within the loop range when one is set.
   play(direction = 1) {
     if (!this.sweep) return;
-    this.playing = true;
     this.direction = direction < 0 ? -1 : 1;
+    if (this.playing) { this.updatePlayback(); return; } // the running clock turns round
+    this.playing = true;
     let last = performance.now();
     let clock = this.time;
     const tick = (now) => {
@@ -72,6 +73,14 @@ export const playback = {
     };
     requestAnimationFrame(tick);
     this.updatePlayback();
+  },
+
+  // J and L, as video and animation editors have them: playing already that way, twice as fast
+  // (up to 8x); else that way at the speed chosen.
+  shuttle(direction) {
+    const dir = direction < 0 ? -1 : 1;
+    if (this.playing && this.direction === dir) this.setSpeed(Math.min(this.speed * 2, 8));
+    this.play(dir);
   },
 
   // The loop range ([lo, hi] within the window, or null for the whole window).
@@ -101,5 +110,16 @@ export const playback = {
     $('#time-text').title = `${shortest(this.time)} s`; // exactly, on hover
     $('#view').dataset.time = String(this.time);
     $('#view').dataset.playing = String(this.playing);
+    $('#view').dataset.direction = String(this.direction);
+    $('#view').dataset.speed = String(this.speed);
+  },
+
+  // The playback speed, shown in the Speed box (which offers 0.1x to 8x).
+  setSpeed(speed) {
+    this.speed = speed;
+    const box = $('#speed');
+    if ([...box.options].some((o) => Number(o.value) === speed)) box.value = String(speed);
+    this.hooks.onChange();
+    this.updatePlayback();
   },
 };

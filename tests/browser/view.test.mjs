@@ -21,7 +21,7 @@ const shots = process.env.ANIMDEX_SCREENSHOTS || join(process.cwd(), 'tests', 'o
 const dir = mkdtempSync(join(tmpdir(), 'animdex-view-'));
 const chromiumArgs = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking',
   '--disable-component-update', '--disable-sync', '--no-first-run'];
-const planned = planChecks(80);
+const planned = planChecks(82);
 const check = (name, ok, detail = '') => planned.check(`view ${name}`, ok, detail);
 
 function startDaemon() {
@@ -695,6 +695,35 @@ async function main() {
       }
       await t.page.keyboard.press('k');
       check('J plays back', reverse[0] < back && reverse.some((v, i) => i > 0 && v < reverse[i - 1]), `${back}: ${reverse.join(' ')}`);
+      // the shortcuts after a button is clicked; L again plays faster, J turns round at that
+      // speed; a text field keeps them
+      const playback = () => t.page.evaluate(() => { const v = document.querySelector('#view').dataset; return `${v.playing} ${v.direction} ${v.speed}`; });
+      const until = (want) => t.page.waitForFunction((w) => { const v = document.querySelector('#view').dataset; return `${v.playing} ${v.direction} ${v.speed}` === w; },
+        want, { timeout: 5000 }).then(() => want, async () => playback());
+      await t.page.click('#frame-all');
+      await t.page.keyboard.press('l');
+      const forward = await until('true 1 1');
+      await t.page.keyboard.press('l');
+      const faster = await until('true 1 2');
+      await t.page.keyboard.press('j');
+      const turned = await until('true -1 2');
+      await t.page.keyboard.press('k');
+      const stopped = await until('false -1 2');
+      check('after a button is clicked, L plays, L again twice as fast, J turns round at that speed, K pauses',
+        forward === 'true 1 1' && faster === 'true 1 2' && turned === 'true -1 2' && stopped === 'false -1 2'
+          && await t.page.locator('#speed').inputValue() === '2', `${forward}, ${faster}, ${turned}, ${stopped}`);
+      await t.page.click('#play');
+      await until('true 1 2');
+      await t.page.keyboard.press('Space'); // its keyup, when a button's click would come, is done here
+      await waitStill(t.page);
+      const paused = await playback();
+      await t.page.focus('#fps');
+      await t.page.keyboard.press('l');
+      await waitStill(t.page);
+      const kept = await playback();
+      check('Space after Play is clicked pauses (the button not pressed again); a text field keeps the keys',
+        paused === 'false 1 2' && kept === 'false 1 2', `${paused}, ${kept}`);
+      await t.page.selectOption('#speed', '1');
       await t.page.dblclick('#timeline');
       check('a double-click clears the loop range', (await tl.getAttribute('data-loop')) === '');
       check('the timeline made no error', t.errors.length === 0, t.errors.slice(0, 3).join(' | '));
