@@ -362,13 +362,6 @@ int main(void)
 {
 	Suite *s = suite_create("edits");
 
-	/* one cluster for the whole suite, started here so that every test's process shares it */
-	if (testutil_postgres_wanted() && !testutil_postgres())
-		fprintf(stderr, "check_edits: the PostgreSQL tests will fail: no cluster\n");
-	add_tests(s, 0);
-	if (testutil_postgres_wanted())
-		add_tests(s, 1);
-	else
-		suite_add_tcase(s, testutil_postgres_skipped());
+	testutil_add_both_backends(s, "check_edits", add_tests);
 	return testutil_run(s);
 }

@@ -1052,3 +1052,15 @@ TCase *testutil_postgres_skipped(void)
 	tcase_add_test(tc, postgres_variants_skipped);
 	return tc;
 }
+
+void testutil_add_both_backends(Suite *s, const char *suite, void (*add_tests)(Suite *s, int pg))
+{
+	/* one cluster for the whole suite, started here so that every test's process shares it */
+	if (testutil_postgres_wanted() && !testutil_postgres())
+		fprintf(stderr, "%s: the PostgreSQL tests will fail: no cluster\n", suite);
+	add_tests(s, 0);
+	if (testutil_postgres_wanted())
+		add_tests(s, 1);
+	else
+		suite_add_tcase(s, testutil_postgres_skipped());
+}

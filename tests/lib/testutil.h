@@ -144,5 +144,9 @@ int testutil_postgres_exec(const char *conninfo, const char *sql);
 struct TCase;
 /* A test case whose one test prints "SKIP:" for a suite's PostgreSQL variants. */
 struct TCase *testutil_postgres_skipped(void);
+/* add_tests(s, 0) for SQLite, and add_tests(s, 1) for PostgreSQL when it is to be tested (its
+ * cluster started first, for the whole suite), else the skipped variants' test case. */
+void testutil_add_both_backends(struct Suite *s, const char *suite,
+                                void (*add_tests)(struct Suite *s, int pg));
 
 #endif
