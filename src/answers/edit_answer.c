@@ -84,6 +84,8 @@ done:
 struct edited_source {
 	json_t *edits;
 	json_t *summary; /* what the first reading's edits did */
+	char *name;      /* the entry's name and handle, as the first reading read them */
+	uint32_t crc32;
 };
 
 /* Applies the edits to an entry read for export: its tracks seen as one clip, a sampler each. */
@@ -115,8 +117,11 @@ static int edit_entry(struct edited_source *src, struct export_entry *e, struct 
 	/* one sampler a track, none shared: each edited track's arrays were replaced in place */
 	for (size_t n = 0; n < e->track_count; n++)
 		e->tracks[n].sampler = clip.samplers[n];
-	if (!src->summary)
+	if (!src->summary) {
 		src->summary = json_incref(summary);
+		src->name = e->entry.name ? strdup(e->entry.name) : NULL;
+		src->crc32 = e->entry.crc32;
+	}
 	rc = 0;
 done:
 	json_decref(summary);
@@ -140,6 +145,7 @@ static void free_edited(void *ctx)
 
 	json_decref(src->edits);
 	json_decref(src->summary);
+	free(src->name);
 	free(src);
 }
 
@@ -155,7 +161,6 @@ static int gltf_version(struct catalog *cat, const struct catalog_stored *st, co
 	struct export_source source = {read_edited, free_edited, src};
 	struct export_asset *asset = NULL;
 	struct exporter *ex = NULL;
-	struct catalog_entry entry = {0};
 	json_t *summary = NULL;
 	size_t at = 0;
 	int rc = -1;
@@ -184,12 +189,10 @@ static int gltf_version(struct catalog *cat, const struct catalog_stored *st, co
 		}
 		at += (size_t)got;
 	}
-	if (catalog_entry_read(cat, st->id, CATALOG_ENTRY_SUMMARY, &entry, err) < 0)
-		goto done;
 	char name[300];
-	export_file_name(entry.name, 1, name, sizeof(name));
+	export_file_name(src->name, 1, name, sizeof(name));
 	out->file_name = strdup(name);
-	snprintf(out->crc32, sizeof(out->crc32), "0x%08" PRIX32, entry.crc32);
+	snprintf(out->crc32, sizeof(out->crc32), "0x%08" PRIX32, src->crc32);
 	out->edits = json_incref(src->summary);
 	out->report = summary;
 	summary = NULL;
@@ -197,7 +200,6 @@ static int gltf_version(struct catalog *cat, const struct catalog_stored *st, co
 	if (rc < 0)
 		error_set(err, ERROR_INTERNAL, NULL, -1, "out of memory");
 done:
-	catalog_entry_cleanup(&entry);
 	json_decref(summary);
 	export_asset_free(asset);
 	exporter_free(ex);

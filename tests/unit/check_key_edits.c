@@ -9,6 +9,7 @@
 
 #include "core/curve.h"
 #include "core/key_edits.h"
+#include "testutil.h"
 
 /* A clip of `tracks` channels on one sampler each (or all on sampler 0 when shared). */
 static struct clip make_clip(size_t tracks, int shared, enum value_type type,
@@ -259,8 +260,6 @@ int main(void)
 {
 	Suite *s = suite_create("key_edits");
 	TCase *tc = tcase_create("core");
-	SRunner *sr;
-	int failed;
 
 	tcase_add_test(tc, keys_are_moved_set_inserted_and_deleted);
 	tcase_add_test(tc, a_key_inserted_into_a_cubic_spline_keeps_the_curve);
@@ -268,9 +267,5 @@ int main(void)
 	tcase_add_test(tc, a_shared_sampler_is_edited_for_one_track);
 	tcase_add_test(tc, bad_edits_are_named_and_change_nothing);
 	suite_add_tcase(s, tc);
-	sr = srunner_create(s);
-	srunner_run_all(sr, CK_NORMAL);
-	failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+	return testutil_run(s);
 }
