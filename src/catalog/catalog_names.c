@@ -11,6 +11,18 @@
 #define NAME_MAX_LENGTH 1024
 #define NAMES_LISTED    1000
 
+/* Where the first control character of a line is (a byte below 0x20 other than a tab, or
+ * DEL), or `len` when it has none. */
+static size_t control_at(const char *line, size_t len)
+{
+	for (size_t i = 0; i < len; i++) {
+		unsigned char c = (unsigned char)line[i];
+		if ((c < 0x20 && c != '\t') || c == 0x7f)
+			return i;
+	}
+	return len;
+}
+
 json_t *catalog_add_names(struct catalog *cat, const char *text, size_t length, struct error *err)
 {
 	json_int_t added = 0, known = 0;
@@ -42,6 +54,16 @@ json_t *catalog_add_names(struct catalog *cat, const char *text, size_t length, 
 			          "names: line %zu is %s; a name is UTF-8 text of at most %d bytes",
 			          line, len > NAME_MAX_LENGTH ? "too long" : "not UTF-8 text",
 			          NAME_MAX_LENGTH);
+			goto fail;
+		}
+		size_t control = control_at(start, len);
+		if (control < len) {
+			error_set(
+			    err, ERROR_BAD_PARAMETER, "names", (long long)(start + control - text),
+			    "names: line %zu holds the control character 0x%02X at its byte %zu; a "
+			    "name is text without control characters (a binary file is not a name "
+			    "list)",
+			    line, (unsigned char)start[control], control + 1);
 			goto fail;
 		}
 		s = db_prepare(cat->db, ST_ADD_NAME, err);

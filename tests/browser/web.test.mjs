@@ -12,7 +12,7 @@ const bin = process.env.ANIMDEXD;
 const srcdir = process.env.ANIMDEX_SRCDIR || '.';
 const shots = process.env.ANIMDEX_SCREENSHOTS || join(process.cwd(), 'tests', 'output');
 const dir = mkdtempSync(join(tmpdir(), 'animdex-web-'));
-const { check, skip, failures } = planChecks(60);
+const { check, skip, failures } = planChecks(62);
 
 // Waits until the page has stopped moving: the element's box and the page's scroll the same in
 // two animation frames running, the element within the window (an entry opened is scrolled into
@@ -561,6 +561,23 @@ async function main() {
     await namer.waitForFunction(() => document.querySelector('#names-status').dataset.done === '1', null, { timeout: 10000 }).catch(() => {});
     check('a name list dropped on the names box names its hashes at once', (await namedRows()).includes('sorted 09'),
       `${await namedRows()}; ${await namer.locator('#names-status').innerText()}`);
+    // a .txt that does not read as a name list (a pack's read-me, a binary file named .txt) is
+    // refused with why, and none of its lines is stored as a name
+    const refused = async (file) => {
+      const rows = await namer.locator('#uploads li').count();
+      await namer.setInputFiles('#file-input', file);
+      await namer.waitForFunction((n) => document.querySelectorAll('#uploads li').length > n
+        && document.querySelector('#uploads li').dataset.result, rows, { timeout: 10000 }).catch(() => {});
+      return namer.evaluate(() => ({ result: document.querySelector('#uploads li').dataset.result, text: document.querySelector('#uploads li').innerText }));
+    };
+    const readMe = await refused({ name: 'readme.txt', mimeType: 'text/plain',
+      buffer: Buffer.from('sorted 10\r\nThese animations were pulled out of the game by our team, enjoy\r\n') });
+    const binary = await refused({ name: 'anims.txt', mimeType: 'text/plain', buffer: Buffer.from('sorted 11\nPK\x03\x04\x14\x00\x00\x00', 'latin1') });
+    const stored = await namedRows();
+    check('a .txt read-me among the uploads is refused as a sentence, not stored as names', readMe.result === 'error'
+      && /readme\.txt is not a name list: line 2 reads as a sentence/.test(readMe.text) && !stored.includes('sorted 10'), `${readMe.result}: ${readMe.text}; ${stored}`);
+    check('a binary file named .txt is refused by its zero bytes, not stored as names', binary.result === 'error'
+      && /anims\.txt is not a name list: it holds a zero byte \(at byte 16\)/.test(binary.text) && !stored.includes('sorted 11'), `${binary.result}: ${binary.text}; ${stored}`);
     await namer.close();
 
     // the way back into the game: an Animation_Z (one bone, two rotation keys) goes out as a

@@ -144,6 +144,9 @@ START_TEST(fields_given_twice_too_long_or_not_text_are_named)
 	expect_error("POST /api/names HTTP/1.1\r\nHost: x\r\nContent-Length: 9\r\n"
 	             "Connection: close\r\n\r\nok\nbad\xff\n\n",
 	             400, "bad_parameter", "line 2 is not UTF-8 text");
+	expect_error("POST /api/names HTTP/1.1\r\nHost: x\r\nContent-Length: 12\r\n"
+	             "Connection: close\r\n\r\nok\nPK\x03\x04zip\n\n",
+	             400, "bad_parameter", "line 2 holds the control character 0x03 at its byte 3");
 	/* nothing of these was stored */
 	ck_assert_int_eq(http_request(&d, "GET", "/api/health", NULL, 0, NULL, &h), 0);
 	j = http_json(&h);
