@@ -296,24 +296,27 @@ export async function readoutAt(t) {
   const lines = [], exact = [];
   const values = {};
   let shown = t;
-  for (const n of state.selected) {
-    const track = entry.tracks[n];
-    if (!track || track.kind === 'events') continue;
+  // every charted track asked at once (and the compared version's, at the same time)
+  const tracks = state.selected.filter((n) => entry.tracks[n] && entry.tracks[n].kind !== 'events');
+  const answers = await Promise.all(tracks.map(async (n) => {
     const answer = await api(`/api/resources/${entry.id}/tracks/${n}/sample?t=${t}`);
+    const pair = state.compare && state.compare.byTrack.get(n);
+    const there = pair && !pair.reason
+      ? await api(`/api/resources/${state.compare.id}/tracks/${pair.b}/sample?t=${answer.times[0]}`).catch(() => null) : null;
+    return { n, answer, pair, there };
+  }));
+  for (const { n, answer, pair, there } of answers) {
+    const track = entry.tracks[n];
     shown = answer.times[0];
     values[n] = answer.values[0];
     let line = `${boneOf(track)} ${channelOf(track)} (track ${n}): ${valueText(answer.values[0])}`;
     exact.push(`track ${n}: ${JSON.stringify(answer.values[0])}`);
     if (isRotation(track)) line += ` = ${eulerDegrees(answer.values[0]).map((d) => readable(d)).join('°, ')}° (X, Y, Z)`;
     // comparing: the other version's value there, and the difference
-    const pair = state.compare && state.compare.byTrack.get(n);
-    if (pair && !pair.reason) {
-      const there = await api(`/api/resources/${state.compare.id}/tracks/${pair.b}/sample?t=${shown}`).catch(() => null);
-      const a = [answer.values[0]].flat(), b = there ? [there.values[0]].flat() : [];
-      if (there && a.length === b.length) {
-        line += `; entry ${state.compare.id}: ${valueText(there.values[0])}, difference ${valueText(a.map((v, i) => Number(v) - Number(b[i])))}`;
-        exact.push(`entry ${state.compare.id}, track ${pair.b}: ${JSON.stringify(there.values[0])}`);
-      }
+    const a = [answer.values[0]].flat(), b = there ? [there.values[0]].flat() : [];
+    if (there && a.length === b.length) {
+      line += `; entry ${state.compare.id}: ${valueText(there.values[0])}, difference ${valueText(a.map((v, i) => Number(v) - Number(b[i])))}`;
+      exact.push(`entry ${state.compare.id}, track ${pair.b}: ${JSON.stringify(there.values[0])}`);
     }
     lines.push(line);
   }

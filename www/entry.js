@@ -16,8 +16,8 @@ import { begin, publish } from '/status.js';
 import { count, bytes, handleText, kindOf, readable, seconds, utc } from '/words.js';
 
 // Entry `id` opened: `selected` the tracks to chart (else its first), `window` the chart's [from,
-// to] (else the whole track), `restore` what a link or a reload keeps (skeleton, t, speed, cam,
-// grid, compare).
+// to] (else the whole track, or the tracks of the bone chosen before when this entry moves it),
+// `restore` what a link or a reload keeps (skeleton, t, speed, cam, grid, compare).
 export async function openEntry(id, selected = null, window = null, restore = {}) {
   const end = begin();
   publish('entry', '');
@@ -86,7 +86,8 @@ async function showEntry(id, selected, window, restore) {
   writeUrl();
   await drawChart();
   await renderKeyEditor(entry);
-  await showMotion(entry, restore);
+  // no tracks asked for: the bone chosen before, if this entry moves it, gives the tracks charted
+  await showMotion(entry, { ...restore, boneTracks: selected === null });
   adoptFrameRate();
   const viewBox = $('#view-box');
   if (restore.cam) (viewBox.hidden ? section : viewBox).scrollIntoView({ block: viewBox.hidden ? 'start' : 'center' });

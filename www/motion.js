@@ -18,6 +18,20 @@ export function motionView() {
   return starting;
 }
 
+// The readout follows playback (and a scrub): asked again at the frame shown once its last
+// answer has come and READOUT_EVERY_FRAMES frames have been drawn since (ten times a second at
+// 60 frames a second, less on a slow machine, never a request a frame); the exact readout comes
+// when playback stops.
+const READOUT_EVERY_FRAMES = 6;
+const follow = { frames: 0, asking: false };
+
+function followReadout(t) {
+  if (++follow.frames < READOUT_EVERY_FRAMES || follow.asking) return;
+  follow.frames = 0;
+  follow.asking = true;
+  readoutAt(t).catch((e) => text($('#readout'), e.message)).finally(() => { follow.asking = false; });
+}
+
 async function makeMotionView() {
   try {
     const module = await import('/view3d.js');
@@ -35,6 +49,7 @@ async function makeMotionView() {
           drawCursor();
           if (state.motion.timeline) state.motion.timeline.drawPlayhead();
           if (exact) { readoutAt(t).catch((e) => text($('#readout'), e.message)); writeUrlSoon(); }
+          else followReadout(t);
         },
         onSelectTracks: selectTracks,
         onSelectNode: markBone,
@@ -79,12 +94,14 @@ export async function showMotion(entry, restore = {}) {
   for (const s of ranked.skeletons) {
     options.push({ value: String(s.id), label: `${s.name || s.crc32} (${s.class}, entry ${s.id}): ${s.matched} of ${ranked.targets}`, skeleton: s });
   }
-  // the catalogue's other skeletons, which have none of its targets: choosable, said so
-  for (const cls of ['Skel_Z', 'Skeleton', 'BVH']) {
+  // the catalogue's other skeletons, which have none of its targets: offered only to an entry
+  // with a rig of its own, whose motion can be retargeted onto them (posed on one directly, an
+  // entry without a rig would only stand at rest)
+  for (const cls of entry.rig ? ['Skel_Z', 'Skeleton', 'BVH'] : []) {
     const page = await api(`/api/resources?class=${cls}&limit=20`).catch(() => ({ resources: [] }));
     for (const s of page.resources) {
       if (s.id === entry.id || options.some((o) => o.value === String(s.id))) continue;
-      options.push({ value: String(s.id), label: `${s.name || s.crc32} (${s.class}, entry ${s.id}): none of its targets` });
+      options.push({ value: String(s.id), label: `${s.name || s.crc32} (${s.class}, entry ${s.id}): none of its targets, retargeted onto it` });
     }
   }
   options.push({ value: 'none', label: 'none' });
@@ -116,7 +133,7 @@ export async function showMotion(entry, restore = {}) {
 }
 
 // The other animations of the same upload (a glTF file's clips): one switches to another in
-// the view, keeping its time and camera.
+// the view, keeping its time, camera and chosen bone (with that bone's tracks charted).
 export async function listClips(entry) {
   const box = $('#clip-box'), select = $('#clip-choice');
   box.hidden = true;
@@ -149,7 +166,7 @@ export async function chooseSkeleton(entry, value, ranked, restore) {
     view.entry = null;
     renderBones();
     motionMessage(entry.rig || ranked.skeletons.some((s) => s.matched > 0) ? 'No rig chosen: the view is off.'
-      : 'No skeleton in the catalogue has this entry\'s targets, and it has no rig of its own: upload its skeleton (a Skel_Z, or a glTF with the nodes) to see it move, or choose one under Skeleton to pose it anyway.');
+      : 'No skeleton in the catalogue has this entry\'s targets, and it has no rig of its own: upload its skeleton (a Skel_Z, or a glTF with the nodes) to see it move.');
     view.entry = null;
     writeUrl();
     return;
@@ -193,6 +210,13 @@ export async function chooseSkeleton(entry, value, ranked, restore) {
   coverage.dataset.matched = String(moved);
   await showRetarget(entry, value, () => chooseSkeleton(entry, value, ranked, { t: view.time }));
   renderBones();
+  // the bone chosen before (in another clip, on another skeleton) stays chosen where this rig has
+  // it; its tracks charted when nothing else was asked for
+  if (view.selected >= 0) {
+    markBone(view.selected);
+    const tracks = view.tracksOf.get(view.selected) || [];
+    if (restore.boneTracks && tracks.length && tracks.join() !== state.selected.join()) selectTracks(tracks);
+  }
   if (state.compare) await view.setGhost(state.compare.id);
   state.time = view.time;
   drawCursor();

@@ -115,6 +115,8 @@ export class MotionView {
   poseQuery() { return this.skeletonId ? `&skeleton=${this.skeletonId}${this.retargetQuery()}` : ''; }
 
   buildRig(answer) {
+    // the bone chosen on the rig shown before is chosen again on this one, by name, if it has it
+    const chosen = this.selected >= 0 && this.nodes && this.nodes[this.selected] ? this.nodes[this.selected].name : null;
     this.skeleton.clear?.();
     while (this.skeleton.children.length) this.skeleton.remove(this.skeleton.children[0]);
     const index = new Map(answer.nodes.map((n, i) => [n.source, i]));
@@ -144,7 +146,8 @@ export class MotionView {
     lines.setAttribute('position', new THREE.BufferAttribute(new Float32Array(Math.max(segments, 1) * 6), 3));
     this.bones = new THREE.LineSegments(lines, new THREE.LineBasicMaterial({ color: 0x24292f }));
     this.skeleton.add(this.bones);
-    this.selected = -1;
+    this.selected = chosen === null ? -1 : this.nodes.findIndex((n) => n.name === chosen);
+    this.canvas.dataset.selected = this.selected >= 0 ? String(chosen) : '';
     this.axes.visible = false;
   }
 

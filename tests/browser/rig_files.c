@@ -1,9 +1,10 @@
 /* rig_files.c: writes the binary files the page's 3D view test uploads (tests/browser/
  * view.test.mjs), with the test library's writers: hero.Skel_Z (a root and a chain of three
  * bones), run.Animation_Z (two of hero's bones move, one bone hero lacks), other.Skel_Z (bones
- * none of run's tracks name), and pusmc01_vanm.dat (a Burnout vehicle: a root, two animated
- * parts, four wheels at their corners), and pusmc02_vanm.dat (a vehicle whose one state
- * animation names no part: its track moves no node). Usage: rig_files DIR */
+ * none of run's tracks name), spine.Skel_Z (one bone of run's), and pusmc01_vanm.dat (a Burnout
+ * vehicle: a root, two animated parts, four wheels at their corners), and pusmc02_vanm.dat (a
+ * vehicle whose one state animation names no part: its track moves no node). Usage: rig_files DIR
+ */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -81,6 +82,7 @@ int main(int argc, char **argv)
 {
 	static const char *const hero[4] = {"ROOT", "Bip01 Pelvis", "Bip01 Spine", "Bip01 Head"};
 	static const char *const other[2] = {"TAIL_A", "TAIL_B"};
+	static const char *const spine[2] = {"ROOT", "Bip01 Spine"};
 	static struct zkey rot[3] = {{.time = 0, .v = {0, 0, 0, 1}},
 	                             {.time = 1, .v = {0, 0, 0.70710678f, 0.70710678f}},
 	                             {.time = 2, .v = {0, 0, 0, 1}}};
@@ -102,7 +104,8 @@ int main(int argc, char **argv)
 		return 2;
 	}
 	if (skeleton(argv[1], "hero.Skel_Z", hero, 4) < 0 ||
-	    skeleton(argv[1], "other.Skel_Z", other, 2) < 0)
+	    skeleton(argv[1], "other.Skel_Z", other, 2) < 0 ||
+	    skeleton(argv[1], "spine.Skel_Z", spine, 2) < 0)
 		return 1;
 	a.max_time = 2;
 	a.keys[0] = rot, a.counts[0] = 3;

@@ -21,7 +21,7 @@ const shots = process.env.ANIMDEX_SCREENSHOTS || join(process.cwd(), 'tests', 'o
 const dir = mkdtempSync(join(tmpdir(), 'animdex-view-'));
 const chromiumArgs = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking',
   '--disable-component-update', '--disable-sync', '--no-first-run'];
-const planned = planChecks(82);
+const planned = planChecks(87);
 const check = (name, ok, detail = '') => planned.check(`view ${name}`, ok, detail);
 
 function startDaemon() {
@@ -197,6 +197,7 @@ async function main() {
   const skinned = await upload(base, 'skinned.glb', skinnedGlb());
   const hero = await upload(base, 'hero.Skel_Z', readFileSync(join(dir, 'hero.Skel_Z')));
   const other = await upload(base, 'other.Skel_Z', readFileSync(join(dir, 'other.Skel_Z')));
+  const spine = await upload(base, 'spine.Skel_Z', readFileSync(join(dir, 'spine.Skel_Z')));
   const run = await upload(base, 'run.Animation_Z', readFileSync(join(dir, 'run.Animation_Z')));
   const vehicle = await upload(base, 'pusmc01_vanm.dat', readFileSync(join(dir, 'pusmc01_vanm.dat')));
   const stillVehicle = await upload(base, 'pusmc02_vanm.dat', readFileSync(join(dir, 'pusmc02_vanm.dat')));
@@ -299,18 +300,31 @@ async function main() {
     check('after scrubbing to the middle, Joints at t equals pose', m.ok && Math.abs(m.time - 1) < 1e-6, m.why);
     check('the readout under the chart shows the view\'s time', Number(await page.locator('#readout').getAttribute('data-t')) === m.time,
       `${await page.locator('#readout').getAttribute('data-t')} vs ${m.time}`);
-    // play (counting requests) and pause
+    // play (counting requests, and noting each time the readout shows while playing) and pause
     const requests = [];
     const count = (r) => requests.push(r.url());
     page.on('request', count);
+    await page.evaluate(() => {
+      window.readoutTimes = [];
+      new MutationObserver(() => {
+        if (document.querySelector('#view').dataset.playing === 'true') window.readoutTimes.push(Number(document.querySelector('#readout').dataset.t));
+      }).observe(document.querySelector('#readout'), { attributes: true, attributeFilter: ['data-t'] });
+    });
     const framesBefore = await page.evaluate(() => Number(document.body.dataset.frames || 0));
     await page.click('#play');
-    await page.waitForFunction((n) => Number(document.body.dataset.frames || 0) >= n + 60, framesBefore, { timeout: 60000 }).catch(() => {});
+    await page.waitForFunction((n) => Number(document.body.dataset.frames || 0) >= n + 60
+      && new Set(window.readoutTimes).size >= 3, framesBefore, { timeout: 60000 }).catch(() => {});
     const playing = await page.evaluate(() => document.querySelector('#view').dataset.playing);
     const played = await page.evaluate((n) => Number(document.body.dataset.frames || 0) - n, framesBefore);
+    const readoutTimes = await page.evaluate(() => window.readoutTimes);
     page.off('request', count);
-    check('playing 60 frames costs no request a frame', playing === 'true' && played >= 60 && requests.length <= 2,
-      `${played} frames, ${requests.length} requests: ${requests.slice(0, 3)}`);
+    const readoutAsked = requests.filter((u) => /\/sample\?t=/.test(u)).length;
+    const charted = await page.evaluate(() => document.querySelectorAll('#tracks tbody input:checked').length);
+    check('playing 60 frames costs no request a frame (but the readout\'s)', playing === 'true' && played >= 60
+      && requests.length - readoutAsked <= 2, `${played} frames, ${requests.length - readoutAsked} requests: ${requests.filter((u) => !/\/sample\?t=/.test(u)).slice(0, 3)}`);
+    check('the readout follows playback, asked at most once every six frames', new Set(readoutTimes).size >= 3 && charted > 0
+      && readoutAsked <= charted * (Math.floor(played / 6) + 1),
+      `readout at ${readoutTimes.join(', ')}; ${readoutAsked} samples for ${charted} tracks over ${played} frames`);
     await page.click('#play');
     await waitStill(page);
     m = await jointsMatchPose(page, base, tree);
@@ -395,7 +409,9 @@ async function main() {
     check('a link lands on the view, not a scroll above it', landed.top >= 0 && landed.bottom <= landed.height + 1,
       JSON.stringify(landed));
     await again.close();
-    // the file's other clip, without leaving the view: the same time
+    // the file's other clip, without leaving the view: the same time, the same bone chosen
+    await page.locator('#bones .bone', { hasText: 'spine' }).click();
+    await page.waitForFunction(() => document.querySelector('#view').dataset.selected === 'spine', null, { timeout: 10000 }).catch(() => {});
     const clips = await page.locator('#clip-choice option').count();
     const clipTime = await page.evaluate(() => document.querySelector('#joints').dataset.time);
     await page.selectOption('#clip-choice', { index: 1 });
@@ -405,6 +421,12 @@ async function main() {
     await page.waitForFunction((t) => document.querySelector('#joints').dataset.time === t, clipTime, { timeout: 10000 }).catch(() => {});
     const after = await page.evaluate(() => document.querySelector('#joints').dataset.time);
     check('the file\'s other clip plays in the same view at the same time', clips === 2 && after === clipTime, `${clips} clips, ${clipTime} -> ${after}`);
+    await page.waitForFunction(() => document.querySelector('#bones li[aria-selected="true"]'), null, { timeout: 10000 }).catch(() => {});
+    const clipBone = await page.evaluate(() => ({ view: document.querySelector('#view').dataset.selected,
+      list: document.querySelector('#bones li[aria-selected="true"] .bone')?.firstChild.textContent,
+      charted: Chart.getChart('chart').data.datasets.map((d) => d.label).filter((l) => /^spine rotation/.test(l)).length }));
+    check('and keeps the bone chosen, its track charted', clipBone.view === 'spine' && clipBone.list === 'spine' && clipBone.charted > 0,
+      JSON.stringify(clipBone));
     // comparing with the other clip: it plays as a grey ghost on the same rig
     const nodClip = new URL(page.url()).searchParams.get('id');
     const g = await openEntry(browser, `${base}/?id=${tree}&t=1`);
@@ -859,8 +881,8 @@ async function main() {
         offered: document.querySelectorAll('#skeleton-choice option').length,
         message: document.querySelector('#view-message').textContent,
         idle: ['#frame-all', '#view-mode-box', '#view-box'].filter((s) => document.querySelector(s).offsetParent !== null) }));
-      check('a clip no skeleton fits is posed on none, says so, and offers the skeletons there are',
-        state.chosen === 'none' && state.offered > 1 && /choose one under Skeleton/.test(state.message), JSON.stringify(state));
+      check('a clip no skeleton fits is posed on none, says so, and offers no skeleton that fits none of its targets',
+        state.chosen === 'none' && state.offered === 1 && /No skeleton in the catalogue/.test(state.message), JSON.stringify(state));
       check('with no rig chosen, the view\'s controls that need one are not shown', state.idle.length === 0, state.idle.join(', '));
       await p.close();
     }
@@ -895,19 +917,35 @@ async function main() {
     await z.page.evaluate(() => document.querySelector('#entry').scrollIntoView({ block: 'start' }));
     await z.page.screenshot({ path: join(shots, 'entry-layout.png') });
     const shownTime = await z.page.evaluate(() => document.querySelector('#joints').dataset.time);
-    await z.page.selectOption('#skeleton-choice', String(other));
-    await z.page.waitForFunction(() => document.querySelector('#coverage').dataset.matched === '0');
+    const offered = await z.page.evaluate(() => [...document.querySelectorAll('#skeleton-choice option')].map((o) => o.value));
+    check('an Animation_Z without a rig is offered only the skeletons that fit some of its bones',
+      offered.includes(String(hero)) && offered.includes(String(spine)) && !offered.includes(String(other)), offered.join(', '));
+    // the chosen bone, Bip01 Spine, is chosen still on another skeleton that has it
+    await z.page.locator('#bones .bone', { hasText: 'Bip01 Spine' }).click();
+    await z.page.waitForFunction(() => document.querySelector('#view').dataset.selected === 'Bip01 Spine', null, { timeout: 10000 }).catch(() => {});
+    await z.page.selectOption('#skeleton-choice', String(spine));
+    await z.page.waitForFunction(() => document.querySelector('#coverage').dataset.matched === '1');
     await z.page.waitForFunction((t) => document.querySelector('#joints').dataset.time === t, shownTime, { timeout: 10000 }).catch(() => {});
     const keptTime = await z.page.evaluate(() => document.querySelector('#joints').dataset.time);
     check('choosing another skeleton keeps the time shown', keptTime === shownTime && Number(shownTime) > 0.4,
       `${shownTime} -> ${keptTime}`);
-    const otherCoverage = await z.page.locator('#coverage').innerText();
-    const message = await z.page.locator('#view-message').innerText();
-    m = await jointsMatchPose(z.page, base, run, other);
-    check('a skeleton covering no bone says so, and poses at rest', /0 of 3 bones/.test(otherCoverage) && /none of the animation/.test(message)
-      && m.ok && m.rows === 2, `${otherCoverage} / ${message} / ${m.why}`);
+    const keptBone = await z.page.evaluate(() => ({ view: document.querySelector('#view').dataset.selected,
+      list: document.querySelector('#bones li[aria-selected="true"] .bone')?.firstChild.textContent }));
+    check('and keeps the bone chosen, in the view and the bone list', keptBone.view === 'Bip01 Spine' && keptBone.list === 'Bip01 Spine', JSON.stringify(keptBone));
+    m = await jointsMatchPose(z.page, base, run, spine);
+    check('Joints at t equals pose on a skeleton with one of its bones', /1 of 3 bones/.test(await z.page.locator('#coverage').innerText())
+      && m.ok && m.rows === 2, m.why);
     check('the Zouna page made no error', z.errors.length === 0, z.errors.slice(0, 3).join(' | '));
     await z.page.close();
+    // a link naming a skeleton of none of its bones (as one kept from before) poses it at rest and says so
+    const z2 = await openEntry(browser, `${base}/?id=${run}&skeleton=${other}`);
+    await z2.page.waitForFunction(() => document.querySelector('#coverage').dataset.matched === '0', null, { timeout: 10000 }).catch(() => {});
+    const otherCoverage = await z2.page.locator('#coverage').innerText();
+    const message = await z2.page.locator('#view-message').innerText();
+    m = await jointsMatchPose(z2.page, base, run, other);
+    check('a skeleton covering no bone says so, and poses at rest', /0 of 3 bones/.test(otherCoverage) && /none of the animation/.test(message)
+      && m.ok && m.rows === 2, `${otherCoverage} / ${message} / ${m.why}`);
+    await z2.page.close();
 
     // --- a Burnout vehicle's own rig, and a Radient clip posed on a glTF entry's rig
     const b = await openEntry(browser, `${base}/?id=${vehicle}`);
