@@ -74,6 +74,7 @@ async function showEntry(id, selected, window, restore) {
   assumed.hidden = !entry.assumed.length;
   text(assumed, entry.assumed.length ? `Assumed: ${entry.assumed.join(' · ')}` : '');
   text($('#structure'), JSON.stringify(entry.structure, null, 2));
+  renderTrackRules(tracks);
   $('#tracks tbody').replaceChildren(...groupedByBone(tracks).flatMap(([bone, group]) => [
     ...(bone === null ? [] : [make('tr', { class: 'group' }, [make('th', { colspan: '7', scope: 'rowgroup', text: `${bone} · ${count(group.length, 'track', 'tracks')}` })])]),
     ...group.map(trackRow)]));
@@ -125,12 +126,38 @@ export function trackRow(t) {
   const target = t.target && t.target.handle_name ? ` (${t.target.handle_name})` : '';
   return make('tr', { 'data-n': String(t.n) }, [make('td', {}, [box]), make('td', { text: String(t.n) }), make('td', { text: t.name + target }),
       make('td', { text: t.kind === 'events' ? 'events' : `${t.type}${t.array_size > 1 ? `[${t.array_size}]` : ''}` }),
-      make('td', {
-        text: `${t.interpolation}${t.semantic === 'NORMALIZED_QUATERNION' ? ' (quaternion)' : ''}`
-          + (t.before_first_key === "last key's value" ? '; last key\'s value before the first key' : '')
-          + (t.w_between_keys ? '; w = 1 between keys' : ''),
-      }),
+      make('td', {}, [`${t.interpolation}${t.semantic === 'NORMALIZED_QUATERNION' ? ' (quaternion)' : ''}`,
+        ...ruleMarks(t)]),
       make('td', { text: String(t.key_count) }), make('td', { text: `${readable(t.time_range[0], 3)} – ${seconds(t.time_range[1])}`, title: `${t.time_range[0]} – ${t.time_range[1]} s` })]);
+}
+
+// The rules a track's curve follows beyond its interpolation's name (the engine's, where the
+// name does not say it), said once under the tracks for the tracks they hold for: numbered
+// marks in the rows of those tracks when they are not all of them.
+const TRACK_RULES = [
+  { holds: (t) => t.before_first_key === "last key's value", says: 'holds its last key\'s value before its first key, as the engine has it' },
+  { holds: (t) => Boolean(t.w_between_keys), says: 'has w = 1 between keys (the engine interpolates x, y and z)' },
+];
+let rulesShown = []; // the rules under the table now, with the tracks each holds for
+
+function ruleMarks(t) {
+  return rulesShown.filter((r) => !r.all && r.tracks.includes(t.n))
+    .map((r) => make('sup', { class: 'rule-mark', text: String(r.mark), title: `this track ${r.says}` }));
+}
+
+// The rules of `tracks`, worked out before their rows are made, and written under the table.
+function renderTrackRules(tracks) {
+  rulesShown = TRACK_RULES.map((r) => ({ ...r, tracks: tracks.filter(r.holds).map((t) => t.n) }))
+    .filter((r) => r.tracks.length)
+    .map((r, i) => ({ ...r, mark: i + 1, all: r.tracks.length === tracks.length }));
+  const lines = rulesShown.map((r) => {
+    const who = r.all ? (tracks.length === 1 ? 'The track' : 'Every track')
+      : `${r.mark}. ${r.tracks.length === 1 ? `Track ${r.tracks[0]}` : `Tracks ${r.tracks.join(', ')}`}`;
+    return `${who} ${r.says}.`;
+  });
+  const box = $('#tracks-rules');
+  box.hidden = !lines.length;
+  text(box, lines.join(' '));
 }
 
 // Versions (the other entries of this handle and class) and comparing with another entry.

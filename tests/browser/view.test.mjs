@@ -21,7 +21,7 @@ const shots = process.env.ANIMDEX_SCREENSHOTS || join(process.cwd(), 'tests', 'o
 const dir = mkdtempSync(join(tmpdir(), 'animdex-view-'));
 const chromiumArgs = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking',
   '--disable-component-update', '--disable-sync', '--no-first-run'];
-const planned = planChecks(87);
+const planned = planChecks(88);
 const check = (name, ok, detail = '') => planned.check(`view ${name}`, ok, detail);
 
 function startDaemon() {
@@ -935,6 +935,11 @@ async function main() {
     m = await jointsMatchPose(z.page, base, run, spine);
     check('Joints at t equals pose on a skeleton with one of its bones', /1 of 3 bones/.test(await z.page.locator('#coverage').innerText())
       && m.ok && m.rows === 2, m.why);
+    const rules = await z.page.evaluate(() => ({ tracks: document.querySelectorAll('#tracks tbody tr[data-n]').length,
+      said: (document.querySelector('#entry').innerText.match(/last key's value/g) || []).length,
+      rule: document.querySelector('#tracks-rules').textContent }));
+    check('the tracks\' rule before the first key is said once, not in every row', rules.tracks > 1 && rules.said === 1
+      && rules.rule === "Every track holds its last key's value before its first key, as the engine has it.", JSON.stringify(rules));
     check('the Zouna page made no error', z.errors.length === 0, z.errors.slice(0, 3).join(' | '));
     await z.page.close();
     // a link naming a skeleton of none of its bones (as one kept from before) poses it at rest and says so
