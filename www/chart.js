@@ -6,7 +6,7 @@ import { api } from '/api.js';
 import { $, text, make, clearedCanvas } from '/dom.js';
 import { state, writeUrl } from '/state.js';
 import { begin, publish } from '/status.js';
-import { fileName, readable, valueText } from '/words.js';
+import { boneName, fileName, readable, trackTitle, valueText } from '/words.js';
 
 export function trackRange() {
   const tracks = state.selected.map((n) => state.entry.tracks[n]);
@@ -43,7 +43,7 @@ export function eulerDegrees([x, y, z, w]) {
 export const isRotation = (t) => t.semantic === 'NORMALIZED_QUATERNION' && t.array_size === 1;
 
 // What a curve is called: the bone (its name, or its handle's), the channel, the component.
-export const boneOf = (t) => (t.target && (t.target.handle_name || t.target.name)) || `track ${t.n}`;
+export const boneOf = (t) => (t.target && boneName(t.target)) || `track ${t.n}`;
 
 export const channelOf = (t) => t.property_name || (t.kind === 'events' ? 'events' : 'value');
 
@@ -170,7 +170,7 @@ export async function drawChartNow() {
   for (const [index, t] of selected.entries()) {
     if (t.kind === 'events') {
       const answer = fetched[index];
-      datasets.push({ label: `${t.n} ${t.name}`, curve: `${t.n}`, data: answer.events.map((e) => ({ x: e.time, y: 0, event: e })), showLine: false,
+      datasets.push({ label: `${t.n} ${trackTitle(t)}`, curve: `${t.n}`, data: answer.events.map((e) => ({ x: e.time, y: 0, event: e })), showLine: false,
         pointStyle: 'triangle', pointRadius: 7, backgroundColor: palette[colour % palette.length], borderColor: palette[colour++ % palette.length] });
       state.keyTimes.set(t.n, answer.events.map((e) => e.time));
       events.push(...answer.events.map((e) => `${e.time} s: class ${e.message_class} → ${e.receiver}${e.receiver_name ? ` (${e.receiver_name})` : ''}, parameter ${e.parameter}`));

@@ -13,7 +13,7 @@ import { renderKeyEditor } from '/keys.js';
 import { renderNative } from '/native.js';
 import { state, writeUrl } from '/state.js';
 import { begin, publish } from '/status.js';
-import { count, bytes, handleText, kindOf, readable, seconds, utc } from '/words.js';
+import { boneName, count, bytes, handleText, kindOf, readable, seconds, trackTitle, utc } from '/words.js';
 
 // Entry `id` opened: `selected` the tracks to chart (else its first), `window` the chart's [from,
 // to] (else the whole track, or the tracks of the bone chosen before when this entry moves it),
@@ -102,7 +102,7 @@ export function groupedByBone(tracks) {
   const groups = new Map();
   for (const t of tracks) {
     const target = t.target || {};
-    const label = target.handle_name || target.name || (target.object !== undefined ? `object ${target.object}` : '');
+    const label = boneName(target) || (target.object !== undefined ? `object ${target.object}` : '');
     const key = `${target.schema || ''} ${target.object} ${label}`;
     if (!groups.has(key)) groups.set(key, [label || 'no target', []]);
     groups.get(key)[1].push(t);
@@ -123,8 +123,7 @@ export function trackRow(t) {
     }
     drawChart();
   });
-  const target = t.target && t.target.handle_name ? ` (${t.target.handle_name})` : '';
-  return make('tr', { 'data-n': String(t.n) }, [make('td', {}, [box]), make('td', { text: String(t.n) }), make('td', { text: t.name + target }),
+  return make('tr', { 'data-n': String(t.n) }, [make('td', {}, [box]), make('td', { text: String(t.n) }), make('td', { text: trackTitle(t) }),
       make('td', { text: t.kind === 'events' ? 'events' : `${t.type}${t.array_size > 1 ? `[${t.array_size}]` : ''}` }),
       make('td', {}, [`${t.interpolation}${t.semantic === 'NORMALIZED_QUATERNION' ? ' (quaternion)' : ''}`,
         ...ruleMarks(t)]),

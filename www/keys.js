@@ -11,7 +11,7 @@ import { eulerDegrees, isRotation } from '/chart.js';
 import { $, text, make } from '/dom.js';
 import { state } from '/state.js';
 import { during } from '/status.js';
-import { readable } from '/words.js';
+import { readable, trackTitle } from '/words.js';
 
 // The families whose edits animdex saves (answers/edit_answer.c).
 const editable = (entry) => ['zouna', 'radient', 'gltf'].includes(entry.family) && entry.class !== 'Skel_Z';
@@ -140,7 +140,7 @@ export async function renderKeyEditor(entry) {
   const tracks = (entry.tracks || []).filter((t) => t.kind !== 'events');
   box.hidden = !editable(entry) || !tracks.length;
   if (box.hidden) return;
-  $('#edit-track').replaceChildren(...tracks.map((t) => make('option', { value: String(t.n), text: `${t.n} ${t.name}` })));
+  $('#edit-track').replaceChildren(...tracks.map((t) => make('option', { value: String(t.n), text: `${t.n} ${trackTitle(t)}` })));
   const first = tracks.find((t) => state.selected.includes(t.n)) || tracks[0];
   $('#edit-track').value = String(first.n);
   await showTrack(first.n);

@@ -1,5 +1,6 @@
 // words.js: how the page writes things: counts, sizes, numbers as a person writes them, a
-// handle with its name, and what an entry is in the words of the one who uploaded it.
+// handle with its name, a bone and a track named one way everywhere, and what an entry is in
+// the words of the one who uploaded it.
 
 export const count = (n, one, many) => `${typeof n === 'number' ? n.toLocaleString('en') : n} ${n === 1 ? one : many}`;
 
@@ -33,3 +34,19 @@ export const seconds = (t) => `${readable(t, 3)} s`;
 
 // A value of a track (a number, or a vector's numbers) as a person writes it: [0.2021, 0.9333, 0].
 export const valueText = (v) => (Array.isArray(v) ? `[${v.map((x) => valueText(x)).join(', ')}]` : readable(v));
+
+// A bone (a track's target) named one way everywhere, as the bone list and the view name it: its
+// name (a name list's, else the file's), else its handle ("0x1DC6274F", not the decoder's
+// "bone 0x1DC6274F").
+export const boneName = (target) => target.handle_name
+  || (target.handle && target.name === `bone ${target.handle}` ? target.handle : target.name);
+
+// A track in full, where there is room (the tracks table, the key editor): its bone's name
+// first, its channel, and the bone's handle after when a name stands for it ("Bip01 Pelvis
+// rotation (0xF446BAB9)").
+export function trackTitle(t) {
+  const target = t.target;
+  if (!target || !target.handle || !t.name.startsWith(`${target.name} `)) return t.name;
+  const channel = t.name.slice(target.name.length + 1);
+  return `${boneName(target)} ${channel}${target.handle_name ? ` (${target.handle})` : ''}`;
+}

@@ -21,7 +21,7 @@ const shots = process.env.ANIMDEX_SCREENSHOTS || join(process.cwd(), 'tests', 'o
 const dir = mkdtempSync(join(tmpdir(), 'animdex-view-'));
 const chromiumArgs = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking',
   '--disable-component-update', '--disable-sync', '--no-first-run'];
-const planned = planChecks(88);
+const planned = planChecks(89);
 const check = (name, ok, detail = '') => planned.check(`view ${name}`, ok, detail);
 
 function startDaemon() {
@@ -902,6 +902,21 @@ async function main() {
     check('a name list pasted into the page names a Zouna rig\'s bones in the bone list and the chart at once',
       unnamed.every((n) => /^0x[0-9A-F]{8}$/.test(n)) && named.join(',') === 'ROOT,Bip01 Pelvis,Bip01 Spine,Bip01 Head'
       && legend.some((l) => l.startsWith('Bip01 Pelvis rotation')), `${unnamed} -> ${named}; ${legend[0]}`);
+    // one name for a bone everywhere: its name first, its handle after (where there is room);
+    // a bone no list names by its handle alone, as the bone list calls it
+    await z.page.waitForFunction(() => /^Bip01 Pelvis rotation/.test(document.querySelector('#tracks tbody tr[data-n="0"] td:nth-child(3)').textContent),
+      null, { timeout: 10000 }).catch(() => {});
+    const named3 = await z.page.evaluate(() => ({
+      rows: [...document.querySelectorAll('#tracks tbody tr[data-n] td:nth-child(3)')].map((td) => td.textContent),
+      groups: [...document.querySelectorAll('#tracks tbody tr.group th')].map((th) => th.textContent.split(' · ')[0]),
+      editor: [...document.querySelectorAll('#edit-track option')].map((o) => o.textContent),
+      bones: [...document.querySelectorAll('#bones .bone')].map((b) => b.firstChild.textContent) }));
+    const handleOf = (name) => `0x${(unnamed[named.indexOf(name)] || '').slice(2)}`;
+    check('a bone is called one way in the tracks, their groups, the key editor and the bone list',
+      named3.rows[0] === `Bip01 Pelvis rotation (${handleOf('Bip01 Pelvis')})` && named3.rows[1] === `Bip01 Spine translation (${handleOf('Bip01 Spine')})`
+      && /^0x[0-9A-F]{8} translation$/.test(named3.rows[2]) && named3.groups.join() === `Bip01 Pelvis,Bip01 Spine,${named3.rows[2].split(' ')[0]}`
+      && named3.editor[0] === `0 ${named3.rows[0]}` && named3.bones.includes('Bip01 Pelvis') && named3.groups.every((g) => !/^bone /.test(g)),
+      JSON.stringify(named3));
     const coverage = await z.page.locator('#coverage').innerText();
     check('an Animation_Z is posed on the best skeleton, its coverage shown', /2 of 3 bones/.test(coverage)
       && (await z.page.locator('#skeleton-choice').inputValue()) === String(hero), coverage);
