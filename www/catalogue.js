@@ -213,11 +213,33 @@ export function renderCatalogue() {
     if (button.dataset.sort === key) button.setAttribute('aria-sort', dir); else button.removeAttribute('aria-sort');
   }
   $('#more').hidden = !state.cursor;
+  showCount();
+}
+
+// The list's total over its rows read.
+export function showCount() {
   const total = Math.max(state.total ?? state.rows.length, state.rows.length);
   // a large search's total is a count of the matches found so far: "at least"
   const atLeast = state.totalExact === false && state.cursor;
   const all = `${atLeast ? 'at least ' : ''}${count(total, 'entry', 'entries')}`;
   text($('#count'), state.cursor ? `${all}, ${state.rows.length.toLocaleString('en')} read (scroll the list for more)` : all);
+  $('#count').dataset.total = String(total);
+}
+
+// The list's total read again (a page of one row, with the list's filters) once the live stream
+// has changed the catalogue: the count the catalogue's as it is, not as it was when the list was
+// read. An answer that comes after the list was asked again is dropped.
+export async function loadTotal() {
+  const asked = question;
+  const p = new URLSearchParams({ limit: '1' });
+  for (const [key, value] of Object.entries(state.filters)) if (value) p.set(key, value);
+  try {
+    const page = await api(`/api/resources?${p}`);
+    if (asked !== question || answered !== question) return;
+    state.total = page.total;
+    state.totalExact = page.total_exact !== false;
+    showCount();
+  } catch (e) { /* the count stays as it was; the list's own errors show on the catalogue */ }
 }
 
 export function setUpCatalogue() {

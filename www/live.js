@@ -2,7 +2,7 @@
 // team changes it.
 
 import { authorised } from '/api.js';
-import { loadHealth, loadCatalogue, renderCatalogue } from '/catalogue.js';
+import { loadHealth, loadCatalogue, loadTotal, renderCatalogue } from '/catalogue.js';
 import { $, text } from '/dom.js';
 import { openEntry } from '/entry.js';
 import { state } from '/state.js';
@@ -79,9 +79,13 @@ export function drawSoon() {
   }, 100);
 }
 
+// The header's counts and the list's total read again a second after the last change (the
+// total is moved by one at once, as each entry comes or goes; this makes it exact).
 export function healthSoon() {
-  if (!healthTimer) healthTimer = setTimeout(() => { healthTimer = null; loadHealth(); }, 1000);
+  if (!healthTimer) healthTimer = setTimeout(() => { healthTimer = null; loadHealth(); loadTotal(); }, 1000);
 }
+
+const moveTotal = (by) => { if (typeof state.total === 'number') state.total = Math.max(0, state.total + by); };
 
 export function entryEvent(kind, data) {
   const entry = data.entry;
@@ -89,9 +93,12 @@ export function entryEvent(kind, data) {
     healthSoon();
     if (!entry || !listWants(entry) || state.rows.some((r) => r.id === entry.id) || live.waiting.some((r) => r.id === entry.id)) return;
     live.waiting.push(entry);
+    moveTotal(1);
     drawSoon();
   } else if (kind === 'deleted') {
     healthSoon();
+    // one the list holds leaves its total at once; any other, when the total is read again
+    if (state.rows.some((r) => r.id === data.id) || live.waiting.some((r) => r.id === data.id)) moveTotal(-1);
     state.rows = state.rows.filter((r) => r.id !== data.id);
     live.waiting = live.waiting.filter((r) => r.id !== data.id);
     drawSoon();

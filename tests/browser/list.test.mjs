@@ -16,7 +16,7 @@ const entries = Number(process.env.LIST_ENTRIES || 100000);
 const dir = mkdtempSync(join(tmpdir(), 'animdex-list-'));
 const chromiumArgs = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking',
   '--disable-component-update', '--disable-sync', '--no-first-run'];
-const planned = planChecks(11);
+const planned = planChecks(13);
 const check = (name, ok, detail = '') => planned.check(`list ${name}`, ok, detail);
 const MAX_ROWS = 400; // "a few hundred rows" in the page at most
 
@@ -184,6 +184,28 @@ async function main() {
     const wide = await phone.evaluate(() => document.documentElement.scrollWidth);
     check('on a 390 px screen the page itself does not scroll sideways', wide <= 390, `${wide} px wide`);
     await phone.close();
+
+    // a teammate's upload and deletion, come live: the total moves at once, though the page has
+    // read only its first rows
+    const watcher = await browser.newPage({ viewport: { width: 1280, height: 900 } });
+    await watcher.goto(base);
+    await watcher.waitForSelector('body[data-ready="true"][data-live="true"]');
+    await listStill(watcher);
+    const before = Number(await watcher.locator('#count').getAttribute('data-total'));
+    const form = new FormData();
+    form.append('file', new Blob([JSON.stringify({ name: 'teammate take', duration: 1, targets: [{ schema: 'E4ADD320-EECA-439F-A6C3-1D8A25AEFBC3', object: 0, name: 'hips' }],
+      samplers: [{ value: { type: 'FLOAT3' }, interpolation: 'LINEAR', times: [0, 1], values: [0, 0, 0, 1, 0, 0] }],
+      channels: [{ target: 0, property: 1, sampler: 0 }] })]), 'teammate.json');
+    const made = (await (await fetch(`${base}/api/resources`, { method: 'POST', body: form })).json()).resources[0].id;
+    const totalIs = (n) => watcher.waitForFunction((t) => Number(document.querySelector('#count').dataset.total) === t
+      && document.querySelector('#count').textContent.startsWith(`${t.toLocaleString('en')} entries`), n, { timeout: 10000 }).then(() => true, () => false);
+    const grew = await totalIs(before + 1);
+    check('a teammate\'s upload, come live, adds one to the total at once', before === expected.length && grew,
+      `${before} -> ${await watcher.locator('#count').innerText()}`);
+    await fetch(`${base}/api/resources/${made}`, { method: 'DELETE' });
+    const shrank = await totalIs(before);
+    check('and its deletion takes it off again', shrank, await watcher.locator('#count').innerText());
+    await watcher.close();
   } finally {
     await browser.close();
     child.kill('SIGTERM');
