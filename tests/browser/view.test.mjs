@@ -21,7 +21,7 @@ const shots = process.env.ANIMDEX_SCREENSHOTS || join(process.cwd(), 'tests', 'o
 const dir = mkdtempSync(join(tmpdir(), 'animdex-view-'));
 const chromiumArgs = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking',
   '--disable-component-update', '--disable-sync', '--no-first-run'];
-const planned = planChecks(89);
+const planned = planChecks(91);
 const check = (name, ok, detail = '') => planned.check(`view ${name}`, ok, detail);
 
 function startDaemon() {
@@ -196,7 +196,9 @@ async function main() {
   const curtain = await upload(base, 'curtain.glb', curtainGlb());
   const skinned = await upload(base, 'skinned.glb', skinnedGlb());
   const hero = await upload(base, 'hero.Skel_Z', readFileSync(join(dir, 'hero.Skel_Z')));
-  const other = await upload(base, 'other.Skel_Z', readFileSync(join(dir, 'other.Skel_Z')));
+  // a skeleton of a long file name (its name is the options' of the Skeleton selects)
+  const other = await upload(base, 'other_skeleton_of_a_creature_from_another_level_with_a_very_long_file_name.Skel_Z',
+    readFileSync(join(dir, 'other.Skel_Z')));
   const spine = await upload(base, 'spine.Skel_Z', readFileSync(join(dir, 'spine.Skel_Z')));
   const run = await upload(base, 'run.Animation_Z', readFileSync(join(dir, 'run.Animation_Z')));
   const vehicle = await upload(base, 'pusmc01_vanm.dat', readFileSync(join(dir, 'pusmc01_vanm.dat')));
@@ -1010,6 +1012,16 @@ async function main() {
     check('the BVH take is drawn', (await pixels(t.page)).drawn > 100);
     check('the BVH page made no error', t.errors.length === 0, t.errors.slice(0, 3).join(' | '));
     await t.page.close();
+    // a phone's width: the Skeleton select (offering the long-named skeleton to retarget onto),
+    // the batch's skeleton, "Laid out like" and its report shorten or wrap, the page does not
+    // scroll sideways
+    for (const [what, id] of [['a glTF rig', tree], ['an Animation_Z', run]]) {
+      const n = await openEntry(browser, `${base}/?id=${id}`, { width: 390, height: 800 });
+      const wide = await n.page.evaluate(() => ({ page: document.documentElement.scrollWidth,
+        longest: Math.max(...[...document.querySelectorAll('#skeleton-choice option, #export-skeleton option')].map((o) => o.textContent.length)) }));
+      check(`${what}'s page at 390 px wide does not scroll sideways`, wide.page <= 390 && wide.longest > 60, JSON.stringify(wide));
+      await n.page.close();
+    }
   } finally {
     await browser.close();
   }
