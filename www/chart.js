@@ -6,7 +6,7 @@ import { api } from '/api.js';
 import { $, text, make, clearedCanvas } from '/dom.js';
 import { state, writeUrl } from '/state.js';
 import { begin, publish } from '/status.js';
-import { boneName, fileName, readable, trackTitle, valueText } from '/words.js';
+import { boneName, fileName, frameOf, readable, trackTitle, valueText } from '/words.js';
 
 export function trackRange() {
   const tracks = state.selected.map((n) => state.entry.tracks[n]);
@@ -325,7 +325,9 @@ export async function readoutAt(t) {
   element.dataset.t = String(shown);
   element.dataset.values = JSON.stringify(values);
   element.title = [`t = ${shown} s`, ...exact].join('\n'); // the exact values on hover; the text as a person writes them
-  text(element, `t = ${readable(shown)} s\n${lines.join('\n')}`);
+  const view = state.motion && state.motion.view;
+  const when = view && view.inFrames ? `frame ${frameOf(shown, view.fps)} (t = ${readable(shown)} s)` : `t = ${readable(shown)} s`;
+  text(element, `${when}\n${lines.join('\n')}`);
 }
 
 // The chart's controls: the window (from, to, zoom, the wheel), the rotations' view, and pressing

@@ -32,6 +32,11 @@ function followReadout(t) {
   readoutAt(t).catch((e) => text($('#readout'), e.message)).finally(() => { follow.asking = false; });
 }
 
+// The readout again at the time shown, in the unit the page counts in now.
+function showTimes() {
+  if (state.time !== null && Number.isFinite(state.time)) readoutAt(state.time).catch((e) => text($('#readout'), e.message));
+}
+
 async function makeMotionView() {
   try {
     const module = await import('/view3d.js');
@@ -65,7 +70,14 @@ async function makeMotionView() {
         onLoop: (range) => { state.motion.view.setRange(range); writeUrlSoon(); },
       });
       // another rate of frames: the timeline's frame ticks at once
-      $('#fps').addEventListener('change', () => state.motion.timeline.draw());
+      $('#fps').addEventListener('change', () => { state.motion.timeline.draw(); showTimes(); });
+      // counting in frames (at the rate above) or seconds: the ruler, the time and the readout
+      $('#in-frames').addEventListener('change', () => {
+        state.motion.view.inFrames = $('#in-frames').checked;
+        state.motion.view.updatePlayback();
+        state.motion.timeline.draw();
+        showTimes();
+      });
     }
   } catch (e) {
     state.motion = { off: `The 3D view could not start (${e.message}); is three.js installed (libjs-three, animdexd --three)?` };
@@ -241,6 +253,7 @@ export function adoptFrameRate() {
   const rate = keysFrameRate(state.keyTimes);
   view.fps = rate || 30;
   $('#fps').value = String(view.fps);
+  view.updatePlayback();
   text($('#fps-source'), rate ? "the keys' rate" : '');
   if (state.motion.timeline) state.motion.timeline.draw();
 }

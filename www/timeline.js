@@ -1,5 +1,5 @@
-// timeline.js: the timeline under the 3D view, as a dope sheet has it: a ruler in seconds with a
-// tick a frame (at the frames a second chosen), a row of key ticks per charted track, the
+// timeline.js: the timeline under the 3D view, as a dope sheet has it: a ruler in seconds (or in
+// frames, when the page counts in frames) with a tick a frame (at the frames a second chosen), a row of key ticks per charted track, the
 // playhead, a loop range; drag to scrub, shift-drag to set the loop range, double-click to
 // clear it. Keys: Home and End (the window's ends, or the loop's), J, K and L (play back,
 // pause, play), comma and period (a frame), F (frame the chosen bone, or all).
@@ -19,6 +19,17 @@ function rulerStep(span, width, px) {
     if ((step / span) * width >= px) return step;
   }
   return span;
+}
+
+// A ruler step in whole frames, at least `px` apart: 1, 2, 5, 10, 20, 50... frames, or the
+// rate's own second and its multiples (24, 48, 120... at 24 a second) when a decade step is too
+// fine, so that the labels fall on whole seconds where they can.
+function frameStep(span, width, px, fps) {
+  const steps = [1, 2, 5, 10, 20, 50, 100, 200, 500, 1000, 2000, 5000, 10000, 20000, 50000];
+  const apart = (frames) => ((frames / fps / span) * width >= px);
+  const decade = steps.find(apart) || Math.ceil(span * fps);
+  const second = [1, 2, 5, 10, 30, 60].map((k) => k * fps).find(apart);
+  return second && second <= decade * 2 && decade > fps / 2 ? second : decade;
 }
 
 export class Timeline {
@@ -74,17 +85,26 @@ export class Timeline {
       for (let f = Math.ceil(lo * fps); f <= hi * fps; f++) { g.moveTo(x(f / fps) + 0.5, 14); g.lineTo(x(f / fps) + 0.5, 18); }
     }
     g.stroke();
-    const step = rulerStep(span, width, 70);
+    // the labelled ticks: seconds, or whole frames when the page counts in frames
+    const inFrames = Boolean(view && view.inFrames);
+    const step = inFrames ? frameStep(span, width, 50, fps) / fps : rulerStep(span, width, 70);
+    const labels = [];
     g.strokeStyle = muted;
     g.fillStyle = muted;
     g.font = '11px system-ui, sans-serif';
     g.beginPath();
-    for (let t = Math.ceil(lo / step) * step; t <= hi + 1e-9; t += step) {
+    const first = inFrames ? Math.ceil((lo * fps) / (step * fps) - 1e-9) : Math.ceil(lo / step);
+    for (let k = first; k * step <= hi + 1e-9; k++) {
+      const t = k * step;
+      const label = inFrames ? String(Math.round(t * fps)) : seconds(t);
       g.moveTo(Math.round(x(t)) + 0.5, 10);
       g.lineTo(Math.round(x(t)) + 0.5, 20);
-      g.fillText(seconds(t), x(t) + 3, 10);
+      g.fillText(label, x(t) + 3, 10);
+      labels.push(label);
     }
     g.stroke();
+    this.canvas.dataset.unit = inFrames ? 'frames' : 'seconds';
+    this.canvas.dataset.labels = labels.join(' ');
     // a row of key ticks per charted track
     tracks.forEach((track, r) => {
       const y = 24 + r * 12;

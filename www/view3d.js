@@ -55,6 +55,7 @@ export class MotionView {
     this.speed = 1;
     this.loop = true;
     this.fps = 30;
+    this.inFrames = false; // times shown in frames (the ruler, the time text, the readout)
     this.mode = 'skeleton';
     this.mesh = null; // {root, objects: [Object3D by node index]}
     this.selected = -1;
@@ -452,12 +453,17 @@ export class MotionView {
     });
     $('#speed').addEventListener('change', () => { this.speed = Number($('#speed').value); this.hooks.onChange(); });
     $('#loop').addEventListener('change', () => { this.loop = $('#loop').checked; });
+    $('#go-frame').addEventListener('change', () => {
+      const f = Number($('#go-frame').value);
+      if ($('#go-frame').value !== '' && Number.isFinite(f)) this.goToFrame(f);
+    });
     $('#fps').addEventListener('change', () => {
       const f = Number($('#fps').value);
       if (!(f >= 1 && f <= 240)) return;
       this.fps = f;
       this.fpsChosen = true; // kept from entry to entry
       $('#fps-source').textContent = '';
+      this.updatePlayback();
     });
     $('#frame-all').addEventListener('click', () => { this.frameAll(); this.hooks.onChange(); });
     $('#view-mode').addEventListener('change', () => { this.modeChosen = true; this.applyMode(); });

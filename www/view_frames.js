@@ -3,6 +3,7 @@
 // text; and the numbers the view shares (a pose's floats per node, a float32 as animdex writes
 // it). Methods of MotionView, mixed into its prototype.
 import { publish } from '/status.js';
+import { frameOf } from '/words.js';
 
 export const NODE_FLOATS = 26; // per node and time in format=f32: translation 3, rotation 4, scale 3, world 16
 
@@ -106,12 +107,20 @@ export const playback = {
     scrub.value = String(hi > lo ? Math.round(((this.time - lo) / (hi - lo)) * 1000) : 0);
     $('#play').textContent = this.playing ? 'Pause' : 'Play';
     $('#play').setAttribute('aria-pressed', String(this.playing));
-    $('#time-text').textContent = `${Number(this.time.toFixed(3))} s`; // as a person writes it
-    $('#time-text').title = `${shortest(this.time)} s`; // exactly, on hover
+    // as a person writes it, in seconds or frames; exactly, on hover
+    $('#time-text').textContent = this.inFrames ? `frame ${frameOf(this.time, this.fps)}` : `${Number(this.time.toFixed(3))} s`;
+    $('#time-text').title = `${shortest(this.time)} s${this.inFrames ? ` (${this.fps} frames a second)` : ''}`;
     $('#view').dataset.time = String(this.time);
     $('#view').dataset.playing = String(this.playing);
     $('#view').dataset.direction = String(this.direction);
     $('#view').dataset.speed = String(this.speed);
+  },
+
+  // Frame f (at the frames a second chosen), within the window: "go to frame".
+  goToFrame(f) {
+    this.playing = false;
+    const [lo, hi] = this.hooks.window();
+    this.seek(Math.min(Math.max(f / this.fps, lo), hi));
   },
 
   // The playback speed, shown in the Speed box (which offers 0.1x to 8x).

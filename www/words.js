@@ -50,3 +50,7 @@ export function trackTitle(t) {
   const channel = t.name.slice(target.name.length + 1);
   return `${boneName(target)} ${channel}${target.handle_name ? ` (${target.handle})` : ''}`;
 }
+
+// Time t as a frame number at `fps` a second, as the page counts in frames: 12, or 12.4 between
+// two frames.
+export const frameOf = (t, fps) => Number((t * fps).toFixed(2));

@@ -21,7 +21,7 @@ const shots = process.env.ANIMDEX_SCREENSHOTS || join(process.cwd(), 'tests', 'o
 const dir = mkdtempSync(join(tmpdir(), 'animdex-view-'));
 const chromiumArgs = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking',
   '--disable-component-update', '--disable-sync', '--no-first-run'];
-const planned = planChecks(91);
+const planned = planChecks(93);
 const check = (name, ok, detail = '') => planned.check(`view ${name}`, ok, detail);
 
 function startDaemon() {
@@ -289,6 +289,8 @@ async function main() {
     }
     // scrub the view to 0 and to the middle: different pictures, both exact
     await page.evaluate(() => { const s = document.querySelector('#scrub'); s.value = '0'; s.dispatchEvent(new Event('input')); });
+    // the exact pose at 0 shown (the view's time and the joints' were the drag's until it comes)
+    await page.waitForFunction(() => document.querySelector('#joints').dataset.time === '0', null, { timeout: 10000 }).catch(() => {});
     await waitStill(page);
     const atStart = await pixels(page);
     m = await jointsMatchPose(page, base, tree);
@@ -343,6 +345,34 @@ async function main() {
     await page.keyboard.press('ArrowLeft');
     await page.waitForFunction((t) => Math.abs(Number(document.querySelector('#joints').dataset.time) - t - 1 / 30) < 1e-5, before);
     check('the left arrow key steps one frame back', true);
+    // counting in frames: the ruler, the time and the readout at 24 and at 30 frames a second,
+    // and "go to frame"
+    const inFrames = async (fps, frame) => {
+      await page.fill('#fps', String(fps));
+      await page.dispatchEvent('#fps', 'change');
+      if (!(await page.isChecked('#in-frames'))) await page.check('#in-frames');
+      await page.fill('#go-frame', String(frame));
+      await page.dispatchEvent('#go-frame', 'change');
+      await page.waitForFunction(([f, n]) => Math.abs(Number(document.querySelector('#view').dataset.time) - n / f) < 1e-6
+        && document.querySelector('#view').dataset.playing === 'false'
+        && /^frame /.test(document.querySelector('#readout').textContent)
+        && Math.abs(Number(document.querySelector('#readout').dataset.t) - n / f) < 1e-6, [fps, frame], { timeout: 10000 }).catch(() => {});
+      return page.evaluate(() => ({ time: Number(document.querySelector('#view').dataset.time), text: document.querySelector('#time-text').textContent,
+        readout: document.querySelector('#readout').textContent.split('\n')[0], unit: document.querySelector('#timeline').dataset.unit,
+        labels: document.querySelector('#timeline').dataset.labels.split(' ').map(Number), window: document.querySelector('#view').dataset.time }));
+    };
+    for (const [fps, frame] of [[24, 12], [30, 21]]) {
+      const f = await inFrames(fps, frame);
+      const step = f.labels[1] - f.labels[0];
+      check(`in frames at ${fps} a second: the ruler in whole frames, "go to frame ${frame}" there, the time and the readout say it`,
+        f.unit === 'frames' && f.labels.length >= 3 && step > 0 && f.labels.every((l, i) => Number.isInteger(l) && l % step === 0 && (i === 0 || l - f.labels[i - 1] === step))
+        && f.labels[f.labels.length - 1] <= 2 * fps && Math.abs(f.time - frame / fps) < 1e-6 && f.text === `frame ${frame}`
+        && f.readout === `frame ${frame} (t = ${Number((frame / fps).toFixed(4))} s)`, JSON.stringify(f));
+    }
+    await page.uncheck('#in-frames');
+    await page.waitForFunction(() => document.querySelector('#timeline').dataset.unit === 'seconds' && / s$/.test(document.querySelector('#time-text').textContent));
+    await page.fill('#fps', '30');
+    await page.dispatchEvent('#fps', 'change');
     // the chart moves the view: press on the chart at a quarter of its width
     await page.locator('#chart').scrollIntoViewIfNeeded();
     const box = await page.locator('#chart').boundingBox();
