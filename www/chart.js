@@ -4,6 +4,7 @@
 
 import { api } from '/api.js';
 import { $, text, make, clearedCanvas } from '/dom.js';
+import { editedKey, snapToFrames } from '/keys.js';
 import { state, writeUrl } from '/state.js';
 import { begin, publish } from '/status.js';
 import { boneName, fileName, frameOf, readable, trackTitle, valueText } from '/words.js';
@@ -199,9 +200,14 @@ export async function drawChartNow() {
         datasets.push({ label: `${label} (entry ${state.compare.id})`, curve, yAxisID: axis, data: other.times.map((x, i) => ({ x, y: toNumber(other.values[i][c]) })),
           showLine: true, pointRadius: 0, borderWidth: 1.5, borderDash: [6, 4], borderColor: color, backgroundColor: color, tension: 0, compared: true });
       }
-      const keyPoints = apart(keys.times.map((x, i) => ({ x, y: toNumber(keys.values[i][c]), track: t.n, key: i })), lo, hi, width);
-      datasets.push({ label: `${label} keys`, curve, yAxisID: axis, data: keyPoints, showLine: false, pointRadius: 3.5, pointStyle: 'rectRot',
-        borderColor: color, backgroundColor: '#fff' });
+      // each key where the edits not saved yet put it (a deleted one not drawn)
+      const placed = keys.times.map((x, i) => {
+        const at = editedKey(t.n, i, { time: x, value: keys.values[i] });
+        return at && { x: at.time, y: toNumber(at.value[c]), track: t.n, key: i, edited: at.value !== keys.values[i] || at.time !== x };
+      }).filter(Boolean).sort((a, b) => a.x - b.x);
+      const keyPoints = apart(placed, lo, hi, width);
+      datasets.push({ label: `${label} keys`, curve, keyComponent: c, yAxisID: axis, data: keyPoints, showLine: false, pointRadius: 3.5, pointStyle: 'rectRot',
+        borderColor: color, backgroundColor: keyPoints.map((p) => (p.edited ? color : '#fff')) });
     });
   }
   $('#events').replaceChildren(...events.map((e) => make('li', { text: e })));
@@ -375,26 +381,67 @@ export function setUpChart() {
     const area = state.chart && state.chart.chartArea, y = event.clientY - $('#chart').getBoundingClientRect().top;
     return !!area && y >= area.top && y <= area.bottom;
   };
+  // a key's marker dragged (the key editor open): the marker follows the pointer (its time
+  // snapped to frames when asked), and where it is let go the key is moved there
+  let dragging = null; // {point, dataset, axis, x, y, moved}
+  const dragTo = (event) => {
+    const chart = state.chart, box = $('#chart').getBoundingClientRect();
+    let t = chartTime(event);
+    const view = state.motion && state.motion.view;
+    if (t === null) return null;
+    if (snapToFrames()) { const fps = (view && view.fps) || 30; t = Math.round(t * fps) / fps; }
+    const v = chart.scales[dragging.axis].getValueForPixel(event.clientY - box.top);
+    return Number.isFinite(v) ? { t, v } : null;
+  };
   $('#chart').addEventListener('pointerdown', (event) => {
     // a key's marker pressed (one on the area's edge half outside it): that key chosen (the key
     // editor shows it), and the time moved there
-    const hit = state.chart && state.chart.getElementsAtEventForMode(event, 'nearest', { intersect: true }, false)
-      .map((e) => state.chart.data.datasets[e.datasetIndex].data[e.index]).find((p) => p && p.key !== undefined);
+    const found = state.chart && state.chart.getElementsAtEventForMode(event, 'nearest', { intersect: true }, false)
+      .map((e) => ({ dataset: state.chart.data.datasets[e.datasetIndex], point: state.chart.data.datasets[e.datasetIndex].data[e.index] }))
+      .find((e) => e.point && e.point.key !== undefined);
+    const hit = found && found.point;
     if (hit) $('#chart').dispatchEvent(new CustomEvent('keychosen', { detail: { track: hit.track, key: hit.key } }));
     else if (!overCurves(event)) return;
-    scrubbing = true;
     clearTimeout(pending);
     $('#chart').setPointerCapture?.(event.pointerId);
+    if (hit && !$('#key-editor').hidden) {
+      dragging = { point: hit, dataset: found.dataset, axis: found.dataset.yAxisID || 'y', x: event.clientX, y: event.clientY, moved: false };
+      scrub(event);
+      return;
+    }
+    scrubbing = true;
     scrub(event);
   });
   window.addEventListener('pointerup', (event) => {
+    if (dragging) {
+      const drag = dragging, to = drag.moved ? dragTo(event) : null;
+      dragging = null;
+      delete $('#chart').dataset.dragging;
+      if (to) {
+        $('#chart').dispatchEvent(new CustomEvent('keydragged', { detail: { track: drag.point.track, key: drag.point.key,
+          component: drag.dataset.keyComponent, time: to.t, value: to.v } }));
+      }
+      return;
+    }
     if (!scrubbing) return;
     scrubbing = false;
     cancelAnimationFrame(frame);
     scrub(event);
   });
+  $('#chart').addEventListener('keysedited', () => { if (state.chart) drawChart(); });
   $('#chart').addEventListener('pointermove', (event) => {
     clearTimeout(pending);
+    if (dragging) {
+      if (!dragging.moved && Math.hypot(event.clientX - dragging.x, event.clientY - dragging.y) < 3) return; // a click
+      dragging.moved = true;
+      const to = dragTo(event);
+      if (!to) return;
+      dragging.point.x = to.t;
+      dragging.point.y = to.v;
+      $('#chart').dataset.dragging = `${dragging.point.track}:${dragging.point.key}`;
+      state.chart.update('none');
+      return;
+    }
     if (scrubbing) {
       cancelAnimationFrame(frame);
       frame = requestAnimationFrame(() => scrub(event, false));

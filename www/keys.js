@@ -4,7 +4,8 @@
 // new version" stores the edited entry and opens it. The editor publishes its state on
 // #key-editor for a reader of the DOM: data-track (the track shown), data-edits (the edits
 // pending), data-chosen (the key last chosen on the chart, "track:key"), data-saving, data-saved
-// (the entry made last) and data-error. A key's marker pressed on the chart chooses that key.
+// (the entry made last) and data-error. A key's marker pressed on the chart chooses that key;
+// dragged, it moves the key in time (snapped to frames, by default) and value.
 
 import { api } from '/api.js';
 import { eulerDegrees, isRotation } from '/chart.js';
@@ -53,6 +54,21 @@ function change(next) {
   render();
 }
 
+// Where key k of `track` is drawn once the edits so far are made: {time, value} (the value as
+// shown, all its components), null when deleted, or `stored` when no edit moves it (the chart
+// draws its markers so).
+export function editedKey(track, k, stored) {
+  if (!editor.entry || editor.entry !== state.entry) return stored;
+  const edit = editor.edits.find((e) => e.track === track && (e.key === k || e.delete === k));
+  if (!edit) return stored;
+  if (edit.delete === k) return null;
+  // a value edited in the other unit (degrees while the chart shows quaternions) keeps the
+  // stored one's place on the value axis
+  const inDegrees = state.euler && isRotation(state.entry.tracks[track]);
+  const value = (inDegrees ? edit.degrees : edit.value) || stored.value;
+  return { time: edit.time ?? stored.time, value };
+}
+
 // Key k given a time and/or a value (the components as shown).
 function setKey(k, time, value) {
   const t = state.entry.tracks[editor.track];
@@ -99,6 +115,7 @@ function insertedRow(edit) {
 
 function render() {
   const entry = state.entry;
+  $('#chart').dispatchEvent(new Event('keysedited')); // its markers where the edits put them
   const t = entry && entry.tracks[editor.track];
   publish('edits', editor.edits.length);
   publish('track', t ? t.n : null);
@@ -191,8 +208,28 @@ async function chooseKey({ track, key }) {
   }, 0);
 }
 
+// A key's marker dragged on the chart to `time` and, in component `component` of the value as
+// shown, to `value`: that key moved (an edit, undoable), its other components as they were.
+async function moveKey({ track, key, component, time, value }) {
+  if ($('#key-editor').hidden) return;
+  if (editor.track !== track || !editor.keys) {
+    $('#edit-track').value = String(track);
+    await showTrack(track);
+  }
+  const now = keyNow(key);
+  if (!now) return;
+  const next = [...now.value];
+  next[component] = Number(value.toPrecision(7));
+  setKey(key, Number(time.toFixed(6)), next);
+  publish('chosen', `${track}:${key}`);
+}
+
+// Whether a dragged key lands on a frame, and the timeline's rate.
+export const snapToFrames = () => $('#snap-frames').checked;
+
 export function setUpKeyEditor() {
   $('#chart').addEventListener('keychosen', (event) => chooseKey(event.detail));
+  $('#chart').addEventListener('keydragged', (event) => moveKey(event.detail));
   $('#edit-track').addEventListener('change', () => showTrack(Number($('#edit-track').value)));
   $('#edit-insert').addEventListener('click', () => {
     if (state.time === null) {

@@ -16,7 +16,7 @@ import { chromiumArgs, startDaemon, upload } from './daemon.mjs';
 
 const bin = process.env.ANIMDEXD;
 const dir = mkdtempSync(join(tmpdir(), 'animdex-edit-page-'));
-const planned = planChecks(9);
+const planned = planChecks(11);
 const check = (name, ok, detail = '') => planned.check(`edit page ${name}`, ok, detail);
 
 const json = async (base, path) => (await fetch(`${base}${path}`)).json();
@@ -75,13 +75,60 @@ async function main() {
       return null;
     }, track.n);
     await page.locator('#chart').scrollIntoViewIfNeeded();
-    const box = await page.locator('#chart').boundingBox(); // in the viewport, where the mouse presses
+    let box = await page.locator('#chart').boundingBox(); // in the viewport, where the mouse presses
     if (marker) await page.mouse.click(box.x + marker.x, box.y + marker.y);
     const chosen = marker && await page.waitForFunction((n) => document.querySelector('#key-editor').dataset.chosen === `${n}:2`,
       track.n, { timeout: 10000 }).then(() => true, () => false);
     check('a key\'s marker pressed on the chart chooses it in the editor', chosen
       && await page.locator('#edit-keys tr.chosen').getAttribute('data-key') === '2'
       && await page.evaluate(() => document.activeElement.matches('input.key-value[data-key="2"]')), JSON.stringify(marker));
+
+    // key 2's marker dragged right and up: the key moved there, its time on a frame of the
+    // timeline's rate, its value the pointer's; the marker drawn there; undone, back where it was
+    const markerOf = (n, k) => page.evaluate(([n, k]) => {
+      const chart = Chart.getChart(document.querySelector('#chart'));
+      for (const [d, set] of chart.data.datasets.entries()) {
+        const j = set.data.findIndex((p) => p.track === n && p.key === k);
+        if (j >= 0 && !set.hidden && set.keyComponent === 0) {
+          const e = chart.getDatasetMeta(d).data[j];
+          return { x: e.x, y: e.y, time: set.data[j].x, value: set.data[j].y, axis: set.yAxisID || 'y' };
+        }
+      }
+      return null;
+    }, [n, k]);
+    const before2 = await markerOf(track.n, 2);
+    const to = { x: before2.x - 37, y: before2.y - 23 };
+    await page.mouse.move(box.x + before2.x, box.y + before2.y);
+    await page.mouse.down();
+    for (let s = 1; s <= 5; s++) await page.mouse.move(box.x + before2.x + ((to.x - before2.x) * s) / 5, box.y + before2.y + ((to.y - before2.y) * s) / 5);
+    await page.mouse.up();
+    await editsPending(page, 1);
+    const dragged = await page.evaluate(([n, p]) => {
+      const chart = Chart.getChart(document.querySelector('#chart'));
+      const time = Number(document.querySelector('#edit-keys input.key-time[data-key="2"]').value);
+      const value = document.querySelector('#edit-keys input.key-value[data-key="2"]').title.split(',').map(Number);
+      const fps = Number(document.querySelector('#fps').value);
+      return { time, value, fps, pointerTime: chart.scales.x.getValueForPixel(p.x), pointerValue: chart.scales[p.axis].getValueForPixel(p.y) };
+    }, [track.n, { ...to, axis: before2.axis }]);
+    const after2 = await markerOf(track.n, 2);
+    check('a key\'s marker dragged moves the key in time (on a frame) and value, and is drawn where it was let go',
+      Math.abs(dragged.time * dragged.fps - Math.round(dragged.time * dragged.fps)) < 1e-4
+        && Math.abs(dragged.time - dragged.pointerTime) <= 0.5 / dragged.fps + 1e-6 && dragged.time < keys.times[2]
+        && Math.abs(dragged.value[0] - dragged.pointerValue) < 1e-3 * Math.max(1, Math.abs(dragged.pointerValue))
+        && dragged.value.slice(1).every((v, i) => Math.abs(v - keys.values[2][i + 1]) < 1e-6)
+        && after2 && Math.abs(after2.time - dragged.time) < 1e-6 && Math.abs(after2.value - dragged.value[0]) < 1e-6,
+      `${JSON.stringify(dragged)} marker ${JSON.stringify(after2)} from ${JSON.stringify(before2)}`);
+    await page.click('#edit-undo');
+    await editsPending(page, 0);
+    await page.waitForFunction(([n, t]) => {
+      const chart = Chart.getChart(document.querySelector('#chart'));
+      return chart.data.datasets.some((set) => set.data.some((p) => p.track === n && p.key === 2 && p.x === t));
+    }, [track.n, keys.times[2]], { timeout: 10000 }).catch(() => {});
+    const back2 = await markerOf(track.n, 2);
+    check('undone, the key and its marker are where they were', back2 && back2.time === before2.time && back2.value === before2.value,
+      JSON.stringify(back2));
+    await page.locator('#chart').scrollIntoViewIfNeeded(); // the Undo button's click scrolled the page
+    box = await page.locator('#chart').boundingBox();
 
     // the view's time back where the insert goes (the press on key 2 moved it there): pressed
     // on the chart away from the keys
