@@ -4,7 +4,7 @@
 
 import { api } from '/api.js';
 import { $, text, make, clearedCanvas } from '/dom.js';
-import { editedKey, snapToFrames } from '/keys.js';
+import { editedKey, selectedKeys, snapToFrames } from '/keys.js';
 import { state, writeUrl } from '/state.js';
 import { begin, publish } from '/status.js';
 import { boneName, fileName, frameOf, readable, trackTitle, valueText } from '/words.js';
@@ -200,14 +200,16 @@ export async function drawChartNow() {
         datasets.push({ label: `${label} (entry ${state.compare.id})`, curve, yAxisID: axis, data: other.times.map((x, i) => ({ x, y: toNumber(other.values[i][c]) })),
           showLine: true, pointRadius: 0, borderWidth: 1.5, borderDash: [6, 4], borderColor: color, backgroundColor: color, tension: 0, compared: true });
       }
-      // each key where the edits not saved yet put it (a deleted one not drawn)
+      // each key where the edits not saved yet put it (a deleted one not drawn), the chosen larger
+      const chosen = selectedKeys(t.n);
       const placed = keys.times.map((x, i) => {
         const at = editedKey(t.n, i, { time: x, value: keys.values[i] });
         return at && { x: at.time, y: toNumber(at.value[c]), track: t.n, key: i, edited: at.value !== keys.values[i] || at.time !== x };
       }).filter(Boolean).sort((a, b) => a.x - b.x);
       const keyPoints = apart(placed, lo, hi, width);
-      datasets.push({ label: `${label} keys`, curve, keyComponent: c, yAxisID: axis, data: keyPoints, showLine: false, pointRadius: 3.5, pointStyle: 'rectRot',
-        borderColor: color, backgroundColor: keyPoints.map((p) => (p.edited ? color : '#fff')) });
+      datasets.push({ label: `${label} keys`, curve, keyComponent: c, yAxisID: axis, data: keyPoints, showLine: false, pointStyle: 'rectRot',
+        borderColor: color, backgroundColor: keyPoints.map((p) => (p.edited ? color : '#fff')),
+        pointRadius: keyPoints.map((p) => (chosen.has(p.key) ? 6 : 3.5)) });
     });
   }
   $('#events').replaceChildren(...events.map((e) => make('li', { text: e })));
@@ -381,6 +383,29 @@ export function setUpChart() {
     const area = state.chart && state.chart.chartArea, y = event.clientY - $('#chart').getBoundingClientRect().top;
     return !!area && y >= area.top && y <= area.bottom;
   };
+  // a shift-drag from a place with no key: a box, whose keys (of one track: the editor's, else
+  // the first boxed) are added to the chosen ones
+  let boxing = null; // {x, y} where it began, in the chart's pixels
+  const boxRect = (event) => {
+    const box = $('#chart').getBoundingClientRect(), x = event.clientX - box.left, y = event.clientY - box.top;
+    return { left: Math.min(x, boxing.x), right: Math.max(x, boxing.x), top: Math.min(y, boxing.y), bottom: Math.max(y, boxing.y) };
+  };
+  const keysIn = (r) => {
+    const chart = state.chart, byTrack = new Map();
+    chart.data.datasets.forEach((set, d) => {
+      if (set.keyComponent === undefined || set.hidden) return;
+      chart.getDatasetMeta(d).data.forEach((e, j) => {
+        if (e.x < r.left || e.x > r.right || e.y < r.top || e.y > r.bottom) return;
+        const p = set.data[j];
+        if (!byTrack.has(p.track)) byTrack.set(p.track, new Set());
+        byTrack.get(p.track).add(p.key);
+      });
+    });
+    if (!byTrack.size) return null;
+    const shown = Number($('#edit-track').value);
+    const track = byTrack.has(shown) ? shown : byTrack.keys().next().value;
+    return { track, keys: [...byTrack.get(track)] };
+  };
   // a key's marker dragged (the key editor open): the marker follows the pointer (its time
   // snapped to frames when asked), and where it is let go the key is moved there
   let dragging = null; // {point, dataset, axis, x, y, moved}
@@ -393,6 +418,11 @@ export function setUpChart() {
     const v = chart.scales[dragging.axis].getValueForPixel(event.clientY - box.top);
     return Number.isFinite(v) ? { t, v } : null;
   };
+  // a box may begin on the axes' margins too (the keys at the area's edges), not on the legend
+  const underLegend = (event) => {
+    const legend = state.chart && state.chart.legend, y = event.clientY - $('#chart').getBoundingClientRect().top;
+    return !!state.chart && y >= (legend ? legend.bottom : 0);
+  };
   $('#chart').addEventListener('pointerdown', (event) => {
     // a key's marker pressed (one on the area's edge half outside it): that key chosen (the key
     // editor shows it), and the time moved there
@@ -400,8 +430,19 @@ export function setUpChart() {
       .map((e) => ({ dataset: state.chart.data.datasets[e.datasetIndex], point: state.chart.data.datasets[e.datasetIndex].data[e.index] }))
       .find((e) => e.point && e.point.key !== undefined);
     const hit = found && found.point;
+    const editing = !$('#key-editor').hidden;
+    // shift: a key added to the chosen ones (or taken out), or a box begun around some
+    if (event.shiftKey && editing && (hit || underLegend(event))) {
+      clearTimeout(pending);
+      if (hit) { $('#chart').dispatchEvent(new CustomEvent('keystoggled', { detail: { track: hit.track, keys: [hit.key] } })); return; }
+      $('#chart').setPointerCapture?.(event.pointerId);
+      const box = $('#chart').getBoundingClientRect();
+      boxing = { x: event.clientX - box.left, y: event.clientY - box.top };
+      return;
+    }
     if (hit) $('#chart').dispatchEvent(new CustomEvent('keychosen', { detail: { track: hit.track, key: hit.key } }));
     else if (!overCurves(event)) return;
+    else if (editing) $('#chart').dispatchEvent(new CustomEvent('keystoggled', { detail: { track: Number($('#edit-track').value), keys: [], only: true } }));
     clearTimeout(pending);
     $('#chart').setPointerCapture?.(event.pointerId);
     if (hit && !$('#key-editor').hidden) {
@@ -413,6 +454,14 @@ export function setUpChart() {
     scrub(event);
   });
   window.addEventListener('pointerup', (event) => {
+    if (boxing) {
+      const rect = boxRect(event);
+      boxing = null;
+      $('#key-box').hidden = true;
+      const keys = keysIn(rect);
+      if (keys) $('#chart').dispatchEvent(new CustomEvent('keystoggled', { detail: keys }));
+      return;
+    }
     if (dragging) {
       const drag = dragging, to = drag.moved ? dragTo(event) : null;
       dragging = null;
@@ -431,6 +480,12 @@ export function setUpChart() {
   $('#chart').addEventListener('keysedited', () => { if (state.chart) drawChart(); });
   $('#chart').addEventListener('pointermove', (event) => {
     clearTimeout(pending);
+    if (boxing) {
+      const r = boxRect(event), shown = $('#key-box');
+      Object.assign(shown.style, { left: `${r.left}px`, top: `${r.top}px`, width: `${r.right - r.left}px`, height: `${r.bottom - r.top}px` });
+      shown.hidden = false;
+      return;
+    }
     if (dragging) {
       if (!dragging.moved && Math.hypot(event.clientX - dragging.x, event.clientY - dragging.y) < 3) return; // a click
       dragging.moved = true;

@@ -4,8 +4,10 @@
 // new version" stores the edited entry and opens it. The editor publishes its state on
 // #key-editor for a reader of the DOM: data-track (the track shown), data-edits (the edits
 // pending), data-chosen (the key last chosen on the chart, "track:key"), data-saving, data-saved
-// (the entry made last) and data-error. A key's marker pressed on the chart chooses that key;
-// dragged, it moves the key in time (snapped to frames, by default) and value.
+// (the entry made last), data-selected (the keys chosen, "1,3") and data-error. A key's marker
+// pressed on the chart chooses that key (shift-click adds or takes one out, a shift-drag's box
+// the keys in it); dragged, it moves the chosen keys in time (snapped to frames, by default)
+// and value.
 
 import { api } from '/api.js';
 import { eulerDegrees, isRotation } from '/chart.js';
@@ -24,7 +26,18 @@ const editor = {
   edits: [], // the document to send: {track, key, time?, value?|degrees?} | {track, insert, value?} | {track, delete}
   undone: [], // edits taken back, for redo
   history: [], // earlier documents, for undo
+  selected: new Set(), // the keys of the track shown chosen on the chart (click, shift-click, box)
 };
+
+// The keys chosen on `track` (drawn larger on the chart).
+export const selectedKeys = (track) => (editor.entry === state.entry && editor.track === track ? editor.selected : new Set());
+
+function select(keys) {
+  editor.selected = new Set(keys);
+  publish('selected', [...editor.selected].sort((a, b) => a - b).join(','));
+  for (const r of document.querySelectorAll('#edit-keys tr[data-key]')) r.classList.toggle('selected', editor.selected.has(Number(r.dataset.key)));
+  $('#chart').dispatchEvent(new Event('keysedited'));
+}
 
 const publish = (name, value) => {
   const box = $('#key-editor');
@@ -71,13 +84,18 @@ export function editedKey(track, k, stored) {
 
 // Key k given a time and/or a value (the components as shown).
 function setKey(k, time, value) {
+  change(keyEdits(editor.edits, k, time, value));
+}
+
+// `edits` with key k of the track shown at `time` and `value` (no edit when that is as stored).
+function keyEdits(edits, k, time, value) {
   const t = state.entry.tracks[editor.track];
-  const others = editor.edits.filter((e) => !(e.track === editor.track && e.key === k));
+  const others = edits.filter((e) => !(e.track === editor.track && e.key === k));
   const edit = { track: editor.track, key: k };
   if (time !== editor.keys.times[k]) edit.time = time;
   const stored = shownValue(t, editor.keys.values[k]);
   if (value.some((v, i) => v !== stored[i])) edit[state.euler && isRotation(t) ? 'degrees' : 'value'] = value;
-  change(edit.time === undefined && !edit.value && !edit.degrees ? others : [...others, edit]);
+  return edit.time === undefined && !edit.value && !edit.degrees ? others : [...others, edit];
 }
 
 function row(k, now) {
@@ -101,7 +119,7 @@ function row(k, now) {
   value.addEventListener('change', commit);
   const remove = make('button', { type: 'button', text: 'Delete', 'data-delete': String(k) });
   remove.addEventListener('click', () => change([...editor.edits.filter((e) => !(e.track === editor.track && e.key === k)), { track: editor.track, delete: k }]));
-  return make('tr', { 'data-key': String(k), class: now.edited ? 'edited' : '' }, [
+  return make('tr', { 'data-key': String(k), class: `${now.edited ? 'edited' : ''}${editor.selected.has(k) ? ' selected' : ''}`.trim() }, [
     make('td', { text: String(k) }), make('td', {}, [time]), make('td', {}, [value]), make('td', {}, [remove])]);
 }
 
@@ -134,6 +152,7 @@ function render() {
 // The track shown: its keys read (the first charted track by default).
 async function showTrack(n) {
   const entry = state.entry;
+  if (editor.track !== n) select([]);
   editor.track = n;
   editor.keys = null;
   render();
@@ -152,6 +171,8 @@ export async function renderKeyEditor(entry) {
   editor.edits = [];
   editor.history = [];
   editor.undone = [];
+  editor.selected = new Set();
+  publish('selected', '');
   publish('error', null);
   text($('#edit-result'), '');
   const tracks = (entry.tracks || []).filter((t) => t.kind !== 'events');
@@ -196,6 +217,7 @@ async function chooseKey({ track, key }) {
     $('#edit-track').value = String(track);
     await showTrack(track);
   }
+  if (!editor.selected.has(key)) select([key]); // a press on a chosen key keeps the others (to drag them)
   for (const r of document.querySelectorAll('#edit-keys tr.chosen')) r.classList.remove('chosen');
   const row = document.querySelector(`#edit-keys tr[data-key="${key}"]`);
   if (!row) return; // deleted in the edits
@@ -210,6 +232,8 @@ async function chooseKey({ track, key }) {
 
 // A key's marker dragged on the chart to `time` and, in component `component` of the value as
 // shown, to `value`: that key moved (an edit, undoable), its other components as they were.
+// The keys chosen with it move as much, in one edit (one undo); a key moved onto another's time
+// is refused when saved, by the API, naming both.
 async function moveKey({ track, key, component, time, value }) {
   if ($('#key-editor').hidden) return;
   if (editor.track !== track || !editor.keys) {
@@ -218,10 +242,33 @@ async function moveKey({ track, key, component, time, value }) {
   }
   const now = keyNow(key);
   if (!now) return;
-  const next = [...now.value];
-  next[component] = Number(value.toPrecision(7));
-  setKey(key, Number(time.toFixed(6)), next);
+  const dt = Number(time.toFixed(6)) - now.time, dv = Number(value.toPrecision(7)) - now.value[component];
+  const moving = editor.selected.has(key) ? [...editor.selected] : [key];
+  let edits = editor.edits;
+  for (const k of moving) {
+    const at = keyNow(k);
+    if (!at) continue;
+    const next = [...at.value];
+    next[component] = k === key ? Number(value.toPrecision(7)) : Number((at.value[component] + dv).toPrecision(7));
+    edits = keyEdits(edits, k, k === key ? Number(time.toFixed(6)) : Number((at.time + dt).toFixed(6)), next);
+  }
+  change(edits);
   publish('chosen', `${track}:${key}`);
+}
+
+// Keys `keys` of the track shown added to the chosen ones (shift-click, a box), or taken out
+// when they all are chosen already.
+async function toggleKeys(track, keys) {
+  if ($('#key-editor').hidden) return;
+  $('#key-editor').open = true;
+  if (editor.track !== track) {
+    $('#edit-track').value = String(track);
+    await showTrack(track);
+  }
+  const all = keys.every((k) => editor.selected.has(k));
+  const next = new Set(editor.selected);
+  for (const k of keys) if (all) next.delete(k); else next.add(k);
+  select(next);
 }
 
 // Whether a dragged key lands on a frame, and the timeline's rate.
@@ -230,6 +277,10 @@ export const snapToFrames = () => $('#snap-frames').checked;
 export function setUpKeyEditor() {
   $('#chart').addEventListener('keychosen', (event) => chooseKey(event.detail));
   $('#chart').addEventListener('keydragged', (event) => moveKey(event.detail));
+  $('#chart').addEventListener('keystoggled', (event) => {
+    if (event.detail.only) { if (editor.selected.size) select([]); } // a press where there is no key
+    else toggleKeys(event.detail.track, event.detail.keys);
+  });
   $('#edit-track').addEventListener('change', () => showTrack(Number($('#edit-track').value)));
   $('#edit-insert').addEventListener('click', () => {
     if (state.time === null) {

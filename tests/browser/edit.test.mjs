@@ -16,7 +16,7 @@ import { chromiumArgs, startDaemon, upload } from './daemon.mjs';
 
 const bin = process.env.ANIMDEXD;
 const dir = mkdtempSync(join(tmpdir(), 'animdex-edit-page-'));
-const planned = planChecks(11);
+const planned = planChecks(13);
 const check = (name, ok, detail = '') => planned.check(`edit page ${name}`, ok, detail);
 
 const json = async (base, path) => (await fetch(`${base}${path}`)).json();
@@ -129,6 +129,59 @@ async function main() {
       JSON.stringify(back2));
     await page.locator('#chart').scrollIntoViewIfNeeded(); // the Undo button's click scrolled the page
     box = await page.locator('#chart').boundingBox();
+
+    // keys chosen together: a click, a shift-click; a drag of one moves both by as much, in one
+    // edit that one undo takes back; a shift-drag's box chooses the keys in it
+    const k0 = await markerOf(track.n, 0), k2 = await markerOf(track.n, 2);
+    await page.mouse.click(box.x + k0.x, box.y + k0.y);
+    await page.waitForFunction(() => document.querySelector('#key-editor').dataset.selected === '0');
+    await page.keyboard.down('Shift');
+    await page.mouse.click(box.x + k2.x, box.y + k2.y);
+    await page.keyboard.up('Shift');
+    const both = await page.waitForFunction(() => document.querySelector('#key-editor').dataset.selected === '0,2', null, { timeout: 10000 })
+      .then(() => true, () => false);
+    await page.mouse.move(box.x + k2.x, box.y + k2.y);
+    await page.mouse.down();
+    for (let s = 1; s <= 5; s++) await page.mouse.move(box.x + k2.x - 6 * s, box.y + k2.y);
+    await page.mouse.up();
+    await editsPending(page, 2);
+    const moved2 = await page.evaluate(() => [0, 2].map((k) => Number(document.querySelector(`#edit-keys input.key-time[data-key="${k}"]`).value)));
+    const dt = [moved2[0] - keys.times[0], moved2[1] - keys.times[2]];
+    check('a key shift-clicked joins the chosen one, and a drag moves both by as much', both && dt[1] < 0 && Math.abs(dt[0] - dt[1]) < 1e-5,
+      `${JSON.stringify(moved2)} from ${keys.times[0]}, ${keys.times[2]}`);
+    await page.click('#edit-undo');
+    await editsPending(page, 0);
+    await page.locator('#chart').scrollIntoViewIfNeeded();
+    box = await page.locator('#chart').boundingBox();
+    const k1 = await markerOf(track.n, 1), a0 = await markerOf(track.n, 0);
+    const rect = { left: Math.min(a0.x, k1.x) - 14, right: Math.max(a0.x, k1.x) + 14, top: Math.min(a0.y, k1.y) - 14, bottom: Math.max(a0.y, k1.y) + 14 };
+    const inside = await page.evaluate(([n, r]) => {
+      const chart = Chart.getChart(document.querySelector('#chart')), keys = new Set();
+      chart.data.datasets.forEach((set, d) => {
+        if (set.keyComponent === undefined || set.hidden) return;
+        chart.getDatasetMeta(d).data.forEach((e, j) => { if (set.data[j].track === n && e.x >= r.left && e.x <= r.right && e.y >= r.top && e.y <= r.bottom) keys.add(set.data[j].key); });
+      });
+      return [...keys].sort((a, b) => a - b).join(',');
+    }, [track.n, rect]);
+    // a plain press where there is no key: none chosen
+    const empty = await page.evaluate((t) => {
+      const chart = Chart.getChart(document.querySelector('#chart'));
+      return { x: chart.scales.x.getPixelForValue(t), y: chart.chartArea.bottom - 2 };
+    }, (keys.times[1] + keys.times[2]) / 2);
+    await page.mouse.click(box.x + empty.x, box.y + empty.y);
+    await page.waitForFunction(() => document.querySelector('#key-editor').dataset.selected === '');
+    await page.keyboard.down('Shift');
+    // from below and right of the keys (in the chart's area or its margin, never on the legend)
+    await page.mouse.move(box.x + rect.right, box.y + rect.bottom);
+    await page.mouse.down();
+    for (let s = 1; s <= 5; s++) await page.mouse.move(box.x + rect.right - ((rect.right - rect.left) * s) / 5, box.y + rect.bottom - ((rect.bottom - rect.top) * s) / 5);
+    await page.mouse.up();
+    await page.keyboard.up('Shift');
+    const boxed = await page.waitForFunction((want) => document.querySelector('#key-editor').dataset.selected === want,
+      inside, { timeout: 10000 }).then(() => true, () => false);
+    const selectedNow = await page.locator('#key-editor').getAttribute('data-selected');
+    check('a shift-drag\'s box chooses the keys in it', boxed && inside.split(',').includes('0') && inside.split(',').includes('1')
+      && await page.locator('#key-editor').getAttribute('data-edits') === '0', `${selectedNow} for ${inside}`);
 
     // the view's time back where the insert goes (the press on key 2 moved it there): pressed
     // on the chart away from the keys
