@@ -8,7 +8,8 @@
  * what changed), so it is an entry of the same class and handle: a version of the one edited.
  * 201 with the new entry, what the edits did per track and the writer's report; 200 when the
  * edited file is one the catalogue has already; 422 naming the edit, the track and the key
- * for a bad edit, with nothing stored. */
+ * for a bad edit, with nothing stored; 503 when making it would hold more than --answer-memory
+ * leaves. */
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -131,6 +132,21 @@ static json_t *store(struct request *req, struct ingest *in, const char *note,
 	return entries;
 }
 
+/* The memory an edit holds while it is made and stored, counted against --answer-memory before
+ * any of it is made: the entry decoded, edited and written as a file (as a native answer counts
+ * it: 16 times its stored bytes, and its tracks), then that file decoded again to be stored (as
+ * much again). 0, or -1 with err set (503, or 404 for an entry that is not there). */
+static int reserve_edit(struct request *req, struct catalog *cat, int64_t id, struct error *err)
+{
+	struct catalog_weight w;
+
+	if (catalog_entry_weight(cat, id, &w, err) < 0)
+		return -1;
+	return request_reserve(
+	    req, 65536 + 2 * (16 * (size_t)w.file_bytes + catalog_weight_tree_bytes(&w)),
+	    "the edited file", err);
+}
+
 void route_edits(struct request *req, struct response *resp)
 {
 	struct catalog *cat = route_catalog(req, resp);
@@ -147,7 +163,7 @@ void route_edits(struct request *req, struct response *resp)
 	ingest_init(&in);
 	if (!cat || route_id(req, resp, &id) < 0)
 		return;
-	if (!(body = read_body(req, &note, &err)) ||
+	if (!(body = read_body(req, &note, &err)) || reserve_edit(req, cat, id, &err) < 0 ||
 	    edit_answer_make(cat, id, json_object_get(body, "edits"), &file, &err) < 0)
 		goto fail;
 	if (!(text = describe(id, file.edits, note))) {

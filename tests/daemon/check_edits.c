@@ -3,8 +3,8 @@
  * version of the entry, of the same class and handle, whose file is byte for byte the game's
  * file with that key (every other slice kept); a glTF entry's is a .glb with the edit and
  * every other track as it was; keys inserted and deleted land where they were asked; an edit
- * that gives the entry's own bytes again stores nothing new; and every bad edit is refused by
- * its path with nothing stored. */
+ * that gives the entry's own bytes again stores nothing new; every bad edit is refused by its
+ * path with nothing stored; and an edit is counted against --answer-memory before it is made. */
 #include <check.h>
 #include <math.h>
 #include <stdio.h>
@@ -285,6 +285,42 @@ START_TEST(a_gltf_entry_is_saved_as_a_glb_with_the_edit)
 }
 END_TEST
 
+/* An edit is counted against --answer-memory before it is made: a 1.6 MB keyframer edited on
+ * a daemon allowed 1 MiB of answers is a 503 naming the option, and nothing is stored; the
+ * default allows it. */
+START_TEST(an_edit_is_counted_against_the_answer_memory_before_it_is_made)
+{
+	struct daemon_proc small;
+	struct zkey *keys = calloc(100000, sizeof(*keys));
+	const char *body = "{\"edits\": [{\"track\": 0, \"key\": 1, \"value\": [2.5]}]}";
+	struct http_reply r;
+	struct zbuf b;
+	json_int_t id;
+	char path[96];
+
+	ck_assert_ptr_nonnull(keys);
+	for (size_t i = 0; i < 100000; i++)
+		keys[i].time = (float)i / 30, keys[i].v[0] = (float)(i % 7);
+	zbuf_init(&b, 0);
+	ck_assert_int_eq(zouna_write_keyframer(&b, "KeyframerFloat_Z", 1, keys, 100000, 0), 0);
+	id = http_upload_one(&d, "long.KeyframerFloat_Z", b.data, b.len);
+	ck_assert_int_eq(daemon_start(&small, db, "--answer-memory 1M"), 0);
+	snprintf(path, sizeof(path), "/api/resources/%lld/edits", (long long)id);
+	ck_assert_int_eq(
+	    http_request(&small, "POST", path, body, strlen(body), "application/json", &r), 0);
+	ck_assert_msg(r.status == 503 && strstr(r.body, "--answer-memory") &&
+	                  strstr(r.body, "the edited file"),
+	              "%ld %s", r.status, r.body);
+	http_reply_cleanup(&r);
+	ck_assert_int_eq(daemon_stop(&small), 0);
+	ck_assert_int_eq(entries_stored(), 1);
+	json_decref(post_edits(id, body, 201)); /* the default allows it */
+	ck_assert_int_eq(entries_stored(), 2);
+	zbuf_free(&b);
+	free(keys);
+}
+END_TEST
+
 START_TEST(bad_edits_are_refused_by_path_and_store_nothing)
 {
 	static const struct {
@@ -355,6 +391,7 @@ static void add_tests(Suite *s, int pg)
 	tcase_add_test(tc, keys_inserted_and_deleted_land_where_asked);
 	tcase_add_test(tc, a_gltf_entry_is_saved_as_a_glb_with_the_edit);
 	tcase_add_test(tc, bad_edits_are_refused_by_path_and_store_nothing);
+	tcase_add_test(tc, an_edit_is_counted_against_the_answer_memory_before_it_is_made);
 	suite_add_tcase(s, tc);
 }
 
