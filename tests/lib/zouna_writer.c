@@ -540,3 +540,18 @@ void zouna_write_walk_animation(struct zbuf *b, uint32_t bone[2])
 	zbuf_init(b, 0);
 	zouna_write_animation(b, &a, 0, 0);
 }
+
+int zouna_write_long_keyframer(struct zbuf *b, uint32_t count)
+{
+	struct zkey *keys = calloc(count ? count : 1, sizeof(*keys));
+	int rc;
+
+	zbuf_init(b, 0);
+	if (!keys)
+		return -1;
+	for (uint32_t i = 0; i < count; i++)
+		keys[i].time = (float)i / 30, keys[i].v[0] = (float)(i % 7);
+	rc = zouna_write_keyframer(b, "KeyframerFloat_Z", 1, keys, count, 0);
+	free(keys);
+	return rc;
+}

@@ -45,6 +45,10 @@ enum zwrite_option {
 /* Appends a keyframer of the named class. Returns -1 for an unknown class. */
 int zouna_write_keyframer(struct zbuf *b, const char *class_name, uint16_t flags,
                           const struct zkey *keys, uint32_t count, int options);
+/* Writes into b (initialised here) a KeyframerFloat_Z of `count` keys, 30 a second, whose
+ * values go 0, 1, ... 6 and round again: a large entry (100,000 keys: 1.6 MB) for the tests
+ * of what answers may hold. 0, or -1 when out of memory. */
+int zouna_write_long_keyframer(struct zbuf *b, uint32_t count);
 
 /* Animation_Z. */
 struct znode {
