@@ -244,6 +244,11 @@ export async function drawChartNow() {
   }
   if (state.motion && state.motion.timeline) state.motion.timeline.draw();
   // the readout follows the selection
+  readoutNow();
+}
+
+// The readout at the time shown, if there is one (its failure said in its place).
+export function readoutNow() {
   if (state.time !== null && Number.isFinite(state.time)) readoutAt(state.time).catch((e) => text($('#readout'), e.message));
 }
 
@@ -445,7 +450,7 @@ export function setUpChart() {
     else if (editing) $('#chart').dispatchEvent(new CustomEvent('keystoggled', { detail: { track: Number($('#edit-track').value), keys: [], only: true } }));
     clearTimeout(pending);
     $('#chart').setPointerCapture?.(event.pointerId);
-    if (hit && !$('#key-editor').hidden) {
+    if (hit && editing) {
       dragging = { point: hit, dataset: found.dataset, axis: found.dataset.yAxisID || 'y', x: event.clientX, y: event.clientY, moved: false };
       scrub(event);
       return;

@@ -271,7 +271,7 @@ async function toggleKeys(track, keys) {
   select(next);
 }
 
-// Whether a dragged key lands on a frame, and the timeline's rate.
+// Whether a dragged key lands on a frame (of the timeline's rate).
 export const snapToFrames = () => $('#snap-frames').checked;
 
 export function setUpKeyEditor() {

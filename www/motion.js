@@ -3,7 +3,7 @@
 
 import { authorised, api } from '/api.js';
 import { renderBones, markBone } from '/bones.js';
-import { trackRange, drawCursor, readoutAt } from '/chart.js';
+import { trackRange, drawCursor, readoutAt, readoutNow } from '/chart.js';
 import { $, text, make } from '/dom.js';
 import { openEntry, selectTracks } from '/entry.js';
 import { state, writeUrl, writeUrlSoon } from '/state.js';
@@ -30,11 +30,6 @@ function followReadout(t) {
   follow.frames = 0;
   follow.asking = true;
   readoutAt(t).catch((e) => text($('#readout'), e.message)).finally(() => { follow.asking = false; });
-}
-
-// The readout again at the time shown, in the unit the page counts in now.
-function showTimes() {
-  if (state.time !== null && Number.isFinite(state.time)) readoutAt(state.time).catch((e) => text($('#readout'), e.message));
 }
 
 async function makeMotionView() {
@@ -70,13 +65,13 @@ async function makeMotionView() {
         onLoop: (range) => { state.motion.view.setRange(range); writeUrlSoon(); },
       });
       // another rate of frames: the timeline's frame ticks at once
-      $('#fps').addEventListener('change', () => { state.motion.timeline.draw(); showTimes(); });
+      $('#fps').addEventListener('change', () => { state.motion.timeline.draw(); readoutNow(); });
       // counting in frames (at the rate above) or seconds: the ruler, the time and the readout
       $('#in-frames').addEventListener('change', () => {
         state.motion.view.inFrames = $('#in-frames').checked;
         state.motion.view.updatePlayback();
         state.motion.timeline.draw();
-        showTimes();
+        readoutNow(); // in the unit the page counts in now
       });
     }
   } catch (e) {

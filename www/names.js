@@ -34,6 +34,7 @@ export function nameListText(name, buffer) {
     throw new Error(`${name} is not a name list: it is not UTF-8 text; ${rule}`);
   }
   const lines = text.replace(/^\uFEFF/, '').split('\n');
+  const encoder = new TextEncoder();
   let names = 0;
   for (let i = 0; i < lines.length; i++) {
     const line = lines[i].replace(/\r$/, '').trim();
@@ -41,7 +42,7 @@ export function nameListText(name, buffer) {
     const where = `${name} is not a name list: line ${i + 1}`;
     const control = /[\u0000-\u0008\u000a-\u001f\u007f]/.exec(line);
     if (control) throw new Error(`${where} holds the control character 0x${control[0].charCodeAt(0).toString(16).padStart(2, '0').toUpperCase()}; ${rule}`);
-    if (new TextEncoder().encode(line).length > NAME_MOST_BYTES) throw new Error(`${where} is longer than a name (${NAME_MOST_BYTES.toLocaleString('en')} bytes at most); ${rule}`);
+    if (encoder.encode(line).length > NAME_MOST_BYTES) throw new Error(`${where} is longer than a name (${NAME_MOST_BYTES.toLocaleString('en')} bytes at most); ${rule}`);
     const words = line.split(/\s+/).length;
     if (words > NAME_MOST_WORDS) {
       const shown = line.length > 40 ? `${line.slice(0, 40)}…` : line;

@@ -1,8 +1,9 @@
 // timeline.js: the timeline under the 3D view, as a dope sheet has it: a ruler in seconds (or in
-// frames, when the page counts in frames) with a tick a frame (at the frames a second chosen), a row of key ticks per charted track, the
-// playhead, a loop range; drag to scrub, shift-drag to set the loop range, double-click to
-// clear it. Keys: Home and End (the window's ends, or the loop's), J, K and L (play back,
-// pause, play), comma and period (a frame), F (frame the chosen bone, or all).
+// frames, when the page counts in frames) with a tick a frame (at the frames a second chosen),
+// a row of key ticks per charted track, the playhead, a loop range; drag to scrub, shift-drag
+// to set the loop range, double-click to clear it. Keys: Home and End (the window's ends, or
+// the loop's), J, K and L (play back, pause, play), comma and period (a frame), F (frame the
+// chosen bone, or all).
 //
 // hooks: view() -> the MotionView, window() -> [lo, hi], tracks() -> [{n, name, times}],
 // onLoop([lo, hi] | null).
@@ -93,7 +94,7 @@ export class Timeline {
     g.fillStyle = muted;
     g.font = '11px system-ui, sans-serif';
     g.beginPath();
-    const first = inFrames ? Math.ceil((lo * fps) / (step * fps) - 1e-9) : Math.ceil(lo / step);
+    const first = Math.ceil(lo / step - (inFrames ? 1e-9 : 0)); // a frame step's float may fall just short
     for (let k = first; k * step <= hi + 1e-9; k++) {
       const t = k * step;
       const label = inFrames ? String(Math.round(t * fps)) : seconds(t);
